@@ -1,0 +1,96 @@
+/**
+ * @module engine/types
+ * What the HTTP server (and the CLI) may ask of the engine. The server never touches sources,
+ * storages or archives itself; it only calls these methods and maps the errors of `engine/errors.ts`
+ * to Problem responses.
+ */
+import type { Readable } from 'node:stream'
+
+export type JobRunStatus = 'idle' | 'running' | 'cancelling'
+
+export interface LastResult {
+  success: boolean
+  /** Human duration, e.g. "1m2.5s"; "" before the first run. */
+  duration: string
+  /** "" on success or before the first run. */
+  error: string
+}
+
+/** A job as the API shows it (JobSummary and JobStatus of the spec). Timestamps are RFC 3339, "" when unknown. */
+export interface JobView {
+  name: string
+  active: boolean
+  schedule: string
+  sourcesCount: number
+  storagesCount: number
+  status: JobRunStatus
+  lastResult: LastResult
+  lastRun: string
+  nextRun: string
+}
+
+/** Metadata of the newest run, for `GET /jobs/{name}/logs`. Strings are "" when unknown. */
+export interface RunInfo {
+  startTime: string
+  endTime: string
+  duration: string
+  error: string
+  /** idle | running | cancelling | success | failed | cancelled */
+  status: string
+}
+
+/** The spec's Snapshot, one item of `GET /jobs/{name}/backups`. */
+export interface SnapshotView {
+  id: string
+  name: string
+  jobName: string
+  path: string
+  size: number
+  createdAt: string
+  storageType: string
+  isSplit: boolean
+  fullDownloadSupported: boolean
+  partsCount: number
+}
+
+/** How a download is answered: bytes from the daemon, or a redirect to a signed storage URL. */
+export type SnapshotDownload =
+  | { kind: 'stream'; filename: string; size: number; contentType: string; open(): Promise<Readable> }
+  | { kind: 'redirect'; url: string }
+
+export type LogScope = { kind: 'system' } | { kind: 'job'; job: string }
+
+export interface LogHub {
+  /** Whether this log is kept at all (`logs.system` / `logs.perJob`). */
+  enabled(scope: LogScope): boolean
+  /** The newest `count` lines, oldest first. */
+  tail(scope: LogScope, count: number): string[]
+  /** Calls `listener` for every new line until the returned function is called. */
+  subscribe(scope: LogScope, listener: (line: string) => void): () => void
+}
+
+export interface Engine {
+  listJobs(): JobView[]
+  /** Throws `JobNotFoundError`. */
+  getJob(name: string): JobView
+  /** The job's configuration with every secret replaced by "[redacted]". Throws `JobNotFoundError`. */
+  jobConfig(name: string): Record<string, unknown>
+  runInfo(name: string): RunInfo
+  /**
+   * Reserves the run slot and returns at once; the backup goes on in the background.
+   * Throws `JobNotFoundError`, `JobBusyError` (already running), `EngineStoppingError`.
+   */
+  run(name: string, trigger: 'manual' | 'schedule'): { startedAt: string }
+  /** Throws `JobNotFoundError`, `NoRunInFlightError`. */
+  cancel(name: string): { cancelledAt: string }
+  /** Committed snapshots only, newest first, over every storage of the job. Throws `JobNotFoundError`. */
+  listSnapshots(name: string): Promise<SnapshotView[]>
+  /**
+   * `filename` is a snapshot `name` or a split set ID as listed. Throws `JobNotFoundError`,
+   * `SnapshotNotFoundError`, `FullDownloadUnsupportedError`.
+   */
+  openSnapshot(name: string, filename: string): Promise<SnapshotDownload>
+  readonly logs: LogHub
+  /** Stops schedules, refuses new runs, cancels runs in flight and waits for them to clean up. */
+  stop(): Promise<void>
+}

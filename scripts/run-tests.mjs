@@ -1,0 +1,81 @@
+#!/usr/bin/env node
+// The root test command: typecheck, lint, every package's mocha suite, then the end-to-end suite.
+// Mocha prints "N passing / N failing / N pending" per run; CI reads one plain closing line, so this
+// script adds the runs up and ends with `N passed, N failed[, N skipped]` (also written to
+// test-artifacts/summary.txt so .ci/run can repeat it as its very last line).
+//
+// Usage: npm test [-- <step> ...]   where a step is typecheck, lint, a package folder or e2e.
+import { spawn } from 'node:child_process'
+import { mkdirSync, writeFileSync, existsSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
+
+const root = new URL('..', import.meta.url).pathname
+const packages = ['backup-daemon', 'plugin-openapi', 'plugin-storage', 'dev-app']
+
+/** @type {{ name: string, cmd: string, args: string[], cwd: string, kind: 'check' | 'mocha' }[]} */
+const steps = [
+  { name: 'typecheck', cmd: 'npx', args: ['tsc', '-b'], cwd: root, kind: 'check' },
+  { name: 'lint', cmd: 'npx', args: ['eslint', '.'], cwd: root, kind: 'check' },
+  ...packages
+    .filter((pkg) => hasTests(join(root, pkg, 'test')))
+    .map((pkg) => ({ name: pkg, cmd: 'npm', args: ['test', '--silent'], cwd: join(root, pkg), kind: 'mocha' })),
+  ...(hasTests(join(root, 'test'))
+    ? [{ name: 'e2e', cmd: 'npx', args: ['mocha', '--config', '.mocharc.json', 'test/**/*.test.ts'], cwd: root, kind: 'mocha' }]
+    : []),
+]
+
+function hasTests(dir) {
+  if (!existsSync(dir)) return false
+  return readdirSync(dir, { recursive: true }).some((f) => String(f).endsWith('.test.ts'))
+}
+
+const wanted = process.argv.slice(2)
+const selected = wanted.length ? steps.filter((s) => wanted.includes(s.name)) : steps
+const totals = { passed: 0, failed: 0, skipped: 0 }
+const report = []
+
+for (const step of selected) {
+  const started = Date.now()
+  console.log(`\n=== ${step.name} ===`)
+  const { code, output } = await run(step)
+  const seconds = ((Date.now() - started) / 1000).toFixed(1)
+  if (step.kind === 'check') {
+    if (code === 0) totals.passed += 1
+    else totals.failed += 1
+    report.push(`${step.name}: ${code === 0 ? 'ok' : 'FAILED'} (${seconds}s)`)
+    continue
+  }
+  const count = (word) => Number(output.match(new RegExp(`^\\s*(\\d+) ${word}`, 'm'))?.[1] ?? 0)
+  const passing = count('passing')
+  let failing = count('failing')
+  const pending = count('pending')
+  // A suite that crashed before reporting still counts as a failure.
+  if (code !== 0 && failing === 0) failing = 1
+  totals.passed += passing
+  totals.failed += failing
+  totals.skipped += pending
+  report.push(`${step.name}: ${passing} passed, ${failing} failed, ${pending} skipped (${seconds}s)`)
+}
+
+console.log('\n=== summary ===')
+for (const line of report) console.log(line)
+const summary = `${totals.passed} passed, ${totals.failed} failed` + (totals.skipped ? `, ${totals.skipped} skipped` : '')
+mkdirSync(join(root, 'test-artifacts'), { recursive: true })
+writeFileSync(join(root, 'test-artifacts', 'summary.txt'), summary + '\n')
+console.log(summary)
+process.exitCode = totals.failed === 0 ? 0 : 1
+
+function run(step) {
+  return new Promise((resolve) => {
+    const child = spawn(step.cmd, step.args, { cwd: step.cwd, stdio: ['ignore', 'pipe', 'pipe'], env: process.env })
+    let output = ''
+    const keep = (chunk, sink) => {
+      const text = chunk.toString()
+      output += text
+      sink.write(text)
+    }
+    child.stdout.on('data', (c) => keep(c, process.stdout))
+    child.stderr.on('data', (c) => keep(c, process.stderr))
+    child.on('close', (code) => resolve({ code: code ?? 1, output }))
+  })
+}

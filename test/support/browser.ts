@@ -1,0 +1,29 @@
+/**
+ * @module test/support/browser
+ * Headless Chromium for browser tests: Debian's `chromium` driven by playwright-core (a test tool's own
+ * browser download cannot work on these machines). Screenshots go to `test-artifacts/screenshots/`.
+ */
+import { existsSync, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { chromium, type Browser, type Page } from 'playwright-core'
+
+const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+
+/** Launches headless Chromium, or returns undefined when it is not installed (the caller skips with that reason). */
+export async function launchBrowser(): Promise<Browser | undefined> {
+  if (!existsSync(chromiumPath)) return undefined
+  return chromium.launch({
+    executablePath: chromiumPath,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+  })
+}
+
+const artifactsRoot = new URL('../../test-artifacts/screenshots/', import.meta.url).pathname
+
+/** Saves a full-page screenshot as a test artifact and returns its path. */
+export async function saveScreenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(artifactsRoot, { recursive: true })
+  const file = join(artifactsRoot, `${name}.png`)
+  await page.screenshot({ path: file, fullPage: true })
+  return file
+}
