@@ -67,6 +67,8 @@ export interface LogHub {
   tail(scope: LogScope, count: number): string[]
   /** Calls `listener` for every new line until the returned function is called. */
   subscribe(scope: LogScope, listener: (line: string) => void): () => void
+  /** Adds a line (the server logs its own events, e.g. start-up and refused logins, to the system log). */
+  append(scope: LogScope, line: string): void
 }
 
 export interface Engine {

@@ -1,0 +1,72 @@
+/**
+ * @module emulator/types
+ * The contract of the local emulator of the storage and streaming host (a bunny.net-style host, see
+ * shared/notes/host-protocols.md). One HTTP server, one path prefix per upstream, so that every
+ * upstream base URL of plugin-storage and of the daemon's `host` storage can point at it.
+ *
+ * | upstream | base URL |
+ * |---|---|
+ * | storage API (`AccessKey` header) | `${url}/storage` → `PUT/GET/DELETE /storage/{zone}/{path}`, list `GET /storage/{zone}/{dir}/` |
+ * | S3-compatible endpoint (SigV4 presigned PUT for client uploads) | `${url}/s3` → `PUT /s3/{zone}/{key}?X-Amz-...` |
+ * | storage pull zone (CDN) | `${url}/cdn/{zone}` → `GET /cdn/{zone}/{path}` (token-checked when `pullZone.tokenAuthKey` is set) |
+ * | stream API (`AccessKey` header) | `${url}/stream` → `/stream/library/{libraryId}/videos[/{guid}[/resolutions]]` |
+ * | TUS upload | `${url}/tusupload` |
+ * | stream pull zone | `${url}/stream-cdn/{libraryId}` → `/{guid}/playlist.m3u8`, `thumbnail.jpg`, `play_{h}p.mp4`, `original` |
+ */
+
+export interface EmulatorOptions {
+  /** @default 0 (a free port) */
+  port?: number
+  /** @default "127.0.0.1" */
+  host?: string
+  /** Where stored files, videos and TUS parts live. @default a new temporary folder, removed on close */
+  dataDir?: string
+  storage?: {
+    /** @default "dev-zone" */
+    zoneName?: string
+    /** Storage zone password, sent as `AccessKey`; also the SigV4 secret of the S3-compatible endpoint (access key id = zone name). @default "dev-storage-key" */
+    accessKey?: string
+  }
+  pullZone?: {
+    /** When set, CDN requests need a valid `token` + `expires` (current HS256 scheme). */
+    tokenAuthKey?: string
+  }
+  stream?: {
+    /** @default 1001 */
+    libraryId?: number
+    /** Library API key (`AccessKey` on the stream API, part of the TUS signature). @default "dev-stream-key" */
+    apiKey?: string
+    /** Read-only key that signs webhook callbacks. @default "dev-stream-readonly-key" */
+    readOnlyKey?: string
+    /** Where encoding callbacks are POSTed; none are sent while unset. */
+    webhookUrl?: string
+    /** Delay between simulated encoding steps, in ms. @default 200 */
+    encodingStepMs?: number
+  }
+}
+
+export interface EmulatedVideo {
+  guid: string
+  libraryId: number
+  title: string
+  /** The video object's `status` (0 Created ... 4 Finished, 5 Error). */
+  status: number
+  /** Bytes received through TUS so far. */
+  storageSize: number
+  availableResolutions: string[]
+  hasMP4Fallback: boolean
+}
+
+export interface RunningEmulator {
+  /** e.g. `http://127.0.0.1:3100` */
+  url: string
+  storage: { endpoint: string; s3Endpoint: string; zoneName: string; accessKey: string; cdnUrl: string; tokenAuthKey?: string }
+  stream: { apiBase: string; tusEndpoint: string; cdnUrl: string; libraryId: number; apiKey: string; readOnlyKey: string }
+  /** Changes (or clears) the webhook target at run time, e.g. once the CMS knows its port. */
+  setWebhookUrl(url: string | undefined): void
+  /** What the emulator holds, for tests: videos by guid. */
+  videos(): EmulatedVideo[]
+  /** Absolute path of a stored object, or undefined when absent (tests compare bytes). */
+  storedFilePath(zonePath: string): string | undefined
+  close(): Promise<void>
+}
