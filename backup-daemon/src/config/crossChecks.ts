@@ -1,0 +1,41 @@
+/**
+ * @module config/crossChecks
+ * Rules that span entries (unique names) or need a parser (cron, time zones). They run on the raw
+ * document, independent of the schema, so they are reported even when other keys are wrong too.
+ */
+import { validCron, validTimezone } from './schema.js'
+
+type Path = (string | number)[]
+type Report = (path: Path, message: string) => void
+
+const record = (value: unknown): Record<string, unknown> | undefined =>
+  value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined
+
+function uniqueNames(items: unknown, path: Path, what: string, report: Report): void {
+  if (!Array.isArray(items)) return
+  const seen = new Set<unknown>()
+  items.forEach((item, index) => {
+    const name = record(item)?.name
+    if (typeof name !== 'string') return
+    if (seen.has(name)) report([...path, index, 'name'], `duplicate ${what} name "${name}"`)
+    seen.add(name)
+  })
+}
+
+export function crossChecks(raw: unknown, report: Report): void {
+  const jobs = record(raw)?.jobs
+  uniqueNames(jobs, ['jobs'], 'job', report)
+  if (!Array.isArray(jobs)) return
+  jobs.forEach((item, index) => {
+    const job = record(item)
+    if (!job) return
+    const timezone = typeof job.timezone === 'string' ? job.timezone : undefined
+    if (timezone && !validTimezone(timezone)) report(['jobs', index, 'timezone'], `unknown time zone "${timezone}"`)
+    if (typeof job.schedule === 'string' && job.schedule) {
+      const problem = validCron(job.schedule, timezone && validTimezone(timezone) ? timezone : undefined)
+      if (problem) report(['jobs', index, 'schedule'], `invalid cron expression: ${problem}`)
+    }
+    uniqueNames(job.sources, ['jobs', index, 'sources'], 'source', report)
+    uniqueNames(job.storages, ['jobs', index, 'storages'], 'storage', report)
+  })
+}

@@ -1,0 +1,131 @@
+/**
+ * @module config/loadConfig
+ * Reads the YAML file, resolves `env:VAR` secrets, validates with the zod schema and applies the
+ * defaults. Every problem is reported at once with its line and column, taken from the YAML nodes.
+ */
+import { readFile } from 'node:fs/promises'
+import { dirname, isAbsolute, join, resolve } from 'node:path'
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml'
+import type { z } from 'zod'
+import { sourceFactory } from '../sources/all.js'
+import { storageFactory } from '../storages/all.js'
+import type { DaemonConfig } from './types.js'
+import { ConfigError, type ConfigIssue } from './ConfigError.js'
+import { configSchema, type ParsedConfig } from './schema.js'
+import { crossChecks } from './crossChecks.js'
+import { resolveEnv } from './resolveEnv.js'
+
+type Path = (string | number)[]
+
+/**
+ * Loads and validates a config file.
+ * @throws ConfigError with every issue found (syntax, unknown keys, types, cron, duplicates, env vars).
+ * @example
+ * const config = await loadConfig('/etc/backup-daemon.yaml')
+ */
+export async function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): Promise<DaemonConfig> {
+  const absolute = resolve(file)
+  let text: string
+  try {
+    text = await readFile(absolute, 'utf8')
+  } catch (err) {
+    throw new ConfigError(file, [{ path: '', line: 0, column: 0, message: `cannot read the file: ${(err as Error).message}` }])
+  }
+  return parseConfig(text, file, dirname(absolute), env)
+}
+
+/** Validates YAML text; relative paths are resolved against `baseDir`. */
+export function parseConfig(text: string, file: string, baseDir: string, env: NodeJS.ProcessEnv = process.env): DaemonConfig {
+  const lineCounter = new LineCounter()
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false })
+  const at = (offset: number) => {
+    const { line, col } = lineCounter.linePos(offset)
+    return { line, column: col }
+  }
+  if (doc.errors.length > 0) {
+    throw new ConfigError(file, doc.errors.map((e) => ({ path: '', ...at(e.pos[0]), message: e.message.split('\n')[0] ?? e.message })))
+  }
+  const raw: unknown = doc.toJS() ?? {}
+  const issues: ConfigIssue[] = []
+  const withEnv = resolveEnv(raw, env, (path, message) => issues.push({ path: formatPath(path), ...at(offsetOf(doc, path)), message }))
+  crossChecks(withEnv, (path, message) => issues.push({ path: formatPath(path), ...at(offsetOf(doc, path)), message }))
+  const result = configSchema.safeParse(withEnv)
+  if (!result.success) issues.push(...result.error.issues.flatMap((issue) => toIssues(doc, withEnv, issue, at)))
+  if (issues.length > 0 || !result.success) {
+    issues.sort((a, b) => a.line - b.line || a.column - b.column)
+    throw new ConfigError(file, issues)
+  }
+  return finish(result.data, baseDir)
+}
+
+function toIssues(doc: Document, input: unknown, issue: z.core.$ZodIssue, at: (offset: number) => { line: number; column: number }): ConfigIssue[] {
+  const path = issue.path as Path
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.map((key) => ({ path: formatPath([...path, key]), ...at(offsetOf(doc, path, key)), message: `unknown key "${key}"` }))
+  }
+  let message = issue.message
+  if (issue.code === 'invalid_union' && path[path.length - 1] !== 'type') message = 'unknown or missing "type"'
+  if (issue.code === 'invalid_value' && path[path.length - 1] === 'type') message = `unknown type; expected one of: ${issue.values.join(', ')}`
+  if (issue.code === 'invalid_type' && valueAt(input, path) === undefined) message = 'required key is missing'
+  return [{ path: formatPath(path), ...at(offsetOf(doc, path)), message }]
+}
+
+function valueAt(input: unknown, path: Path): unknown {
+  let value = input
+  for (const step of path) value = value && typeof value === 'object' ? (value as Record<string | number, unknown>)[step] : undefined
+  return value
+}
+
+/** Start offset of the node at `path` (or of `key` in that map), falling back to the nearest ancestor. */
+function offsetOf(doc: Document, path: Path, key?: string): number {
+  let node: unknown = doc.contents
+  let offset = (doc.contents as Node | null)?.range?.[0] ?? 0
+  const steps = key === undefined ? path : [...path, key]
+  for (const [index, step] of steps.entries()) {
+    if (isMap(node)) {
+      const pair = node.items.find((p) => (isScalar(p.key) ? p.key.value : p.key) === step)
+      if (!pair) break
+      const last = index === steps.length - 1
+      // Point at the key for unknown keys and at the value otherwise.
+      const target = (last && key !== undefined ? pair.key : (pair.value ?? pair.key)) as Node | null
+      offset = target?.range?.[0] ?? offset
+      node = pair.value
+    } else if (isSeq(node) && typeof step === 'number') {
+      const item = node.items[step] as Node | undefined
+      if (!item) break
+      offset = item.range?.[0] ?? offset
+      node = item
+    } else break
+  }
+  return offset
+}
+
+function formatPath(path: Path): string {
+  return path.map((step, i) => (typeof step === 'number' ? `[${step}]` : i === 0 ? step : `.${step}`)).join('')
+}
+
+/** Defaults that depend on other values, and paths made absolute. */
+function finish(parsed: ParsedConfig, baseDir: string): DaemonConfig {
+  const abs = (path: string) => (isAbsolute(path) ? path : join(baseDir, path))
+  const dataDir = abs(parsed.dataDir)
+  const { auth, ...server } = parsed.server
+  const resolvePaths = <T extends { type: string }>(entry: T, keys: string[] | undefined): T => {
+    const copy: Record<string, unknown> = { ...entry }
+    for (const key of keys ?? []) if (typeof copy[key] === 'string') copy[key] = abs(copy[key] as string)
+    return copy as T
+  }
+  return {
+    dataDir,
+    server: {
+      ...server,
+      auth: auth ?? { enabled: false, username: '', password: '', tokenExpiration: 30, cookies: { secure: false, sameSite: 'Lax' } },
+    },
+    logs: { system: parsed.logs.system, perJob: parsed.logs.perJob, directory: parsed.logs.directory ? abs(parsed.logs.directory) : join(dataDir, 'logs') },
+    logLimits: parsed.logLimits,
+    jobs: parsed.jobs.map((job) => ({
+      ...job,
+      sources: (job.sources as { type: string }[]).map((s) => resolvePaths(s, sourceFactory(s.type)?.pathKeys)),
+      storages: (job.storages as { type: string }[]).map((s) => resolvePaths(s, storageFactory(s.type)?.pathKeys)),
+    })) as DaemonConfig['jobs'],
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * @module config/schema
+ * The zod schema of the YAML file (keys mirror the original service's `snapr.yaml`) with every default
+ * DESIGN.md names. Source and storage entries come from the registries, so a new type brings its own
+ * schema. Cross-field rules (unique names, cron syntax) are refinements with the path of the culprit.
+ */
+import { Cron } from 'croner'
+import { z } from 'zod'
+import { sourceFactories } from '../sources/all.js'
+import { storageFactories } from '../storages/all.js'
+
+const union = (schemas: z.ZodObject[], what: string) => {
+  const [first, ...rest] = schemas
+  if (!first) throw new Error(`no ${what} types registered`)
+  return rest.length === 0 ? first : z.discriminatedUnion('type', [first, ...rest])
+}
+
+/** Names that end up in file names and URLs. */
+const jobName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'use letters, digits, ".", "_" and "-" (the name is used in file names and URLs)')
+
+export function validCron(schedule: string, timezone: string | undefined): string | undefined {
+  try {
+    new Cron(schedule, { paused: true, timezone })
+    return undefined
+  } catch (err) {
+    return (err as Error).message
+  }
+}
+
+const job = z
+  .strictObject({
+    name: jobName,
+    /** Cron expression; empty means "manual runs only". */
+    schedule: z.string().default(''),
+    timezone: z.string().min(1).optional(),
+    active: z.boolean().default(true),
+    compression: z.enum(['tar', 'tar.gz']).default('tar.gz'),
+    sources: z.array(union(sourceFactories.map((f) => f.configSchema), 'source')).min(1),
+    storages: z.array(union(storageFactories.map((f) => f.configSchema), 'storage')).min(1),
+    retention: z.strictObject({ last: z.int().min(1).optional() }).optional(),
+    split: z.strictObject({ chunkSize: z.int().min(1024, 'chunkSize must be at least 1024 bytes') }).optional(),
+  })
+
+export function validTimezone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone })
+    return true
+  } catch {
+    return false
+  }
+}
+
+const cookies = z.strictObject({
+  secure: z.boolean().default(false),
+  sameSite: z.enum(['Strict', 'Lax', 'None']).default('Lax'),
+  domain: z.string().min(1).optional(),
+})
+
+const auth = z.strictObject({
+  enabled: z.boolean().default(true),
+  username: z.string().default('admin'),
+  password: z.string().default(''),
+  tokenExpiration: z.int().min(1).default(30),
+  cookies: cookies.default({ secure: false, sameSite: 'Lax' }),
+})
+
+const server = z.strictObject({
+  address: z
+    .string()
+    .regex(/^(\[[0-9a-fA-F:]+\]|[^:\s]*):\d{1,5}$/, 'expected "host:port", e.g. "0.0.0.0:8080"')
+    .default('0.0.0.0:8080'),
+  secret: z.string().default(''),
+  auth: auth.optional(),
+  permissions: z
+    .strictObject({
+      allowManualRun: z.boolean().default(true),
+      allowBackupDownload: z.boolean().default(true),
+      showConfig: z.boolean().default(true),
+    })
+    .default({ allowManualRun: true, allowBackupDownload: true, showConfig: true }),
+  ui: z.strictObject({ enabled: z.boolean().default(true) }).default({ enabled: true }),
+})
+
+export const configSchema = z
+  .strictObject({
+    dataDir: z.string().min(1).default('./data'),
+    server: server.default({ address: '0.0.0.0:8080', secret: '', permissions: { allowManualRun: true, allowBackupDownload: true, showConfig: true }, ui: { enabled: true } }),
+    logs: z
+      .strictObject({ system: z.boolean().default(true), perJob: z.boolean().default(true), directory: z.string().min(1).optional() })
+      .default({ system: true, perJob: true }),
+    logLimits: z
+      .strictObject({ jobLogs: z.int().min(1).default(1000), systemLogs: z.int().min(1).default(1000) })
+      .default({ jobLogs: 1000, systemLogs: 1000 }),
+    jobs: z.array(job).default([]),
+  })
+  .superRefine((value, ctx) => {
+    const login = value.server.auth
+    if (login?.enabled && (!login.username || !login.password)) {
+      ctx.addIssue({ code: 'custom', path: ['server', 'auth'], message: 'auth is enabled: set username and password (a hash from `backup-daemon hash-password`)' })
+    }
+  })
+
+export type ParsedConfig = z.output<typeof configSchema>

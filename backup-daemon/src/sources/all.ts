@@ -1,0 +1,20 @@
+/**
+ * @module sources/all
+ * Every source type the daemon knows, by the config's `type`. Adding a source: one file exporting a
+ * `SourceFactory`, one line here, and its test.
+ */
+import type { SourceConfig } from '../config/types.js'
+import { localSource } from './local.js'
+import type { Source, SourceContext, SourceFactory } from './types.js'
+
+export const sourceFactories: SourceFactory<any>[] = [localSource]
+
+export function sourceFactory(type: string): SourceFactory | undefined {
+  return sourceFactories.find((factory) => factory.type === type)
+}
+
+export function createSource(config: SourceConfig, context: SourceContext): Source {
+  const factory = sourceFactory(config.type)
+  if (!factory) throw new Error(`unknown source type "${config.type}"`)
+  return factory.create(config, context)
+}

@@ -1,0 +1,53 @@
+/**
+ * @module sources/types
+ * What a source gives the archive writer: named entries, one after another, each a file (with a byte
+ * stream), a directory or a symbolic link. The archive writer never knows where they come from.
+ */
+import type { Readable } from 'node:stream'
+import type { z } from 'zod'
+import type { SourceConfig } from '../config/types.js'
+
+export interface SourceEntry {
+  /** Path inside the archive, `/`-separated, relative (the job prefixes nothing: sources name their own top folder). */
+  name: string
+  type: 'file' | 'directory' | 'symlink'
+  /** Permission bits. */
+  mode: number
+  mtime: Date
+  /**
+   * Exact byte count of `open()`, when known before reading. A source that streams data of unknown
+   * length (a database dump) leaves it out and the archive writer spools the stream to a temporary file.
+   */
+  size?: number
+  /** Target of a symlink, stored as is and never followed. */
+  linkname?: string
+  /** The file's bytes; only for `file`. Must honour `signal` (stop reading, free descriptors). */
+  open?(signal: AbortSignal): Readable
+}
+
+export interface Source {
+  readonly type: string
+  readonly name: string
+  /**
+   * Yields the entries in archive order. Called once per run; must stop (throwing the abort reason)
+   * soon after `signal` aborts.
+   */
+  entries(signal: AbortSignal): AsyncIterable<SourceEntry>
+}
+
+/** Context handed to a source: where to log progress (lines go to the job's log). */
+export interface SourceContext {
+  log(level: 'info' | 'warn', message: string): void
+}
+
+/** One source type: the schema of its config entry and how to build it. Registered in `sources/all.ts`. */
+export interface SourceFactory<C extends SourceConfig = SourceConfig> {
+  type: C['type']
+  /** Strict zod object for one `jobs[].sources[]` entry with `type` as a literal. */
+  configSchema: z.ZodObject
+  /** Keys of the config entry that hold secrets (redacted in `GET /jobs/{name}/config`). */
+  secretKeys: string[]
+  /** Keys that are filesystem paths, resolved against the config file's folder. */
+  pathKeys?: string[]
+  create(config: C, context: SourceContext): Source
+}

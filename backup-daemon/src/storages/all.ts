@@ -1,0 +1,20 @@
+/**
+ * @module storages/all
+ * Every storage type the daemon knows, by the config's `type`. Adding a backend: one file exporting a
+ * `StorageFactory`, one line here, and a test that runs `runStorageSuite` against it.
+ */
+import type { StorageConfig } from '../config/types.js'
+import { localStorage } from './local.js'
+import type { Storage, StorageFactory } from './types.js'
+
+export const storageFactories: StorageFactory<any>[] = [localStorage]
+
+export function storageFactory(type: string): StorageFactory | undefined {
+  return storageFactories.find((factory) => factory.type === type)
+}
+
+export function createStorage(config: StorageConfig): Storage {
+  const factory = storageFactory(config.type)
+  if (!factory) throw new Error(`unknown storage type "${config.type}"`)
+  return factory.create(config)
+}
