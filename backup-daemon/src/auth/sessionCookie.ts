@@ -1,0 +1,28 @@
+/**
+ * @module auth/sessionCookie
+ * The `backup_session` cookie: HttpOnly, Path=/, Max-Age = the session lifetime, and `Secure`,
+ * `SameSite`, `Domain` from `server.auth.cookies`. Clearing sends the same attributes with Max-Age=0 so
+ * the browser drops the very cookie it holds.
+ */
+import type { Context } from 'hono'
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie'
+import type { AuthConfig } from '../config/types.js'
+
+export const sessionCookieName = 'backup_session'
+
+function attributes(auth: AuthConfig) {
+  const { secure, sameSite, domain } = auth.cookies
+  return { path: '/', httpOnly: true, secure, sameSite, ...(domain ? { domain } : {}) }
+}
+
+export function setSessionCookie(c: Context, token: string, auth: AuthConfig): void {
+  setCookie(c, sessionCookieName, token, { ...attributes(auth), maxAge: Math.round(auth.tokenExpiration * 60) })
+}
+
+export function clearSessionCookie(c: Context, auth: AuthConfig): void {
+  deleteCookie(c, sessionCookieName, attributes(auth))
+}
+
+export function readSessionCookie(c: Context): string | undefined {
+  return getCookie(c, sessionCookieName)
+}

@@ -1,0 +1,26 @@
+/**
+ * @module server/appEnv
+ * The Hono environment of the daemon's app and the dependencies every route group receives.
+ */
+import type { HttpBindings } from '@hono/node-server'
+import type { MiddlewareHandler } from 'hono'
+import type { LoginRateLimiter } from '../auth/loginRateLimiter.js'
+import type { DaemonConfig } from '../config/types.js'
+import type { Engine } from '../engine/types.js'
+
+/** `incoming` is there under `@hono/node-server`; in-process `app.request()` tests have no bindings. */
+export interface AppEnv {
+  Bindings: Partial<HttpBindings>
+}
+
+export interface RouteDeps {
+  config: DaemonConfig
+  engine: Engine
+  sessionKey: Uint8Array
+  /** Middleware that enforces the session when auth is on. */
+  session: MiddlewareHandler
+  loginLimiter: LoginRateLimiter
+  /** Interval of keep-alive frames on log streams. */
+  keepAliveMs: number
+  startedAt: Date
+}

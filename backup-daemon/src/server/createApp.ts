@@ -1,0 +1,72 @@
+/**
+ * @module server/createApp
+ * The daemon's HTTP app: `/api/v1` (one route declaration per endpoint, Problem JSON on every error
+ * path, the OpenAPI document and docs page) and, when `server.ui.enabled`, the web UI at `/`. Exported on
+ * its own so tests can drive it in-process with `app.request()`.
+ */
+import { OpenAPIHono } from '@hono/zod-openapi'
+import type { Hono } from 'hono'
+import { loginRateLimiter, type LoginRateLimiterOptions } from '../auth/loginRateLimiter.js'
+import { requireSession } from '../auth/requireSession.js'
+import { sessionKey as keyFromSecret } from '../auth/sessionKey.js'
+import type { DaemonConfig } from '../config/types.js'
+import type { Engine } from '../engine/types.js'
+import { serveUi } from '../ui/serveUi.js'
+import { apiNotFound, type ApiRoute } from './apiNotFound.js'
+import type { AppEnv, RouteDeps } from './appEnv.js'
+import { handleError } from './handleError.js'
+import { HttpError } from './HttpError.js'
+import { authRoutes } from './routes/authRoutes.js'
+import { backupRoutes } from './routes/backupRoutes.js'
+import { apiPrefix, docRoutes } from './routes/docRoutes.js'
+import { jobRoutes } from './routes/jobRoutes.js'
+import { logRoutes } from './routes/logRoutes.js'
+import { systemRoutes } from './routes/systemRoutes.js'
+import { securityHeaders } from './securityHeaders.js'
+import { validationHook } from './validationHook.js'
+
+export interface CreateAppOptions {
+  config: DaemonConfig
+  engine: Engine
+  /** HS256 key for session JWTs. @default the UTF-8 bytes of `server.secret`, or a random per-process key when it is empty */
+  sessionKey?: Uint8Array
+  /** Milliseconds between keep-alive frames on log streams (tests shorten it). @default 15000 */
+  keepAliveMs?: number
+  /** Failed-login limits per client address. @default { maxFailures: 10, windowMs: 900000 } */
+  loginLimits?: LoginRateLimiterOptions
+  /** The web UI mounted at `/` when `server.ui.enabled`. @default serveUi() */
+  ui?: () => Hono
+}
+
+export function createApp({ config, engine, sessionKey, keepAliveMs = 15_000, loginLimits, ui = serveUi }: CreateAppOptions): OpenAPIHono<AppEnv> {
+  const key = sessionKey ?? keyFromSecret(config.server.secret)
+  const deps: RouteDeps = {
+    config,
+    engine,
+    sessionKey: key,
+    session: requireSession({ auth: config.server.auth, key }),
+    loginLimiter: loginRateLimiter(loginLimits),
+    keepAliveMs,
+    startedAt: new Date(),
+  }
+
+  const api = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+  authRoutes(api, deps)
+  jobRoutes(api, deps)
+  backupRoutes(api, deps)
+  logRoutes(api, deps)
+  systemRoutes(api, deps)
+  docRoutes(api)
+  const routes = (): ApiRoute[] =>
+    api.openAPIRegistry.definitions.flatMap((d) => (d.type === 'route' ? [{ method: d.route.method, path: d.route.path }] : []))
+  // Last API route: unknown API paths end here as Problems and never reach the UI below.
+  api.all('*', apiNotFound({ prefix: apiPrefix, routes }))
+
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+  app.onError(handleError({ logs: engine.logs }))
+  app.use('*', securityHeaders())
+  app.route(apiPrefix, api)
+  if (config.server.ui.enabled) app.route('/', ui())
+  app.notFound((c) => new HttpError(404, { message: `no such page ${c.req.path}` }).getResponse(c.req.path))
+  return app
+}

@@ -1,0 +1,97 @@
+/**
+ * @module server/routes/authRoutes
+ * `POST /auth/login`, `POST /auth/logout`, `GET /auth/check`: none needs a session. Logins are
+ * rate-limited per client address and failures go to the system log (user name only, never the password).
+ */
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
+import { bodyLimit } from 'hono/body-limit'
+import { timingSafeEqual, createHash } from 'node:crypto'
+import { verifyPassword } from '../../auth/password.js'
+import { clearSessionCookie, readSessionCookie, setSessionCookie } from '../../auth/sessionCookie.js'
+import { signSession, verifySession } from '../../auth/sessionToken.js'
+import type { AppEnv, RouteDeps } from '../appEnv.js'
+import { clientAddress, logSafe } from '../clientAddress.js'
+import { HttpError } from '../HttpError.js'
+import { jsonResponse, problemResponses } from '../responses.js'
+import { AuthCheckSchema, LoginRequestSchema, LoginResultSchema } from '../schemas.js'
+
+const loginRoute = createRoute({
+  method: 'post',
+  path: '/auth/login',
+  tags: ['auth'],
+  summary: 'Log in: sets the backup_session cookie',
+  description: 'With auth switched off it answers `{success: true}` and sets no cookie.',
+  middleware: [bodyLimit({ maxSize: 16 * 1024, onError: () => { throw new HttpError(413, { message: 'request body too large' }) } })] as const,
+  request: { body: { required: true, content: { 'application/json': { schema: LoginRequestSchema } } } },
+  responses: {
+    200: {
+      ...jsonResponse(LoginResultSchema, 'Logged in'),
+      headers: { 'Set-Cookie': { description: 'backup_session=<JWT>; HttpOnly; Path=/; Max-Age=<tokenExpiration*60>', schema: { type: 'string' } } },
+    },
+    ...problemResponses(401, 413, 415, 429),
+  },
+})
+
+const logoutRoute = createRoute({
+  method: 'post',
+  path: '/auth/logout',
+  tags: ['auth'],
+  summary: 'Log out: clears the cookie',
+  responses: {
+    200: {
+      ...jsonResponse(LoginResultSchema, 'Cookie cleared'),
+      headers: { 'Set-Cookie': { description: 'backup_session=; Max-Age=0', schema: { type: 'string' } } },
+    },
+    ...problemResponses(),
+  },
+})
+
+const checkRoute = createRoute({
+  method: 'get',
+  path: '/auth/check',
+  tags: ['auth'],
+  summary: 'Whether the request carries a valid session, and whether auth is on',
+  responses: { 200: jsonResponse(AuthCheckSchema, 'Auth state'), ...problemResponses() },
+})
+
+/** Compares two strings in time independent of where they differ (hashing first equalises lengths). */
+function sameText(a: string, b: string): boolean {
+  const digest = (s: string) => createHash('sha256').update(s).digest()
+  return timingSafeEqual(digest(a), digest(b))
+}
+
+export function authRoutes(api: OpenAPIHono<AppEnv>, { config, engine, sessionKey, loginLimiter }: RouteDeps): void {
+  const { auth } = config.server
+
+  api.openapi(loginRoute, async (c) => {
+    if (!auth.enabled) return c.json({ success: true }, 200)
+    const client = clientAddress(c)
+    const wait = loginLimiter.retryAfter(client)
+    if (wait > 0) {
+      throw new HttpError(429, { message: 'too many failed logins from this address; try again later', headers: { 'Retry-After': String(wait) } })
+    }
+    const { username, password } = c.req.valid('json')
+    // Check the password even for a wrong user name so the answer takes as long either way.
+    const passwordOk = await verifyPassword(password, auth.password)
+    if (!(sameText(username, auth.username) && passwordOk)) {
+      loginLimiter.failed(client)
+      engine.logs.append({ kind: 'system' }, `auth: failed login for user "${logSafe(username)}" from ${client}`)
+      throw new HttpError(401, { message: 'invalid username or password' })
+    }
+    loginLimiter.succeeded(client)
+    setSessionCookie(c, await signSession({ key: sessionKey, username: auth.username, minutes: auth.tokenExpiration }), auth)
+    return c.json({ success: true }, 200)
+  })
+
+  api.openapi(logoutRoute, (c) => {
+    clearSessionCookie(c, auth)
+    return c.json({ success: true }, 200)
+  })
+
+  api.openapi(checkRoute, async (c) => {
+    if (!auth.enabled) return c.json({ authenticated: true, authEnabled: false }, 200)
+    const token = readSessionCookie(c)
+    const claims = token ? await verifySession(token, sessionKey, auth.username) : undefined
+    return c.json({ authenticated: Boolean(claims), authEnabled: true }, 200)
+  })
+}

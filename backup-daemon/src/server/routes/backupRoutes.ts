@@ -1,0 +1,71 @@
+/**
+ * @module server/routes/backupRoutes
+ * Snapshots of a job: the committed list and the download (streamed from the storage with its length,
+ * or a 307 to a signed storage URL). Downloads are refused with 403 when `allowBackupDownload` is off.
+ */
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi'
+import { Readable } from 'node:stream'
+import type { AppEnv, RouteDeps } from '../appEnv.js'
+import { contentDisposition } from '../contentDisposition.js'
+import { HttpError } from '../HttpError.js'
+import { jsonResponse, problemResponses, sessionSecurity } from '../responses.js'
+import { DownloadParamsSchema, JobParamsSchema, SnapshotListSchema } from '../schemas.js'
+
+export function backupRoutes(api: OpenAPIHono<AppEnv>, { config, engine, session }: RouteDeps): void {
+  const common = { tags: ['backups'], security: sessionSecurity, middleware: [session] }
+
+  api.openapi(
+    createRoute({
+      ...common,
+      method: 'get',
+      path: '/jobs/{name}/backups',
+      summary: "A job's committed snapshots, newest first",
+      request: { params: JobParamsSchema },
+      responses: { 200: jsonResponse(SnapshotListSchema, 'Snapshots over every storage of the job'), ...problemResponses(401, 404) },
+    }),
+    async (c) => {
+      const job = c.req.valid('param').name
+      return c.json({ backups: await engine.listSnapshots(job), job }, 200)
+    },
+  )
+
+  api.openapi(
+    createRoute({
+      ...common,
+      method: 'get',
+      path: '/jobs/{name}/backups/{filename}/download',
+      summary: 'Download a snapshot (a split set as one stream)',
+      description:
+        '200 with the archive bytes, or 307 to a signed storage URL. 403 when `server.permissions.allowBackupDownload` is off, ' +
+        '404 for a name that is not listed, 501 when the storage cannot stream a split set as one download.',
+      request: { params: DownloadParamsSchema },
+      responses: {
+        200: {
+          description: 'The archive',
+          headers: {
+            'Content-Length': { schema: { type: 'integer' } },
+            'Content-Disposition': { schema: { type: 'string' }, description: 'attachment; filename="..."; filename*=UTF-8\'\'...' },
+          },
+          content: { 'application/octet-stream': { schema: z.string().openapi({ format: 'binary' }) } },
+        },
+        307: { description: 'Redirect to a signed storage URL', headers: { Location: { schema: { type: 'string', format: 'uri' } } } },
+        ...problemResponses(401, 403, 404, 501),
+      },
+    }),
+    async (c) => {
+      if (!config.server.permissions.allowBackupDownload) {
+        throw new HttpError(403, { message: 'backup downloads are switched off (server.permissions.allowBackupDownload)' })
+      }
+      const { name, filename } = c.req.valid('param')
+      const download = await engine.openSnapshot(name, filename)
+      if (download.kind === 'redirect') return c.redirect(download.url, 307)
+      const source = await download.open()
+      const body = Readable.toWeb(source) as ReadableStream<Uint8Array>
+      return c.body(body, 200, {
+        'Content-Type': download.contentType,
+        'Content-Length': String(download.size),
+        'Content-Disposition': contentDisposition(download.filename),
+      })
+    },
+  )
+}

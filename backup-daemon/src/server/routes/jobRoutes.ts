@@ -1,0 +1,91 @@
+/**
+ * @module server/routes/jobRoutes
+ * Jobs: list, status, redacted config, manual run (202) and cancel. All need a session when auth is on.
+ */
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
+import type { AppEnv, RouteDeps } from '../appEnv.js'
+import { HttpError } from '../HttpError.js'
+import { jsonResponse, problemResponses, sessionSecurity } from '../responses.js'
+import { CancelResultSchema, JobConfigSchema, JobListSchema, JobParamsSchema, JobStatusSchema, RunStartedSchema } from '../schemas.js'
+
+export function jobRoutes(api: OpenAPIHono<AppEnv>, { config, engine, session }: RouteDeps): void {
+  const { permissions } = config.server
+  const common = { tags: ['jobs'], security: sessionSecurity, middleware: [session] }
+
+  api.openapi(
+    createRoute({
+      ...common,
+      method: 'get',
+      path: '/jobs',
+      summary: 'List jobs',
+      responses: { 200: jsonResponse(JobListSchema, 'Every configured job'), ...problemResponses(401) },
+    }),
+    (c) => c.json({ jobs: engine.listJobs() }, 200),
+  )
+
+  api.openapi(
+    createRoute({
+      ...common,
+      method: 'get',
+      path: '/jobs/{name}/status',
+      summary: "One job's status",
+      request: { params: JobParamsSchema },
+      responses: { 200: jsonResponse(JobStatusSchema, 'The job status'), ...problemResponses(401, 404) },
+    }),
+    (c) => {
+      const { active, name, status, lastResult, lastRun, nextRun } = engine.getJob(c.req.valid('param').name)
+      return c.json({ active, name, status, lastResult, lastRun, nextRun }, 200)
+    },
+  )
+
+  api.openapi(
+    createRoute({
+      ...common,
+      method: 'get',
+      path: '/jobs/{name}/config',
+      summary: "One job's configuration, secrets redacted",
+      description: 'Refused with 403 when `server.permissions.showConfig` is off.',
+      request: { params: JobParamsSchema },
+      responses: { 200: jsonResponse(JobConfigSchema, 'The job configuration'), ...problemResponses(401, 403, 404) },
+    }),
+    (c) => {
+      if (!permissions.showConfig) throw new HttpError(403, { message: 'showing job configuration is switched off (server.permissions.showConfig)' })
+      return c.json(engine.jobConfig(c.req.valid('param').name), 200)
+    },
+  )
+
+  api.openapi(
+    createRoute({
+      ...common,
+      method: 'post',
+      path: '/jobs/{name}/run',
+      summary: 'Start a run now; the backup goes on in the background',
+      description: '403 when `server.permissions.allowManualRun` is off, 409 while the job is running, 503 while the daemon shuts down.',
+      request: { params: JobParamsSchema },
+      responses: { 202: jsonResponse(RunStartedSchema, 'Run started'), ...problemResponses(401, 403, 404, 409, 503) },
+    }),
+    (c) => {
+      if (!permissions.allowManualRun) throw new HttpError(403, { message: 'manual runs are switched off (server.permissions.allowManualRun)' })
+      const job = c.req.valid('param').name
+      const { startedAt } = engine.run(job, 'manual')
+      return c.json({ job, startedAt }, 202)
+    },
+  )
+
+  api.openapi(
+    createRoute({
+      ...common,
+      method: 'post',
+      path: '/jobs/{name}/cancel',
+      summary: 'Cancel the run in flight',
+      description: '409 when the job has no run in progress.',
+      request: { params: JobParamsSchema },
+      responses: { 200: jsonResponse(CancelResultSchema, 'Cancellation requested'), ...problemResponses(401, 404, 409) },
+    }),
+    (c) => {
+      const job = c.req.valid('param').name
+      const { cancelledAt } = engine.cancel(job)
+      return c.json({ cancelledAt, job }, 200)
+    },
+  )
+}

@@ -1,0 +1,54 @@
+/**
+ * @module server/streamLog
+ * A log as server-sent events: up to `tail` existing lines first, then every new line as it is appended,
+ * each a `message` event with data `{"line": "..."}`, and a keep-alive `{"line":""}` every `keepAliveMs`
+ * so proxies keep the connection open. A `refusal` (log switched off, unknown job) is sent as one message
+ * and the stream closes. The subscription ends when the client goes away.
+ */
+import type { Context } from 'hono'
+import { streamSSE } from 'hono/streaming'
+import type { LogHub, LogScope } from '../engine/types.js'
+
+export interface StreamLogOptions {
+  logs: LogHub
+  scope: LogScope
+  tail: number
+  keepAliveMs: number
+  /** When set, the one line sent before closing instead of the log. */
+  refusal?: string
+}
+
+export function streamLog(c: Context, { logs, scope, tail, keepAliveMs, refusal }: StreamLogOptions): Response {
+  return streamSSE(
+    c,
+    async (stream) => {
+      const frame = (line: string) => stream.writeSSE({ data: JSON.stringify({ line }) })
+      if (refusal !== undefined) {
+        await frame(refusal)
+        return
+      }
+      // Writes are chained so lines leave in the order they were appended, even while one write waits.
+      let chain: Promise<void> = Promise.resolve()
+      const send = (line: string) => {
+        chain = chain.then(() => frame(line)).catch(() => undefined)
+      }
+      // Tail and subscribe in the same tick: no line can slip in between, none arrives twice.
+      const backlog = tail > 0 ? logs.tail(scope, tail) : []
+      const unsubscribe = logs.subscribe(scope, send)
+      for (const line of backlog) send(line)
+      const keepAlive = setInterval(() => send(''), keepAliveMs)
+      try {
+        await new Promise<void>((resolve) => {
+          if (stream.aborted) resolve()
+          else stream.onAbort(resolve)
+        })
+      } finally {
+        clearInterval(keepAlive)
+        unsubscribe()
+      }
+    },
+    async () => {
+      // A failed write means the client is gone; the finally above has already cleaned up.
+    },
+  )
+}

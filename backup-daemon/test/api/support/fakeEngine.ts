@@ -1,0 +1,130 @@
+/**
+ * @module test/api/support/fakeEngine
+ * A TEST DOUBLE of the `Engine` interface for in-process API tests: jobs in memory, runs that only flip a
+ * status, snapshots as in-memory byte buffers, and a real in-memory `LogHub` with subscribers. It holds
+ * no backup logic; the real engine has its own tests and the real-process tests here.
+ */
+import { Readable } from 'node:stream'
+import { FullDownloadUnsupportedError, JobBusyError, JobNotFoundError, NoRunInFlightError, SnapshotNotFoundError } from '../../../src/engine/errors.js'
+import type { Engine, JobView, LogHub, LogScope, RunInfo, SnapshotDownload, SnapshotView } from '../../../src/engine/types.js'
+
+export interface FakeSnapshot {
+  view: SnapshotView
+  bytes?: Buffer
+  redirect?: string
+  fullDownloadUnsupported?: boolean
+}
+
+const scopeKey = (scope: LogScope) => (scope.kind === 'system' ? 'system' : `job:${scope.job}`)
+
+export class FakeLogHub implements LogHub {
+  readonly lines = new Map<string, string[]>()
+  readonly listeners = new Map<string, Set<(line: string) => void>>()
+  system = true
+  perJob = true
+
+  enabled(scope: LogScope): boolean {
+    return scope.kind === 'system' ? this.system : this.perJob
+  }
+  tail(scope: LogScope, count: number): string[] {
+    const all = this.lines.get(scopeKey(scope)) ?? []
+    return count <= 0 ? [] : all.slice(-count)
+  }
+  subscribe(scope: LogScope, listener: (line: string) => void): () => void {
+    const key = scopeKey(scope)
+    const set = this.listeners.get(key) ?? new Set()
+    this.listeners.set(key, set)
+    set.add(listener)
+    return () => set.delete(listener)
+  }
+  append(scope: LogScope, line: string): void {
+    const key = scopeKey(scope)
+    const all = this.lines.get(key) ?? []
+    all.push(line)
+    this.lines.set(key, all)
+    for (const listener of this.listeners.get(key) ?? []) listener(line)
+  }
+  subscribers(scope: LogScope): number {
+    return this.listeners.get(scopeKey(scope))?.size ?? 0
+  }
+}
+
+export function fakeJob(name: string, overrides: Partial<JobView> = {}): JobView {
+  return {
+    name,
+    active: true,
+    schedule: '0 3 * * *',
+    sourcesCount: 1,
+    storagesCount: 1,
+    status: 'idle',
+    lastResult: { success: true, duration: '1.2s', error: '' },
+    lastRun: '2026-11-20T03:00:00.000Z',
+    nextRun: '2026-11-22T03:00:00.000Z',
+    ...overrides,
+  }
+}
+
+export class FakeEngine implements Engine {
+  readonly logs = new FakeLogHub()
+  readonly jobs = new Map<string, JobView>()
+  readonly snapshots = new Map<string, FakeSnapshot[]>()
+  readonly runs: { job: string; trigger: string }[] = []
+  /** Make any method throw this, to test the 500 path. */
+  explode?: Error
+  stopped = false
+
+  constructor(jobs: JobView[] = [fakeJob('nightly'), fakeJob('weekly', { active: false })]) {
+    for (const job of jobs) this.jobs.set(job.name, job)
+  }
+
+  private job(name: string): JobView {
+    if (this.explode) throw this.explode
+    const job = this.jobs.get(name)
+    if (!job) throw new JobNotFoundError(name)
+    return job
+  }
+  listJobs(): JobView[] {
+    if (this.explode) throw this.explode
+    return [...this.jobs.values()]
+  }
+  getJob(name: string): JobView {
+    return this.job(name)
+  }
+  jobConfig(name: string): Record<string, unknown> {
+    const job = this.job(name)
+    return { name: job.name, schedule: job.schedule, sources: [{ type: 'local', name: 'files', path: '/srv/files' }], encryption: { type: 'aes', password: '[redacted]' } }
+  }
+  runInfo(name: string): RunInfo {
+    const job = this.job(name)
+    return { startTime: job.lastRun, endTime: job.lastRun, duration: job.lastResult.duration, error: job.lastResult.error, status: job.status === 'idle' ? 'success' : job.status }
+  }
+  run(name: string, trigger: 'manual' | 'schedule'): { startedAt: string } {
+    const job = this.job(name)
+    if (job.status !== 'idle') throw new JobBusyError(name)
+    job.status = 'running'
+    this.runs.push({ job: name, trigger })
+    return { startedAt: new Date().toISOString() }
+  }
+  cancel(name: string): { cancelledAt: string } {
+    const job = this.job(name)
+    if (job.status !== 'running') throw new NoRunInFlightError(name)
+    job.status = 'cancelling'
+    return { cancelledAt: new Date().toISOString() }
+  }
+  async listSnapshots(name: string): Promise<SnapshotView[]> {
+    this.job(name)
+    return (this.snapshots.get(name) ?? []).map((s) => s.view)
+  }
+  async openSnapshot(name: string, filename: string): Promise<SnapshotDownload> {
+    this.job(name)
+    const snap = (this.snapshots.get(name) ?? []).find((s) => s.view.name === filename)
+    if (!snap) throw new SnapshotNotFoundError(name, filename)
+    if (snap.fullDownloadUnsupported) throw new FullDownloadUnsupportedError(filename)
+    if (snap.redirect) return { kind: 'redirect', url: snap.redirect }
+    const bytes = snap.bytes ?? Buffer.alloc(0)
+    return { kind: 'stream', filename, size: bytes.length, contentType: 'application/gzip', open: async () => Readable.from([bytes]) }
+  }
+  async stop(): Promise<void> {
+    this.stopped = true
+  }
+}
