@@ -26,6 +26,11 @@ export interface EmulatorOptions {
     zoneName?: string
     /** Storage zone password, sent as `AccessKey`; also the SigV4 secret of the S3-compatible endpoint (access key id = zone name). @default "dev-storage-key" */
     accessKey?: string
+    /**
+     * Region the S3-compatible endpoint insists on in the SigV4 credential scope (e.g. `"de"`).
+     * When unset, any region in the scope is accepted (the signature still has to match it).
+     */
+    region?: string
   }
   pullZone?: {
     /** When set, CDN requests need a valid `token` + `expires` (current HS256 scheme). */
@@ -42,7 +47,13 @@ export interface EmulatorOptions {
     webhookUrl?: string
     /** Delay between simulated encoding steps, in ms. @default 200 */
     encodingStepMs?: number
+    /** Whether the library produces MP4 fallback files (`play_{h}p.mp4`, up to 720p). @default true */
+    mp4Fallback?: boolean
+    /** Extra delivery attempts of a failed webhook callback (backoff doubles from `max(50, encodingStepMs)` ms). @default 4 */
+    webhookRetries?: number
   }
+  /** Receives one line per notable request or event (never keys or signatures). @default no logging */
+  log?: (line: string) => void
 }
 
 export interface EmulatedVideo {
@@ -60,13 +71,18 @@ export interface EmulatedVideo {
 export interface RunningEmulator {
   /** e.g. `http://127.0.0.1:3100` */
   url: string
-  storage: { endpoint: string; s3Endpoint: string; zoneName: string; accessKey: string; cdnUrl: string; tokenAuthKey?: string }
+  storage: { endpoint: string; s3Endpoint: string; zoneName: string; accessKey: string; cdnUrl: string; tokenAuthKey?: string; region?: string }
   stream: { apiBase: string; tusEndpoint: string; cdnUrl: string; libraryId: number; apiKey: string; readOnlyKey: string }
   /** Changes (or clears) the webhook target at run time, e.g. once the CMS knows its port. */
   setWebhookUrl(url: string | undefined): void
   /** What the emulator holds, for tests: videos by guid. */
   videos(): EmulatedVideo[]
-  /** Absolute path of a stored object, or undefined when absent (tests compare bytes). */
+  /**
+   * Resolves when the video's simulated encoding has ended (Finished or Error; at once if it already
+   * has) and every callback was delivered or given up; rejects for an unknown or deleted video.
+   */
+  whenEncoded(guid: string): Promise<EmulatedVideo>
+  /** Absolute path of a stored object (`zonePath` relative to the zone root), or undefined when absent (tests compare bytes). */
   storedFilePath(zonePath: string): string | undefined
   close(): Promise<void>
 }

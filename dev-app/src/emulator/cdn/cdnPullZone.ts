@@ -1,0 +1,62 @@
+/**
+ * @module emulator/cdn/cdnPullZone
+ * The storage zone's pull zone: `GET /cdn/{zone}/{path}` serves stored files (Range, ETag,
+ * Content-Type by extension). With `pullZone.tokenAuthKey` set, every request needs a valid HS256
+ * `token` + `expires`. The signed path may be the URL's full path (`/cdn/{zone}/{path}`, what a signer
+ * of the whole URL computes) or the path as a real pull zone sees it (`/{path}`): on the real host,
+ * where the pull zone's origin is the zone root, the two are the same thing.
+ */
+import { stat } from 'node:fs/promises'
+import { BadPathError, resolveInside } from '../auth/resolveInside.js'
+import type { UpstreamHandler } from '../context.js'
+import { contentTypeOf } from '../http/contentTypeOf.js'
+import { answerPreflight, corsHeaders } from '../http/cors.js'
+import { sendText } from '../http/sendJson.js'
+import { serveFile } from '../http/serveFile.js'
+import { verifyCdnToken } from './verifyCdnToken.js'
+
+const PREFIX = '/cdn/'
+
+export const cdnPullZone: UpstreamHandler = async (req, res, { rawPath, query }, ctx) => {
+  if (!rawPath.startsWith(PREFIX)) return false
+  if (req.method === 'OPTIONS') {
+    answerPreflight(req, res, ['GET', 'HEAD'])
+    return true
+  }
+  const cors = corsHeaders(req, ['Content-Length', 'Content-Range', 'ETag'])
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    sendText(res, 405, 'Method Not Allowed', undefined, cors)
+    return true
+  }
+  const rest = rawPath.slice(PREFIX.length)
+  const slash = rest.indexOf('/')
+  const zone = decodeURIComponent(slash === -1 ? rest : rest.slice(0, slash))
+  const objectPath = slash === -1 ? '' : rest.slice(slash + 1)
+  if (zone !== ctx.options.zoneName) {
+    sendText(res, 404, 'Not Found', undefined, cors)
+    return true
+  }
+  let target: { absolute: string; relative: string }
+  try {
+    target = resolveInside(ctx.dirs.zone, objectPath)
+  } catch (error) {
+    if (!(error instanceof BadPathError)) throw error
+    sendText(res, 400, 'Bad Request', undefined, cors)
+    return true
+  }
+  if (ctx.options.tokenAuthKey) {
+    const check = (path: string) => verifyCdnToken({ key: ctx.options.tokenAuthKey ?? '', path, query, clientIp: req.socket.remoteAddress })
+    const reason = check(`/cdn/${zone}/${target.relative}`)
+    if (reason && check(`/${target.relative}`)) {
+      ctx.log(`cdn refused /${target.relative}: ${reason}`)
+      sendText(res, 403, '403 Forbidden', undefined, cors)
+      return true
+    }
+  }
+  if (target.relative === '' || !(await stat(target.absolute).catch(() => undefined))?.isFile()) {
+    sendText(res, 404, 'Not Found', undefined, cors)
+    return true
+  }
+  await serveFile({ req, res, filePath: target.absolute, contentType: contentTypeOf(target.relative), headers: { ...cors, 'Cache-Control': 'public, max-age=31536000' } })
+  return true
+}

@@ -1,0 +1,44 @@
+/**
+ * @module emulator/config/resolveOptions
+ * Fills the defaults of {@link EmulatorOptions} once, so every concern reads one flat, typed object.
+ */
+import type { EmulatorOptions } from '../types.js'
+
+export interface ResolvedOptions {
+  port: number
+  host: string
+  dataDir: string | undefined
+  zoneName: string
+  accessKey: string
+  s3Region: string | undefined
+  tokenAuthKey: string | undefined
+  libraryId: number
+  apiKey: string
+  readOnlyKey: string
+  webhookUrl: string | undefined
+  encodingStepMs: number
+  mp4Fallback: boolean
+  webhookRetries: number
+  log: ((line: string) => void) | undefined
+}
+
+/** The defaults written in the TSDoc of `EmulatorOptions`. */
+export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
+  return {
+    port: options.port ?? 0,
+    host: options.host ?? '127.0.0.1',
+    dataDir: options.dataDir,
+    zoneName: options.storage?.zoneName ?? 'dev-zone',
+    accessKey: options.storage?.accessKey ?? 'dev-storage-key',
+    s3Region: options.storage?.region,
+    tokenAuthKey: options.pullZone?.tokenAuthKey || undefined,
+    libraryId: options.stream?.libraryId ?? 1001,
+    apiKey: options.stream?.apiKey ?? 'dev-stream-key',
+    readOnlyKey: options.stream?.readOnlyKey ?? 'dev-stream-readonly-key',
+    webhookUrl: options.stream?.webhookUrl,
+    encodingStepMs: options.stream?.encodingStepMs ?? 200,
+    mp4Fallback: options.stream?.mp4Fallback ?? true,
+    webhookRetries: options.stream?.webhookRetries ?? 4,
+    log: options.log,
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * @module emulator/context
+ * What every upstream handler receives: resolved options, the folders on disk, the video store.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { ResolvedOptions } from './config/resolveOptions.js'
+import type { VideoStore } from './stream/VideoStore.js'
+
+export interface EmulatorDirs {
+  /** Root of everything the emulator writes. */
+  root: string
+  /** `storage/{zone}`: the zone's files, shared by the storage API, S3 endpoint and CDN. */
+  zone: string
+  /** Temporary names of files being written (renamed into the zone once complete). */
+  tmp: string
+  /** @tus/file-store's folder: TUS parts and, once complete, video originals. */
+  tus: string
+}
+
+export interface EmulatorContext {
+  options: ResolvedOptions
+  dirs: EmulatorDirs
+  videos: VideoStore
+  /** Public base URL of the server, e.g. `http://127.0.0.1:3100` (known once listening). */
+  baseUrl(): string
+  /** Checksums (uppercase hex sha256) of files written through the emulator, by zone-relative path. */
+  checksums: Map<string, string>
+  /** Aborted on close: stops encoding simulations and webhook retries. */
+  closing: AbortSignal
+  log(line: string): void
+}
+
+/**
+ * The request target as sent. `rawPath` is taken from `req.url` before any URL parsing, because the
+ * WHATWG parser folds `..` and `%2e%2e` away and would hide an escape attempt from the checks.
+ */
+export interface RequestTarget {
+  rawPath: string
+  query: URLSearchParams
+}
+
+/** One upstream: answers the request or returns false when the path is not its own. */
+export type UpstreamHandler = (req: IncomingMessage, res: ServerResponse, target: RequestTarget, ctx: EmulatorContext) => Promise<boolean>

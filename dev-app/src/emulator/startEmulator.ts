@@ -1,0 +1,127 @@
+/**
+ * @module emulator/startEmulator
+ * Starts the emulator: one node:http server, one handler per upstream, tried in order by prefix.
+ */
+import { statSync } from 'node:fs'
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { BadPathError, resolveInside } from './auth/resolveInside.js'
+import { cdnPullZone } from './cdn/cdnPullZone.js'
+import { resolveOptions } from './config/resolveOptions.js'
+import type { EmulatorContext, UpstreamHandler } from './context.js'
+import { sendText } from './http/sendJson.js'
+import { s3Endpoint } from './s3/s3Endpoint.js'
+import { storageApi } from './storage/storageApi.js'
+import { streamApi } from './stream/streamApi.js'
+import { streamCdn } from './stream/streamCdn.js'
+import { toEmulatedVideo, VideoStore } from './stream/VideoStore.js'
+import { createTusEndpoint, TUS_PATH } from './tus/tusEndpoint.js'
+import type { EmulatorOptions, RunningEmulator } from './types.js'
+
+/**
+ * Starts the host emulator and resolves once it listens.
+ * @example
+ * const emulator = await startEmulator({ stream: { webhookUrl: 'http://127.0.0.1:3000/api/storage-host/stream/webhook' } })
+ * // point plugin options at emulator.storage.endpoint, emulator.stream.apiBase, emulator.stream.tusEndpoint ...
+ * await emulator.close()
+ */
+export async function startEmulator(emulatorOptions: EmulatorOptions = {}): Promise<RunningEmulator> {
+  const options = resolveOptions(emulatorOptions)
+  const temporary = options.dataDir === undefined
+  const root = options.dataDir ? path.resolve(options.dataDir) : await mkdtemp(path.join(tmpdir(), 'host-emulator-'))
+  const dirs = { root, zone: path.join(root, 'storage', options.zoneName), tmp: path.join(root, 'tmp'), tus: path.join(root, 'tus') }
+  await Promise.all(Object.values(dirs).map((dir) => mkdir(dir, { recursive: true })))
+  const closing = new AbortController()
+  let baseUrl = ''
+  const ctx: EmulatorContext = {
+    options,
+    dirs,
+    videos: new VideoStore(options.libraryId),
+    baseUrl: () => baseUrl,
+    checksums: new Map(),
+    closing: closing.signal,
+    log: (line) => options.log?.(`[host-emulator] ${line}`),
+  }
+  const tus = createTusEndpoint(ctx)
+  const upstreams: UpstreamHandler[] = [storageApi, s3Endpoint, cdnPullZone, streamApi, streamCdn, tus.handler]
+
+  const server = createServer(async (req, res) => {
+    const raw = req.url ?? '/'
+    const queryStart = raw.indexOf('?')
+    const target = {
+      rawPath: queryStart === -1 ? raw : raw.slice(0, queryStart),
+      query: new URLSearchParams(queryStart === -1 ? '' : raw.slice(queryStart + 1)),
+    }
+    try {
+      for (const upstream of upstreams) {
+        if (await upstream(req, res, target, ctx)) return
+      }
+      req.resume()
+      sendText(res, 404, 'Not Found')
+    } catch (error) {
+      ctx.log(`${req.method} ${target.rawPath} failed: ${(error as Error).message}`)
+      if (!res.headersSent) sendText(res, 500, 'Internal Server Error')
+      else res.destroy()
+    }
+  })
+  // Large uploads may take long; the defaults would cut a slow 1 GiB PUT.
+  server.requestTimeout = 0
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(options.port, options.host, () => resolve())
+  })
+  const { port } = server.address() as AddressInfo
+  const host = options.host === '0.0.0.0' || options.host === '::' ? '127.0.0.1' : options.host.includes(':') ? `[${options.host}]` : options.host
+  baseUrl = `http://${host}:${port}`
+
+  let closed: Promise<void> | undefined
+  return {
+    url: baseUrl,
+    storage: {
+      endpoint: `${baseUrl}/storage`,
+      s3Endpoint: `${baseUrl}/s3`,
+      zoneName: options.zoneName,
+      accessKey: options.accessKey,
+      cdnUrl: `${baseUrl}/cdn/${options.zoneName}`,
+      ...(options.tokenAuthKey ? { tokenAuthKey: options.tokenAuthKey } : {}),
+      ...(options.s3Region ? { region: options.s3Region } : {}),
+    },
+    stream: {
+      apiBase: `${baseUrl}/stream`,
+      tusEndpoint: `${baseUrl}${TUS_PATH}`,
+      cdnUrl: `${baseUrl}/stream-cdn/${options.libraryId}`,
+      libraryId: options.libraryId,
+      apiKey: options.apiKey,
+      readOnlyKey: options.readOnlyKey,
+    },
+    setWebhookUrl(url) {
+      options.webhookUrl = url
+    },
+    videos: () => ctx.videos.list().map(toEmulatedVideo),
+    whenEncoded: (guid) => ctx.videos.whenEncoded(guid),
+    storedFilePath(zonePath) {
+      try {
+        const { absolute, relative } = resolveInside(dirs.zone, zonePath.replace(/^\/+/, ''))
+        return relative !== '' && statSync(absolute, { throwIfNoEntry: false })?.isFile() ? absolute : undefined
+      } catch (error) {
+        if (error instanceof BadPathError) return undefined
+        throw error
+      }
+    },
+    close() {
+      closed ??= (async () => {
+        closing.abort()
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve())
+          server.closeAllConnections()
+        })
+        await Promise.allSettled([...tus.pending])
+        if (temporary) await rm(root, { recursive: true, force: true })
+      })()
+      return closed
+    },
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * @module emulator/tus/tusEndpoint
+ * The TUS upload endpoint (`/tusupload`), built on @tus/server + @tus/file-store (resumable: HEAD and
+ * PATCH with offsets, CORS with the tus headers exposed). Creation is authorised like the host does:
+ * `AuthorizationSignature`, `AuthorizationExpire` (UNIX seconds, in the future), `VideoId`,
+ * `LibraryId` headers, for an existing video that has received no upload yet. A finished upload
+ * marks the video Uploaded and starts the encoding simulation.
+ */
+import { FileStore } from '@tus/file-store'
+import { EVENTS, Server } from '@tus/server'
+import type { ServerOptions } from '@tus/server'
+import { rm } from 'node:fs/promises'
+import path from 'node:path'
+import { safeEqual } from '../auth/safeEqual.js'
+import type { EmulatorContext, UpstreamHandler } from '../context.js'
+import { simulateEncoding } from '../encoding/simulateEncoding.js'
+import { VideoStatus } from '../stream/statuses.js'
+import { tusSignature } from './tusSignature.js'
+
+export const TUS_PATH = '/tusupload'
+const AUTH_HEADERS = ['AuthorizationSignature', 'AuthorizationExpire', 'VideoId', 'LibraryId']
+
+type TusRequest = Parameters<NonNullable<ServerOptions['onUploadCreate']>>[0]
+
+/** What @tus/server sends back when a hook throws it. */
+function refusal(status_code: number, body: string): { status_code: number; body: string } {
+  return { status_code, body: `${body}\n` }
+}
+
+export interface TusEndpoint {
+  handler: UpstreamHandler
+  /** Encoding simulations in flight, awaited on close. */
+  pending: Set<Promise<void>>
+}
+
+export function createTusEndpoint(ctx: EmulatorContext): TusEndpoint {
+  const { options, videos } = ctx
+  const pending = new Set<Promise<void>>()
+
+  const authorize = async (req: TusRequest, metadata: Record<string, string | null> | undefined, uploadId: string): Promise<void> => {
+    const header = (name: string) => req.headers.get(name) ?? undefined
+    const signature = header('AuthorizationSignature')
+    const expire = header('AuthorizationExpire')
+    const videoId = header('VideoId')
+    const libraryId = header('LibraryId')
+    if (!signature || !expire || !videoId || !libraryId) throw refusal(401, 'Missing authorization headers')
+    if (libraryId !== String(options.libraryId)) throw refusal(401, 'Unauthorized')
+    if (!/^\d+$/.test(expire)) throw refusal(401, 'Invalid AuthorizationExpire')
+    if (!safeEqual(signature.toLowerCase(), tusSignature(libraryId, options.apiKey, expire, videoId))) throw refusal(401, 'Invalid signature')
+    if (Number(expire) * 1000 <= Date.now()) throw refusal(401, 'Authorization expired')
+    const video = videos.get(videoId)
+    if (!video) throw refusal(404, 'Video not found')
+    if (video.status !== VideoStatus.Created) throw refusal(403, 'The video already has an upload')
+    if (!metadata?.filetype || !metadata.title) throw refusal(400, 'Upload-Metadata must carry filetype and title')
+    // A new upload for the same video replaces an unfinished earlier one (the client lost its URL).
+    if (video.uploadId && video.uploadId !== uploadId) {
+      const old = path.join(ctx.dirs.tus, video.uploadId)
+      await Promise.all([rm(old, { force: true }), rm(`${old}.json`, { force: true })])
+    }
+    video.uploadId = uploadId
+    video.storageSize = 0
+  }
+
+  const server = new Server({
+    path: TUS_PATH,
+    datastore: new FileStore({ directory: ctx.dirs.tus }),
+    allowedHeaders: AUTH_HEADERS,
+    postReceiveInterval: 250,
+    async onUploadCreate(req, upload) {
+      await authorize(req, upload.metadata, upload.id)
+      const videoId = req.headers.get('VideoId') ?? ''
+      ctx.log(`tus upload created for ${videoId} (${upload.size ?? '?'} bytes)`)
+      return { metadata: { ...upload.metadata, videoid: videoId } }
+    },
+    async onUploadFinish(_req, upload) {
+      const video = videos.get(upload.metadata?.videoid ?? '')
+      if (!video || video.uploadId !== upload.id || video.status !== VideoStatus.Created) return {}
+      video.originalPath = path.join(ctx.dirs.tus, upload.id)
+      video.storageSize = upload.offset
+      video.status = VideoStatus.Uploaded
+      ctx.log(`tus upload finished for ${video.guid}`)
+      const run = simulateEncoding(ctx, video.guid)
+        .catch((error: unknown) => ctx.log(`encoding ${video.guid} crashed: ${(error as Error).message}`))
+        .finally(() => pending.delete(run))
+      pending.add(run)
+      return {}
+    },
+  })
+  server.on(EVENTS.POST_RECEIVE, (_req, upload) => {
+    const video = videos.get(upload.metadata?.videoid ?? '')
+    if (video && video.uploadId === upload.id && video.status === VideoStatus.Created) video.storageSize = upload.offset
+  })
+
+  const handler: UpstreamHandler = async (req, res, { rawPath }) => {
+    if (rawPath !== TUS_PATH && !rawPath.startsWith(`${TUS_PATH}/`)) return false
+    await server.handle(req, res)
+    return true
+  }
+  return { handler, pending }
+}
