@@ -1,0 +1,16 @@
+import path from 'node:path'
+import type { CollectionConfig } from 'payload'
+import { dataDir } from '../settings.js'
+
+/** Videos on the streaming host, uploaded from the browser through TUS and encoded by the host. */
+export const Videos: CollectionConfig = {
+  slug: 'videos',
+  access: { read: () => true },
+  admin: { useAsTitle: 'title' },
+  upload: {
+    // Only used when the storage plugin is off: files then stay in the data folder.
+    staticDir: path.join(dataDir, 'media', 'videos'),
+    mimeTypes: ['video/*'],
+  },
+  fields: [{ name: 'title', type: 'text', required: true }],
+}

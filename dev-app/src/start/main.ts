@@ -1,0 +1,104 @@
+/**
+ * @module start/main
+ * `npm start`: the whole system on one machine with no account anywhere. Starts the host emulator,
+ * brings the CMS database up to date (first start: admin user and sample content), builds the admin
+ * panel when its sources changed, starts the CMS and the backup daemon, prints every URL and the
+ * first-login credentials, and stops everything on Ctrl-C.
+ */
+import { mkdirSync } from 'node:fs'
+import path from 'node:path'
+import { hashPassword } from '@hosted-media/backup-daemon/password'
+import { startEmulator } from '../emulator/index.js'
+import { ports } from '../ports.js'
+import { dataDir, isMongo, settings } from '../settings.js'
+import { buildAdmin, buildIsCurrent } from './adminBuild.js'
+import { runChild, startChild, stopChildren, waitForHttp } from './children.js'
+import { loadOrCreateCredentials } from './credentials.js'
+import { writeDaemonConfig } from './daemonConfig.js'
+
+const startedAt = Date.now()
+const seconds = () => ((Date.now() - startedAt) / 1000).toFixed(1)
+const step = (message: string) => console.log(`[dev-app] ${message}`)
+const repoRoot = path.resolve(settings.appRoot, '..')
+
+mkdirSync(path.join(dataDir, 'db'), { recursive: true })
+const credentials = loadOrCreateCredentials(dataDir)
+const databaseUri = process.env.DATABASE_URI || `file:${path.join(dataDir, 'db', 'cms.db')}`
+const env: NodeJS.ProcessEnv = {
+  ...process.env,
+  PAYLOAD_SECRET: process.env.PAYLOAD_SECRET || credentials.payloadSecret,
+  DATABASE_URI: databaseUri,
+  DEV_APP_DATA_DIR: dataDir,
+  NEXT_TELEMETRY_DISABLED: '1',
+}
+
+step(`data folder ${dataDir}${isMongo ? ' (database: MongoDB)' : ''}`)
+const emulator = process.env.EMULATOR_URL
+  ? undefined
+  : await startEmulator({
+      port: ports.emulator,
+      dataDir: path.join(dataDir, 'host'),
+      stream: { webhookUrl: `${settings.serverURL}/api/storage-host/stream/webhook` },
+    })
+if (emulator) step(`host emulator listening on ${emulator.url}`)
+
+let stopping = false
+async function stop(code: number): Promise<void> {
+  if (stopping) return
+  stopping = true
+  step('stopping…')
+  await stopChildren()
+  await emulator?.close()
+  step('stopped')
+  process.exit(code)
+}
+process.on('SIGINT', () => void stop(0))
+process.on('SIGTERM', () => void stop(0))
+
+try {
+  const nodeBin = process.execPath
+  await runChild('seed', nodeBin, ['--import', 'tsx', path.join(settings.appRoot, 'src', 'start', 'seed.ts')], {
+    cwd: settings.appRoot,
+    env: { ...env, NODE_ENV: 'development', DEV_APP_ADMIN_EMAIL: credentials.adminEmail, DEV_APP_ADMIN_PASSWORD: credentials.adminPassword },
+  })
+
+  if (!buildIsCurrent(settings.appRoot)) {
+    step('building the admin panel (after a change or on first start; about a minute)…')
+    await buildAdmin(settings.appRoot, env)
+    step(`admin panel built (${seconds()} s)`)
+  }
+
+  const nextBin = path.join(repoRoot, 'node_modules', 'next', 'dist', 'bin', 'next')
+  startChild('cms', nodeBin, [nextBin, 'start', '-p', String(ports.cms)], { cwd: settings.appRoot, env: { ...env, NODE_ENV: 'production' } })
+
+  const daemonConfig = writeDaemonConfig({
+    dataDir,
+    port: ports.daemon,
+    username: credentials.daemonUsername,
+    passwordHash: await hashPassword(credentials.daemonPassword),
+    secret: credentials.daemonSecret,
+    databaseFolder: path.join(dataDir, 'db'),
+    mediaFolder: path.join(dataDir, 'host'),
+  })
+  startChild('daemon', nodeBin, [path.join(repoRoot, 'backup-daemon', 'bin', 'backup-daemon.js'), '--config', daemonConfig], { cwd: repoRoot, env })
+
+  await Promise.all([
+    waitForHttp(`http://127.0.0.1:${ports.cms}/api/users/me`, 120_000),
+    waitForHttp(`http://127.0.0.1:${ports.daemon}/api/v1/settings`, 60_000),
+  ])
+
+  console.log(`
+  CMS admin        ${settings.serverURL}/admin
+                   login ${credentials.adminEmail} / ${credentials.adminPassword}
+  CMS REST API     ${settings.serverURL}/api
+  OpenAPI          ${settings.serverURL}/api/openapi.json  (docs: ${settings.serverURL}/api/docs)
+  Backup daemon    http://localhost:${ports.daemon}/  (API /api/v1)
+                   login ${credentials.daemonUsername} / ${credentials.daemonPassword}
+  Host emulator    ${emulator?.url ?? settings.emulatorUrl}
+  Data folder      ${dataDir}  (delete it to start afresh)
+`)
+  step(`ready in ${seconds()} s. Press Ctrl-C to stop.`)
+} catch (error) {
+  console.error(`[dev-app] start failed: ${(error as Error).message}`)
+  await stop(1)
+}
