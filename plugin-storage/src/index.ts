@@ -1,1 +1,10 @@
-export {}
+/**
+ * @module @hosted-media/plugin-storage
+ * Payload plugin: files on the storage host, videos on the streaming host. See README.md.
+ */
+export { hostStoragePlugin } from './plugin.js'
+export { sweepOrphanUploads } from './cleanup/sweepOrphanUploads.js'
+export { HostDataField } from './fields/hostDataField.js'
+export { resolveOptions } from './options/resolveOptions.js'
+export { STORAGE_UPLOAD_PATH, TUS_AUTH_PATH, WEBHOOK_PATH } from './constants.js'
+export type * from './types.js'

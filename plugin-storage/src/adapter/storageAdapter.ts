@@ -1,0 +1,87 @@
+/**
+ * @module adapter/storageAdapter
+ * The plugin-cloud-storage adapter of a collection whose files live on the storage host: upload the
+ * original and every image size (files on disk are streamed), delete them, serve them (proxy with Range,
+ * or 302 to the token-signed CDN URL) and generate their URLs.
+ */
+import type { Adapter, GeneratedAdapter } from '@payloadcms/plugin-cloud-storage/types'
+import { buildStoragePathData, getStorageFilePath } from '@payloadcms/plugin-cloud-storage/utilities'
+import { APIError, type PayloadRequest } from 'payload'
+
+import { storageApiConfig } from '../context.js'
+import type { ResolvedCollection, ResolvedStorage } from '../options/resolveOptions.js'
+import { UPLOAD_CONTENT_SECURITY_POLICY } from '../payload/internal.js'
+import { signCdnUrl } from '../upstream/signatures.js'
+import { deleteObject, getObject, putObject } from '../upstream/storageApi.js'
+import { UpstreamError } from '../upstream/UpstreamError.js'
+import { trackUpload } from './uploadTracker.js'
+
+/** Public URL of a key on the pull zone, token-signed when configured. */
+export function cdnUrlFor(storage: ResolvedStorage, key: string): string | undefined {
+  if (!storage.cdnUrl) return undefined
+  const url = `${storage.cdnUrl}/${key.split('/').map(encodeURIComponent).join('/')}`
+  return storage.tokenAuth ? signCdnUrl(url, storage.tokenAuth.key, storage.tokenAuth.expiresIn) : url
+}
+
+const PASSED_HEADERS = ['content-type', 'content-length', 'content-range', 'accept-ranges', 'etag', 'last-modified']
+
+async function serve(storage: ResolvedStorage, target: ResolvedCollection, req: PayloadRequest, args: Parameters<GeneratedAdapter['staticHandler']>[1]): Promise<Response> {
+  const collection = req.payload.collections[args.params.collection]?.config
+  if (!collection) return new Response(null, { status: 404 })
+  const key = await getStorageFilePath({
+    clientUploadContext: args.params.clientUploadContext,
+    collection,
+    collectionPrefix: target.prefix,
+    doc: args.doc as never,
+    filename: args.params.filename,
+    prefixQueryParam: args.params.prefix,
+    req,
+  })
+  // Client-upload probes of the core read the bytes themselves: always proxy those.
+  if (storage.serve === 'redirect' && !args.params.clientUploadContext) {
+    return new Response(null, { headers: { 'Cache-Control': 'private, no-store', Location: cdnUrlFor(storage, key) ?? '' }, status: 302 })
+  }
+  let upstream: Response
+  try {
+    upstream = await getObject(storageApiConfig(storage), key, req.headers.get('range'))
+  } catch (err) {
+    if (err instanceof UpstreamError && err.isNotFound()) return new Response(null, { status: 404 })
+    if (err instanceof UpstreamError && err.status === 416) return new Response(null, { status: 416 })
+    throw err
+  }
+  const headers = new Headers(args.headers)
+  for (const name of PASSED_HEADERS) {
+    const value = upstream.headers.get(name)
+    if (value) headers.set(name, value)
+  }
+  if (!headers.has('accept-ranges')) headers.set('Accept-Ranges', 'bytes')
+  headers.set('Content-Security-Policy', UPLOAD_CONTENT_SECURITY_POLICY)
+  headers.set('X-Content-Type-Options', 'nosniff')
+  return new Response(upstream.body, { headers, status: upstream.status })
+}
+
+/** Builds the adapter factory for a storage collection. */
+export function storageAdapter(storage: ResolvedStorage, target: ResolvedCollection): Adapter {
+  const api = storageApiConfig(storage)
+  return () => ({
+    name: 'storage-host',
+    clientUploads: storage.clientUploads ? { access: storage.clientUploads.access } : undefined,
+    generateURL: ({ filename, prefix }) =>
+      cdnUrlFor(storage, buildStoragePathData({ collectionPrefix: target.prefix, docPrefix: prefix, filename }).storageFilePath) ?? '',
+    handleDelete: async ({ storageFilePath }) => {
+      await deleteObject(api, storageFilePath)
+    },
+    handleUpload: async ({ file, req, storageFilePath }) => {
+      const body = file.tempFilePath && (!file.buffer || file.buffer.length === 0) ? { path: file.tempFilePath, size: file.filesize } : { buffer: file.buffer }
+      try {
+        await trackUpload(req, storageFilePath, () => putObject(api, storageFilePath, body, file.mimeType), (k) => deleteObject(api, k))
+      } catch (err) {
+        const reason = err instanceof UpstreamError ? err.message : 'the storage host could not be reached'
+        throw new APIError(`Storing "${file.filename}" on the storage host failed (${reason}). Nothing was saved.`, 502, undefined, true)
+      }
+    },
+    // Payload checks the receipt's signature, user, collection and filename; the key comes from it.
+    requiresClientUploadReceipt: true,
+    staticHandler: (req, args) => serve(storage, target, req, args),
+  })
+}

@@ -1,0 +1,56 @@
+/**
+ * @module adapter/streamAdapter
+ * The plugin-cloud-storage adapter of a collection whose videos live on the streaming host. Browser
+ * uploads go through tus-auth and never reach this adapter's `handleUpload`; it handles the remaining
+ * case of a video sent to the CMS itself. Delete removes the video on the host; the file route
+ * redirects to the video's original on the stream pull zone.
+ */
+import type { Adapter } from '@payloadcms/plugin-cloud-storage/types'
+import { APIError } from 'payload'
+
+import { streamApiConfig, streamUrls } from '../context.js'
+import type { ResolvedStream } from '../options/resolveOptions.js'
+import { staticStreamData } from '../stream/refreshStreamData.js'
+import type { StreamHostData } from '../types.js'
+import { createVideo, deleteVideo } from '../upstream/streamApi.js'
+import { tusUpload } from '../upstream/tusUpload.js'
+import { UpstreamError } from '../upstream/UpstreamError.js'
+
+type WithStream = { hostData?: { stream?: StreamHostData } }
+
+/** Builds the adapter factory for a stream collection. */
+export function streamAdapter(stream: ResolvedStream): Adapter {
+  const api = streamApiConfig(stream)
+  return () => ({
+    name: 'storage-host-stream',
+    generateURL: ({ data }) => {
+      const videoId = (data as WithStream | undefined)?.hostData?.stream?.videoId
+      return videoId ? streamUrls(stream, videoId).playlistUrl : ''
+    },
+    handleDelete: async ({ doc }) => {
+      const videoId = (doc as WithStream).hostData?.stream?.videoId
+      if (videoId) await deleteVideo(api, videoId)
+    },
+    handleUpload: async ({ data, file }) => {
+      let videoId: string | undefined
+      try {
+        const title = typeof data?.title === 'string' && data.title ? data.title : file.filename
+        const video = await createVideo(api, title, stream.thumbnailTime)
+        videoId = video.guid
+        const input = file.tempFilePath && (!file.buffer || file.buffer.length === 0) ? { path: file.tempFilePath, size: file.filesize } : { buffer: file.buffer }
+        await tusUpload({ apiKey: stream.apiKey, libraryId: stream.libraryId, mimeType: file.mimeType, title, tusEndpoint: stream.tusEndpoint, videoId }, input)
+        return { hostData: { stream: { ...staticStreamData(stream, videoId), status: 'uploaded' } } } as never
+      } catch (err) {
+        if (videoId) await deleteVideo(api, videoId).catch(() => undefined)
+        const reason = err instanceof UpstreamError ? err.message : 'the streaming host could not be reached'
+        throw new APIError(`Sending "${file.filename}" to the streaming host failed (${reason}). Nothing was saved.`, 502, undefined, true)
+      }
+    },
+    requiresClientUploadReceipt: true,
+    staticHandler: (_req, { doc }) => {
+      const videoId = (doc as WithStream | undefined)?.hostData?.stream?.videoId
+      if (!videoId) return new Response(null, { status: 404 })
+      return new Response(null, { headers: { Location: streamUrls(stream, videoId).originalUrl }, status: 302 })
+    },
+  })
+}

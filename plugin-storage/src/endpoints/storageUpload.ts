@@ -1,0 +1,69 @@
+/**
+ * @module endpoints/storageUpload
+ * `POST /api/storage-host/storage/upload` (earlier-generation client uploads): answers a short-lived
+ * SigV4 presigned PUT on the storage host's S3-compatible endpoint, bound to one object key, one content
+ * type and one size, plus Payload's signed receipt. The browser PUTs the bytes there, then creates the
+ * document with `file: {filename, mimeType, size, clientUploadContext}`; the core verifies the receipt.
+ *
+ * Request: `{collectionSlug, filename, mimeType, size, docPrefix?}` (`collection` and `filesize` are
+ * accepted as aliases). Response: `{url, method, headers, filename, clientUploadContext, expiresAt}`.
+ */
+import { resolveSignedURLKey } from '@payloadcms/plugin-cloud-storage/utilities'
+import type { Endpoint, PayloadRequest } from 'payload'
+
+import { STORAGE_UPLOAD_PATH } from '../constants.js'
+import type { PluginContext } from '../context.js'
+import type { ResolvedStorage } from '../options/resolveOptions.js'
+import { storageUploadOperation } from '../openapi/operations.js'
+import { assertClientUploadAccess, assertClientUploadAllowed, assertClientUploadFileSize } from '../payload/internal.js'
+import { presignPut } from '../upstream/presignPut.js'
+import { HttpError, readJsonObject, withErrors } from './httpError.js'
+
+async function handleStorageUpload(ctx: PluginContext, storage: ResolvedStorage, req: PayloadRequest): Promise<Response> {
+  if (!req.user) throw new HttpError(403, 'An authenticated session is required.')
+  const body = await readJsonObject(req)
+  const collectionSlug = body.collectionSlug ?? body.collection
+  const size = body.size ?? body.filesize
+  if (typeof collectionSlug !== 'string' || !collectionSlug) throw new HttpError(400, 'Missing required field: collectionSlug.')
+  const collection = req.payload.collections[collectionSlug]?.config
+  if (!collection) throw new HttpError(404, `Collection "${collectionSlug}" not found.`)
+  const target = ctx.options.collections.get(collectionSlug)
+  if (!target || target.target !== 'storage') throw new HttpError(400, 'Client uploads are not enabled for this collection.')
+
+  const allowed = await assertClientUploadAccess({ collectionSlug, req }).then(
+    () => true,
+    () => false,
+  )
+  // `access` can only narrow the CMS check, never widen it.
+  if (!allowed || (storage.clientUploads?.access && !(await storage.clientUploads.access({ collectionSlug, req })))) {
+    throw new HttpError(403, 'You are not allowed to upload to this collection.')
+  }
+  assertClientUploadAllowed({ collection, filename: body.filename as string, mimeType: body.mimeType as string })
+  assertClientUploadFileSize(size as number)
+  const max = req.payload.config.upload?.limits?.fileSize
+  if (max !== undefined && (size as number) > max) throw new HttpError(413, `The file exceeds the maximum size of ${max} bytes.`)
+
+  const resolved = await resolveSignedURLKey({
+    collectionPrefix: target.prefix,
+    collectionSlug,
+    docPrefix: typeof body.docPrefix === 'string' ? body.docPrefix : undefined,
+    filename: body.filename as string,
+    req,
+  })
+  const presigned = await presignPut(storage, resolved.storageFilePath, body.mimeType as string, size as number, storage.clientUploads?.expiresIn ?? 600)
+  return Response.json({
+    ...presigned,
+    clientUploadContext: resolved.clientUploadContext,
+    filename: resolved.sanitizedFilename,
+  })
+}
+
+/** The endpoint, registered when `storage.clientUploads` is on. */
+export function storageUploadEndpoint(ctx: PluginContext, storage: ResolvedStorage): Endpoint {
+  return {
+    custom: { openapi: storageUploadOperation },
+    handler: withErrors('storage/upload', (req) => handleStorageUpload(ctx, storage, req)),
+    method: 'post',
+    path: STORAGE_UPLOAD_PATH,
+  }
+}

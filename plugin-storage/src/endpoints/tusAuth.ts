@@ -1,0 +1,106 @@
+/**
+ * @module endpoints/tusAuth
+ * `POST /api/storage-host/stream/tus-auth`: authorises a browser-direct TUS upload to the streaming host
+ * (spec: plugin-storage-api.md, "tus-auth"). Creates the video record for a new upload, or re-signs an
+ * upload of a video the same user created (resume), and hands out the `videoToken` that binds the video
+ * to the CMS document later.
+ */
+import type { Endpoint, PayloadRequest } from 'payload'
+import { getSanitizedUploadFilename } from 'payload/shared'
+
+import { signVideoToken, userKey, verifyVideoToken } from '../auth/videoToken.js'
+import { TUS_AUTH_PATH } from '../constants.js'
+import { type PluginContext, streamApiConfig } from '../context.js'
+import type { ResolvedStream } from '../options/resolveOptions.js'
+import { tusAuthOperation } from '../openapi/operations.js'
+import { assertClientUploadAccess, createClientUploadReceipt, getSafeFileName } from '../payload/internal.js'
+import type { TusAuthRequest, TusAuthResponse } from '../types.js'
+import { createVideo, getVideo } from '../upstream/streamApi.js'
+import { tusSignature } from '../upstream/signatures.js'
+import { parseTusRequest, validateTusFile } from '../validation/validateTusRequest.js'
+import { HttpError, readJsonObject, withErrors } from './httpError.js'
+
+/** Video object statuses after which the bytes are on the host: Uploaded, Processing, Transcoding, Finished, JIT. */
+const UPLOADED_STATUSES = new Set([1, 2, 3, 4, 7, 8])
+const STATUS_NAMES = ['created', 'uploaded', 'processing', 'transcoding', 'finished', 'error', 'uploadFailed', 'jitSegmenting', 'jitPlaylistsCreated']
+
+async function checkAccess(stream: ResolvedStream, req: PayloadRequest, body: TusAuthRequest): Promise<void> {
+  const tus = stream.tus
+  let allowed: boolean
+  if (tus?.access) {
+    allowed = await tus.access({ collectionSlug: body.collection, req })
+  } else {
+    allowed = await assertClientUploadAccess({ collectionSlug: body.collection, req }).then(
+      () => true,
+      () => false,
+    )
+  }
+  if (allowed && tus?.checkAccess) allowed = await tus.checkAccess(req, body)
+  if (!allowed) throw new HttpError(403, 'You are not allowed to upload to this collection.')
+}
+
+async function handleTusAuth(ctx: PluginContext, stream: ResolvedStream, req: PayloadRequest): Promise<Response> {
+  const user = userKey(req)
+  if (!user) throw new HttpError(403, 'An authenticated session is required.')
+  const body = parseTusRequest(await readJsonObject(req))
+  const collection = req.payload.collections[body.collection]?.config
+  if (!collection) throw new HttpError(404, `Collection "${body.collection}" not found.`)
+  await checkAccess(stream, req, body)
+  const target = ctx.options.collections.get(body.collection)
+  if (!target || target.target !== 'stream') throw new HttpError(400, 'TUS uploads are not enabled for this collection.')
+
+  await validateTusFile(body, {
+    collectionMimeTypes: target.mimeTypes,
+    maxFileSize: req.payload.config.upload?.limits?.fileSize,
+    streamMimeTypes: stream.mimeTypes,
+  })
+
+  const api = streamApiConfig(stream)
+  let videoId: string
+  let videoToken: string
+  let uploadedStatus: number | undefined
+  if (body.videoId && body.videoToken) {
+    const claims = await verifyVideoToken(req.payload.secret, body.videoToken)
+    if (!claims || claims.videoId !== body.videoId || claims.user !== user || claims.libraryId !== stream.libraryId) {
+      throw new HttpError(403, 'The video token does not belong to this video and user.')
+    }
+    const video = await getVideo(api, body.videoId)
+    videoId = body.videoId
+    videoToken = body.videoToken
+    if (UPLOADED_STATUSES.has(video.status)) uploadedStatus = video.status
+  } else {
+    if (!body.title?.trim()) throw new HttpError(400, 'A title is required for a new video.')
+    const video = await createVideo(api, body.title.trim(), stream.thumbnailTime)
+    if (!video.guid) throw new Error('The stream API answered without a video id')
+    videoId = video.guid
+    videoToken = await signVideoToken(req.payload.secret, { libraryId: stream.libraryId, user, videoId })
+  }
+
+  const response: TusAuthResponse = { type: 'upload', videoId, videoToken, libraryId: stream.libraryId }
+  if (uploadedStatus !== undefined) {
+    response.type = 'uploaded'
+    response.status = STATUS_NAMES[uploadedStatus] ?? String(uploadedStatus)
+  } else {
+    const expire = Math.floor(Date.now() / 1000) + (stream.tus?.expiresIn ?? 3600)
+    response.authorizationSignature = tusSignature(stream.libraryId, stream.apiKey, expire, videoId)
+    response.authorizationExpire = expire
+    if (stream.thumbnailTime !== undefined) response.thumbnailTime = stream.thumbnailTime
+  }
+  if (body.head !== undefined) {
+    const filename = await getSafeFileName({ collectionSlug: body.collection, desiredFilename: getSanitizedUploadFilename(body.filename), req })
+    response.filename = filename
+    // Payload's own receipt: the core checks it (and its filename) when the document is submitted.
+    response.signedReceipt = createClientUploadReceipt({ collectionSlug: body.collection, context: { prefix: '', videoId }, filename, req })
+  }
+  return Response.json(response)
+}
+
+/** The endpoint, registered when `stream.tus` is configured. */
+export function tusAuthEndpoint(ctx: PluginContext, stream: ResolvedStream): Endpoint {
+  return {
+    custom: { openapi: tusAuthOperation },
+    handler: withErrors('tus-auth', (req) => handleTusAuth(ctx, stream, req)),
+    method: 'post',
+    path: TUS_AUTH_PATH,
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * @module fields/hostDataField
+ * `hostData.stream` on every stream collection: what players need (video id, library id, HLS playlist,
+ * thumbnail, MP4 fallback URLs) and the encoding status kept current by the webhook. Only the plugin
+ * writes these (field access denies API writes); `videoToken` is the one writable field: it is
+ * verified by the bind hook and never stored (always saved as null).
+ */
+import type { Field, FieldAccess } from 'payload'
+
+import { STREAM_STATUSES } from '../stream/statusMachine.js'
+
+/** API writes are refused; the plugin writes through its hooks and with `overrideAccess`. */
+const pluginOnly: { create: FieldAccess; update: FieldAccess } = { create: () => false, update: () => false }
+
+export interface HostDataFieldOptions {
+  /** Replace or extend the default sub-fields of `hostData.stream`. */
+  overrides?: (defaultFields: Field[]) => Field[]
+}
+
+/** The `hostData` group field of a stream collection. */
+export function HostDataField({ overrides }: HostDataFieldOptions = {}): Field {
+  const streamFields: Field[] = [
+    { name: 'videoId', type: 'text', access: pluginOnly, admin: { readOnly: true }, index: true },
+    { name: 'libraryId', type: 'number', access: pluginOnly, admin: { readOnly: true } },
+    {
+      name: 'videoToken',
+      type: 'text',
+      admin: { description: 'Set by the upload field after a TUS upload; checked on save, never stored.', hidden: true },
+      hooks: { afterRead: [() => undefined] },
+    },
+    {
+      name: 'status',
+      type: 'select',
+      access: pluginOnly,
+      admin: { readOnly: true },
+      options: STREAM_STATUSES.map((value) => ({ label: value, value })),
+    },
+    { name: 'encodeProgress', type: 'number', access: pluginOnly, admin: { readOnly: true }, max: 100, min: 0 },
+    { name: 'playlistUrl', type: 'text', access: pluginOnly, admin: { readOnly: true } },
+    { name: 'thumbnailUrl', type: 'text', access: pluginOnly, admin: { readOnly: true } },
+    { name: 'availableResolutions', type: 'text', access: pluginOnly, admin: { readOnly: true } },
+    {
+      name: 'resolutions',
+      type: 'array',
+      access: pluginOnly,
+      admin: { readOnly: true },
+      fields: [
+        { name: 'resolution', type: 'text' },
+        { name: 'url', type: 'text' },
+      ],
+    },
+  ]
+  return {
+    name: 'hostData',
+    type: 'group',
+    admin: { position: 'sidebar' },
+    fields: [{ name: 'stream', type: 'group', fields: overrides ? overrides(streamFields) : streamFields }],
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * @module plugin
+ * `hostStoragePlugin(options)(config)`: files of `storage` collections go to the storage host through a
+ * plugin-cloud-storage adapter, videos of `stream` collections to the streaming host (TUS from the
+ * browser, authorised by tus-auth; encoding callbacks on the webhook). The fields are added even when
+ * `disabled`, so the database schema never depends on the switch.
+ */
+import { cloudStoragePlugin } from '@payloadcms/plugin-cloud-storage'
+import type { CollectionOptions } from '@payloadcms/plugin-cloud-storage/types'
+import type { CollectionConfig, Config, Endpoint } from 'payload'
+
+import { storageAdapter } from './adapter/storageAdapter.js'
+import { streamAdapter } from './adapter/streamAdapter.js'
+import { sweepOrphanUploads } from './cleanup/sweepOrphanUploads.js'
+import type { PluginContext } from './context.js'
+import { storageUploadEndpoint } from './endpoints/storageUpload.js'
+import { tusAuthEndpoint } from './endpoints/tusAuth.js'
+import { webhookEndpoint } from './endpoints/webhook.js'
+import { HostDataField } from './fields/hostDataField.js'
+import { bindVideoTokenHook } from './hooks/bindVideoToken.js'
+import { resolveOptions } from './options/resolveOptions.js'
+import type { HostStoragePluginOptions } from './types.js'
+
+const CLIENT_PATH = '@hosted-media/plugin-storage/client'
+
+/** Adds an endpoint unless one with the same method and path exists (the plugin applied twice). */
+function addEndpoint(endpoints: Endpoint[], endpoint: Endpoint): void {
+  if (!endpoints.some((e) => e.path === endpoint.path && e.method === endpoint.method)) endpoints.push(endpoint)
+}
+
+/**
+ * The storage plugin.
+ *
+ * @example
+ * ```ts
+ * plugins: [hostStoragePlugin({
+ *   collections: { media: 'storage', videos: 'stream' },
+ *   storage: { zoneName: 'my-zone', accessKey: process.env.STORAGE_KEY!, cdnUrl: 'https://my-zone.b-cdn.net', clientUploads: true },
+ *   stream: { libraryId: 123, apiKey: process.env.STREAM_KEY!, cdnUrl: 'https://vz-abc.b-cdn.net', tus: true, webhook: { secret: process.env.STREAM_RO_KEY! } },
+ * })]
+ * ```
+ */
+export const hostStoragePlugin =
+  (pluginOptions: HostStoragePluginOptions) =>
+  (incomingConfig: Config): Config => {
+    const options = resolveOptions(pluginOptions)
+    const ctx: PluginContext = { options }
+
+    // Schema first: `hostData` on stream collections, whatever `disabled` says.
+    const collections = (incomingConfig.collections ?? []).map((collection): CollectionConfig => {
+      const target = options.collections.get(collection.slug)
+      if (!target) return collection
+      if (!collection.upload) throw new Error(`storage-host plugin: collection "${collection.slug}" is not an upload collection`)
+      if (target.target !== 'stream') return collection
+      const upload = typeof collection.upload === 'object' ? collection.upload : {}
+      if (upload.mimeTypes?.length) target.mimeTypes = upload.mimeTypes
+      const hasHostData = collection.fields.some((f) => 'name' in f && f.name === 'hostData')
+      return {
+        ...collection,
+        fields: hasHostData ? collection.fields : [...collection.fields, HostDataField()],
+        // The bytes never reach the CMS, so Payload's own type check (which reads the whole file) cannot
+        // run: the plugin enforces `mimeTypes` in tus-auth and in the bind hook instead (README).
+        upload: { ...upload, mimeTypes: options.disabled ? upload.mimeTypes : undefined },
+      }
+    })
+    let config: Config = { ...incomingConfig, collections }
+    if (options.disabled) return config
+
+    // Hooks of stream collections.
+    config.collections = config.collections!.map((collection) => {
+      const target = options.collections.get(collection.slug)
+      if (!target || target.target !== 'stream' || !options.stream) return collection
+      return {
+        ...collection,
+        hooks: { ...collection.hooks, beforeChange: [...(collection.hooks?.beforeChange ?? []), bindVideoTokenHook(ctx, options.stream, target)] },
+      }
+    })
+
+    // Endpoints.
+    const endpoints = [...(config.endpoints ?? [])]
+    if (options.stream?.tus) addEndpoint(endpoints, tusAuthEndpoint(ctx, options.stream))
+    if (options.stream?.webhook) addEndpoint(endpoints, webhookEndpoint(ctx, options.stream, options.stream.webhook.secret))
+    if (options.storage?.clientUploads) addEndpoint(endpoints, storageUploadEndpoint(ctx, options.storage))
+    config.endpoints = endpoints
+
+    // Admin components: the client-upload handler (storage) and the TUS upload field (stream).
+    const providers = [...(config.admin?.components?.providers ?? [])]
+    for (const target of options.collections.values()) {
+      if (target.target === 'storage' && options.storage?.clientUploads) {
+        providers.push({ clientProps: { collectionSlug: target.slug }, path: `${CLIENT_PATH}#StorageClientUploadHandler` })
+      }
+    }
+    config.collections = config.collections!.map((collection) => {
+      const target = options.collections.get(collection.slug)
+      if (!target || target.target !== 'stream' || !options.stream?.tus) return collection
+      const beforeInput = [...(collection.admin?.components?.edit?.beforeDocumentControls ?? [])]
+      return {
+        ...collection,
+        admin: {
+          ...collection.admin,
+          components: {
+            ...collection.admin?.components,
+            edit: {
+              ...collection.admin?.components?.edit,
+              beforeDocumentControls: [...beforeInput, { clientProps: { collectionSlug: collection.slug }, path: `${CLIENT_PATH}#TusUploadButton` }],
+            },
+          },
+        },
+      }
+    })
+    config.admin = { ...config.admin, components: { ...config.admin?.components, providers } }
+
+    // Orphan sweep of client uploads.
+    const sweepEvery = options.storage?.clientUploads?.sweepInterval ?? 0
+    const previousOnInit = config.onInit
+    config.onInit = async (payload) => {
+      if (previousOnInit) await previousOnInit(payload)
+      if (sweepEvery > 0) {
+        const timer = setInterval(() => {
+          void sweepOrphanUploads(payload, options).catch((err: Error) => payload.logger.warn({ err: err.message, msg: 'storage-host: orphan sweep failed' }))
+        }, sweepEvery * 1000)
+        timer.unref()
+      }
+    }
+
+    // Storage adapters through plugin-cloud-storage (it wires the upload/delete hooks and handlers).
+    const cloudCollections: Record<string, CollectionOptions> = {}
+    for (const target of options.collections.values()) {
+      const adapter = target.target === 'storage' ? storageAdapter(options.storage!, target) : streamAdapter(options.stream!)
+      cloudCollections[target.slug] = { adapter, disableLocalStorage: true, prefix: target.prefix || undefined }
+    }
+    config = cloudStoragePlugin({ collections: cloudCollections })(config)
+    return config
+  }

@@ -1,0 +1,85 @@
+/**
+ * @module upstream/storageApi
+ * The storage host's HTTP API: `PUT|GET|DELETE {endpoint}/{zone}/{path}` with the `AccessKey` header,
+ * listing with `GET {endpoint}/{zone}/{dir}/`.
+ */
+import { createReadStream } from 'node:fs'
+import { Readable } from 'node:stream'
+
+import { UpstreamError, upstreamFetch } from './UpstreamError.js'
+
+export interface StorageApiConfig {
+  endpoint: string
+  zoneName: string
+  accessKey: string
+}
+
+/** One entry of a directory listing. */
+export interface StorageListEntry {
+  ObjectName: string
+  Length: number
+  IsDirectory: boolean
+  LastChanged: string
+}
+
+/** Encodes each path segment; the key never escapes the zone (no `..`, no empty segments). */
+export function objectUrl(config: StorageApiConfig, key: string): string {
+  const segments = key.split('/').filter((s) => s.length > 0)
+  if (segments.some((s) => s === '.' || s === '..')) throw new Error('Invalid storage key')
+  return `${config.endpoint}/${encodeURIComponent(config.zoneName)}/${segments.map(encodeURIComponent).join('/')}`
+}
+
+/** What to upload: a file on disk (streamed) or bytes in memory. */
+export type UploadBody = { path: string; size: number } | { buffer: Buffer }
+
+/** Uploads one object. Files on disk are streamed, never read whole into memory. */
+export async function putObject(config: StorageApiConfig, key: string, body: UploadBody, contentType: string): Promise<void> {
+  const headers: Record<string, string> = { AccessKey: config.accessKey, 'Content-Type': contentType }
+  let requestBody: BodyInit
+  if ('path' in body) {
+    headers['Content-Length'] = String(body.size)
+    requestBody = Readable.toWeb(createReadStream(body.path)) as unknown as BodyInit
+  } else {
+    headers['Content-Length'] = String(body.buffer.length)
+    requestBody = body.buffer as unknown as BodyInit
+  }
+  const res = await upstreamFetch(`Upload of "${key}"`, objectUrl(config, key), {
+    method: 'PUT',
+    headers,
+    body: requestBody,
+    duplex: 'half',
+  } as RequestInit)
+  await res.body?.cancel()
+  if (!res.ok) throw new UpstreamError(`Upload of "${key}"`, res.status)
+}
+
+/** Opens an object; forwards `Range`. Answers the upstream response (200/206) or throws. */
+export async function getObject(config: StorageApiConfig, key: string, range?: string | null): Promise<Response> {
+  const headers: Record<string, string> = { AccessKey: config.accessKey }
+  if (range) headers.Range = range
+  const res = await upstreamFetch(`Download of "${key}"`, objectUrl(config, key), { headers })
+  if (!res.ok) {
+    await res.body?.cancel()
+    throw new UpstreamError(`Download of "${key}"`, res.status)
+  }
+  return res
+}
+
+/** Deletes an object; an object already gone counts as deleted (idempotent). */
+export async function deleteObject(config: StorageApiConfig, key: string): Promise<void> {
+  const res = await upstreamFetch(`Delete of "${key}"`, objectUrl(config, key), { method: 'DELETE', headers: { AccessKey: config.accessKey } })
+  await res.body?.cancel()
+  if (!res.ok && res.status !== 404) throw new UpstreamError(`Delete of "${key}"`, res.status)
+}
+
+/** Lists a directory (empty list when it does not exist). */
+export async function listDirectory(config: StorageApiConfig, dir: string): Promise<StorageListEntry[]> {
+  const base = dir ? `${objectUrl(config, dir)}/` : `${config.endpoint}/${encodeURIComponent(config.zoneName)}/`
+  const res = await upstreamFetch(`Listing of "${dir || '/'}"`, base, { headers: { AccessKey: config.accessKey, Accept: 'application/json' } })
+  if (res.status === 404) return []
+  if (!res.ok) {
+    await res.body?.cancel()
+    throw new UpstreamError(`Listing of "${dir || '/'}"`, res.status)
+  }
+  return (await res.json()) as StorageListEntry[]
+}

@@ -1,0 +1,74 @@
+/**
+ * @module upstream/streamApi
+ * The streaming host's video API: `{apiBase}/library/{libraryId}/videos[/{guid}[/resolutions]]` with the
+ * `AccessKey` header.
+ */
+import { UpstreamError, upstreamFetch } from './UpstreamError.js'
+
+export interface StreamApiConfig {
+  apiBase: string
+  libraryId: number
+  apiKey: string
+}
+
+/** The fields of the host's video object the plugin reads. */
+export interface StreamVideo {
+  guid: string
+  videoLibraryId: number
+  title?: string
+  /** 0 Created, 1 Uploaded, 2 Processing, 3 Transcoding, 4 Finished, 5 Error, 6 UploadFailed, ... */
+  status: number
+  encodeProgress?: number
+  availableResolutions?: string | null
+  hasMP4Fallback?: boolean
+  storageSize?: number
+}
+
+export interface Mp4Resolution {
+  resolution: string
+  path: string
+}
+
+const videosUrl = (c: StreamApiConfig, guid?: string): string =>
+  `${c.apiBase}/library/${c.libraryId}/videos${guid ? `/${encodeURIComponent(guid)}` : ''}`
+
+async function call<T>(operation: string, url: string, c: StreamApiConfig, init: RequestInit = {}): Promise<T> {
+  const res = await upstreamFetch(operation, url, {
+    ...init,
+    headers: { AccessKey: c.apiKey, Accept: 'application/json', ...(init.body ? { 'Content-Type': 'application/json' } : {}) },
+  })
+  if (!res.ok) {
+    await res.body?.cancel()
+    throw new UpstreamError(operation, res.status)
+  }
+  const text = await res.text()
+  return (text ? JSON.parse(text) : {}) as T
+}
+
+/** Creates a video record and answers it (its `guid` is the video id). */
+export function createVideo(c: StreamApiConfig, title: string, thumbnailTime?: number): Promise<StreamVideo> {
+  const body: Record<string, unknown> = { title }
+  if (thumbnailTime !== undefined) body.thumbnailTime = thumbnailTime
+  return call<StreamVideo>('Creating the video', videosUrl(c), c, { method: 'POST', body: JSON.stringify(body) })
+}
+
+/** Reads a video. */
+export function getVideo(c: StreamApiConfig, guid: string): Promise<StreamVideo> {
+  return call<StreamVideo>('Reading the video', videosUrl(c, guid), c)
+}
+
+/** Deletes a video; a video already gone counts as deleted. */
+export async function deleteVideo(c: StreamApiConfig, guid: string): Promise<void> {
+  try {
+    await call<unknown>('Deleting the video', videosUrl(c, guid), c, { method: 'DELETE' })
+  } catch (err) {
+    if (err instanceof UpstreamError && err.isNotFound()) return
+    throw err
+  }
+}
+
+/** MP4 fallback renditions of a video (`data.mp4Resolutions`). */
+export async function getMp4Resolutions(c: StreamApiConfig, guid: string): Promise<Mp4Resolution[]> {
+  const res = await call<{ data?: { mp4Resolutions?: Mp4Resolution[] } }>('Reading the resolutions', `${videosUrl(c, guid)}/resolutions`, c)
+  return res.data?.mp4Resolutions ?? []
+}
