@@ -1,0 +1,127 @@
+/**
+ * @module archive/writeSnapshot
+ * Writes one archive stream to every storage of a job at once: cut into parts when `chunkSize` is set,
+ * hashed on the way, each part stored under a temporary name, then committed, then the manifest last.
+ * The slowest storage sets the pace (backpressure), so memory does not depend on the archive's size.
+ * On any failure or abort, every object of this run is removed again.
+ */
+import { createHash } from 'node:crypto'
+import { once } from 'node:events'
+import { PassThrough, Readable } from 'node:stream'
+import type { Compression } from '../config/types.js'
+import type { PendingObject, Storage } from '../storages/types.js'
+import { manifestKey, partKey, partsFolder, wholeKey } from './layout.js'
+import type { Manifest } from './manifest.js'
+
+export interface WriteSnapshotOptions {
+  archive: Readable
+  storages: Storage[]
+  job: string
+  name: string
+  compression: Compression
+  createdAt: Date
+  chunkSize?: number
+  signal: AbortSignal
+}
+
+interface OpenPart {
+  streams: PassThrough[]
+  writes: Promise<PendingObject>[]
+  hash: ReturnType<typeof createHash>
+  size: number
+}
+
+export async function writeSnapshot(options: WriteSnapshotOptions): Promise<Manifest> {
+  const { archive, storages, job, signal } = options
+  const chunkSize = options.chunkSize ?? Infinity
+  const whole = createHash('sha256')
+  const parts: { pending: PendingObject[]; size: number; sha256: string }[] = []
+  const pendingAll: PendingObject[] = []
+  const committed: { storage: Storage; key: string }[] = []
+  let part: OpenPart | undefined
+
+  const openPart = (): OpenPart => {
+    const streams = storages.map(() => new PassThrough({ highWaterMark: 1 << 20 }))
+    const writes = storages.map((storage, i) => storage.write(job, streams[i]!, signal))
+    // Keep the handles as soon as they exist, so a failure elsewhere can still discard them.
+    for (const write of writes) write.then((p) => pendingAll.push(p), () => {})
+    return { streams, writes, hash: createHash('sha256'), size: 0 }
+  }
+  const closePart = async (open: OpenPart) => {
+    for (const stream of open.streams) stream.end()
+    const pending = await Promise.all(open.writes)
+    parts.push({ pending, size: open.size, sha256: open.hash.digest('hex') })
+  }
+  const writeAll = async (open: OpenPart, chunk: Buffer) => {
+    open.hash.update(chunk)
+    open.size += chunk.length
+    const waits = open.streams.filter((stream) => !stream.write(chunk)).map((stream) => once(stream, 'drain', { signal }))
+    if (waits.length) await Promise.all(waits)
+  }
+
+  try {
+    for await (const data of archive) {
+      let chunk = data as Buffer
+      whole.update(chunk)
+      while (chunk.length > 0) {
+        part ??= openPart()
+        const room = chunkSize - part.size
+        const slice = chunk.length <= room ? chunk : chunk.subarray(0, room)
+        chunk = chunk.subarray(slice.length)
+        await writeAll(part, slice)
+        if (part.size >= chunkSize) {
+          const full = part
+          part = undefined
+          await closePart(full)
+        }
+      }
+    }
+    signal.throwIfAborted()
+    if (part) {
+      const last = part
+      part = undefined
+      await closePart(last)
+    }
+    const total = parts.reduce((sum, p) => sum + p.size, 0)
+    const split = options.chunkSize !== undefined
+    const folder = partsFolder(job, options.name, parts.length, total)
+    const keys = parts.map((_, index) => (split ? partKey(folder, options.name, index) : wholeKey(job, options.name)))
+    const manifest: Manifest = {
+      version: 1,
+      job,
+      name: options.name,
+      compression: options.compression,
+      createdAt: options.createdAt.toISOString(),
+      size: total,
+      sha256: whole.digest('hex'),
+      chunkSize: options.chunkSize ?? null,
+      parts: parts.map((p, index) => ({ key: keys[index]!, size: p.size, sha256: p.sha256 })),
+    }
+    for (const [index, p] of parts.entries()) {
+      for (const [s, pending] of p.pending.entries()) {
+        signal.throwIfAborted()
+        await pending.commit(keys[index]!)
+        committed.push({ storage: storages[s]!, key: keys[index]! })
+      }
+    }
+    // The manifest goes last: its presence is the commit point of the whole snapshot.
+    const body = Buffer.from(JSON.stringify(manifest, null, 2) + '\n')
+    for (const storage of storages) {
+      signal.throwIfAborted()
+      const pending = await storage.write(job, Readable.from([body]), signal)
+      pendingAll.push(pending)
+      await pending.commit(manifestKey(job, options.name))
+      committed.push({ storage, key: manifestKey(job, options.name) })
+    }
+    return manifest
+  } catch (err) {
+    const reason = signal.aborted ? signal.reason : err
+    archive.destroy()
+    for (const stream of part?.streams ?? []) stream.destroy(reason instanceof Error ? reason : new Error(String(reason)))
+    await Promise.allSettled(part?.writes ?? [])
+    // Manifest first (un-commit), then the data.
+    for (const { storage, key } of [...committed].reverse()) await storage.delete(key).catch(() => {})
+    await Promise.allSettled(pendingAll.map((pending) => pending.discard()))
+    throw err
+  }
+}

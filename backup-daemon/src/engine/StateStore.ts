@@ -1,0 +1,70 @@
+/**
+ * @module engine/StateStore
+ * `<dataDir>/state.json`: per job the last result, last run time and the newest run's metadata, so
+ * they survive a restart. Written atomically (temporary file + rename). Each update re-reads the file
+ * and changes only its job's entry, so a `backup-daemon run` beside the daemon does not undo the
+ * daemon's entries (or the other way round).
+ */
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { LastResult, RunInfo } from './types.js'
+
+export interface JobState {
+  lastResult: LastResult
+  /** RFC 3339 start time of the newest run, "" before the first. */
+  lastRun: string
+  run: RunInfo
+}
+
+interface StateFile {
+  version: 1
+  jobs: Record<string, JobState>
+}
+
+export const emptyJobState = (): JobState => ({
+  lastResult: { success: false, duration: '', error: '' },
+  lastRun: '',
+  run: { startTime: '', endTime: '', duration: '', error: '', status: 'idle' },
+})
+
+export class StateStore {
+  private jobs: Record<string, JobState>
+  private readonly path: string
+
+  constructor(dataDir: string) {
+    mkdirSync(dataDir, { recursive: true })
+    this.path = join(dataDir, 'state.json')
+    this.jobs = this.read().jobs
+  }
+
+  private read(): StateFile {
+    try {
+      const parsed = JSON.parse(readFileSync(this.path, 'utf8')) as StateFile
+      return { version: 1, jobs: parsed.jobs ?? {} }
+    } catch {
+      // Missing or unreadable (a crash can no longer truncate it, but an operator can): start empty.
+      return { version: 1, jobs: {} }
+    }
+  }
+
+  get(job: string): JobState {
+    return this.jobs[job] ?? emptyJobState()
+  }
+
+  /** Merges `patch` into the job's entry and writes the file. */
+  update(job: string, patch: { lastResult?: LastResult; lastRun?: string; run?: Partial<RunInfo> }): JobState {
+    const onDisk = this.read()
+    const current = onDisk.jobs[job] ?? this.jobs[job] ?? emptyJobState()
+    const next: JobState = {
+      lastResult: patch.lastResult ?? current.lastResult,
+      lastRun: patch.lastRun ?? current.lastRun,
+      run: { ...current.run, ...patch.run },
+    }
+    onDisk.jobs[job] = next
+    const temp = `${this.path}.${process.pid}.tmp`
+    writeFileSync(temp, JSON.stringify(onDisk, null, 2) + '\n')
+    renameSync(temp, this.path)
+    this.jobs = onDisk.jobs
+    return next
+  }
+}

@@ -1,0 +1,214 @@
+/**
+ * @module engine/createEngine
+ * The `Engine` of `engine/types.ts`: jobs from the config, croner schedules, runs in the background
+ * with cancel through one AbortSignal, state in `<dataDir>/state.json`, logs in the `LogHub`.
+ */
+import { Cron } from 'croner'
+import type { DaemonConfig, JobConfig } from '../config/types.js'
+import { createLogHub, type DaemonLogHub } from '../logs/createLogHub.js'
+import type { LogLevel } from '../logs/formatLine.js'
+import { createStorage } from '../storages/all.js'
+import type { Storage } from '../storages/types.js'
+import { EngineStoppingError, JobBusyError, JobNotFoundError, NoRunInFlightError } from './errors.js'
+import { formatDuration } from './formatDuration.js'
+import { openSnapshot } from './openSnapshot.js'
+import { redactJob } from './redactJob.js'
+import { RunLock } from './RunLock.js'
+import { runJob } from './runJob.js'
+import { listCatalog, removeLeftovers } from './snapshotCatalog.js'
+import { StateStore } from './StateStore.js'
+import type { Engine, JobRunStatus, JobView, RunInfo } from './types.js'
+
+export interface EngineOptions {
+  /** Start the cron schedules (the CLI's `run` command turns them off). @default true */
+  schedule?: boolean
+  /** Keep logs in files under `logs.directory`. @default true */
+  persistLogs?: boolean
+  /** gzip level for `tar.gz` jobs. @default 6 */
+  gzipLevel?: number
+}
+
+/** The engine plus what the CLI needs beyond the server's contract. */
+export interface DaemonEngine extends Engine {
+  readonly logs: DaemonLogHub
+  /** Resolves with the run's metadata once the job is idle again (at once if it is). */
+  whenIdle(name: string): Promise<RunInfo>
+}
+
+/** Raised inside a run when it is cancelled; its message becomes the run's `error`. */
+class RunCancelled extends Error {
+  override name = 'RunCancelled'
+}
+
+interface JobRuntime {
+  config: JobConfig
+  storages: Storage[]
+  status: JobRunStatus
+  controller?: AbortController
+  done?: Promise<void>
+  cron?: Cron
+}
+
+/**
+ * @example
+ * const engine = await createEngine(await loadConfig('backup-daemon.yaml'))
+ * engine.run('nightly', 'manual')
+ */
+export async function createEngine(config: DaemonConfig, options: EngineOptions = {}): Promise<DaemonEngine> {
+  const logs = createLogHub(config, { persist: options.persistLogs ?? true })
+  const state = new StateStore(config.dataDir)
+  const locks = new RunLock(config.dataDir)
+  const jobs = new Map<string, JobRuntime>(config.jobs.map((job) => [job.name, { config: job, storages: job.storages.map(createStorage), status: 'idle' }]))
+  let stopping = false
+
+  const systemLog = (level: LogLevel, message: string) => logs.log({ kind: 'system' }, level, message)
+  const jobLog = (name: string) => (level: LogLevel, message: string) => {
+    logs.log({ kind: 'job', job: name }, level, message)
+    if (level !== 'info') systemLog(level, `[${name}] ${message}`)
+  }
+  const runtime = (name: string) => {
+    const job = jobs.get(name)
+    if (!job) throw new JobNotFoundError(name)
+    return job
+  }
+
+  // A run that was in flight when the previous process died is over: record it as failed and clean up.
+  for (const [name, job] of jobs) {
+    if (locks.heldElsewhere(name) !== undefined) continue
+    const previous = state.get(name)
+    if (previous.run.status === 'running' || previous.run.status === 'cancelling') {
+      const error = 'interrupted: the daemon stopped during the run'
+      state.update(name, { lastResult: { success: false, duration: previous.run.duration, error }, run: { status: 'failed', error } })
+      jobLog(name)('warn', `the previous run did not finish (${error})`)
+    }
+    for (const storage of job.storages) {
+      const removed = await removeLeftovers(storage, name).catch((err: Error) => {
+        jobLog(name)('warn', `storage "${storage.name}": cleaning leftovers failed: ${err.message}`)
+        return 0
+      })
+      if (removed) jobLog(name)('warn', `storage "${storage.name}": removed ${removed} object(s) left by an unfinished run`)
+    }
+  }
+
+  const execute = async (name: string, job: JobRuntime, controller: AbortController, started: Date, trigger: string) => {
+    const log = jobLog(name)
+    log('info', `run started (${trigger})`)
+    systemLog('info', `[${name}] run started (${trigger})`)
+    let error = ''
+    let status = 'success'
+    try {
+      await runJob({ job: job.config, storages: job.storages, signal: controller.signal, log, level: options.gzipLevel })
+    } catch (err) {
+      const reason = controller.signal.aborted ? controller.signal.reason : err
+      error = reason instanceof Error ? reason.message : String(reason)
+      status = controller.signal.aborted ? 'cancelled' : 'failed'
+    }
+    const duration = formatDuration(Date.now() - started.getTime())
+    state.update(name, {
+      lastResult: { success: status === 'success', duration, error },
+      run: { endTime: new Date().toISOString(), duration, error, status },
+    })
+    if (status === 'success') log('info', `run succeeded in ${duration}`)
+    else log(status === 'cancelled' ? 'warn' : 'error', `run ${status} after ${duration}: ${error}`)
+    if (status === 'success') systemLog('info', `[${name}] run succeeded in ${duration}`)
+  }
+
+  const run = (name: string, trigger: 'manual' | 'schedule'): { startedAt: string } => {
+    if (stopping) throw new EngineStoppingError()
+    const job = runtime(name)
+    if (job.status !== 'idle' || !locks.acquire(name)) throw new JobBusyError(name)
+    const started = new Date()
+    const controller = new AbortController()
+    job.status = 'running'
+    job.controller = controller
+    state.update(name, {
+      lastRun: started.toISOString(),
+      run: { startTime: started.toISOString(), endTime: '', duration: '', error: '', status: 'running' },
+    })
+    job.done = execute(name, job, controller, started, trigger).finally(() => {
+      job.status = 'idle'
+      job.controller = undefined
+      locks.release(name)
+    })
+    return { startedAt: started.toISOString() }
+  }
+
+  const view = (job: JobRuntime): JobView => {
+    const saved = state.get(job.config.name)
+    return {
+      name: job.config.name,
+      active: job.config.active,
+      schedule: job.config.schedule,
+      sourcesCount: job.config.sources.length,
+      storagesCount: job.config.storages.length,
+      status: job.status,
+      lastResult: saved.lastResult,
+      lastRun: saved.lastRun,
+      nextRun: job.cron?.nextRun()?.toISOString() ?? '',
+    }
+  }
+
+  if (options.schedule ?? true) {
+    for (const [name, job] of jobs) {
+      if (!job.config.active || !job.config.schedule) continue
+      // `protect` keeps croner from firing again while the callback's run is still going.
+      job.cron = new Cron(job.config.schedule, { timezone: job.config.timezone, protect: true, catch: true, name: `backup:${name}` }, async () => {
+        try {
+          run(name, 'schedule')
+          await job.done
+        } catch (err) {
+          if (err instanceof JobBusyError) jobLog(name)('warn', 'scheduled run skipped: the job is already running')
+          else if (!(err instanceof EngineStoppingError)) jobLog(name)('error', `scheduled run failed to start: ${(err as Error).message}`)
+        }
+      })
+    }
+  }
+  systemLog('info', `engine started: ${jobs.size} job(s), ${[...jobs.values()].filter((j) => j.cron).length} scheduled`)
+
+  return {
+    logs,
+    listJobs: () => [...jobs.values()].map(view),
+    getJob: (name) => view(runtime(name)),
+    jobConfig: (name) => redactJob(runtime(name).config),
+    runInfo(name) {
+      const job = runtime(name)
+      const info = state.get(name).run
+      return job.status === 'idle' ? info : { ...info, status: job.status }
+    },
+    run,
+    cancel(name) {
+      const job = runtime(name)
+      if (job.status === 'idle' || !job.controller) throw new NoRunInFlightError(name)
+      if (job.status === 'running') {
+        job.status = 'cancelling'
+        state.update(name, { run: { status: 'cancelling' } })
+        jobLog(name)('warn', 'cancel requested')
+        job.controller.abort(new RunCancelled('cancelled'))
+      }
+      return { cancelledAt: new Date().toISOString() }
+    },
+    async listSnapshots(name) {
+      const job = runtime(name)
+      const lists = await Promise.all(job.storages.map((storage) => listCatalog(storage, name)))
+      return lists.flatMap((list) => list.snapshots.map((entry) => entry.view)).sort((a, b) => b.createdAt.localeCompare(a.createdAt))
+    },
+    openSnapshot: (name, filename) => openSnapshot(name, runtime(name).storages, filename),
+    async whenIdle(name) {
+      await runtime(name).done
+      return state.get(name).run
+    },
+    async stop() {
+      if (stopping) return
+      stopping = true
+      for (const job of jobs.values()) job.cron?.stop()
+      const inFlight = [...jobs.values()].filter((job) => job.status !== 'idle')
+      for (const job of inFlight) {
+        job.status = 'cancelling'
+        job.controller?.abort(new RunCancelled('cancelled: the daemon is shutting down'))
+      }
+      await Promise.allSettled(inFlight.map((job) => job.done))
+      systemLog('info', 'engine stopped')
+      logs.close()
+    },
+  }
+}

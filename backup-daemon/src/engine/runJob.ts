@@ -1,0 +1,64 @@
+/**
+ * @module engine/runJob
+ * One run of one job, start to end: clean leftovers, archive the sources into every storage, apply
+ * retention. Resolves with the manifest; rejects with the abort reason when cancelled, after removing
+ * everything the run wrote.
+ */
+import { createArchive } from '../archive/createArchive.js'
+import type { Manifest } from '../archive/manifest.js'
+import { snapshotName } from '../archive/layout.js'
+import { writeSnapshot } from '../archive/writeSnapshot.js'
+import type { JobConfig } from '../config/types.js'
+import type { LogLevel } from '../logs/formatLine.js'
+import { createSource } from '../sources/all.js'
+import type { Storage } from '../storages/types.js'
+import { applyRetention, removeLeftovers } from './snapshotCatalog.js'
+
+export interface RunJobOptions {
+  job: JobConfig
+  storages: Storage[]
+  signal: AbortSignal
+  log(level: LogLevel, message: string): void
+  /** gzip level. @default 6 */
+  level?: number
+}
+
+const mib = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MiB`
+
+export async function runJob({ job, storages, signal, log, level }: RunJobOptions): Promise<Manifest> {
+  for (const storage of storages) {
+    const removed = await removeLeftovers(storage, job.name)
+    if (removed) log('warn', `storage "${storage.name}": removed ${removed} object(s) left by an unfinished run`)
+  }
+  signal.throwIfAborted()
+  const sources = job.sources.map((config) => createSource(config, { log: (lvl, message) => log(lvl, message) }))
+  const createdAt = new Date()
+  const name = snapshotName(job.name, createdAt, job.compression)
+  log('info', `writing ${name} to ${storages.map((s) => `${s.type}:${s.name}`).join(', ')}`)
+  const archive = createArchive(sources, {
+    compression: job.compression,
+    signal,
+    level,
+    onSource: (source) => log('info', `reading source "${source.name}" (${source.type})`),
+  })
+  const manifest = await writeSnapshot({
+    archive,
+    storages,
+    job: job.name,
+    name,
+    compression: job.compression,
+    createdAt,
+    chunkSize: job.split?.chunkSize,
+    signal,
+  })
+  const parts = manifest.parts.length > 1 || manifest.chunkSize !== null ? `, ${manifest.parts.length} part(s)` : ''
+  log('info', `committed ${name}: ${mib(manifest.size)}${parts}, sha256 ${manifest.sha256}`)
+  const last = job.retention?.last
+  if (last !== undefined) {
+    for (const storage of storages) {
+      const deleted = await applyRetention(storage, job.name, last)
+      for (const old of deleted) log('info', `retention (last ${last}): deleted ${old} from "${storage.name}"`)
+    }
+  }
+  return manifest
+}

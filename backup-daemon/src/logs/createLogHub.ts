@@ -1,0 +1,83 @@
+/**
+ * @module logs/createLogHub
+ * The `LogHub` of `engine/types.ts`: the system log and one log per job, bounded by `logLimits`,
+ * kept in files under `logs.directory` (`system.log`, `jobs/<job>.log`) and reloaded on start, with
+ * live subscribers. A log switched off in the config keeps nothing, but subscribers (the CLI's `run`)
+ * still see its lines.
+ */
+import { join } from 'node:path'
+import type { DaemonConfig } from '../config/types.js'
+import type { LogHub, LogScope } from '../engine/types.js'
+import { formatLine, type LogLevel } from './formatLine.js'
+import { LogFile } from './LogFile.js'
+
+export interface DaemonLogHub extends LogHub {
+  /** Formats and appends a line (timestamp, coloured level). Multi-line messages become several lines. */
+  log(scope: LogScope, level: LogLevel, message: string): void
+  /** Closes the files. */
+  close(): void
+}
+
+/**
+ * @param options.persist Set to false to keep logs in memory only (tests). @default true
+ */
+export function createLogHub(config: DaemonConfig, options: { persist?: boolean } = {}): DaemonLogHub {
+  const persist = options.persist ?? true
+  const jobNames = new Set(config.jobs.map((job) => job.name))
+  const files = new Map<string, LogFile>()
+  const listeners = new Map<string, Set<(line: string) => void>>()
+  const keyOf = (scope: LogScope) => (scope.kind === 'system' ? 'system' : `job:${scope.job}`)
+
+  const enabled = (scope: LogScope) => (scope.kind === 'system' ? config.logs.system : config.logs.perJob && jobNames.has(scope.job))
+
+  const fileOf = (scope: LogScope): LogFile | undefined => {
+    if (!enabled(scope)) return undefined
+    const key = keyOf(scope)
+    let file = files.get(key)
+    if (!file) {
+      const path = scope.kind === 'system' ? join(config.logs.directory, 'system.log') : join(config.logs.directory, 'jobs', `${scope.job}.log`)
+      const limit = scope.kind === 'system' ? config.logLimits.systemLogs : config.logLimits.jobLogs
+      file = new LogFile(persist ? path : undefined, limit)
+      files.set(key, file)
+    }
+    return file
+  }
+
+  const append = (scope: LogScope, line: string) => {
+    fileOf(scope)?.append(line)
+    for (const listener of listeners.get(keyOf(scope)) ?? []) {
+      try {
+        listener(line)
+      } catch {
+        // A failing subscriber (a closed stream) must not break logging for the others.
+      }
+    }
+  }
+
+  // Open every enabled log now so files from before a restart are read once, at start.
+  fileOf({ kind: 'system' })
+  for (const name of jobNames) fileOf({ kind: 'job', job: name })
+
+  return {
+    enabled,
+    tail: (scope, count) => fileOf(scope)?.tail(count) ?? [],
+    subscribe(scope, listener) {
+      const key = keyOf(scope)
+      const set = listeners.get(key) ?? new Set()
+      listeners.set(key, set)
+      set.add(listener)
+      return () => set.delete(listener)
+    },
+    append: (scope, line) => {
+      for (const part of line.split('\n')) append(scope, part)
+    },
+    log: (scope, level, message) => {
+      const now = new Date()
+      for (const part of message.split('\n')) append(scope, formatLine(level, part, now))
+    },
+    close() {
+      for (const file of files.values()) file.close()
+      files.clear()
+    },
+  }
+}
