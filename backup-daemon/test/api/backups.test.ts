@@ -1,0 +1,93 @@
+import { expect } from 'chai'
+import { createApp } from '../../src/server/createApp.js'
+import { contentDisposition } from '../../src/server/contentDisposition.js'
+import type { SnapshotView } from '../../src/engine/types.js'
+import { FakeEngine } from './support/fakeEngine.js'
+import { loginCookie } from './support/requests.js'
+import { testConfig, type TestConfigOverrides } from './support/testConfig.js'
+
+const snapshot = (name: string, extra: Partial<SnapshotView> = {}): SnapshotView => ({
+  id: name, name, jobName: 'nightly', path: `/backups/${name}`, size: 11, createdAt: '2026-11-21T03:00:00.000Z',
+  storageType: 'local', isSplit: false, fullDownloadSupported: true, partsCount: 1, ...extra,
+})
+
+async function setup(overrides: TestConfigOverrides = {}) {
+  const engine = new FakeEngine()
+  engine.snapshots.set('nightly', [
+    { view: snapshot('nightly-20261121.tar.gz'), bytes: Buffer.from('hello bytes') },
+    { view: snapshot('nightly-é "x".tar.gz'), bytes: Buffer.from([0, 1, 2, 3]) },
+    { view: snapshot('signed.tar.gz'), redirect: 'https://storage.example.org/signed?token=abc' },
+    { view: snapshot('set-1', { isSplit: true, partsCount: 3, fullDownloadSupported: false }), fullDownloadUnsupported: true },
+  ])
+  const app = createApp({ config: testConfig(overrides), engine })
+  const cookie = await loginCookie(app)
+  return { engine, get: (path: string) => app.request(path, { headers: { cookie } }) }
+}
+
+describe('api: backups', () => {
+  it('GET /jobs/{name}/backups lists Snapshots with the job name; 404 for an unknown job', async () => {
+    const { get } = await setup()
+    const res = await get('/api/v1/jobs/nightly/backups')
+    expect(res.status).to.equal(200)
+    const body = await res.json()
+    expect(body.job).to.equal('nightly')
+    expect(body.backups).to.have.length(4)
+    expect(body.backups[0]).to.deep.equal(snapshot('nightly-20261121.tar.gz'))
+    expect((await get('/api/v1/jobs/weekly/backups')).status).to.equal(200)
+    expect((await get('/api/v1/jobs/nope/backups')).status).to.equal(404)
+  })
+
+  it('downloads a snapshot with Content-Length, Content-Type and an attachment Content-Disposition', async () => {
+    const { get } = await setup()
+    const res = await get('/api/v1/jobs/nightly/backups/nightly-20261121.tar.gz/download')
+    expect(res.status).to.equal(200)
+    expect(res.headers.get('content-length')).to.equal('11')
+    expect(res.headers.get('content-type')).to.equal('application/gzip')
+    expect(res.headers.get('content-disposition')).to.equal(
+      `attachment; filename="nightly-20261121.tar.gz"; filename*=UTF-8''nightly-20261121.tar.gz`,
+    )
+    expect(Buffer.from(await res.arrayBuffer()).toString()).to.equal('hello bytes')
+  })
+
+  it('keeps a non-ASCII or quoted file name safe in Content-Disposition', async () => {
+    const { get } = await setup()
+    const res = await get(`/api/v1/jobs/nightly/backups/${encodeURIComponent('nightly-é "x".tar.gz')}/download`)
+    expect(res.status).to.equal(200)
+    expect(res.headers.get('content-disposition')).to.equal(
+      `attachment; filename="nightly-_ _x_.tar.gz"; filename*=UTF-8''nightly-%C3%A9%20%22x%22.tar.gz`,
+    )
+    expect([...new Uint8Array(await res.arrayBuffer())]).to.deep.equal([0, 1, 2, 3])
+    expect(contentDisposition('../../etc/pass\r\nwd;x')).to.equal(`attachment; filename="pass__wd_x"; filename*=UTF-8''pass%0D%0Awd%3Bx`)
+  })
+
+  it('answers 307 with Location for a signed storage URL', async () => {
+    const { get } = await setup()
+    const res = await get('/api/v1/jobs/nightly/backups/signed.tar.gz/download')
+    expect(res.status).to.equal(307)
+    expect(res.headers.get('location')).to.equal('https://storage.example.org/signed?token=abc')
+  })
+
+  it('404 for a name that is not listed or an unknown job, 501 when a split set cannot be streamed whole', async () => {
+    const { get } = await setup()
+    for (const path of ['/api/v1/jobs/nightly/backups/other.tar.gz/download', '/api/v1/jobs/nope/backups/x/download', '/api/v1/jobs/nightly/backups/..%2F..%2Fetc%2Fpasswd/download']) {
+      const res = await get(path)
+      expect(res.status, path).to.equal(404)
+      expect(res.headers.get('content-type')).to.equal('application/problem+json')
+    }
+    const split = await get('/api/v1/jobs/nightly/backups/set-1/download')
+    expect(split.status).to.equal(501)
+    expect((await split.json()).detail).to.include('parts')
+  })
+
+  it('403 when allowBackupDownload is off, before touching the storage', async () => {
+    const { get, engine } = await setup({ permissions: { allowBackupDownload: false } })
+    let opened = false
+    engine.openSnapshot = async () => {
+      opened = true
+      throw new Error('must not be called')
+    }
+    const res = await get('/api/v1/jobs/nightly/backups/nightly-20261121.tar.gz/download')
+    expect(res.status).to.equal(403)
+    expect(opened).to.equal(false)
+  })
+})

@@ -1,0 +1,76 @@
+import { expect } from 'chai'
+import { Hono } from 'hono'
+import { createApp } from '../../src/server/createApp.js'
+import { FakeEngine } from './support/fakeEngine.js'
+import { loginCookie } from './support/requests.js'
+import { testConfig } from './support/testConfig.js'
+
+const problemKeys = ['detail', 'errors', 'instance', 'status', 'title', 'type']
+
+describe('api: errors and headers', () => {
+  it('unknown paths under /api/v1 are 404 Problems, also without a session', async () => {
+    const app = createApp({ config: testConfig(), engine: new FakeEngine() })
+    for (const path of ['/api/v1/nothing', '/api/v1', '/api/v1/jobs/nightly/unknown', '/api/v1/jobs/', '/api/v2/jobs']) {
+      const res = await app.request(path)
+      expect(res.status, path).to.equal(404)
+      expect(res.headers.get('content-type'), path).to.equal('application/problem+json')
+      const body = await res.json()
+      expect(Object.keys(body).sort()).to.deep.equal(problemKeys)
+      expect(body.instance).to.equal(path)
+    }
+  })
+
+  it('a known path with the wrong method is a 405 Problem with Allow', async () => {
+    const app = createApp({ config: testConfig(), engine: new FakeEngine() })
+    const res = await app.request('/api/v1/jobs/nightly/run', { method: 'GET' })
+    expect(res.status).to.equal(405)
+    expect(res.headers.get('allow')).to.equal('POST')
+    expect((await app.request('/api/v1/settings', { method: 'DELETE' })).headers.get('allow')).to.equal('GET, HEAD')
+  })
+
+  it('an unexpected failure is a 500 Problem that reveals nothing of the error', async () => {
+    const engine = new FakeEngine()
+    const app = createApp({ config: testConfig(), engine })
+    const cookie = await loginCookie(app)
+    engine.explode = new Error('EACCES: /srv/secret/path password=hunter2')
+    const original = console.error
+    const printed: unknown[] = []
+    console.error = (...args: unknown[]) => void printed.push(args)
+    try {
+      const res = await app.request('/api/v1/jobs', { headers: { cookie } })
+      expect(res.status).to.equal(500)
+      expect(res.headers.get('content-type')).to.equal('application/problem+json')
+      const text = await res.text()
+      expect(text).not.to.include('secret').and.not.to.include('hunter2').and.not.to.include('EACCES')
+      expect(JSON.parse(text).detail).to.equal('internal error')
+    } finally {
+      console.error = original
+    }
+    expect(printed).to.have.length(1)
+  })
+
+  it('sets nosniff, no framing, no referrer and no-store on API responses, errors included', async () => {
+    const app = createApp({ config: testConfig(), engine: new FakeEngine() })
+    for (const path of ['/api/v1/settings', '/api/v1/jobs', '/api/v1/nothing']) {
+      const res = await app.request(path)
+      expect(res.headers.get('x-content-type-options'), path).to.equal('nosniff')
+      expect(res.headers.get('x-frame-options')).to.equal('DENY')
+      expect(res.headers.get('content-security-policy')).to.include("frame-ancestors 'none'")
+      expect(res.headers.get('referrer-policy')).to.equal('no-referrer')
+      expect(res.headers.get('cache-control')).to.equal('no-store')
+    }
+  })
+
+  it('mounts the UI at / when enabled, but API paths never fall through to it', async () => {
+    const ui = () => new Hono().get('*', (c) => c.html('<p>ui</p>'))
+    const app = createApp({ config: testConfig({ ui: true }), engine: new FakeEngine(), ui })
+    expect(await (await app.request('/')).text()).to.equal('<p>ui</p>')
+    expect(await (await app.request('/jobs/nightly')).text()).to.equal('<p>ui</p>')
+    const api = await app.request('/api/v1/nothing')
+    expect(api.status).to.equal(404)
+    expect(api.headers.get('content-type')).to.equal('application/problem+json')
+    expect((await app.request('/api/v1/jobs')).status).to.equal(401)
+    const off = createApp({ config: testConfig({ ui: false }), engine: new FakeEngine(), ui })
+    expect((await off.request('/')).status).to.equal(404)
+  })
+})

@@ -1,0 +1,101 @@
+import { expect } from 'chai'
+import { EngineStoppingError } from '../../src/engine/errors.js'
+import { createApp } from '../../src/server/createApp.js'
+import { FakeEngine, fakeJob } from './support/fakeEngine.js'
+import { loginCookie } from './support/requests.js'
+import { testConfig, type TestConfigOverrides } from './support/testConfig.js'
+
+async function setup(overrides: TestConfigOverrides = {}) {
+  const engine = new FakeEngine()
+  const app = createApp({ config: testConfig(overrides), engine })
+  const cookie = await loginCookie(app)
+  const get = (path: string) => app.request(path, { headers: { cookie } })
+  const post = (path: string) => app.request(path, { method: 'POST', headers: { cookie } })
+  return { engine, app, get, post }
+}
+
+describe('api: jobs', () => {
+  it('GET /jobs lists every job with every JobSummary field', async () => {
+    const { get } = await setup()
+    const res = await get('/api/v1/jobs')
+    expect(res.status).to.equal(200)
+    const body = await res.json()
+    expect(body.jobs.map((j: { name: string }) => j.name)).to.deep.equal(['nightly', 'weekly'])
+    expect(body.jobs[0]).to.deep.equal(fakeJob('nightly'))
+  })
+
+  it('GET /jobs/{name}/status gives JobStatus (no counts), 404 Problem for an unknown job', async () => {
+    const { get } = await setup()
+    const res = await get('/api/v1/jobs/nightly/status')
+    expect(res.status).to.equal(200)
+    const { sourcesCount, storagesCount, schedule, ...status } = fakeJob('nightly')
+    void [sourcesCount, storagesCount, schedule]
+    expect(await res.json()).to.deep.equal(status)
+    const missing = await get('/api/v1/jobs/nope/status')
+    expect(missing.status).to.equal(404)
+    expect(missing.headers.get('content-type')).to.equal('application/problem+json')
+    expect(await missing.json()).to.deep.equal({
+      type: 'about:blank', title: 'Not Found', status: 404, detail: 'job "nope" not found', instance: '/api/v1/jobs/nope/status', errors: [],
+    })
+  })
+
+  it('GET /jobs/{name}/config: 200 redacted config, 404 unknown, 403 when showConfig is off', async () => {
+    const { get } = await setup()
+    const res = await get('/api/v1/jobs/nightly/config')
+    expect(res.status).to.equal(200)
+    expect(await res.json()).to.have.nested.property('encryption.password', '[redacted]')
+    expect((await get('/api/v1/jobs/nope/config')).status).to.equal(404)
+    const off = await (await setup({ permissions: { showConfig: false } })).get('/api/v1/jobs/nightly/config')
+    expect(off.status).to.equal(403)
+    expect((await off.json()).detail).to.include('showConfig')
+  })
+
+  it('POST /jobs/{name}/run: 202 RunStarted, 409 while running, 404 unknown, 403 when manual runs are off, 503 when stopping', async () => {
+    const { post, engine } = await setup()
+    const res = await post('/api/v1/jobs/nightly/run')
+    expect(res.status).to.equal(202)
+    const body = await res.json()
+    expect(body.job).to.equal('nightly')
+    expect(Date.parse(body.startedAt)).to.be.a('number').and.not.NaN
+    expect(engine.runs).to.deep.equal([{ job: 'nightly', trigger: 'manual' }])
+    const again = await post('/api/v1/jobs/nightly/run')
+    expect(again.status).to.equal(409)
+    expect((await again.json()).detail).to.equal('job "nightly" is already running')
+    expect((await post('/api/v1/jobs/nope/run')).status).to.equal(404)
+    const off = await setup({ permissions: { allowManualRun: false } })
+    expect((await off.post('/api/v1/jobs/nightly/run')).status).to.equal(403)
+    expect(off.engine.runs).to.deep.equal([])
+    engine.run = () => {
+      throw new EngineStoppingError()
+    }
+    expect((await post('/api/v1/jobs/weekly/run')).status).to.equal(503)
+  })
+
+  it('POST /jobs/{name}/cancel: 409 without a run, 200 CancelResult during one, 404 unknown', async () => {
+    const { post } = await setup()
+    const idle = await post('/api/v1/jobs/nightly/cancel')
+    expect(idle.status).to.equal(409)
+    expect((await idle.json()).detail).to.equal('job "nightly" has no run in progress')
+    await post('/api/v1/jobs/nightly/run')
+    const res = await post('/api/v1/jobs/nightly/cancel')
+    expect(res.status).to.equal(200)
+    const body = await res.json()
+    expect(body.job).to.equal('nightly')
+    expect(body.cancelledAt).to.be.a('string')
+    expect((await post('/api/v1/jobs/nope/cancel')).status).to.equal(404)
+  })
+
+  it('every job endpoint needs the session when auth is on', async () => {
+    const { app } = await setup()
+    for (const [method, path] of [
+      ['GET', '/api/v1/jobs'], ['GET', '/api/v1/jobs/nightly/status'], ['GET', '/api/v1/jobs/nightly/config'],
+      ['POST', '/api/v1/jobs/nightly/run'], ['POST', '/api/v1/jobs/nightly/cancel'], ['GET', '/api/v1/jobs/nightly/backups'],
+      ['GET', '/api/v1/jobs/nightly/backups/x.tar.gz/download'], ['GET', '/api/v1/jobs/nightly/logs'], ['GET', '/api/v1/jobs/nightly/logs/stream'],
+      ['GET', '/api/v1/logs/system'], ['GET', '/api/v1/logs/system/stream'], ['GET', '/api/v1/status'],
+    ] as const) {
+      const res = await app.request(path, { method })
+      expect(res.status, `${method} ${path}`).to.equal(401)
+      expect(res.headers.get('content-type')).to.equal('application/problem+json')
+    }
+  })
+})
