@@ -1,0 +1,114 @@
+import { expect } from 'chai'
+import { startServer, type RunningServer } from '../../src/server/startServer.js'
+import { FakeEngine } from './support/fakeEngine.js'
+import { openSse, type SseClient } from './support/sseClient.js'
+import { testConfig, testPassword, testUser, type TestConfigOverrides } from './support/testConfig.js'
+
+const line = (frame: { data: string } | undefined) => (JSON.parse(frame!.data) as { line: string }).line
+
+async function until(check: () => boolean, what: string) {
+  for (let i = 0; i < 200; i++) {
+    if (check()) return
+    await new Promise((r) => setTimeout(r, 10))
+  }
+  throw new Error(`timed out waiting for ${what}`)
+}
+
+describe('api: log streams over real HTTP', () => {
+  let server: RunningServer
+  let engine: FakeEngine
+  let cookie: string
+  const clients: SseClient[] = []
+
+  async function start(overrides: TestConfigOverrides = {}, keepAliveMs = 150) {
+    engine = new FakeEngine()
+    for (let i = 1; i <= 5; i++) engine.logs.append({ kind: 'job', job: 'nightly' }, `old ${i}`)
+    server = await startServer({ config: testConfig(overrides), engine, app: { keepAliveMs } })
+    const login = await fetch(`${server.url}/api/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: testUser, password: testPassword }),
+    })
+    cookie = login.headers.get('set-cookie')!.split(';')[0]!
+  }
+  async function open(path: string) {
+    const client = await openSse(`${server.url}${path}`, { cookie })
+    clients.push(client)
+    return client
+  }
+
+  afterEach(async () => {
+    for (const c of clients.splice(0)) c.close()
+    await server?.close()
+  })
+
+  it('replays the tail, then sends live lines in order as message events', async () => {
+    await start({}, 60_000)
+    const stream = await open('/api/v1/jobs/nightly/logs/stream?tail=2')
+    expect(stream.response.status).to.equal(200)
+    expect(stream.response.headers.get('content-type')).to.match(/^text\/event-stream/)
+    const first = await stream.next()
+    expect(first!.event ?? 'message').to.equal('message')
+    expect(line(first)).to.equal('old 4')
+    expect(line(await stream.next())).to.equal('old 5')
+    await until(() => engine.logs.subscribers({ kind: 'job', job: 'nightly' }) === 1, 'the subscription')
+    engine.logs.append({ kind: 'job', job: 'nightly' }, 'live \u001b[31mred\u001b[0m')
+    engine.logs.append({ kind: 'job', job: 'nightly' }, 'live 2')
+    engine.logs.append({ kind: 'job', job: 'other' }, 'not for this stream')
+    expect(line(await stream.next())).to.equal('live \u001b[31mred\u001b[0m')
+    expect(line(await stream.next())).to.equal('live 2')
+  })
+
+  it('sends a {"line":""} message as keep-alive at the configured interval', async () => {
+    await start({}, 100)
+    const stream = await open('/api/v1/logs/system/stream?tail=0')
+    const frame = await stream.next()
+    expect(frame!.event ?? 'message').to.equal('message')
+    expect(JSON.parse(frame!.data)).to.deep.equal({ line: '' })
+    expect(JSON.parse((await stream.next())!.data)).to.deep.equal({ line: '' })
+  })
+
+  it('unsubscribes when the client goes away', async () => {
+    await start()
+    const stream = await open('/api/v1/jobs/nightly/logs/stream?tail=0')
+    await until(() => engine.logs.subscribers({ kind: 'job', job: 'nightly' }) === 1, 'the subscription')
+    stream.close()
+    await until(() => engine.logs.subscribers({ kind: 'job', job: 'nightly' }) === 0, 'the unsubscription')
+  })
+
+  it('an unknown job, or a switched-off log, gives one message saying so and closes', async () => {
+    await start({ logs: { perJob: false, system: false } })
+    const unknown = await open('/api/v1/jobs/nope/logs/stream')
+    expect(unknown.response.status).to.equal(200)
+    expect(line(await unknown.next())).to.equal('job "nope" not found')
+    expect(await unknown.next()).to.equal(undefined)
+    engine.logs.perJob = false
+    engine.logs.system = false
+    const job = await open('/api/v1/jobs/nightly/logs/stream')
+    expect(line(await job.next())).to.include('logs.perJob: false')
+    expect(await job.next()).to.equal(undefined)
+    const system = await open('/api/v1/logs/system/stream')
+    expect(line(await system.next())).to.include('logs.system: false')
+    expect(await system.next()).to.equal(undefined)
+  })
+
+  it('needs the session (401 Problem) and validates tail (400) before streaming', async () => {
+    await start()
+    const anonymous = await fetch(`${server.url}/api/v1/logs/system/stream`)
+    expect(anonymous.status).to.equal(401)
+    expect(anonymous.headers.get('content-type')).to.equal('application/problem+json')
+    const bad = await fetch(`${server.url}/api/v1/jobs/nightly/logs/stream?tail=-3`, { headers: { cookie } })
+    expect(bad.status).to.equal(400)
+    expect((await bad.json()).errors[0]).to.include({ location: 'query.tail', value: '-3' })
+  })
+
+  it('close() ends open streams and resolves', async () => {
+    await start({}, 60_000)
+    const stream = await open('/api/v1/logs/system/stream?tail=0')
+    await until(() => engine.logs.subscribers({ kind: 'system' }) === 1, 'the subscription')
+    await server.close()
+    await until(() => engine.logs.subscribers({ kind: 'system' }) === 0, 'the unsubscription')
+    const ended = await stream.next().then((f) => f, () => undefined)
+    expect(ended).to.equal(undefined)
+  })
+})
