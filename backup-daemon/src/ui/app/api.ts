@@ -1,0 +1,105 @@
+/**
+ * @module ui/app/api
+ * The UI's only way to the daemon: same-origin `fetch` on `/api/v1` with the session cookie.
+ * Error bodies are Problem JSON; they become `ApiError`. A 401 on anything but the login call means
+ * the session is missing or expired: `onUnauthorized` (set by the app) sends the user to the login page.
+ */
+import type { JobView, RunInfo, SnapshotView } from '../../engine/types.js'
+
+export type { JobView, RunInfo, SnapshotView }
+
+export const API_BASE = '/api/v1'
+
+export interface Settings {
+  logLimits: { jobLogs: number; systemLogs: number }
+  logs: { perJob: boolean; system: boolean }
+  permissions: { allowBackupDownload: boolean; allowManualRun: boolean; showConfig: boolean }
+}
+
+export interface AuthCheck {
+  authenticated: boolean
+  authEnabled: boolean
+}
+
+export interface Problem {
+  type?: string
+  title?: string
+  status?: number
+  detail?: string
+  errors?: { location: string; message: string; value?: unknown }[]
+}
+
+/** A non-2xx answer, with the Problem body when there was one. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly problem: Problem,
+  ) {
+    super(problem.detail || problem.title || `HTTP ${status}`)
+    this.name = 'ApiError'
+  }
+}
+
+let unauthorizedHandler: () => void = () => {}
+
+/** Registers what to do when the session is gone (the app navigates to the login page). */
+export function onUnauthorized(handler: () => void): void {
+  unauthorizedHandler = handler
+}
+
+/** Tells the app the session is gone (also used by the log stream, which cannot see statuses). */
+export function reportUnauthorized(): void {
+  unauthorizedHandler()
+}
+
+async function request<T>(method: string, path: string, body?: unknown, { handle401 = true } = {}): Promise<T> {
+  let response: Response
+  try {
+    response = await fetch(API_BASE + path, {
+      method,
+      credentials: 'same-origin',
+      headers: body === undefined ? { Accept: 'application/json' } : { Accept: 'application/json', 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+  } catch {
+    throw new ApiError(0, { title: 'The daemon cannot be reached', detail: 'The daemon cannot be reached. Is it running?' })
+  }
+  if (response.ok) {
+    const text = await response.text()
+    return (text ? JSON.parse(text) : {}) as T
+  }
+  let problem: Problem = { status: response.status, title: response.statusText }
+  try {
+    problem = { ...problem, ...((await response.json()) as Problem) }
+  } catch {}
+  if (response.status === 401 && handle401) unauthorizedHandler()
+  throw new ApiError(response.status, problem)
+}
+
+const job = (name: string) => `/jobs/${encodeURIComponent(name)}`
+
+export const api = {
+  settings: () => request<Settings>('GET', '/settings'),
+  authCheck: () => request<AuthCheck>('GET', '/auth/check'),
+  login: (username: string, password: string) =>
+    request<{ success: boolean }>('POST', '/auth/login', { username, password }, { handle401: false }),
+  logout: () => request<unknown>('POST', '/auth/logout', undefined, { handle401: false }),
+  jobs: () => request<{ jobs: JobView[] }>('GET', '/jobs'),
+  jobStatus: (name: string) => request<Omit<JobView, 'schedule' | 'sourcesCount' | 'storagesCount'>>('GET', `${job(name)}/status`),
+  jobConfig: (name: string) => request<Record<string, unknown>>('GET', `${job(name)}/config`),
+  jobRunInfo: (name: string) => request<RunInfo & { job: string; logs: string[] }>('GET', `${job(name)}/logs?tail=0`),
+  run: (name: string) => request<{ job: string; startedAt: string }>('POST', `${job(name)}/run`),
+  cancel: (name: string) => request<{ job: string; cancelledAt: string }>('POST', `${job(name)}/cancel`),
+  backups: (name: string) => request<{ backups: SnapshotView[]; job: string }>('GET', `${job(name)}/backups`),
+}
+
+/** URL of a snapshot download (a plain link: the cookie goes along, redirects are followed). */
+export function downloadUrl(jobName: string, filename: string): string {
+  return `${API_BASE}${job(jobName)}/backups/${encodeURIComponent(filename)}/download`
+}
+
+export function jobStreamUrl(name: string): string {
+  return `${API_BASE}${job(name)}/logs/stream`
+}
+
+export const SYSTEM_STREAM_URL = `${API_BASE}/logs/system/stream`

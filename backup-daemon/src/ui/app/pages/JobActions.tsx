@@ -1,0 +1,66 @@
+/** @jsxImportSource preact */
+/**
+ * @module ui/app/pages/JobActions
+ * Run now and Cancel, with immediate feedback: the button disables at once, and the answer (or a
+ * 409/403 Problem in plain words) appears in a live region screen readers announce.
+ */
+import { useState } from 'preact/hooks'
+import type { JobRunStatus } from '../../../engine/types.js'
+import { api, ApiError } from '../api.js'
+
+interface Feedback {
+  kind: 'ok' | 'error'
+  text: string
+}
+
+export function JobActions({ name, status, onChanged }: { name: string; status: string; onChanged(status: JobRunStatus): void }) {
+  const [pending, setPending] = useState<'run' | 'cancel'>()
+  const [feedback, setFeedback] = useState<Feedback>()
+  const running = status === 'running' || status === 'cancelling'
+
+  const act = async (action: 'run' | 'cancel') => {
+    setPending(action)
+    setFeedback(undefined)
+    try {
+      if (action === 'run') {
+        const r = await api.run(name)
+        setFeedback({ kind: 'ok', text: `Run started at ${new Date(r.startedAt).toLocaleTimeString()}.` })
+        onChanged('running')
+      } else {
+        const r = await api.cancel(name)
+        setFeedback({ kind: 'ok', text: `Cancel requested at ${new Date(r.cancelledAt).toLocaleTimeString()}.` })
+        onChanged('cancelling')
+      }
+    } catch (err) {
+      setFeedback({ kind: 'error', text: describe(action, err) })
+    } finally {
+      setPending(undefined)
+    }
+  }
+
+  return (
+    <div class="actions">
+      <button class="primary" onClick={() => void act('run')} disabled={pending !== undefined || running} aria-describedby="action-feedback">
+        {pending === 'run' ? 'Starting…' : 'Run now'}
+      </button>
+      <button class="danger" onClick={() => void act('cancel')} disabled={pending !== undefined || status !== 'running'} aria-describedby="action-feedback">
+        {pending === 'cancel' ? 'Cancelling…' : 'Cancel run'}
+      </button>
+      <p id="action-feedback" class={`feedback ${feedback?.kind ?? ''}`} role="status" aria-live="polite">
+        {feedback?.text ?? ''}
+      </p>
+    </div>
+  )
+}
+
+/** The API's refusals in plain words; the Problem's own detail is added when it says more. */
+function describe(action: 'run' | 'cancel', err: unknown): string {
+  if (!(err instanceof ApiError)) return err instanceof Error ? err.message : String(err)
+  const detail = err.problem.detail ? ` (${err.problem.detail})` : ''
+  if (err.status === 409 && action === 'run') return `Not started: this job is already running${detail}.`
+  if (err.status === 409) return `Nothing to cancel: this job has no run in progress${detail}.`
+  if (err.status === 403) return `Not allowed: manual runs are switched off on this daemon${detail}.`
+  if (err.status === 404) return 'This job no longer exists.'
+  if (err.status === 401) return 'Your session has expired.'
+  return `${action === 'run' ? 'Run' : 'Cancel'} failed: ${err.message}`
+}

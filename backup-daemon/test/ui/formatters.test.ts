@@ -1,0 +1,46 @@
+import { expect } from 'chai'
+import { formatBytes } from '../../src/ui/lib/formatBytes.js'
+import { formatRelative } from '../../src/ui/lib/formatRelative.js'
+
+describe('ui/lib/formatRelative', () => {
+  const now = new Date('2026-01-10T12:00:00Z')
+  const at = (seconds: number) => new Date(now.getTime() + seconds * 1000).toISOString()
+
+  it('says just now / in a few seconds close to now', () => {
+    expect(formatRelative(at(-3), now)).to.equal('just now')
+    expect(formatRelative(at(5), now)).to.equal('in a few seconds')
+  })
+
+  it('picks the unit and plural', () => {
+    expect(formatRelative(at(-45), now)).to.equal('45 seconds ago')
+    expect(formatRelative(at(60), now)).to.equal('in 1 minute')
+    expect(formatRelative(at(-5 * 60), now)).to.equal('5 minutes ago')
+    expect(formatRelative(at(2 * 3600), now)).to.equal('in 2 hours')
+    expect(formatRelative(at(-86400), now)).to.equal('1 day ago')
+    expect(formatRelative(at(-45 * 86400), now)).to.equal('2 months ago')
+    expect(formatRelative(at(800 * 86400), now)).to.equal('in 2 years')
+  })
+
+  it('returns the fallback for empty or bad input', () => {
+    expect(formatRelative('', now)).to.equal('—')
+    expect(formatRelative('garbage', now, 'never')).to.equal('never')
+  })
+})
+
+describe('ui/lib/formatBytes', () => {
+  it('formats binary units', () => {
+    expect(formatBytes(0)).to.equal('0 B')
+    expect(formatBytes(1023)).to.equal('1023 B')
+    expect(formatBytes(1024)).to.equal('1 KiB')
+    expect(formatBytes(1536)).to.equal('1.5 KiB')
+    expect(formatBytes(12.34 * 1024 * 1024)).to.equal('12.3 MiB')
+    expect(formatBytes(512 * 1024 * 1024)).to.equal('512 MiB')
+    expect(formatBytes(10 * 1024 ** 3)).to.equal('10 GiB')
+    expect(formatBytes(3 * 1024 ** 4)).to.equal('3 TiB')
+  })
+
+  it('rejects negative and non-finite sizes', () => {
+    expect(formatBytes(-1)).to.equal('—')
+    expect(formatBytes(Number.NaN)).to.equal('—')
+  })
+})
