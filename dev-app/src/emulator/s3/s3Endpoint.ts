@@ -14,6 +14,7 @@ import { answerPreflight, corsHeaders } from '../http/cors.js'
 import { sendText } from '../http/sendJson.js'
 import { serveFile } from '../http/serveFile.js'
 import { writeObject } from '../storage/writeObject.js'
+import type { WrittenObject } from '../storage/writeObject.js'
 import { verifyPresignedRequest } from './verifyPresignedRequest.js'
 
 const PREFIX = '/s3/'
@@ -21,6 +22,33 @@ const EXPOSED = ['ETag', 'x-amz-request-id', 'Content-Length', 'Content-Range']
 
 function xmlEscape(text: string): string {
   return text.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`)
+}
+
+/**
+ * S3 verifies the integrity values a request carries: `Content-MD5` and the flexible checksums
+ * (`x-amz-checksum-crc32` / `-sha256`, as headers or, presigned, in the query). The presigner of
+ * AWS SDK v3 puts a CRC32 *of an empty body* in the URL unless the client is created with
+ * `requestChecksumCalculation: 'WHEN_REQUIRED'`: S3 then refuses the upload, and so does the emulator.
+ * Algorithms it cannot compute here (CRC32C, CRC64NVME, SHA-1) are accepted unchecked.
+ */
+function checksumMismatch(req: IncomingMessage, query: URLSearchParams, object: WrittenObject): string | undefined {
+  const value = (name: string): string | undefined => {
+    const header = req.headers[name]
+    if (typeof header === 'string') return header
+    for (const [key, v] of query) if (key.toLowerCase() === name) return v
+    return undefined
+  }
+  const md5 = value('content-md5')
+  if (md5 !== undefined && md5 !== Buffer.from(object.md5, 'hex').toString('base64')) return 'Content-MD5'
+  const crc32 = value('x-amz-checksum-crc32')
+  if (crc32 !== undefined) {
+    const expected = Buffer.alloc(4)
+    expected.writeUInt32BE(object.crc32 >>> 0)
+    if (crc32 !== expected.toString('base64')) return 'CRC32'
+  }
+  const sha256 = value('x-amz-checksum-sha256')
+  if (sha256 !== undefined && sha256 !== Buffer.from(object.sha256, 'hex').toString('base64')) return 'SHA256'
+  return undefined
 }
 
 function sendS3Error(req: IncomingMessage, res: ServerResponse, status: number, code: string, message: string): void {
@@ -74,8 +102,17 @@ export const s3Endpoint: UpstreamHandler = async (req, res, { rawPath, query }, 
       sendS3Error(req, res, 411, 'MissingContentLength', 'You must provide the Content-Length HTTP header.')
       return true
     }
-    const written = await writeObject({ body: req, tmpDir: ctx.dirs.tmp, destination: target.absolute })
-    if (!written) return true
+    let mismatch: string | undefined
+    const written = await writeObject({
+      body: req,
+      tmpDir: ctx.dirs.tmp,
+      destination: target.absolute,
+      accept: (object) => (mismatch = checksumMismatch(req, query, object)) === undefined,
+    })
+    if (!written) {
+      sendS3Error(req, res, 400, 'BadDigest', `The ${mismatch ?? 'checksum'} you specified did not match the calculated checksum.`)
+      return true
+    }
     ctx.checksums.set(target.relative, written.sha256)
     ctx.log(`s3 PUT ${target.relative} (${written.size} bytes)`)
     res.writeHead(200, { ...corsHeaders(req, EXPOSED), ETag: `"${written.md5}"`, 'Content-Length': '0' })

@@ -92,9 +92,11 @@ export async function verifyPresignedRequest({ req, rawPath, query, accessKeyId,
     if (!SIGNING_PARAMS.includes(key)) signedQuery[key] = value
   }
   // The payload hash of a presigned S3 request is UNSIGNED-PAYLOAD, carried in the query when present.
-  const contentSha = signedQuery['X-Amz-Content-Sha256']
-  delete signedQuery['X-Amz-Content-Sha256']
-  headers['x-amz-content-sha256'] = contentSha ?? 'UNSIGNED-PAYLOAD'
+  // It goes back in as a header under the very name it had, so that the signer hoists it to the same key.
+  const shaKey = Object.keys(signedQuery).find((key) => key.toLowerCase() === 'x-amz-content-sha256')
+  const contentSha = shaKey === undefined ? undefined : signedQuery[shaKey]
+  if (shaKey !== undefined) delete signedQuery[shaKey]
+  headers[shaKey ?? 'x-amz-content-sha256'] = contentSha ?? 'UNSIGNED-PAYLOAD'
   const hostHeader = headers.host ?? ''
   const [hostname = '', port] = hostHeader.split(':')
   const signer = new SignatureV4({

@@ -8,6 +8,7 @@ import { createWriteStream } from 'node:fs'
 import { mkdir, rename, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { Transform } from 'node:stream'
+import { crc32 as crc32Of } from 'node:zlib'
 import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 
@@ -17,6 +18,8 @@ export interface WrittenObject {
   sha256: string
   /** Lowercase hex MD5, the S3 ETag of a single-part PUT. */
   md5: string
+  /** CRC32 of the body (S3's `x-amz-checksum-crc32` is its 4 big-endian bytes in base64). */
+  crc32: number
 }
 
 export interface WriteObjectArgs {
@@ -34,17 +37,19 @@ export async function writeObject({ body, tmpDir, destination, accept }: WriteOb
   const sha256 = createHash('sha256')
   const md5 = createHash('md5')
   let size = 0
+  let crc32 = 0
   const hasher = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       size += chunk.length
       sha256.update(chunk)
       md5.update(chunk)
+      crc32 = crc32Of(chunk, crc32)
       callback(null, chunk)
     },
   })
   try {
     await pipeline(body, hasher, createWriteStream(tmp))
-    const written = { size, sha256: sha256.digest('hex').toUpperCase(), md5: md5.digest('hex') }
+    const written = { size, sha256: sha256.digest('hex').toUpperCase(), md5: md5.digest('hex'), crc32 }
     if (accept && !accept(written)) {
       await rm(tmp, { force: true })
       return undefined
