@@ -11,6 +11,7 @@ import type { CollectionConfig, Config, Endpoint } from 'payload'
 
 import { storageAdapter } from './adapter/storageAdapter.js'
 import { streamAdapter } from './adapter/streamAdapter.js'
+import { rememberOperation } from './adapter/uploadTracker.js'
 import { sweepOrphanUploads } from './cleanup/sweepOrphanUploads.js'
 import type { PluginContext } from './context.js'
 import { storageUploadEndpoint } from './endpoints/storageUpload.js'
@@ -130,5 +131,10 @@ export const hostStoragePlugin =
       cloudCollections[target.slug] = { adapter, disableLocalStorage: true, prefix: target.prefix || undefined }
     }
     config = cloudStoragePlugin({ collections: cloudCollections })(config)
+    config.collections = config.collections!.map((collection) =>
+      options.collections.has(collection.slug)
+        ? { ...collection, hooks: { ...collection.hooks, beforeOperation: [rememberOperation as never, ...(collection.hooks?.beforeOperation ?? [])] } }
+        : collection,
+    )
     return config
   }

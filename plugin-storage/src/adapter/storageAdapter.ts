@@ -14,7 +14,7 @@ import { UPLOAD_CONTENT_SECURITY_POLICY } from '../payload/internal.js'
 import { signCdnUrl } from '../upstream/signatures.js'
 import { deleteObject, getObject, putObject } from '../upstream/storageApi.js'
 import { UpstreamError } from '../upstream/UpstreamError.js'
-import { trackUpload } from './uploadTracker.js'
+import { trackUpload, undoCreate } from './uploadTracker.js'
 
 /** Public URL of a key on the pull zone, token-signed when configured. */
 export function cdnUrlFor(storage: ResolvedStorage, key: string): string | undefined {
@@ -71,11 +71,12 @@ export function storageAdapter(storage: ResolvedStorage, target: ResolvedCollect
     handleDelete: async ({ storageFilePath }) => {
       await deleteObject(api, storageFilePath)
     },
-    handleUpload: async ({ file, req, storageFilePath }) => {
+    handleUpload: async ({ collection, data, file, req, storageFilePath }) => {
       const body = file.tempFilePath && (!file.buffer || file.buffer.length === 0) ? { path: file.tempFilePath, size: file.filesize } : { buffer: file.buffer }
       try {
         await trackUpload(req, storageFilePath, () => putObject(api, storageFilePath, body, file.mimeType), (k) => deleteObject(api, k))
       } catch (err) {
+        await undoCreate(req, collection.slug, (data as { id?: unknown } | undefined)?.id)
         const reason = err instanceof UpstreamError ? err.message : 'the storage host could not be reached'
         throw new APIError(`Storing "${file.filename}" on the storage host failed (${reason}). Nothing was saved.`, 502, undefined, true)
       }

@@ -15,6 +15,7 @@ import type { StreamHostData } from '../types.js'
 import { createVideo, deleteVideo } from '../upstream/streamApi.js'
 import { tusUpload } from '../upstream/tusUpload.js'
 import { UpstreamError } from '../upstream/UpstreamError.js'
+import { undoCreate } from './uploadTracker.js'
 
 type WithStream = { hostData?: { stream?: StreamHostData } }
 
@@ -31,7 +32,7 @@ export function streamAdapter(stream: ResolvedStream): Adapter {
       const videoId = (doc as WithStream).hostData?.stream?.videoId
       if (videoId) await deleteVideo(api, videoId)
     },
-    handleUpload: async ({ data, file }) => {
+    handleUpload: async ({ collection, data, file, req }) => {
       let videoId: string | undefined
       try {
         const title = typeof data?.title === 'string' && data.title ? data.title : file.filename
@@ -42,6 +43,7 @@ export function streamAdapter(stream: ResolvedStream): Adapter {
         return { hostData: { stream: { ...staticStreamData(stream, videoId), status: 'uploaded' } } } as never
       } catch (err) {
         if (videoId) await deleteVideo(api, videoId).catch(() => undefined)
+        await undoCreate(req, collection.slug, (data as { id?: unknown } | undefined)?.id)
         const reason = err instanceof UpstreamError ? err.message : 'the streaming host could not be reached'
         throw new APIError(`Sending "${file.filename}" to the streaming host failed (${reason}). Nothing was saved.`, 502, undefined, true)
       }

@@ -11,6 +11,7 @@ const KEY = 'hostStorageUploadTracker'
 
 interface Tracker {
   failed: boolean
+  pending: Set<Promise<void>>
   written: Set<string>
 }
 
@@ -18,28 +19,59 @@ function trackerOf(req: PayloadRequest): Tracker {
   req.context ??= {}
   let tracker = req.context[KEY] as Tracker | undefined
   if (!tracker) {
-    tracker = { failed: false, written: new Set() }
+    tracker = { failed: false, pending: new Set(), written: new Set() }
     req.context[KEY] = tracker
   }
   return tracker
 }
 
 /**
- * Runs one upload. On success the key is recorded (or removed again when a sibling already failed);
- * on failure every recorded key of the request is deleted and the error is rethrown.
+ * Runs one upload and records its key. On failure it waits for the sibling uploads of the request to
+ * settle (plugin-cloud-storage's `Promise.all` does not), deletes every recorded key and the failed one
+ * (a half-written object may exist; deletes are idempotent), then rethrows.
  */
 export async function trackUpload(req: PayloadRequest, key: string, upload: () => Promise<void>, remove: (key: string) => Promise<void>): Promise<void> {
   const tracker = trackerOf(req)
+  const running = upload()
+  tracker.pending.add(running)
   try {
-    await upload()
+    await running
+    tracker.written.add(key)
+    return
   } catch (err) {
     tracker.failed = true
-    const written = [...tracker.written]
+    tracker.pending.delete(running)
+    await Promise.allSettled([...tracker.pending])
+    const keys = [...tracker.written, key]
     tracker.written.clear()
-    // A half-written object may exist too: delete the failed key as well (deletes are idempotent).
-    await Promise.allSettled([...written, key].map((k) => remove(k)))
+    await Promise.allSettled(keys.map((k) => remove(k)))
     throw err
+  } finally {
+    tracker.pending.delete(running)
   }
-  if (tracker.failed) await remove(key).catch(() => undefined)
-  else tracker.written.add(key)
+}
+
+const OPERATION_KEY = 'hostStorageOperation'
+
+/** `beforeOperation` hook: remembers whether the request creates or updates, for {@link undoCreate}. */
+export const rememberOperation = ({ args, operation }: { args: { req?: PayloadRequest }; operation: string }): typeof args => {
+  if (args.req && (operation === 'create' || operation === 'update' || operation === 'updateByID')) {
+    args.req.context ??= {}
+    args.req.context[OPERATION_KEY] ??= operation
+  }
+  return args
+}
+
+/**
+ * A failed upload of a document being created removes that document again. Databases with transactions
+ * roll the create back anyway; without them (db-sqlite's default) the document would otherwise stay,
+ * pointing at files that are not on the host. Runs once per request.
+ */
+export async function undoCreate(req: PayloadRequest, collection: string, id: unknown): Promise<void> {
+  const ctx = req.context ?? {}
+  if (ctx[OPERATION_KEY] !== 'create' || id === undefined || id === null || ctx.hostStorageUndone) return
+  ctx.hostStorageUndone = true
+  await req.payload
+    .delete({ collection, context: { skipCloudStorage: true }, id: id as number | string, overrideAccess: true, req })
+    .catch((err: Error) => req.payload.logger.error({ err: err.message, msg: `storage-host: could not remove document ${String(id)} after a failed upload` }))
 }

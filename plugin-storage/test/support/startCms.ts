@@ -1,0 +1,147 @@
+/**
+ * @module test/support/startCms
+ * A real Payload (SQLite in a temp dir) with the plugin, served over real HTTP by a tiny node:http server
+ * around `handleEndpoints` (no Next.js). Each CMS gets its own `payloadInstanceCacheKey`, so several
+ * configs run side by side in one mocha process.
+ */
+import { randomUUID } from 'node:crypto'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { createServer, type Server } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Readable } from 'node:stream'
+
+import { sqliteAdapter } from '@payloadcms/db-sqlite'
+import { buildConfig, getPayload, handleEndpoints, type CollectionConfig, type Payload } from 'payload'
+import sharp from 'sharp'
+import type { RunningEmulator } from 'dev-app/emulator'
+
+import { hostStoragePlugin } from '../../src/index.js'
+import type { HostStoragePluginOptions } from '../../src/types.js'
+
+export interface RunningCms {
+  payload: Payload
+  url: string
+  /** JWT of the admin user (`Authorization: JWT <token>`). */
+  token: string
+  /** JWT of a second user (foreign-token tests). */
+  otherToken: string
+  fetch(path: string, init?: RequestInit & { auth?: string | false }): Promise<Response>
+  close(): Promise<void>
+}
+
+export const COLLECTIONS: CollectionConfig[] = [
+  { slug: 'users', auth: true, fields: [] },
+  {
+    slug: 'media',
+    fields: [{ name: 'alt', type: 'text' }],
+    upload: { imageSizes: [{ name: 'thumbnail', height: 40, width: 40 }], mimeTypes: ['image/*', 'application/pdf', 'text/plain'] },
+  },
+  { slug: 'videos', fields: [{ name: 'title', type: 'text' }], upload: { mimeTypes: ['video/mp4', 'video/webm', 'video/quicktime'] } },
+  // Read-only for everyone but admins: access tests.
+  { slug: 'locked-videos', access: { create: () => false, update: () => false }, fields: [{ name: 'title', type: 'text' }], upload: true },
+  { slug: 'plain-files', fields: [], upload: true },
+  { slug: 'posts', fields: [{ name: 'title', type: 'text' }] },
+]
+
+/** Plugin options pointing every upstream URL at the emulator. */
+export function emulatorOptions(emu: RunningEmulator, extra: Partial<HostStoragePluginOptions> = {}): HostStoragePluginOptions {
+  return {
+    collections: { 'locked-videos': 'stream', media: 'storage', videos: 'stream' },
+    storage: {
+      accessKey: emu.storage.accessKey,
+      cdnUrl: emu.storage.cdnUrl,
+      clientUploads: { sweepInterval: 0 },
+      endpoint: emu.storage.endpoint,
+      region: emu.storage.region,
+      s3Endpoint: emu.storage.s3Endpoint,
+      serve: 'proxy',
+      zoneName: emu.storage.zoneName,
+    },
+    stream: {
+      apiBase: emu.stream.apiBase,
+      apiKey: emu.stream.apiKey,
+      cdnUrl: emu.stream.cdnUrl,
+      libraryId: emu.stream.libraryId,
+      mp4Fallback: true,
+      thumbnailTime: 1500,
+      tus: true,
+      tusEndpoint: emu.stream.tusEndpoint,
+      webhook: { secret: emu.stream.readOnlyKey },
+    },
+    ...extra,
+  }
+}
+
+export async function startCms(pluginOptions: HostStoragePluginOptions, opts: { fileSizeLimit?: number } = {}): Promise<RunningCms> {
+  const dir = await mkdtemp(join(tmpdir(), 'plugin-storage-cms-'))
+  const key = `plugin-storage-${randomUUID()}`
+  const config = await buildConfig({
+    collections: COLLECTIONS,
+    db: sqliteAdapter({ client: { url: `file:${join(dir, 'cms.db')}` } }),
+    plugins: [hostStoragePlugin(pluginOptions)],
+    secret: `test-secret-${key}`,
+    sharp,
+    logger: { options: { level: process.env.CMS_LOG_LEVEL ?? 'fatal' } },
+    telemetry: false,
+    typescript: { autoGenerate: false },
+    upload: opts.fileSizeLimit ? { limits: { fileSize: opts.fileSizeLimit } } : undefined,
+  })
+  const payload = await getPayload({ config, key, importMap: {} } as Parameters<typeof getPayload>[0])
+
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      const headers = new Headers()
+      for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v)
+      const hasBody = req.method !== 'GET' && req.method !== 'HEAD'
+      const request = new Request(`http://${req.headers.host}${req.url}`, {
+        body: hasBody ? (Readable.toWeb(req) as ReadableStream) : undefined,
+        duplex: 'half',
+        headers,
+        method: req.method,
+      } as RequestInit)
+      const response = await handleEndpoints({ config: Promise.resolve(payload.config), payloadInstanceCacheKey: key, request } as never)
+      const out: Record<string, string | string[]> = {}
+      response.headers.forEach((value, name) => {
+        if (name !== 'set-cookie') out[name] = value
+      })
+      const cookies = response.headers.getSetCookie()
+      if (cookies.length) out['set-cookie'] = cookies
+      res.writeHead(response.status, out)
+      if (response.body) for await (const chunk of Readable.fromWeb(response.body as never)) res.write(chunk)
+      res.end()
+    })().catch((err: Error) => {
+      if (!res.headersSent) res.writeHead(500)
+      res.end(String(err.message))
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const address = server.address()
+  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
+
+  const login = async (email: string): Promise<string> => {
+    await payload.create({ collection: 'users', data: { email, password: 'secret-pass-1' } })
+    const result = await payload.login({ collection: 'users', data: { email, password: 'secret-pass-1' } })
+    return result.token!
+  }
+  const token = await login('admin@example.com')
+  const otherToken = await login('other@example.com')
+
+  return {
+    payload,
+    url,
+    token,
+    otherToken,
+    fetch: (path, init = {}) => {
+      const headers = new Headers(init.headers)
+      if (init.auth !== false && !headers.has('authorization')) headers.set('Authorization', `JWT ${init.auth ?? token}`)
+      return fetch(`${url}${path}`, { ...init, headers })
+    },
+    close: async () => {
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+      await payload.destroy()
+      await rm(dir, { force: true, recursive: true })
+    },
+  }
+}
