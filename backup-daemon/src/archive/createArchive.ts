@@ -37,7 +37,8 @@ export function createArchive(sources: Source[], options: ArchiveOptions): Reada
     pack.finalize()
   }
   // tar-stream's pack is a streamx stream; hand its bytes to a Node stream so consumers get the usual API.
-  const out = new PassThrough({ highWaterMark: 1 << 20 })
+  // The consumer sees errors when it reads; the listener keeps an unread error from crashing the process.
+  const out = new PassThrough({ highWaterMark: 1 << 20 }).on('error', () => {})
   const stages: NodeJS.ReadWriteStream[] = []
   if (options.compression === 'tar.gz') {
     // Big chunks: fewer hand-offs to the zlib thread pool per byte.
@@ -75,6 +76,8 @@ async function addEntry(pack: tar.Pack, entry: SourceEntry, signal: AbortSignal)
     header.size = size
     await new Promise<void>((resolve, reject) => {
       const sink = pack.entry(header, (err) => (err ? reject(err) : resolve()))
+      // The entry's failure arrives through the callback; without a listener Node's pipe rethrows it.
+      sink.on('error', () => {})
       body.on('error', (err) => {
         sink.destroy(err)
         reject(err)

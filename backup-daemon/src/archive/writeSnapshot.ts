@@ -41,7 +41,8 @@ export async function writeSnapshot(options: WriteSnapshotOptions): Promise<Mani
   let part: OpenPart | undefined
 
   const openPart = (): OpenPart => {
-    const streams = storages.map(() => new PassThrough({ highWaterMark: 1 << 20 }))
+    // Errors reach us through the storages' write promises; the listener keeps a destroyed stream from crashing the process.
+    const streams = storages.map(() => new PassThrough({ highWaterMark: 1 << 20 }).on('error', () => {}))
     const writes = storages.map((storage, i) => storage.write(job, streams[i]!, signal))
     // Keep the handles as soon as they exist, so a failure elsewhere can still discard them.
     for (const write of writes) write.then((p) => pendingAll.push(p), () => {})
