@@ -28,6 +28,7 @@ describe('ui/lib/cronToWords', () => {
     ['@daily', 'every day at 00:00'],
     ['@hourly', 'every hour'],
     ['@weekly', 'on Sunday at 00:00'],
+    ['', 'manual runs only'],
   ]
   for (const [cron, words] of cases) {
     it(`"${cron}" -> "${words}"`, () => {

@@ -27,6 +27,8 @@ type Field = { kind: 'any' } | { kind: 'step'; step: number } | { kind: 'list'; 
 /** Returns an English sentence for `expression`, or the expression itself when it cannot be phrased. */
 export function cronToWords(expression: string): string {
   const trimmed = expression.trim()
+  // An empty schedule is allowed by the config: the job runs only when started by hand.
+  if (trimmed === '') return 'manual runs only'
   const expanded = NICKNAMES[trimmed.toLowerCase()] ?? trimmed
   const parts = expanded.split(/\s+/)
   if (parts.length !== 5 && parts.length !== 6) return trimmed

@@ -1,0 +1,170 @@
+/**
+ * Browser tests of the web UI in headless Chromium against a real daemon process: login, dashboard,
+ * live log, run and cancel, download, config, system log, session expiry. Screenshots of each page go
+ * to test-artifacts/screenshots/ui-*.png.
+ */
+import { expect } from 'chai'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { launchBrowser, saveScreenshot } from '../../../test/support/browser.js'
+import { startDaemon, type RunningDaemon } from './support/realDaemon.js'
+import { findFile, logInWithKeyboard, makeJobs } from './support/uiFixture.js'
+
+describe('web UI in Chromium against a real daemon', function () {
+  this.timeout(60_000)
+  let browser: Browser | undefined
+  let daemon: RunningDaemon | undefined
+  let context: BrowserContext
+  let page: Page
+  let dir: string
+  const consoleErrors: string[] = []
+
+  before(async function () {
+    browser = await launchBrowser()
+    if (!browser) return this.skip() // reason: /usr/bin/chromium is not installed (apt-get install -y chromium)
+    dir = mkdtempSync(join(tmpdir(), 'ui-browser-'))
+    daemon = await startDaemon({ dir, jobs: makeJobs(dir) })
+    context = await browser.newContext({ baseURL: daemon.url, acceptDownloads: true, viewport: { width: 1280, height: 900 } })
+    page = await context.newPage()
+    page.on('console', (m) => {
+      if (m.type() === 'error' && !/status of 40[139]/.test(m.text())) consoleErrors.push(m.text())
+    })
+    page.on('pageerror', (e) => consoleErrors.push(e.message))
+  })
+
+  after(async () => {
+    if (daemon && daemon.process.exitCode !== null) console.log(`daemon output:\n${daemon.output()}`)
+    await browser?.close()
+    await daemon?.stop()
+    if (dir) rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('sends a visitor to the login page, refuses a wrong password and returns to the page asked for', async () => {
+    await page.goto('/jobs/small')
+    await page.waitForURL(/\/login\?next=%2Fjobs%2Fsmall/)
+    await logInWithKeyboard(page, 'wrong password')
+    await page.getByRole('alert').filter({ hasText: 'Wrong username or password' }).waitFor()
+    await saveScreenshot(page, 'ui-login')
+    await page.fill('input[name=username]', '')
+    await page.fill('input[name=password]', '')
+    await page.focus('input[name=username]')
+    await logInWithKeyboard(page)
+    await page.waitForURL(/\/jobs\/small$/)
+    await page.getByRole('heading', { name: 'small', exact: true }).waitFor()
+  })
+
+  it('shows every job on the dashboard with status, schedule in words and cron, and active or paused', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Jobs' }).click()
+    await page.waitForSelector('tr[data-job="archive"]')
+    const row = (name: string) => page.locator(`tr[data-job="${name}"]`)
+    expect(await row('small').locator('.schedule-words').textContent()).to.equal('every day at 03:00')
+    expect(await row('small').locator('.cron').textContent()).to.equal('0 3 * * *')
+    expect(await row('huge').locator('.schedule-words').textContent()).to.equal('manual runs only')
+    expect(await row('archive').locator('.schedule-words').textContent()).to.equal('on Sunday at 04:30')
+    expect(await row('archive').locator('.badge.paused').textContent()).to.equal('paused')
+    expect(await row('small').locator('[data-status]').getAttribute('data-status')).to.equal('idle')
+    expect(await row('small').locator('td[data-label="Last result"]').textContent()).to.equal('no run yet')
+    expect(await row('small').locator('td[data-label="Sources / storages"]').textContent()).to.equal('1 / 1')
+    await saveScreenshot(page, 'ui-dashboard')
+  })
+
+  it('runs a job with immediate feedback and shows its live log lines, ANSI colours rendered', async () => {
+    await page.locator('a', { hasText: /^small$/ }).click()
+    await page.locator('.stream-state.live').waitFor()
+    await page.getByRole('button', { name: 'Run now' }).click()
+    await page.locator('#action-feedback', { hasText: 'Run started' }).waitFor()
+    // Lines arrive over the SSE stream while the page stays open: the run's last line is the commit.
+    await page.locator('.log-line', { hasText: /committed small-/ }).waitFor({ timeout: 30_000 })
+    expect(await page.locator('.log-line span.ansi-fg-2', { hasText: 'INFO' }).count()).to.be.greaterThan(0)
+    await page.locator('[data-status="idle"]').first().waitFor({ timeout: 30_000 })
+    await page.locator('.result.ok').waitFor()
+    await page.locator('tr[data-snapshot]').first().waitFor()
+    await saveScreenshot(page, 'ui-job')
+  })
+
+  it('downloads a snapshot whose bytes equal the file in the storage', async () => {
+    const name = (await page.locator('tr[data-snapshot]').first().getAttribute('data-snapshot'))!
+    const size = await page.locator('tr[data-snapshot] td[data-label="Size"]').first().textContent()
+    expect(size).to.match(/KiB$/)
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('a.download').first().click()])
+    const saved = join(dir, 'downloaded.bin')
+    await download.saveAs(saved)
+    const stored = findFile(join(dir, 'store-small'), name)
+    expect(stored, `no ${name} in the storage`).to.be.a('string')
+    expect(readFileSync(saved).equals(readFileSync(stored!))).to.equal(true)
+  })
+
+  it('shows the job config when showConfig is on', async () => {
+    await page.locator('details.config summary').click()
+    const config = await page.locator('.config-json').textContent()
+    expect(config).to.contain('"name": "small"')
+    expect(config).to.contain('src-small')
+  })
+
+  it('shows a 409 as a clear message, then cancels a run', async () => {
+    await page.goto('/jobs/huge')
+    await page.locator('[data-status="idle"]').waitFor()
+    await page.locator('.stream-state.live').waitFor()
+    // Started elsewhere (another operator): this page still offers Run now, and the daemon says 409.
+    const started = await page.request.post('/api/v1/jobs/huge/run')
+    expect(started.status()).to.equal(202)
+    await page.getByRole('button', { name: 'Run now' }).click()
+    await page.locator('#action-feedback.error', { hasText: 'already running' }).waitFor()
+    await page.locator('[data-status="running"] .live-dot').waitFor()
+    await saveScreenshot(page, 'ui-job-running')
+    await page.getByRole('button', { name: 'Cancel run' }).click()
+    await page.locator('#action-feedback', { hasText: 'Cancel requested' }).waitFor()
+    await page.locator('[data-status="idle"]').waitFor({ timeout: 30_000 })
+    await page.locator('.result.failed').waitFor()
+    expect(await page.locator('tr[data-snapshot]').count()).to.equal(0)
+    await saveScreenshot(page, 'ui-job-cancelled')
+  })
+
+  it('shows the system log live, with search and follow', async () => {
+    await page.getByRole('link', { name: 'System log' }).click()
+    await page.waitForURL(/\/logs\/system$/)
+    await page.locator('.log-line', { hasText: 'listening on' }).waitFor()
+    await page.getByRole('searchbox').fill('listening on')
+    await page.locator('.match-count', { hasText: /^1 \/ 1$/ }).waitFor()
+    expect(await page.getByRole('button', { name: 'Follow' }).getAttribute('aria-pressed')).to.equal('false')
+    await page.locator('.log-line.current', { hasText: 'listening on' }).waitFor()
+    await saveScreenshot(page, 'ui-system-log')
+  })
+
+  it('sends an expired session back to the login page with a message, and back to the page after login', async () => {
+    await page.goto('/jobs/small')
+    await page.locator('tr[data-snapshot]').first().waitFor()
+    // What an expired session looks like to the daemon: the cookie no longer verifies.
+    const [cookie] = await context.cookies()
+    expect(cookie?.name).to.equal('backup_session')
+    await context.addCookies([{ ...cookie!, value: `${cookie!.value.slice(0, -4)}AAAA` }])
+    await page.getByRole('button', { name: 'Refresh' }).click()
+    await page.waitForURL(/\/login\?next=%2Fjobs%2Fsmall&reason=expired/)
+    await page.locator('.alert.info', { hasText: 'Your session has expired' }).waitFor()
+    await saveScreenshot(page, 'ui-session-expired')
+    await logInWithKeyboard(page)
+    await page.waitForURL(/\/jobs\/small$/)
+    await page.locator('tr[data-snapshot]').first().waitFor()
+  })
+
+  it('works at phone width and in the dark theme', async () => {
+    await page.setViewportSize({ width: 390, height: 844 })
+    await page.goto('/')
+    await page.locator('tr[data-job="small"]').waitFor()
+    // Tables become cards: no horizontal scrolling of the page.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).to.be.at.most(390)
+    await page.getByRole('button', { name: /^Theme:/ }).click()
+    await page.getByRole('button', { name: /^Theme:/ }).click()
+    expect(await page.evaluate(() => document.documentElement.dataset.theme)).to.equal('dark')
+    await saveScreenshot(page, 'ui-dashboard-phone-dark')
+    await page.goto('/jobs/small')
+    await page.locator('.log-line').first().waitFor()
+    await saveScreenshot(page, 'ui-job-phone-dark')
+  })
+
+  it('raised no script errors and no Content-Security-Policy violations', () => {
+    expect(consoleErrors).to.deep.equal([])
+  })
+})

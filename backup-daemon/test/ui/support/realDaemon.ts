@@ -1,0 +1,111 @@
+/**
+ * @module test/ui/support/realDaemon
+ * Starts the real daemon as a child process (`bin/backup-daemon.js serve --config <file>`) on a free
+ * port with a config written into a temp folder, and stops it (SIGTERM, then SIGKILL) afterwards.
+ * Used by the browser tests and the UI benchmarks.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { stringify } from 'yaml'
+import { hashPassword } from '../../../src/auth/password.js'
+
+const bin = new URL('../../../bin/backup-daemon.js', import.meta.url).pathname
+
+export const uiUser = 'operator'
+export const uiPassword = 'a long and proper test password'
+
+export interface DaemonJob {
+  name: string
+  schedule?: string
+  active?: boolean
+  compression?: 'tar' | 'tar.gz'
+  sources: { type: 'local'; name: string; path: string }[]
+  storages: { type: 'local'; name: string; path: string }[]
+  split?: { chunkSize: number }
+}
+
+export interface StartDaemonOptions {
+  /** Temp folder for the config, data and logs. */
+  dir: string
+  jobs: DaemonJob[]
+  /** false: no `server.auth` section at all. @default true */
+  auth?: boolean
+  permissions?: { allowManualRun?: boolean; allowBackupDownload?: boolean; showConfig?: boolean }
+  logLimits?: { jobLogs?: number; systemLogs?: number }
+}
+
+export interface RunningDaemon {
+  url: string
+  process: ChildProcess
+  /** Log folder (`<dir>/data/logs`), e.g. to prefill a job log before start. */
+  logsDir: string
+  /** Everything the daemon printed so far (for failure messages). */
+  output(): string
+  stop(): Promise<void>
+}
+
+/** Writes the config for `options` and returns its path (the log folder is `<dir>/data/logs`). */
+export async function writeDaemonConfig(options: StartDaemonOptions): Promise<string> {
+  const { dir, jobs, auth = true, permissions = {}, logLimits = {} } = options
+  mkdirSync(dir, { recursive: true })
+  const config = {
+    dataDir: join(dir, 'data'),
+    server: {
+      address: '127.0.0.1:0',
+      secret: 'ui-test-secret-0123456789abcdef0123456789',
+      ...(auth ? { auth: { enabled: true, username: uiUser, password: await hashPassword(uiPassword), tokenExpiration: 30 } } : {}),
+      permissions: { allowManualRun: true, allowBackupDownload: true, showConfig: true, ...permissions },
+      ui: { enabled: true },
+    },
+    logs: { system: true, perJob: true, directory: join(dir, 'data', 'logs') },
+    logLimits: { jobLogs: 1000, systemLogs: 1000, ...logLimits },
+    jobs,
+  }
+  const file = join(dir, 'backup-daemon.yaml')
+  writeFileSync(file, stringify(config))
+  return file
+}
+
+export async function startDaemon(options: StartDaemonOptions, configFile?: string): Promise<RunningDaemon> {
+  const file = configFile ?? (await writeDaemonConfig(options))
+  const child = spawn(process.execPath, [bin, 'serve', '--config', file], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '' } })
+  let output = ''
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`daemon did not start in 20 s:\n${output}`)), 20_000)
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString()
+      const match = /listening on (http:\/\/\S+)/.exec(output)
+      if (match) {
+        clearTimeout(timer)
+        resolve(match[1]!)
+      }
+    }
+    child.stdout!.on('data', onData)
+    child.stderr!.on('data', onData)
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer)
+      output += `\n[daemon exited: code ${code}, signal ${signal}]\n`
+      reject(new Error(`daemon exited with ${code}:\n${output}`))
+    })
+  })
+  // Keep draining output so the child never blocks on a full pipe.
+  child.stdout!.resume()
+  child.stderr!.resume()
+  return {
+    url,
+    process: child,
+    logsDir: join(options.dir, 'data', 'logs'),
+    output: () => output,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve()
+        const kill = setTimeout(() => child.kill('SIGKILL'), 10_000)
+        child.once('exit', () => {
+          clearTimeout(kill)
+          resolve()
+        })
+        child.kill('SIGTERM')
+      }),
+  }
+}
