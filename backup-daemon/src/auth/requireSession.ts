@@ -9,6 +9,7 @@ import type { AuthConfig } from '../config/types.js'
 import { HttpError } from '../server/HttpError.js'
 import { readSessionCookie, setSessionCookie } from './sessionCookie.js'
 import { signSession, verifySession } from './sessionToken.js'
+import { verifiedTokens } from './verifiedTokens.js'
 
 export interface RequireSessionOptions {
   auth: AuthConfig
@@ -17,16 +18,22 @@ export interface RequireSessionOptions {
   refreshWindowMs?: number
 }
 
-export const requireSession = ({ auth, key, refreshWindowMs = 5 * 60_000 }: RequireSessionOptions): MiddlewareHandler =>
-  async function requireSession(c, next) {
+export const requireSession = ({ auth, key, refreshWindowMs = 5 * 60_000 }: RequireSessionOptions): MiddlewareHandler => {
+  const verified = verifiedTokens()
+  return async function requireSession(c, next) {
     if (!auth.enabled) return next()
     const token = readSessionCookie(c)
     if (!token) throw new HttpError(401, { message: 'authentication required: log in at POST /api/v1/auth/login' })
-    const claims = await verifySession(token, key, auth.username)
-    if (!claims) throw new HttpError(401, { message: 'session invalid or expired: log in again' })
     const now = Date.now()
+    let claims = verified.get(token, now / 1000)
+    if (!claims) {
+      claims = await verifySession(token, key, auth.username)
+      if (!claims) throw new HttpError(401, { message: 'session invalid or expired: log in again' })
+      verified.remember(token, claims)
+    }
     if (claims.exp * 1000 - now < refreshWindowMs) {
       setSessionCookie(c, await signSession({ key, username: auth.username, minutes: auth.tokenExpiration, now }), auth)
     }
     await next()
   }
+}

@@ -42,7 +42,6 @@ export async function startServer({ config, engine, app: appOptions = {} }: Star
   // A wildcard address is reachable on loopback; the URL is for people and tests to connect to.
   const shownHost = hostname === '0.0.0.0' ? '127.0.0.1' : hostname === '::' ? '[::1]' : hostname.includes(':') ? `[${hostname}]` : hostname
   const url = `http://${shownHost}:${boundPort}`
-  engine.logs.append({ kind: 'system' }, `server: listening on ${url}`)
 
   let closing: Promise<void> | undefined
   return {

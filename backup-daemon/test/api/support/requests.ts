@@ -5,7 +5,7 @@
 import type { Hono } from 'hono'
 import { testPassword, testUser } from './testConfig.js'
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any app env
+ 
 type AnyApp = Hono<any, any, any>
 
 export function postJson(app: AnyApp, path: string, body: unknown, headers: Record<string, string> = {}) {
