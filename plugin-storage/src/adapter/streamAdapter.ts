@@ -49,10 +49,23 @@ export function streamAdapter(stream: ResolvedStream): Adapter {
       }
     },
     requiresClientUploadReceipt: true,
-    staticHandler: (_req, { doc }) => {
-      const videoId = (doc as WithStream | undefined)?.hostData?.stream?.videoId
+    staticHandler: async (req, { doc, params }) => {
+      // Payload passes the document only when read access is a query; otherwise look it up (with access).
+      let videoId = (doc as WithStream | undefined)?.hostData?.stream?.videoId
+      if (!videoId) {
+        const found = await req.payload.find({
+          collection: params.collection,
+          depth: 0,
+          limit: 1,
+          overrideAccess: false,
+          pagination: false,
+          req,
+          where: { filename: { equals: params.filename } },
+        })
+        videoId = (found.docs[0] as WithStream | undefined)?.hostData?.stream?.videoId
+      }
       if (!videoId) return new Response(null, { status: 404 })
-      return new Response(null, { headers: { Location: streamUrls(stream, videoId).originalUrl }, status: 302 })
+      return new Response(null, { headers: { 'Cache-Control': 'private, no-store', Location: streamUrls(stream, videoId).originalUrl }, status: 302 })
     },
   })
 }
