@@ -53,7 +53,9 @@ export const streamCdn: UpstreamHandler = async (req, res, { rawPath }, ctx) => 
     return true
   }
   if (file === 'playlist.m3u8' && encoded) {
-    sendText(res, 200, req.method === 'HEAD' ? '' : masterPlaylist(video), 'application/x-mpegURL', cors)
+    const playlist = masterPlaylist(video)
+    res.writeHead(200, { ...cors, 'Content-Type': 'application/x-mpegURL', 'Content-Length': String(Buffer.byteLength(playlist)) })
+    res.end(req.method === 'HEAD' ? undefined : playlist)
     return true
   }
   if (file === 'thumbnail.jpg' && encoded) {
