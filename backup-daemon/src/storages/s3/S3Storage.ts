@@ -1,0 +1,154 @@
+/**
+ * @module storages/s3/S3Storage
+ * The `s3` storage: a bucket (and key prefix `path`) of any S3-compatible service.
+ *
+ * `write` streams the body as a multipart upload (`@aws-sdk/lib-storage`, parts of 8 MiB, two in
+ * flight: memory stays near 16 MiB whatever the archive's length) under a temporary key
+ * `<dir>/.<random>.incomplete`, so reading the sources and uploading overlap. `commit` is a
+ * server-side copy to the final key followed by the deletion of the temporary one: S3 has no rename,
+ * and a copy moves no byte through the daemon. A run that dies leaves only `.incomplete` keys (and
+ * multipart uploads S3 aborts by lifecycle rule), which the engine's sweep deletes.
+ */
+import { randomBytes } from 'node:crypto'
+import type { Readable } from 'node:stream'
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  S3Client,
+  type StorageClass,
+} from '@aws-sdk/client-s3'
+import { Upload } from '@aws-sdk/lib-storage'
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
+import { checkKey } from '../host/HostStorage.js'
+import type { PendingObject, Storage, StoredObject } from '../types.js'
+import { copyObject } from './copyObject.js'
+
+export interface S3StorageOptions {
+  name: string
+  bucket: string
+  region: string
+  endpoint?: string
+  path: string
+  accessKeyId?: string
+  secretAccessKey?: string
+  usePathStyle: boolean
+  storageClass?: string
+  downloadMode: 'proxy' | 'signed'
+  signedUrlTTL: number
+  /** Time limit of one HTTP request in ms (the SDK retries it up to 3 times with backoff). @default 60000 */
+  requestTimeoutMs?: number
+  /** Multipart part size in bytes. @default 8 MiB */
+  partSize?: number
+  /** Largest object copied in one request at commit. @default 5 GiB */
+  singleCopyLimit?: number
+}
+
+const incompleteSuffix = '.incomplete'
+
+export class S3Storage implements Storage {
+  readonly type = 's3'
+  readonly canStream = true
+  readonly name: string
+  readonly client: S3Client
+  private readonly prefix: string
+
+  constructor(private readonly options: S3StorageOptions) {
+    this.name = options.name
+    const trimmed = options.path.replace(/^\/+|\/+$/g, '')
+    this.prefix = trimmed ? `${trimmed}/` : ''
+    this.client = new S3Client({
+      region: options.region,
+      endpoint: options.endpoint,
+      forcePathStyle: options.usePathStyle,
+      credentials: options.accessKeyId && options.secretAccessKey ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey } : undefined,
+      // Many S3-compatible services reject the newer default CRC32 trailers of streamed bodies.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+      maxAttempts: 3,
+      requestHandler: { requestTimeout: options.requestTimeoutMs ?? 60_000, connectionTimeout: 10_000 },
+    })
+  }
+
+  private keyOf(key: string): string {
+    return this.prefix + checkKey(key)
+  }
+
+  async write(dir: string, body: Readable, signal: AbortSignal): Promise<PendingObject> {
+    const temp = `${checkKey(dir)}/.${randomBytes(8).toString('hex')}${incompleteSuffix}`
+    let size = 0
+    body.on('data', (chunk: Buffer) => (size += chunk.length))
+    const upload = new Upload({
+      client: this.client,
+      params: { Bucket: this.options.bucket, Key: this.keyOf(temp), Body: body, StorageClass: this.options.storageClass as StorageClass | undefined },
+      partSize: this.options.partSize ?? 8 * 1024 * 1024,
+      queueSize: 2,
+      leavePartsOnError: false,
+    })
+    const onAbort = () => {
+      body.destroy()
+      void upload.abort()
+    }
+    signal.addEventListener('abort', onAbort, { once: true })
+    try {
+      signal.throwIfAborted()
+      await upload.done()
+      signal.throwIfAborted()
+    } catch (err) {
+      // A small body goes up as one PutObject that may have landed before the abort: remove it.
+      await this.delete(temp).catch(() => {})
+      throw signal.aborted ? signal.reason : err
+    } finally {
+      signal.removeEventListener('abort', onAbort)
+    }
+    let committed: string | undefined
+    return {
+      size,
+      commit: async (key) => {
+        if (committed === key) return
+        await copyObject({ client: this.client, bucket: this.options.bucket, from: this.keyOf(temp), to: this.keyOf(key), size, storageClass: this.options.storageClass, singleCopyLimit: this.options.singleCopyLimit })
+        committed = key
+        await this.delete(temp)
+      },
+      discard: () => this.delete(temp),
+    }
+  }
+
+  async list(prefix: string): Promise<StoredObject[]> {
+    const found: StoredObject[] = []
+    let token: string | undefined
+    do {
+      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.options.bucket, Prefix: this.prefix + prefix, ContinuationToken: token }))
+      for (const object of page.Contents ?? []) {
+        if (!object.Key) continue
+        const key = object.Key.slice(this.prefix.length)
+        found.push({ key, size: object.Size ?? 0, modified: object.LastModified ?? new Date(0), incomplete: key.endsWith(incompleteSuffix) })
+      }
+      token = page.IsTruncated ? page.NextContinuationToken : undefined
+    } while (token)
+    return found
+  }
+
+  async open(key: string): Promise<Readable> {
+    const result = await this.client.send(new GetObjectCommand({ Bucket: this.options.bucket, Key: this.keyOf(key) }))
+    return result.Body as Readable
+  }
+
+  async delete(key: string): Promise<void> {
+    // S3 has no folders to clean up, and deleting a missing key succeeds.
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.options.bucket, Key: this.keyOf(key) }))
+  }
+
+  async downloadUrl(key: string): Promise<string | undefined> {
+    if (this.options.downloadMode !== 'signed') return undefined
+    const filename = key.slice(key.lastIndexOf('/') + 1)
+    const command = new GetObjectCommand({ Bucket: this.options.bucket, Key: this.keyOf(key), ResponseContentDisposition: `attachment; filename="${filename.replace(/["\\]/g, '_')}"` })
+    return getSignedUrl(this.client, command, { expiresIn: this.options.signedUrlTTL })
+  }
+
+  isNotExist(err: unknown): boolean {
+    const e = err as { name?: string; $metadata?: { httpStatusCode?: number } } | undefined
+    return e?.name === 'NoSuchKey' || e?.name === 'NotFound' || e?.$metadata?.httpStatusCode === 404
+  }
+}
+
