@@ -4,10 +4,12 @@
  * `StorageFactory`, one line here, and a test that runs `runStorageSuite` against it.
  */
 import type { StorageConfig } from '../config/types.js'
+import { hostStorage } from './host/index.js'
 import { localStorage } from './local.js'
+import { s3Storage } from './s3/index.js'
 import type { Storage, StorageFactory } from './types.js'
 
-export const storageFactories: StorageFactory<any>[] = [localStorage]
+export const storageFactories: StorageFactory<any>[] = [localStorage, hostStorage, s3Storage]
 
 export function storageFactory(type: string): StorageFactory | undefined {
   return storageFactories.find((factory) => factory.type === type)
