@@ -33,6 +33,7 @@ export interface StartDaemonOptions {
   auth?: boolean
   permissions?: { allowManualRun?: boolean; allowBackupDownload?: boolean; showConfig?: boolean }
   logLimits?: { jobLogs?: number; systemLogs?: number }
+  logs?: { system?: boolean; perJob?: boolean }
 }
 
 export interface RunningDaemon {
@@ -47,7 +48,7 @@ export interface RunningDaemon {
 
 /** Writes the config for `options` and returns its path (the log folder is `<dir>/data/logs`). */
 export async function writeDaemonConfig(options: StartDaemonOptions): Promise<string> {
-  const { dir, jobs, auth = true, permissions = {}, logLimits = {} } = options
+  const { dir, jobs, auth = true, permissions = {}, logLimits = {}, logs = {} } = options
   mkdirSync(dir, { recursive: true })
   const config = {
     dataDir: join(dir, 'data'),
@@ -58,7 +59,7 @@ export async function writeDaemonConfig(options: StartDaemonOptions): Promise<st
       permissions: { allowManualRun: true, allowBackupDownload: true, showConfig: true, ...permissions },
       ui: { enabled: true },
     },
-    logs: { system: true, perJob: true, directory: join(dir, 'data', 'logs') },
+    logs: { system: true, perJob: true, ...logs, directory: join(dir, 'data', 'logs') },
     logLimits: { jobLogs: 1000, systemLogs: 1000, ...logLimits },
     jobs,
   }
@@ -108,4 +109,13 @@ export async function startDaemon(options: StartDaemonOptions, configFile?: stri
         child.kill('SIGTERM')
       }),
   }
+}
+
+/** Runs one job to the end with `backup-daemon run JOB --config FILE`; resolves with the exit code. */
+export function runOnce(configFile: string, job: string): Promise<number | null> {
+  const child = spawn(process.execPath, [bin, 'run', job, '--config', configFile], { stdio: 'ignore' })
+  return new Promise((resolve, reject) => {
+    child.once('error', reject)
+    child.once('exit', (code) => resolve(code))
+  })
 }

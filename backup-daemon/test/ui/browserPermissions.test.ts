@@ -1,0 +1,76 @@
+/**
+ * Browser test of a locked-down daemon (a second config): auth off, every permission off and the
+ * system log switched off. The UI must not offer what the daemon would refuse.
+ */
+import { expect } from 'chai'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Browser, Page } from 'playwright-core'
+import { launchBrowser, saveScreenshot } from '../../../test/support/browser.js'
+import { runOnce, startDaemon, writeDaemonConfig, type RunningDaemon } from './support/realDaemon.js'
+import { makeJobs } from './support/uiFixture.js'
+
+describe('web UI with permissions off (real daemon, auth off)', function () {
+  this.timeout(60_000)
+  let browser: Browser | undefined
+  let daemon: RunningDaemon | undefined
+  let page: Page
+  let dir: string
+
+  before(async function () {
+    browser = await launchBrowser()
+    if (!browser) return this.skip() // reason: /usr/bin/chromium is not installed (apt-get install -y chromium)
+    dir = mkdtempSync(join(tmpdir(), 'ui-perm-'))
+    const options = {
+      dir,
+      jobs: makeJobs(dir).filter((j) => j.name !== 'huge'),
+      auth: false,
+      permissions: { allowManualRun: false, allowBackupDownload: false, showConfig: false },
+      logs: { system: false },
+    }
+    const file = await writeDaemonConfig(options)
+    // A snapshot to (not) offer for download, made by `backup-daemon run` (manual runs are off in the API).
+    expect(await runOnce(file, 'small')).to.equal(0)
+    daemon = await startDaemon(options, file)
+    const context = await browser.newContext({ baseURL: daemon.url, viewport: { width: 1280, height: 900 } })
+    page = await context.newPage()
+  })
+
+  after(async () => {
+    await browser?.close()
+    await daemon?.stop()
+    if (dir) rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('opens the dashboard without a login page and without a log-out button', async () => {
+    await page.goto('/')
+    await page.locator('tr[data-job="small"]').waitFor()
+    expect(page.url()).not.to.contain('/login')
+    expect(await page.getByRole('button', { name: 'Log out' }).count()).to.equal(0)
+    // logs.system is off: no link to the system log.
+    expect(await page.getByRole('link', { name: 'System log' }).count()).to.equal(0)
+  })
+
+  it('hides run, cancel, downloads and the config on the job page', async () => {
+    await page.locator('a', { hasText: /^small$/ }).click()
+    await page.locator('[data-status="idle"]').waitFor()
+    await page.locator('.stream-state.live').waitFor()
+    expect(await page.getByRole('button', { name: 'Run now' }).count()).to.equal(0)
+    expect(await page.getByRole('button', { name: 'Cancel run' }).count()).to.equal(0)
+    expect(await page.locator('details.config').count()).to.equal(0)
+    await page.locator('tr[data-snapshot]').first().waitFor()
+    expect(await page.getByRole('columnheader', { name: 'Download' }).count()).to.equal(0)
+    expect(await page.locator('a.download').count()).to.equal(0)
+    await saveScreenshot(page, 'ui-permissions-job')
+    // The daemon agrees: what is hidden is refused.
+    expect((await page.request.post('/api/v1/jobs/small/run')).status()).to.equal(403)
+    expect((await page.request.get('/api/v1/jobs/small/config')).status()).to.equal(403)
+  })
+
+  it('says the system log is off instead of showing an empty viewer', async () => {
+    await page.goto('/logs/system')
+    await page.locator('.alert.info', { hasText: 'logs.system' }).waitFor()
+    expect(await page.locator('.log-box').count()).to.equal(0)
+  })
+})
