@@ -1,0 +1,114 @@
+import { expect } from 'chai'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { hashPassword } from '../../src/auth/password.js'
+import { spawnDaemon, type DaemonProcess } from './support/daemonProcess.js'
+import { cookieAttributes } from './support/requests.js'
+import { openSse } from './support/sseClient.js'
+
+const password = 'real-process-password'
+
+describe('api: the real daemon process', function () {
+  this.timeout(60_000)
+  let dir: string
+  let daemon: DaemonProcess | undefined
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'daemon-api-e2e-'))
+    mkdirSync(join(dir, 'source', 'nested'), { recursive: true })
+    mkdirSync(join(dir, 'storage'))
+    writeFileSync(join(dir, 'source', 'hello.txt'), 'hello from the source\n')
+    writeFileSync(join(dir, 'source', 'nested', 'random.bin'), randomBytes(256 * 1024))
+    const config = {
+      dataDir: join(dir, 'data'),
+      server: {
+        address: '127.0.0.1:0',
+        secret: '',
+        auth: { enabled: true, username: 'operator', password: await hashPassword(password), tokenExpiration: 10, cookies: { secure: false, sameSite: 'Strict' } },
+        ui: { enabled: false },
+      },
+      jobs: [
+        {
+          name: 'files',
+          schedule: '0 0 1 1 *',
+          compression: 'tar.gz',
+          sources: [{ type: 'local', name: 'site', path: join(dir, 'source') }],
+          storages: [{ type: 'local', name: 'disk', path: join(dir, 'storage') }],
+        },
+      ],
+    }
+    // JSON is valid YAML.
+    writeFileSync(join(dir, 'config.yaml'), JSON.stringify(config, null, 2))
+    daemon = await spawnDaemon(join(dir, 'config.yaml'))
+  })
+
+  after(async () => {
+    if (daemon) expect(await daemon.stop(), daemon.output()).to.equal(0)
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('logs in, runs a job while watching its log stream, lists and downloads the snapshot byte for byte', async () => {
+    const base = `${daemon!.url}/api/v1`
+    expect((await fetch(`${base}/jobs`)).status).to.equal(401)
+    const wrong = await fetch(`${base}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'operator', password: 'nope' }) })
+    expect(wrong.status).to.equal(401)
+    const login = await fetch(`${base}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'operator', password }) })
+    expect(login.status).to.equal(200)
+    const setCookie = login.headers.get('set-cookie')!
+    expect(cookieAttributes(setCookie).get('max-age')).to.equal('600')
+    expect(cookieAttributes(setCookie).get('samesite')).to.equal('Strict')
+    const cookie = setCookie.split(';')[0]!
+    const headers = { cookie }
+
+    const system = await (await fetch(`${base}/logs/system?tail=1000`, { headers })).json()
+    expect(system.logs.join('\n')).to.include('failed login').and.not.to.include('nope')
+
+    const stream = await openSse(`${base}/jobs/files/logs/stream?tail=0`, headers)
+    try {
+      const run = await fetch(`${base}/jobs/files/run`, { method: 'POST', headers })
+      expect(run.status, await run.clone().text()).to.equal(202)
+      expect((await run.json()).job).to.equal('files')
+      const first = await stream.next()
+      expect(JSON.parse(first!.data).line).to.be.a('string').and.not.equal('')
+    } finally {
+      stream.close()
+    }
+
+    let status: { status: string; lastResult: { success: boolean; error: string } } | undefined
+    for (let i = 0; i < 300; i++) {
+      status = await (await fetch(`${base}/jobs/files/status`, { headers })).json()
+      if (status!.status === 'idle' && status!.lastResult.duration !== '') break
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    expect(status!.status).to.equal('idle')
+    expect(status!.lastResult, JSON.stringify(status)).to.include({ success: true, error: '' })
+
+    const log = await (await fetch(`${base}/jobs/files/logs?tail=500`, { headers })).json()
+    expect(log.job).to.equal('files')
+    expect(log.logs.length).to.be.greaterThan(0)
+
+    const list = await (await fetch(`${base}/jobs/files/backups`, { headers })).json()
+    expect(list.job).to.equal('files')
+    expect(list.backups).to.have.length(1)
+    const [snapshot] = list.backups
+    expect(snapshot).to.include({ jobName: 'files', storageType: 'local', isSplit: false, partsCount: 1 })
+
+    const download = await fetch(`${base}/jobs/files/backups/${encodeURIComponent(snapshot.name)}/download`, { headers })
+    expect(download.status).to.equal(200)
+    const bytes = Buffer.from(await download.arrayBuffer())
+    expect(download.headers.get('content-length')).to.equal(String(bytes.length))
+    expect(download.headers.get('content-disposition')).to.include(`filename*=UTF-8''${encodeURIComponent(snapshot.name)}`)
+    expect(bytes.length).to.equal(snapshot.size)
+    const onDisk = readFileSync(join(dir, 'storage', snapshot.path))
+    expect(bytes.equals(onDisk)).to.equal(true)
+    expect(bytes.subarray(0, 2)).to.deep.equal(Buffer.from([0x1f, 0x8b]))
+
+    expect((await fetch(`${base}/jobs/files/backups/not-a-snapshot.tar.gz/download`, { headers })).status).to.equal(404)
+    expect((await fetch(`${base}/jobs/nope/status`, { headers })).status).to.equal(404)
+    expect((await fetch(`${base}/jobs/files/cancel`, { method: 'POST', headers })).status).to.equal(409)
+    const doc = await (await fetch(`${base}/openapi`)).json()
+    expect(doc.openapi).to.equal('3.1.0')
+  })
+})
