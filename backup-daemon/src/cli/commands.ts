@@ -68,15 +68,15 @@ export async function runOnce(file: string, job: string): Promise<number> {
     process.stderr.write(`${err.message}\n`)
     return err.name === 'JobNotFoundError' ? 2 : 1
   }
-  const interrupted = nextSignal().then(async (signal) => {
+  let interrupted = false
+  void nextSignal().then(async (signal) => {
+    interrupted = true
     process.stderr.write(`${signal}: cancelling the run\n`)
     await engine.stop()
-    return 130
   })
-  const finished = engine.whenIdle(job).then((info) => (info.status === 'success' ? 0 : 1))
-  const code = await Promise.race([finished, interrupted])
+  const info = await engine.whenIdle(job)
   await engine.stop()
-  return code
+  return interrupted ? 130 : info.status === 'success' ? 0 : 1
 }
 
 export async function serve(file: string): Promise<number> {

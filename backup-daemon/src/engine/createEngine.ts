@@ -60,6 +60,7 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
   const locks = new RunLock(config.dataDir)
   const jobs = new Map<string, JobRuntime>(config.jobs.map((job) => [job.name, { config: job, storages: job.storages.map(createStorage), status: 'idle' }]))
   let stopping = false
+  let stopped: Promise<void> | undefined
 
   const systemLog = (level: LogLevel, message: string) => logs.log({ kind: 'system' }, level, message)
   const jobLog = (name: string) => (level: LogLevel, message: string) => {
@@ -197,18 +198,22 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
       await runtime(name).done
       return state.get(name).run
     },
-    async stop() {
-      if (stopping) return
-      stopping = true
-      for (const job of jobs.values()) job.cron?.stop()
-      const inFlight = [...jobs.values()].filter((job) => job.status !== 'idle')
-      for (const job of inFlight) {
-        job.status = 'cancelling'
-        job.controller?.abort(new RunCancelled('cancelled: the daemon is shutting down'))
-      }
-      await Promise.allSettled(inFlight.map((job) => job.done))
-      systemLog('info', 'engine stopped')
-      logs.close()
+    stop() {
+      stopped ??= stopEngine()
+      return stopped
     },
+  }
+
+  async function stopEngine(): Promise<void> {
+    stopping = true
+    for (const job of jobs.values()) job.cron?.stop()
+    const inFlight = [...jobs.values()].filter((job) => job.status !== 'idle')
+    for (const job of inFlight) {
+      job.status = 'cancelling'
+      job.controller?.abort(new RunCancelled('cancelled: the daemon is shutting down'))
+    }
+    await Promise.allSettled(inFlight.map((job) => job.done))
+    systemLog('info', 'engine stopped')
+    logs.close()
   }
 }

@@ -3,6 +3,7 @@ import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { ConfigError, type ConfigIssue } from '../../src/config/ConfigError.js'
 import { loadConfig } from '../../src/config/loadConfig.js'
+import type { LocalSourceConfig, LocalStorageConfig } from '../../src/config/types.js'
 import { tempDir } from './helpers.js'
 
 describe('config/loadConfig', () => {
@@ -37,8 +38,8 @@ ${extra}`
     expect(config.logs).to.deep.equal({ system: true, perJob: true, directory: join(tmp.dir, 'data', 'logs') })
     const [nightly] = config.jobs
     expect(nightly).to.include({ name: 'nightly', active: true, compression: 'tar.gz' })
-    expect(nightly!.sources[0]!.path).to.equal(join(tmp.dir, 'src'))
-    expect(nightly!.storages[0]!.path).to.equal(join(tmp.dir, 'out'))
+    expect((nightly!.sources[0] as LocalSourceConfig).path).to.equal(join(tmp.dir, 'src'))
+    expect((nightly!.storages[0] as LocalStorageConfig).path).to.equal(join(tmp.dir, 'out'))
   })
 
   it('reports an unknown key at the key\'s line and column', async () => {

@@ -45,7 +45,7 @@ describe('engine: cancel, restart, logs, schedules', function () {
     expect(e.getJob('slow')).to.deep.include({ status: 'idle', lastResult: { success: false, duration: info.duration, error: 'cancelled' } })
     expect(await filesBelow(join(tmp.dir, 'backups'))).to.deep.equal([])
     expect(await e.listSnapshots('slow')).to.deep.equal([])
-    expect(e.logs.tail({ kind: 'job', job: 'slow' }, 10).map(stripAnsi).join('\n')).to.match(/WARN  run cancelled/)
+    expect(e.logs.tail({ kind: 'job', job: 'slow' }, 10).map(stripAnsi).join('\n')).to.match(/WARN {2}run cancelled/)
   })
 
   it('stop() cancels runs in flight cleanly and waits for them', async () => {
