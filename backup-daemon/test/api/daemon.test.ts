@@ -76,7 +76,7 @@ describe('api: the real daemon process', function () {
       stream.close()
     }
 
-    let status: { status: string; lastResult: { success: boolean; error: string } } | undefined
+    let status: { status: string; lastResult: { success: boolean; duration: string; error: string } } | undefined
     for (let i = 0; i < 300; i++) {
       status = await (await fetch(`${base}/jobs/files/status`, { headers })).json()
       if (status!.status === 'idle' && status!.lastResult.duration !== '') break
