@@ -31,6 +31,13 @@ export interface EmulatorOptions {
      * When unset, any region in the scope is accepted (the signature still has to match it).
      */
     region?: string
+    /**
+     * Refuse (400 BadDigest) a presigned PUT whose query-string flexible checksum
+     * (`x-amz-checksum-crc32`/`-sha256`) does not match the body, as R2, Garage or SeaweedFS do.
+     * AWS S3 ignores those query values. `Content-MD5` and checksum headers are always verified.
+     * @default false
+     */
+    strictQueryChecksums?: boolean
   }
   pullZone?: {
     /** When set, CDN requests need a valid `token` + `expires` (current HS256 scheme). */

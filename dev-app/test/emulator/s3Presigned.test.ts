@@ -1,6 +1,7 @@
 import { PutObjectCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3'
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
 import { expect } from 'chai'
+import { createHash } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { startEmulator } from '../../src/emulator/index.js'
 import type { RunningEmulator } from '../../src/emulator/index.js'
@@ -112,21 +113,50 @@ describe('emulator: S3-compatible presigned PUT', () => {
     expect(emulator.storedFilePath('uploads/forged.jpg')).to.equal(undefined)
   })
 
-  it('refuses a body that contradicts a signed checksum (the SDK default: CRC32 of an empty body)', async () => {
-    const defaults = new S3Client({
-      region: 'de',
-      endpoint: emulator.storage.s3Endpoint,
-      forcePathStyle: true,
-      credentials: { accessKeyId: emulator.storage.zoneName, secretAccessKey: emulator.storage.accessKey },
-    })
+  it('ignores a presigned query checksum like AWS S3 (the SDK default: CRC32 of an empty body), refuses it when strict', async () => {
+    const defaultsFor = (target: RunningEmulator) =>
+      new S3Client({
+        region: 'de',
+        endpoint: target.storage.s3Endpoint,
+        forcePathStyle: true,
+        credentials: { accessKeyId: target.storage.zoneName, secretAccessKey: target.storage.accessKey },
+      })
     const body = Buffer.from('abc')
-    const url = await presignPut('uploads/crc.jpg', body, { client: defaults })
-    expect(url).to.include('x-amz-checksum-crc32=')
-    const res = await fetch(url, { method: 'PUT', headers: { 'Content-Type': 'image/jpeg' }, body })
-    expect(res.status).to.equal(400)
-    expect(await res.text()).to.include('<Code>BadDigest</Code>')
-    expect(emulator.storedFilePath('uploads/crc.jpg')).to.equal(undefined)
-    defaults.destroy()
+    const lenientClient = defaultsFor(emulator)
+    const url = await presignPut('uploads/crc.jpg', body, { client: lenientClient })
+    expect(url).to.include('x-amz-checksum-crc32=AAAAAA')
+    const accepted = await fetch(url, { method: 'PUT', headers: { 'Content-Type': 'image/jpeg' }, body })
+    expect(accepted.status).to.equal(200)
+    expect(emulator.storedFilePath('uploads/crc.jpg')).to.be.a('string')
+    lenientClient.destroy()
+
+    const strict = await startEmulator({ storage: { zoneName: 's3-zone', accessKey: 's3-secret', strictQueryChecksums: true } })
+    const strictClient = defaultsFor(strict)
+    try {
+      const strictUrl = await presignPut('uploads/crc.jpg', body, { client: strictClient })
+      const refused = await fetch(strictUrl, { method: 'PUT', headers: { 'Content-Type': 'image/jpeg' }, body })
+      expect(refused.status).to.equal(400)
+      expect(await refused.text()).to.include('<Code>BadDigest</Code>')
+      expect(strict.storedFilePath('uploads/crc.jpg')).to.equal(undefined)
+    } finally {
+      strictClient.destroy()
+      await strict.close()
+    }
+  })
+
+  it('refuses a body that contradicts a signed Content-MD5', async () => {
+    const signed = Buffer.from('abc')
+    const url = await getSignedUrl(client, new PutObjectCommand({ Bucket: 's3-zone', Key: 'uploads/md5.bin', ContentMD5: createHash('md5').update(signed).digest('base64'), ContentLength: 3 }), {
+      expiresIn: 60,
+      signableHeaders: new Set(['content-md5', 'content-length']),
+    })
+    const headers = { 'Content-MD5': createHash('md5').update(signed).digest('base64') }
+    const refused = await fetch(url, { method: 'PUT', headers, body: Buffer.from('abd') })
+    expect(refused.status).to.equal(400)
+    expect(await refused.text()).to.include('<Code>BadDigest</Code>')
+    expect(emulator.storedFilePath('uploads/md5.bin')).to.equal(undefined)
+    const accepted = await fetch(url, { method: 'PUT', headers, body: signed })
+    expect(accepted.status).to.equal(200)
   })
 
   it('refuses an unsigned PUT', async () => {

@@ -11,6 +11,7 @@ export interface ResolvedOptions {
   zoneName: string
   accessKey: string
   s3Region: string | undefined
+  strictQueryChecksums: boolean
   tokenAuthKey: string | undefined
   libraryId: number
   apiKey: string
@@ -31,6 +32,7 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     zoneName: options.storage?.zoneName ?? 'dev-zone',
     accessKey: options.storage?.accessKey ?? 'dev-storage-key',
     s3Region: options.storage?.region,
+    strictQueryChecksums: options.storage?.strictQueryChecksums ?? false,
     tokenAuthKey: options.pullZone?.tokenAuthKey || undefined,
     libraryId: options.stream?.libraryId ?? 1001,
     apiKey: options.stream?.apiKey ?? 'dev-stream-key',

@@ -25,30 +25,37 @@ function xmlEscape(text: string): string {
 }
 
 /**
- * S3 verifies the integrity values a request carries: `Content-MD5` and the flexible checksums
- * (`x-amz-checksum-crc32` / `-sha256`, as headers or, presigned, in the query). The presigner of
- * AWS SDK v3 puts a CRC32 *of an empty body* in the URL unless the client is created with
- * `requestChecksumCalculation: 'WHEN_REQUIRED'`: S3 then refuses the upload, and so does the emulator.
- * Algorithms it cannot compute here (CRC32C, CRC64NVME, SHA-1) are accepted unchecked.
+ * Integrity values S3 verifies: `Content-MD5` and the flexible checksums sent as *headers*
+ * (`x-amz-checksum-crc32` / `-sha256`). Flexible checksums in a presigned *query* are ignored by AWS
+ * S3 (its presigned URLs do not support them) but refused by stricter S3-compatible stores (R2,
+ * Garage, SeaweedFS): `strictQueryChecksums` switches to the strict behaviour. AWS SDK v3 presigns a
+ * CRC32 of an *empty* body into PutObject URLs unless the client has
+ * `requestChecksumCalculation: 'WHEN_REQUIRED'`, which is why this matters.
+ * Algorithms not computed here (CRC32C, CRC64NVME, SHA-1) are accepted unchecked.
+ * Returns the name of the mismatching value, with `ignored` when only the lenient mode let it pass.
  */
-function checksumMismatch(req: IncomingMessage, query: URLSearchParams, object: WrittenObject): string | undefined {
-  const value = (name: string): string | undefined => {
+function checksumMismatch(req: IncomingMessage, query: URLSearchParams, object: WrittenObject, strictQuery: boolean): { name: string; ignored: boolean } | undefined {
+  const value = (name: string): { value: string; fromQuery: boolean } | undefined => {
     const header = req.headers[name]
-    if (typeof header === 'string') return header
-    for (const [key, v] of query) if (key.toLowerCase() === name) return v
+    if (typeof header === 'string') return { value: header, fromQuery: false }
+    for (const [key, v] of query) if (key.toLowerCase() === name) return { value: v, fromQuery: true }
     return undefined
   }
-  const md5 = value('content-md5')
-  if (md5 !== undefined && md5 !== Buffer.from(object.md5, 'hex').toString('base64')) return 'Content-MD5'
-  const crc32 = value('x-amz-checksum-crc32')
-  if (crc32 !== undefined) {
-    const expected = Buffer.alloc(4)
-    expected.writeUInt32BE(object.crc32 >>> 0)
-    if (crc32 !== expected.toString('base64')) return 'CRC32'
+  const crc = Buffer.alloc(4)
+  crc.writeUInt32BE(object.crc32 >>> 0)
+  const checks: [string, string, string][] = [
+    ['content-md5', 'Content-MD5', Buffer.from(object.md5, 'hex').toString('base64')],
+    ['x-amz-checksum-crc32', 'CRC32', crc.toString('base64')],
+    ['x-amz-checksum-sha256', 'SHA256', Buffer.from(object.sha256, 'hex').toString('base64')],
+  ]
+  let ignored: { name: string; ignored: boolean } | undefined
+  for (const [field, name, actual] of checks) {
+    const sent = value(field)
+    if (sent === undefined || sent.value === actual) continue
+    if (sent.fromQuery && field !== 'content-md5' && !strictQuery) ignored ??= { name, ignored: true }
+    else return { name, ignored: false }
   }
-  const sha256 = value('x-amz-checksum-sha256')
-  if (sha256 !== undefined && sha256 !== Buffer.from(object.sha256, 'hex').toString('base64')) return 'SHA256'
-  return undefined
+  return ignored
 }
 
 function sendS3Error(req: IncomingMessage, res: ServerResponse, status: number, code: string, message: string): void {
@@ -102,16 +109,22 @@ export const s3Endpoint: UpstreamHandler = async (req, res, { rawPath, query }, 
       sendS3Error(req, res, 411, 'MissingContentLength', 'You must provide the Content-Length HTTP header.')
       return true
     }
-    let mismatch: string | undefined
+    let mismatch: { name: string; ignored: boolean } | undefined
     const written = await writeObject({
       body: req,
       tmpDir: ctx.dirs.tmp,
       destination: target.absolute,
-      accept: (object) => (mismatch = checksumMismatch(req, query, object)) === undefined,
+      accept: (object) => {
+        mismatch = checksumMismatch(req, query, object, ctx.options.strictQueryChecksums)
+        return mismatch === undefined || mismatch.ignored
+      },
     })
     if (!written) {
-      sendS3Error(req, res, 400, 'BadDigest', `The ${mismatch ?? 'checksum'} you specified did not match the calculated checksum.`)
+      sendS3Error(req, res, 400, 'BadDigest', `The ${mismatch?.name ?? 'checksum'} you specified did not match the calculated checksum.`)
       return true
+    }
+    if (mismatch?.ignored) {
+      ctx.log(`s3 PUT ${target.relative}: the presigned ${mismatch.name} does not match the body (ignored like AWS S3; strict S3-compatible stores refuse it)`)
     }
     ctx.checksums.set(target.relative, written.sha256)
     ctx.log(`s3 PUT ${target.relative} (${written.size} bytes)`)
