@@ -15,8 +15,11 @@ function attributes(auth: AuthConfig) {
   return { path: '/', httpOnly: true, secure, sameSite, ...(domain ? { domain } : {}) }
 }
 
+/** Browsers cap cookie lifetimes at 400 days (RFC 6265bis) and Hono refuses more. */
+const maxCookieAge = 400 * 24 * 3600
+
 export function setSessionCookie(c: Context, token: string, auth: AuthConfig): void {
-  setCookie(c, sessionCookieName, token, { ...attributes(auth), maxAge: Math.round(auth.tokenExpiration * 60) })
+  setCookie(c, sessionCookieName, token, { ...attributes(auth), maxAge: Math.min(Math.round(auth.tokenExpiration * 60), maxCookieAge) })
 }
 
 export function clearSessionCookie(c: Context, auth: AuthConfig): void {
