@@ -7,28 +7,17 @@
 import { expect } from 'chai'
 import { startEmulator, type RunningEmulator } from 'dev-app/emulator'
 
-import { TUS_AUTH_PATH, WEBHOOK_PATH } from '../src/constants.js'
+import { WEBHOOK_PATH } from '../src/constants.js'
 import type { TusAuthResponse } from '../src/types.js'
 import { headOf, mp4Bytes } from './support/media.js'
 import { emulatorOptions, startCms, type RunningCms } from './support/startCms.js'
+import { saveVideo, tusAuth } from './support/api.js'
 import { startTus } from './support/tus.js'
 
 interface VideoDoc {
   id: number
   filename: string
   hostData: { stream: Record<string, unknown> & { videoId: string; status: string; resolutions?: Array<{ resolution: string; url: string }> } }
-}
-
-export async function tusAuth(cms: RunningCms, body: Record<string, unknown>, auth?: string): Promise<Response> {
-  return cms.fetch(`/api${TUS_AUTH_PATH}`, { auth, body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' }, method: 'POST' })
-}
-
-/** Creates the document the way the admin UI does after a TUS upload: the file by receipt, no bytes. */
-export function saveVideo(cms: RunningCms, a: { filename: string; size: number; signedReceipt?: string; videoToken?: string; title?: string }, auth?: string): Promise<Response> {
-  const form = new FormData()
-  form.append('file', JSON.stringify({ clientUploadContext: { signedReceipt: a.signedReceipt }, filename: a.filename, mimeType: 'video/mp4', size: a.size }))
-  form.append('_payload', JSON.stringify({ hostData: { stream: { videoToken: a.videoToken } }, title: a.title ?? 'A video' }))
-  return cms.fetch('/api/videos', { auth, body: form, method: 'POST' })
 }
 
 describe('TUS video upload through tus-auth', function () {

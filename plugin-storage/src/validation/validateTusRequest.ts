@@ -60,7 +60,12 @@ export interface TusFileChecks {
 /** Validates name, type, size and head; throws the spec's status on the first failure. */
 export async function validateTusFile(request: TusAuthRequest, checks: TusFileChecks): Promise<{ headBytes?: Buffer; sanitizedName: string }> {
   const { filename, filesize, filetype } = request
-  const sanitizedName = filename.trim() ? getSanitizedUploadFilename(filename) : ''
+  let sanitizedName = ''
+  try {
+    sanitizedName = filename.trim() ? getSanitizedUploadFilename(filename) : ''
+  } catch {
+    // payload's sanitizer throws on traversal attempts such as `../../`
+  }
   if (!sanitizedName || sanitizedName.startsWith('.') || filename.length > 255) throw new HttpError(400, 'Invalid file name.')
   if (filetype !== filetype.trim() || !MIME_PATTERN.test(essence(filetype))) throw new HttpError(400, 'Invalid MIME type.')
   if (!Number.isSafeInteger(filesize) || filesize <= 0) throw new HttpError(400, 'Invalid file size.')

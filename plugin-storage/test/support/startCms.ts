@@ -74,6 +74,9 @@ export function emulatorOptions(emu: RunningEmulator, extra: Partial<HostStorage
 }
 
 export async function startCms(pluginOptions: HostStoragePluginOptions, opts: { fileSizeLimit?: number } = {}): Promise<RunningCms> {
+  // drizzle skips the dev schema push when the schema equals the previous one *in this process*; every
+  // test CMS has a fresh database file, so force it.
+  process.env.PAYLOAD_FORCE_DRIZZLE_PUSH = 'true'
   const dir = await mkdtemp(join(tmpdir(), 'plugin-storage-cms-'))
   const key = `plugin-storage-${randomUUID()}`
   const config = await buildConfig({
