@@ -1,0 +1,69 @@
+/**
+ * @module plugin-openapi/endpoints/docsEndpoints
+ * The docs page (Swagger UI) and its assets, served from swagger-ui-dist in node_modules: no CDN, works offline.
+ */
+import { readFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+
+import type { Endpoint } from 'payload'
+
+import { DOCS_ASSETS, DOCS_INIT_SCRIPT } from '../constants.js'
+import { PLUGIN_ENDPOINT_MARK } from '../generate/generateOpenAPIDocument.js'
+
+const distDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'))
+const mark = { [PLUGIN_ENDPOINT_MARK]: true }
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+
+/** Page + assets endpoints. `specURL` and `docsURL` are full paths (with `routes.api`). */
+export function docsEndpoints(docsPath: string, specURL: string, docsURL: string, title: string): Endpoint[] {
+  const page = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<link rel="stylesheet" href="${escapeHtml(docsURL)}/swagger-ui.css">
+<link rel="icon" type="image/png" href="${escapeHtml(docsURL)}/favicon-32x32.png">
+</head>
+<body>
+<div id="swagger-ui" data-spec-url="${escapeHtml(specURL)}"></div>
+<script src="${escapeHtml(docsURL)}/swagger-ui-bundle.js"></script>
+<script src="${escapeHtml(docsURL)}/swagger-ui-standalone-preset.js"></script>
+<script src="${escapeHtml(docsURL)}/${DOCS_INIT_SCRIPT}"></script>
+</body>
+</html>`
+  // Cookies ride along on same-origin "Try it out" requests, so a logged-in admin can try the API directly.
+  const init = `window.ui = SwaggerUIBundle({
+  url: document.getElementById('swagger-ui').dataset.specUrl,
+  dom_id: '#swagger-ui',
+  deepLinking: true,
+  withCredentials: true,
+  presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+  layout: 'StandaloneLayout',
+  validatorUrl: null
+});`
+  return [
+    {
+      path: docsPath,
+      method: 'get',
+      custom: mark,
+      handler: () => new Response(page, { status: 200, headers: { 'Content-Type': 'text/html; charset=utf-8' } }),
+    },
+    {
+      path: `${docsPath}/:asset`,
+      method: 'get',
+      custom: mark,
+      handler: async (req) => {
+        const asset = String(req.routeParams?.asset ?? '')
+        if (asset === DOCS_INIT_SCRIPT) return new Response(init, { status: 200, headers: { 'Content-Type': 'text/javascript; charset=utf-8' } })
+        // Only the listed names: the request path never reaches the file system.
+        const type = Object.hasOwn(DOCS_ASSETS, asset) ? DOCS_ASSETS[asset] : undefined
+        if (!type) return Response.json({ errors: [{ message: 'Not Found' }] }, { status: 404 })
+        const body = await readFile(join(distDir, asset))
+        return new Response(new Uint8Array(body), { status: 200, headers: { 'Content-Type': type, 'Cache-Control': 'public, max-age=86400' } })
+      },
+    },
+  ]
+}

@@ -1,0 +1,154 @@
+/**
+ * @module plugin-openapi/generate/generateOpenAPIDocument
+ * The pure generator: sanitized config in, OpenAPI 3.1 document out. Operations come from the endpoints the
+ * sanitized config mounts (`collection.endpoints`, `global.endpoints`, `config.endpoints`), matched against the
+ * catalog of Payload's endpoints; custom endpoints are added when they carry `custom.openapi`.
+ */
+import type { Endpoint, SanitizedConfig } from 'payload'
+
+import { findCatalogEntry, normalizePath, routeKey, type CatalogFilter } from '../catalog/catalog.js'
+import type { OpenAPIV3_1 } from '../openapi.js'
+import type { BuildContext, Scope } from '../operations/context.js'
+import { queryParameters } from '../operations/parameters.js'
+import { commonSchemas, errorResponses } from '../operations/responses.js'
+import { buildSecurity } from '../operations/security.js'
+import { createSchemaRegistry } from '../schemas/schemaRegistry.js'
+import { resolveOptions, type CustomEndpointOpenAPI, type OpenAPIPluginOptions, type ResolvedOptions } from '../types.js'
+import { collectRefs, customOperation, resolvesIn } from './customOperation.js'
+
+/** Marks the plugin's own endpoints (they are not documented: see README). */
+export const PLUGIN_ENDPOINT_MARK = 'openapiPluginEndpoint'
+
+/** Thrown when a custom endpoint's `custom.openapi` refers to something the document lacks. */
+export class OpenAPIReferenceError extends Error {
+  override name = 'OpenAPIReferenceError'
+}
+
+/** Payload prefixes its own collections; folder collections are ordinary (spec) even when so named. */
+function isSystemCollection(slug: string, config: SanitizedConfig): boolean {
+  const folders = (config as { folders?: { slug?: string } | false }).folders
+  if (folders && folders.slug === slug) return false
+  return /^(payload|cms)-/.test(slug)
+}
+
+function allowedByFilter(filter: CatalogFilter | undefined, o: ResolvedOptions): boolean {
+  switch (filter) {
+    case 'auth':
+      return o.includeAuth
+    case 'adminAuth':
+      return o.includeAuth && o.includeAdminAuth
+    case 'versions':
+      return o.includeVersions
+    case 'jobs':
+      return o.includeJobs
+    default:
+      return true
+  }
+}
+
+/** `/:id?` -> [`''` or without, `/{id}`]; `:x` -> `{x}`. */
+function toOpenAPIPaths(path: string): string[] {
+  const p = normalizePath(path)
+  const optional = p.match(/^(.*)\/:([A-Za-z0-9_]+)\?$/)
+  const convert = (s: string) => s.replace(/:([A-Za-z0-9_]+)/g, '{$1}')
+  if (optional) return [convert(optional[1] ?? ''), `${convert(optional[1] ?? '')}/{${optional[2]}}`]
+  return [p === '/' ? '' : convert(p)]
+}
+
+/**
+ * Generates the OpenAPI 3.1 description of the REST API a sanitized Payload config serves.
+ * @example
+ * const config = await buildConfig({ ... })
+ * const doc = generateOpenAPIDocument(config, { includeVersions: false })
+ */
+export function generateOpenAPIDocument(config: SanitizedConfig, options: OpenAPIPluginOptions = {}): OpenAPIV3_1.Document {
+  const o = resolveOptions(options)
+  const registry = createSchemaRegistry(config)
+  const parameters = queryParameters(config.localization ? config.localization.localeCodes : undefined)
+  const b: BuildContext = { config, options: o, parameters: new Set(Object.keys(parameters)), registry, security: buildSecurity(config) }
+  const apiRoute = normalizePath(config.routes?.api ?? '/api').replace(/^\/$/, '')
+  const paths: Record<string, OpenAPIV3_1.PathItemObject> = {}
+  const excluded = new Set(o.excludeOperations.map((s) => s.trim()))
+  const usedIds = new Set<string>()
+  const customOps: { where: string; op: OpenAPIV3_1.OperationObject }[] = []
+  const customSchemas: Record<string, OpenAPIV3_1.SchemaObject> = {}
+  const tags = new Map<string, string | undefined>()
+
+  const add = (method: string, fullPath: string, op: OpenAPIV3_1.OperationObject): boolean => {
+    const key = `${method.toUpperCase()} ${fullPath}`
+    if (excluded.has(key) || (op.operationId && excluded.has(op.operationId))) return false
+    const item = (paths[fullPath] ??= {})
+    if (item[method]) return false
+    let id = op.operationId ?? key
+    for (let i = 2; usedIds.has(id); i++) id = `${op.operationId}${i}`
+    usedIds.add(id)
+    item[method] = { ...op, operationId: id }
+    for (const t of op.tags ?? []) if (!tags.has(t)) tags.set(t, undefined)
+    return true
+  }
+
+  const documentScope = (scope: Scope, base: string, endpoints: Endpoint[] | false | undefined, system: boolean) => {
+    if (!endpoints) return
+    const seen = new Set<string>()
+    for (const e of endpoints) {
+      const method = String(e.method).toLowerCase()
+      const key = routeKey(method, e.path)
+      if (seen.has(key)) continue // Payload's router takes the first match: later ones are never reached
+      seen.add(key)
+      const custom = e.custom as { openapi?: CustomEndpointOpenAPI; [PLUGIN_ENDPOINT_MARK]?: boolean } | undefined
+      if (custom?.[PLUGIN_ENDPOINT_MARK]) continue
+      if (custom?.openapi && !system) {
+        for (const rel of toOpenAPIPaths(e.path)) {
+          const fullPath = `${apiRoute}${base}${rel}` || '/'
+          const op = customOperation(b, scope, method, fullPath, custom.openapi, apiRoute)
+          if (add(method, fullPath, op)) customOps.push({ where: `${method.toUpperCase()} ${fullPath}`, op })
+        }
+        Object.assign(customSchemas, custom.openapi.components?.schemas ?? {})
+        continue
+      }
+      const entry = findCatalogEntry(scope, method, e.path, b)
+      if (!entry?.build || entry.excluded) continue
+      if (system && entry.filter !== 'jobs') continue
+      if (!allowedByFilter(entry.filter, o)) continue
+      for (const [rel, op] of Object.entries(entry.build(b, scope))) {
+        add(method, `${apiRoute}${base}${rel}` || '/', op)
+      }
+    }
+  }
+
+  const inList = (slug: string, include: string[] | undefined, exclude: string[]) => (!include || include.includes(slug)) && !exclude.includes(slug)
+  for (const collection of config.collections) {
+    if (!inList(collection.slug, o.includeCollections, o.excludeCollections)) continue
+    const system = isSystemCollection(collection.slug, config) && !o.includeSystem
+    const name = registry.nameOf(collection.slug)
+    const scope: Scope = { kind: 'collection', collection, name, slug: collection.slug, tag: collection.slug }
+    documentScope(scope, `/${collection.slug}`, collection.endpoints, system)
+  }
+  for (const global of config.globals) {
+    if (!inList(global.slug, o.includeGlobals, o.excludeGlobals)) continue
+    const scope: Scope = { kind: 'global', global, name: `Global${registry.nameOf(global.slug, 'global')}`, slug: global.slug, tag: `globals/${global.slug}` }
+    documentScope(scope, `/globals/${global.slug}`, global.endpoints, false)
+  }
+  documentScope({ kind: 'root', name: '', slug: '', tag: 'Custom' }, '', config.endpoints, false)
+
+  const document: OpenAPIV3_1.Document = {
+    openapi: '3.1.0',
+    info: { title: 'Payload CMS REST API', version: '1.0.0', ...o.info },
+    jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
+    servers: o.servers ?? [{ url: config.serverURL || '/' }],
+    tags: [...tags.keys()].map((name) => ({ name })),
+    paths,
+    components: {
+      schemas: { ...commonSchemas(), ...registry.schemas, ...customSchemas },
+      parameters,
+      responses: errorResponses(),
+      securitySchemes: b.security.schemes,
+    },
+  }
+  for (const { where, op } of customOps) {
+    for (const pointer of collectRefs(op)) {
+      if (!resolvesIn(document, pointer)) throw new OpenAPIReferenceError(`custom.openapi of ${where}: $ref "${pointer}" does not resolve`)
+    }
+  }
+  return document
+}

@@ -1,0 +1,196 @@
+/**
+ * @module plugin-openapi/schemas/schemaRegistry
+ * Builds the component schemas on demand: `<Name>`, `<Name>Create`, `<Name>Update`, `<Name>Version`, `<Name>List`
+ * per collection, `<Global>`, `<Global>Update` per global, and one component per block and mode.
+ */
+import type { Block, SanitizedCollectionConfig, SanitizedConfig, SanitizedGlobalConfig } from 'payload'
+
+import type { OpenAPIV3_1 } from '../openapi.js'
+import { fieldsToSchema, type FieldSchemaContext, type SchemaMode } from './fieldsToSchema.js'
+import { nullable, objectSchema, pascalCase, ref, type Schema } from './jsonSchema.js'
+
+const modeSuffix: Record<SchemaMode, string> = { create: 'Create', read: '', update: 'Update' }
+
+/** Component schema registry of one document. */
+export interface SchemaRegistry {
+  schemas: Record<string, OpenAPIV3_1.SchemaObject>
+  /** Base component name of a collection or global (`interfaceName` or PascalCase slug). */
+  nameOf(slug: string, kind?: 'collection' | 'global'): string
+  collectionSchema(slug: string, mode: SchemaMode): Schema
+  versionSchema(slug: string, kind: 'collection' | 'global'): Schema
+  listSchema(slug: string): Schema
+  globalSchema(slug: string, mode: 'read' | 'update'): Schema
+  idSchema(slug: string): Schema
+}
+
+/** Creates the registry for a sanitized config. */
+export function createSchemaRegistry(config: SanitizedConfig): SchemaRegistry {
+  const schemas: Record<string, Schema> = {}
+  const collections = new Map(config.collections.map((c) => [c.slug, c]))
+  const globals = new Map(config.globals.map((g) => [g.slug, g]))
+  const blocks = new Map((config.blocks ?? []).map((b) => [b.slug, b]))
+  const localeCodes = config.localization ? config.localization.localeCodes : undefined
+  const taken = new Map<string, string>()
+  const blockNames = new Map<string, string>()
+  const idSchemas = new Map<string, Schema>()
+
+  function uniqueName(base: string, key: string): string {
+    let name = base
+    for (let i = 2; taken.has(name) && taken.get(name) !== key; i++) name = `${base}${i}`
+    taken.set(name, key)
+    return name
+  }
+
+  const names = new Map<string, string>()
+  for (const c of config.collections) names.set(`collection:${c.slug}`, uniqueName(pascalCase(interfaceName(c) ?? c.slug), `collection:${c.slug}`))
+  for (const g of config.globals) names.set(`global:${g.slug}`, uniqueName(pascalCase(interfaceName(g) ?? g.slug), `global:${g.slug}`))
+
+  const nameOf = (slug: string, kind: 'collection' | 'global' = 'collection'): string => names.get(`${kind}:${slug}`) ?? pascalCase(slug)
+
+  function idSchema(slug: string): Schema {
+    const cached = idSchemas.get(slug)
+    if (cached) return cached
+    const collection = collections.get(slug)
+    const custom = collection?.fields.find((f) => 'name' in f && f.name === 'id')
+    let s: Schema
+    if (custom) s = custom.type === 'number' ? { type: 'number' } : { type: 'string' }
+    else s = (config.db as { defaultIDType?: string }).defaultIDType === 'number' ? { type: 'integer' } : { type: 'string' }
+    idSchemas.set(slug, s)
+    return s
+  }
+
+  const ctx: FieldSchemaContext = {
+    blockBySlug: (slug) => blocks.get(slug),
+    blockRef(block, mode) {
+      // Same slug, same component: Payload identifies a block by its slug (`blockType`).
+      let base = blockNames.get(block.slug)
+      if (!base) {
+        base = uniqueName(`${pascalCase(interfaceName(block) ?? block.slug)}Block`, `block:${block.slug}`)
+        blockNames.set(block.slug, base)
+      }
+      const name = `${base}${modeSuffix[mode]}`
+      if (!schemas[name]) {
+        schemas[name] = {} // placeholder: blocks may nest themselves
+        const inner = fieldsToSchema(block.fields, mode, ctx)
+        const props: Record<string, Schema> = {
+          blockType: { type: 'string', const: block.slug },
+          ...(mode === 'read' ? { id: { type: 'string' } } : { id: nullable({ type: 'string' }) }),
+          blockName: nullable({ type: 'string' }),
+          ...inner.properties,
+        }
+        schemas[name] = objectSchema(props, ['blockType', ...inner.required])
+      }
+      return ref(name)
+    },
+    docRef(slug) {
+      if (!collections.has(slug)) return { type: 'object' }
+      return collectionSchema(slug, 'read')
+    },
+    idSchema,
+    localeCodes,
+  }
+
+  function collectionSchema(slug: string, mode: SchemaMode): Schema {
+    const name = `${nameOf(slug)}${modeSuffix[mode]}`
+    if (schemas[name]) return ref(name)
+    const collection = collections.get(slug)
+    if (!collection) return { type: 'object' }
+    schemas[name] = {}
+    schemas[name] = buildCollection(collection, mode)
+    return ref(name)
+  }
+
+  function buildCollection(c: SanitizedCollectionConfig, mode: SchemaMode): Schema {
+    const walked = fieldsToSchema(c.fields, mode, ctx, true)
+    const props: Record<string, Schema> = {}
+    let required = walked.required
+    const hasCustomID = c.fields.some((f) => 'name' in f && f.name === 'id')
+    if (mode === 'read' && !hasCustomID) props.id = idSchema(c.slug)
+    Object.assign(props, walked.properties)
+    const auth = c.auth as { disableLocalStrategy?: unknown } | undefined
+    if (c.auth && !auth?.disableLocalStrategy && mode !== 'read') {
+      props.password = { type: 'string', format: 'password', writeOnly: true }
+      if (mode === 'create') required = [...required, 'password']
+    }
+    if (mode === 'read') {
+      // Drafts may be saved with required fields empty: only the ID is guaranteed.
+      required = c.versions && typeof c.versions === 'object' && c.versions.drafts ? ['id'] : ['id', ...required]
+      if (hasCustomID && !required.includes('id')) required.unshift('id')
+    }
+    if (mode === 'update') required = []
+    const description = `${mode === 'read' ? 'Document' : mode === 'create' ? 'Create body' : 'Update body'} of collection \`${c.slug}\`.`
+    return objectSchema(props, required, { description })
+  }
+
+  function globalSchema(slug: string, mode: 'read' | 'update'): Schema {
+    const name = `${nameOf(slug, 'global')}${modeSuffix[mode]}`
+    if (schemas[name]) return ref(name)
+    const g = globals.get(slug) as SanitizedGlobalConfig
+    schemas[name] = {}
+    const walked = fieldsToSchema(g.fields, mode, ctx, true)
+    const props: Record<string, Schema> = mode === 'read' ? { id: { type: ['integer', 'string'] }, globalType: { type: 'string' }, ...walked.properties } : walked.properties
+    schemas[name] = objectSchema(props, [], { description: `${mode === 'read' ? 'Document' : 'Update body'} of global \`${slug}\`.` })
+    return ref(name)
+  }
+
+  function versionSchema(slug: string, kind: 'collection' | 'global'): Schema {
+    const base = nameOf(slug, kind)
+    const name = `${base}Version`
+    if (schemas[name]) return ref(name)
+    // The stored version is the document's data without its own `id` (the version row has the ID).
+    if (kind === 'collection') collectionSchema(slug, 'read')
+    else globalSchema(slug, 'read')
+    const read = schemas[base] ?? {}
+    const dataName = `${base}VersionData`
+    schemas[dataName] = { ...read, required: ((read.required as string[] | undefined) ?? []).filter((n) => n !== 'id'), description: `Data of a version of ${kind} \`${slug}\`.` }
+    if ((schemas[dataName].required as string[]).length === 0) delete schemas[dataName].required
+    const version = ref(dataName)
+    const props: Record<string, Schema> = {
+      id: { type: ['integer', 'string'] },
+      version,
+      createdAt: { type: 'string', format: 'date-time' },
+      updatedAt: { type: 'string', format: 'date-time' },
+      autosave: nullable({ type: 'boolean' }),
+      latest: nullable({ type: 'boolean' }),
+      publishedLocale: nullable({ type: 'string' }),
+      snapshot: nullable({ type: 'boolean' }),
+    }
+    if (kind === 'collection') props.parent = { anyOf: [idSchema(slug), collectionSchema(slug, 'read')] }
+    schemas[name] = objectSchema(props, ['id', 'version'], { description: `A version of ${kind} \`${slug}\`.` })
+    return ref(name)
+  }
+
+  function listSchema(slug: string): Schema {
+    const name = `${nameOf(slug)}List`
+    if (!schemas[name]) schemas[name] = paginated(collectionSchema(slug, 'read'), `A page of \`${slug}\` documents.`)
+    return ref(name)
+  }
+
+  return { collectionSchema, globalSchema, idSchema, listSchema, nameOf, schemas, versionSchema }
+}
+
+/** Payload's paginated result around an item schema. */
+export function paginated(item: Schema, description: string): Schema {
+  const int = { type: 'integer' }
+  return objectSchema(
+    {
+      docs: { type: 'array', items: item },
+      totalDocs: int,
+      limit: int,
+      totalPages: int,
+      page: int,
+      pagingCounter: int,
+      hasPrevPage: { type: 'boolean' },
+      hasNextPage: { type: 'boolean' },
+      prevPage: nullable(int),
+      nextPage: nullable(int),
+    },
+    ['docs', 'totalDocs', 'limit', 'totalPages', 'page', 'pagingCounter', 'hasPrevPage', 'hasNextPage'],
+    { description },
+  )
+}
+
+function interfaceName(entity: object): string | undefined {
+  const name = (entity as { interfaceName?: unknown }).interfaceName
+  return typeof name === 'string' ? name : undefined
+}

@@ -1,0 +1,120 @@
+/**
+ * @module plugin-openapi/types
+ * Options of the OpenAPI plugin and of the pure generator.
+ */
+import type { OpenAPIV3_1 } from './openapi.js'
+
+/** Options of {@link openapiPlugin}; also accepted by `generateOpenAPIDocument`. */
+export interface OpenAPIPluginOptions {
+  /**
+   * When false the plugin returns the config untouched: no endpoints are added.
+   * @default true
+   */
+  enabled?: boolean
+  /**
+   * Path of the JSON description, relative to `routes.api` (so `/openapi.json` is served at `/api/openapi.json`).
+   * The YAML variant is served at the same path with `.yaml` instead of `.json`. `false` serves neither.
+   * @default '/openapi.json'
+   */
+  specRoute?: false | string
+  /**
+   * Path of the docs page (Swagger UI, self-hosted), relative to `routes.api`. `false` disables it.
+   * @default '/docs'
+   */
+  docsRoute?: false | string
+  /**
+   * The `info` object of the description; merged over a default built from the config.
+   * @default { title: 'Payload CMS REST API', version: '1.0.0' }
+   */
+  info?: Partial<OpenAPIV3_1.InfoObject>
+  /**
+   * The `servers` of the description. The default is `serverURL` (when set) plus `routes.api`, or `routes.api` alone.
+   * @default [{ url: `${serverURL}${routes.api}` }]
+   */
+  servers?: OpenAPIV3_1.ServerObject[]
+  /**
+   * Document the authentication operations (me, login, logout, ..., access).
+   * @default true
+   */
+  includeAuth?: boolean
+  /**
+   * Document the admin-panel side of authentication and access (`init`, `first-register`, the `access` endpoints).
+   * Acts only when `includeAuth` is on.
+   * @default true
+   */
+  includeAdminAuth?: boolean
+  /**
+   * Document the version endpoints (`/versions`, `/versions/{id}` and restore).
+   * @default true
+   */
+  includeVersions?: boolean
+  /**
+   * Document the jobs endpoints (`run`, `handle-schedules`) when the config has tasks or workflows.
+   * @default true
+   */
+  includeJobs?: boolean
+  /**
+   * Document the CRUD endpoints of Payload's own collections (slugs starting with `payload-`, e.g. preferences,
+   * locked documents, migrations, jobs). Folder and tag collections are ordinary collections and stay.
+   * @default false
+   */
+  includeSystem?: boolean
+  /**
+   * Operations left out, by operationId (e.g. `findPosts`) or as `METHOD /full/path` with `{param}` placeholders
+   * (e.g. `DELETE /api/posts/{id}`). Works on every operation, custom ones included.
+   * @default []
+   */
+  excludeOperations?: string[]
+  /**
+   * Only these collections are documented (slugs). Undefined means all.
+   * @default undefined
+   */
+  includeCollections?: string[]
+  /**
+   * These collections are left out (slugs).
+   * @default []
+   */
+  excludeCollections?: string[]
+  /**
+   * Only these globals are documented (slugs). Undefined means all.
+   * @default undefined
+   */
+  includeGlobals?: string[]
+  /**
+   * These globals are left out (slugs).
+   * @default []
+   */
+  excludeGlobals?: string[]
+}
+
+/** The options with their defaults applied. */
+export type ResolvedOptions = Required<Omit<OpenAPIPluginOptions, 'includeCollections' | 'includeGlobals' | 'servers' | 'info'>> &
+  Pick<OpenAPIPluginOptions, 'includeCollections' | 'includeGlobals' | 'servers' | 'info'>
+
+/** Applies the defaults documented on {@link OpenAPIPluginOptions}. */
+export function resolveOptions(options: OpenAPIPluginOptions = {}): ResolvedOptions {
+  return {
+    docsRoute: '/docs',
+    enabled: true,
+    excludeCollections: [],
+    excludeGlobals: [],
+    excludeOperations: [],
+    includeAdminAuth: true,
+    includeAuth: true,
+    includeJobs: true,
+    includeSystem: false,
+    includeVersions: true,
+    specRoute: '/openapi.json',
+    ...stripUndefined(options),
+  }
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>
+}
+
+/** What a custom endpoint may carry in `custom.openapi`: an Operation Object merged over the generated default. */
+export interface CustomEndpointOpenAPI extends Partial<OpenAPIV3_1.OperationObject> {
+  /** Extra component schemas the operation refers to with `#/components/schemas/<name>`. */
+  components?: { schemas?: Record<string, OpenAPIV3_1.SchemaObject> }
+}
