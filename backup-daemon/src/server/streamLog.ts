@@ -19,6 +19,8 @@ export interface StreamLogOptions {
 }
 
 export function streamLog(c: Context, { logs, scope, tail, keepAliveMs, refusal }: StreamLogOptions): Response {
+  // Reverse proxies (nginx) would otherwise buffer the stream and delay every line.
+  c.header('X-Accel-Buffering', 'no')
   return streamSSE(
     c,
     async (stream) => {

@@ -47,6 +47,8 @@ describe('api: errors and headers', () => {
       console.error = original
     }
     expect(printed).to.have.length(1)
+    // Operators see what failed (name and message) in the system log; the client never does.
+    expect(engine.logs.tail({ kind: 'system' }, 10).join('\n')).to.include('internal error on GET /api/v1/jobs: Error: EACCES')
   })
 
   it('sets nosniff, no framing, no referrer and no-store on API responses, errors included', async () => {

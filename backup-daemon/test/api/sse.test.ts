@@ -47,6 +47,7 @@ describe('api: log streams over real HTTP', () => {
     const stream = await open('/api/v1/jobs/nightly/logs/stream?tail=2')
     expect(stream.response.status).to.equal(200)
     expect(stream.response.headers.get('content-type')).to.match(/^text\/event-stream/)
+    expect(stream.response.headers.get('x-accel-buffering')).to.equal('no')
     const first = await stream.next()
     expect(first!.event ?? 'message').to.equal('message')
     expect(line(first)).to.equal('old 4')
