@@ -16,6 +16,8 @@ import { sendText } from './http/sendJson.js'
 import { s3Endpoint } from './s3/s3Endpoint.js'
 import { storageApi } from './storage/storageApi.js'
 import { streamApi } from './stream/streamApi.js'
+import { loadState, persistState } from './stream/persistState.js'
+import { VideoStatus } from './stream/statuses.js'
 import { streamCdn } from './stream/streamCdn.js'
 import { toEmulatedVideo, VideoStore } from './stream/VideoStore.js'
 import { createTusEndpoint, TUS_PATH } from './tus/tusEndpoint.js'
@@ -46,6 +48,16 @@ export async function startEmulator(emulatorOptions: EmulatorOptions = {}): Prom
     log: (line) => options.log?.(`[host-emulator] ${line}`),
   }
   const tus = createTusEndpoint(ctx)
+  // With a caller's dataDir the state survives restarts; interrupted encodings start over.
+  const persistence = temporary ? undefined : persistState(ctx)
+  if (!temporary) {
+    for (const video of await loadState(ctx)) {
+      if (video.originalPath && video.status >= VideoStatus.Uploaded && video.status <= VideoStatus.Transcoding) {
+        Object.assign(video, { status: VideoStatus.Uploaded, availableResolutions: [], mp4Heights: [], hasMP4Fallback: false, encodeProgress: 0 })
+        tus.startEncoding(video.guid)
+      }
+    }
+  }
   const upstreams: UpstreamHandler[] = [storageApi, s3Endpoint, cdnPullZone, streamApi, streamCdn, tus.handler]
 
   const server = createServer(async (req, res) => {
@@ -55,6 +67,8 @@ export async function startEmulator(emulatorOptions: EmulatorOptions = {}): Prom
       rawPath: queryStart === -1 ? raw : raw.slice(0, queryStart),
       query: new URLSearchParams(queryStart === -1 ? '' : raw.slice(queryStart + 1)),
     }
+    // The query is never logged: it carries signatures and tokens.
+    res.once('finish', () => ctx.log(`${req.method} ${target.rawPath} ${res.statusCode}`))
     try {
       for (const upstream of upstreams) {
         if (await upstream(req, res, target, ctx)) return
@@ -119,6 +133,7 @@ export async function startEmulator(emulatorOptions: EmulatorOptions = {}): Prom
           server.closeAllConnections()
         })
         await Promise.allSettled([...tus.pending])
+        await persistence?.stop()
         if (temporary) await rm(root, { recursive: true, force: true })
       })()
       return closed

@@ -85,6 +85,35 @@ describe('emulator: lifecycle', () => {
     }
   })
 
+  it('keeps videos and checksums across a restart on the same dataDir, and finishes an interrupted encoding', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'emulator-state-'))
+    try {
+      const first = await startEmulator({ dataDir, stream: { encodingStepMs: 5 } })
+      const done = await uploadVideo(first, fakeMp4({ width: 640, height: 360 }))
+      await first.whenEncoded(done)
+      await fetch(`${first.storage.endpoint}/dev-zone/a.txt`, { method: 'PUT', headers: { AccessKey: first.storage.accessKey }, body: 'a' })
+      await first.close()
+
+      const second = await startEmulator({ dataDir, stream: { encodingStepMs: 60_000 } })
+      const interrupted = await uploadVideo(second, fakeMp4({ width: 640, height: 360 }))
+      const video = await fetch(`${second.stream.apiBase}/library/1001/videos/${done}`, { headers: { AccessKey: second.stream.apiKey } })
+      expect(await video.json()).to.include({ status: 4, availableResolutions: '240p,360p', hasMP4Fallback: true })
+      expect((await fetch(`${second.stream.cdnUrl}/${done}/playlist.m3u8`)).status).to.equal(200)
+      const listing = (await (await fetch(`${second.storage.endpoint}/dev-zone/`, { headers: { AccessKey: second.storage.accessKey } })).json()) as { Checksum: string | null }[]
+      expect(listing[0]?.Checksum).to.match(/^[0-9A-F]{64}$/)
+      await second.close()
+
+      const third = await startEmulator({ dataDir, stream: { encodingStepMs: 5 } })
+      try {
+        expect((await third.whenEncoded(interrupted)).status).to.equal(4)
+      } finally {
+        await third.close()
+      }
+    } finally {
+      await rm(dataDir, { recursive: true, force: true })
+    }
+  })
+
   it('runs standalone from main.ts, printing its URLs, and stops on SIGTERM', async function () {
     this.timeout(20_000)
     const child = spawn(process.execPath, ['--import', 'tsx', 'dev-app/src/emulator/main.ts'], {

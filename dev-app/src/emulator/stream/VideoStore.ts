@@ -70,6 +70,11 @@ export class VideoStore {
     return video
   }
 
+  /** Puts back videos saved by an earlier run (same `dataDir`). */
+  restore(records: VideoRecord[]): void {
+    for (const record of records) this.#videos.set(record.guid, record)
+  }
+
   get(guid: string): VideoRecord | undefined {
     return this.#videos.get(guid)
   }

@@ -31,11 +31,20 @@ export interface TusEndpoint {
   handler: UpstreamHandler
   /** Encoding simulations in flight, awaited on close. */
   pending: Set<Promise<void>>
+  /** Starts (or restarts) the encoding simulation of an uploaded video. */
+  startEncoding(guid: string): void
 }
 
 export function createTusEndpoint(ctx: EmulatorContext): TusEndpoint {
   const { options, videos } = ctx
   const pending = new Set<Promise<void>>()
+
+  const startEncoding = (guid: string): void => {
+    const run = simulateEncoding(ctx, guid)
+      .catch((error: unknown) => ctx.log(`encoding ${guid} crashed: ${(error as Error).message}`))
+      .finally(() => pending.delete(run))
+    pending.add(run)
+  }
 
   const authorize = async (req: TusRequest, metadata: Record<string, string | null> | undefined, uploadId: string): Promise<void> => {
     const header = (name: string) => req.headers.get(name) ?? undefined
@@ -79,10 +88,7 @@ export function createTusEndpoint(ctx: EmulatorContext): TusEndpoint {
       video.storageSize = upload.offset
       video.status = VideoStatus.Uploaded
       ctx.log(`tus upload finished for ${video.guid}`)
-      const run = simulateEncoding(ctx, video.guid)
-        .catch((error: unknown) => ctx.log(`encoding ${video.guid} crashed: ${(error as Error).message}`))
-        .finally(() => pending.delete(run))
-      pending.add(run)
+      startEncoding(video.guid)
       return {}
     },
   })
@@ -96,5 +102,5 @@ export function createTusEndpoint(ctx: EmulatorContext): TusEndpoint {
     await server.handle(req, res)
     return true
   }
-  return { handler, pending }
+  return { handler, pending, startEncoding }
 }

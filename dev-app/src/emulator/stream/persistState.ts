@@ -1,0 +1,78 @@
+/**
+ * @module emulator/stream/persistState
+ * Keeps the in-memory state (videos, storage checksums) in `{dataDir}/state.json` when the caller
+ * chose a `dataDir`, so a restarted emulator (e.g. `npm start` again) still knows the videos the
+ * CMS documents point at. Written atomically (temp file + rename) whenever it changed, checked every
+ * `intervalMs` and once more on close; the interval timer never keeps the process alive.
+ */
+import { randomUUID } from 'node:crypto'
+import { readFile, rename, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import type { EmulatorContext } from '../context.js'
+import type { VideoRecord } from './VideoStore.js'
+
+interface SavedState {
+  version: 1
+  videos: (Omit<VideoRecord, 'dateUploaded'> & { dateUploaded: string })[]
+  checksums: [string, string][]
+}
+
+export const STATE_FILE = 'state.json'
+
+/** Reads the saved state into `ctx`; a missing or unreadable file means a fresh start. */
+export async function loadState(ctx: EmulatorContext): Promise<VideoRecord[]> {
+  let saved: SavedState
+  try {
+    saved = JSON.parse(await readFile(path.join(ctx.dirs.root, STATE_FILE), 'utf8')) as SavedState
+  } catch {
+    return []
+  }
+  if (saved.version !== 1) return []
+  for (const [key, value] of saved.checksums) ctx.checksums.set(key, value)
+  const videos = saved.videos
+    .filter((video) => video.libraryId === ctx.options.libraryId)
+    .map((video) => ({ ...video, dateUploaded: new Date(video.dateUploaded) }))
+  ctx.videos.restore(videos)
+  return videos
+}
+
+export interface StatePersistence {
+  /** Writes now if anything changed since the last write. */
+  flush(): Promise<void>
+  /** Stops the timer after a last flush. */
+  stop(): Promise<void>
+}
+
+export function persistState(ctx: EmulatorContext, intervalMs = 500): StatePersistence {
+  const file = path.join(ctx.dirs.root, STATE_FILE)
+  let last = ''
+  let writing: Promise<void> = Promise.resolve()
+  const snapshot = (): string => {
+    const state: SavedState = {
+      version: 1,
+      videos: ctx.videos.list().map((video) => ({ ...video, dateUploaded: video.dateUploaded.toISOString() })),
+      checksums: [...ctx.checksums.entries()],
+    }
+    return JSON.stringify(state)
+  }
+  const flush = (): Promise<void> => {
+    writing = writing.then(async () => {
+      const text = snapshot()
+      if (text === last) return
+      const tmp = `${file}.${randomUUID()}.tmp`
+      await writeFile(tmp, text)
+      await rename(tmp, file)
+      last = text
+    })
+    return writing.catch((error: unknown) => ctx.log(`saving state failed: ${(error as Error).message}`))
+  }
+  const timer = setInterval(() => void flush(), intervalMs)
+  timer.unref()
+  return {
+    flush,
+    async stop() {
+      clearInterval(timer)
+      await flush()
+    },
+  }
+}
