@@ -1,10 +1,10 @@
 /**
  * @module cli/main
- * `backup-daemon` argument parsing and dispatch (run by `bin/backup-daemon.js`).
+ * `backup-daemon` argument parsing and dispatch (run by `bin/backup-daemon.js`). Commands are imported
+ * when chosen, so `run` never loads the HTTP server and `--help` loads almost nothing.
  */
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { checkConfig, hashPasswordCommand, runOnce, serve } from './commands.js'
 import { usage } from './usage.js'
 
 async function main(argv: string[]): Promise<number> {
@@ -43,14 +43,14 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'serve': {
       const file = needConfig()
-      return !file || extra(0) ? 2 : serve(file)
+      return !file || extra(0) ? 2 : (await import('./serve.js')).serve(file)
     }
     case 'check-config': {
       const file = needConfig()
-      return !file || extra(0) ? 2 : checkConfig(file)
+      return !file || extra(0) ? 2 : (await import('./checkConfig.js')).checkConfig(file)
     }
     case 'hash-password':
-      return extra(0) ? 2 : hashPasswordCommand()
+      return extra(0) ? 2 : (await import('./hashPasswordCommand.js')).hashPasswordCommand()
     case 'run': {
       const job = rest[0]
       if (!job) {
@@ -58,7 +58,7 @@ async function main(argv: string[]): Promise<number> {
         return 2
       }
       const file = needConfig()
-      return !file || extra(1) ? 2 : runOnce(file, job)
+      return !file || extra(1) ? 2 : (await import('./runOnce.js')).runOnce(file, job)
     }
     default:
       process.stderr.write(`unknown command "${command}"\n\n${usage}`)

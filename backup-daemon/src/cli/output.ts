@@ -1,0 +1,36 @@
+/**
+ * @module cli/output
+ * What every command shares: stdout lines (ANSI colours only for a terminal or FORCE_COLOR), loading
+ * the config with every issue printed, and waiting for SIGINT/SIGTERM.
+ */
+import { ConfigError, formatIssue } from '../config/ConfigError.js'
+import { loadConfig } from '../config/loadConfig.js'
+import type { DaemonConfig } from '../config/types.js'
+import { stripAnsi } from '../logs/formatLine.js'
+
+const colour = Boolean(process.stdout.isTTY) || Boolean(process.env.FORCE_COLOR)
+export const out = (line: string) => process.stdout.write((colour ? line : stripAnsi(line)) + '\n')
+
+/** Loads the config or prints every issue; undefined means "exit 1". */
+export async function load(file: string): Promise<DaemonConfig | undefined> {
+  try {
+    return await loadConfig(file)
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err
+    for (const issue of err.issues) process.stderr.write(formatIssue(file, issue) + '\n')
+    process.stderr.write(`${err.issues.length} error(s) in ${file}\n`)
+    return undefined
+  }
+}
+
+/** Resolves with the signal's name when SIGINT or SIGTERM arrives. */
+export function nextSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const on = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', on).off('SIGTERM', on)
+      resolve(signal)
+    }
+    process.on('SIGINT', on).on('SIGTERM', on)
+  })
+}
+

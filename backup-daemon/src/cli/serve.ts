@@ -1,0 +1,30 @@
+/**
+ * @module cli/serve
+ * `backup-daemon --config FILE`: engine and HTTP server until SIGTERM/SIGINT, then the server closes,
+ * the engine cancels runs in flight and cleans up, and the process exits 0.
+ */
+import { createEngine } from '../engine/createEngine.js'
+import { startServer } from '../server/startServer.js'
+import { load, nextSignal, out } from './output.js'
+
+export async function serve(file: string): Promise<number> {
+  const config = await load(file)
+  if (!config) return 1
+  const engine = await createEngine(config)
+  let server
+  try {
+    server = await startServer({ config, engine })
+  } catch (err) {
+    await engine.stop()
+    throw err
+  }
+  out(`backup-daemon listening on ${server.url}`)
+  engine.logs.log({ kind: 'system' }, 'info', `listening on ${server.url}`)
+  const signal = await nextSignal()
+  engine.logs.log({ kind: 'system' }, 'info', `${signal}: shutting down`)
+  // A second signal while shutting down means "now".
+  void nextSignal().then(() => process.exit(1))
+  await server.close()
+  await engine.stop()
+  return 0
+}
