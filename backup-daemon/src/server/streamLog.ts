@@ -21,6 +21,8 @@ export interface StreamLogOptions {
 export function streamLog(c: Context, { logs, scope, tail, keepAliveMs, refusal }: StreamLogOptions): Response {
   // Reverse proxies (nginx) would otherwise buffer the stream and delay every line.
   c.header('X-Accel-Buffering', 'no')
+  // Hono answers HEAD with the GET handler and drops the body: never subscribe for one.
+  if (c.req.method === 'HEAD') return c.body(null, 200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' })
   return streamSSE(
     c,
     async (stream) => {

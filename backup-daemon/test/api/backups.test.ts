@@ -60,6 +60,26 @@ describe('api: backups', () => {
     expect(contentDisposition('../../etc/pass\r\nwd;x')).to.equal(`attachment; filename="pass__wd_x"; filename*=UTF-8''pass%0D%0Awd%3Bx`)
   })
 
+  it('answers HEAD with the download headers without opening the snapshot', async () => {
+    const { engine } = await setup()
+    const app = createApp({ config: testConfig(), engine })
+    const cookie = await loginCookie(app)
+    let opened = 0
+    const original = engine.openSnapshot.bind(engine)
+    engine.openSnapshot = async (job, name) => {
+      const download = await original(job, name)
+      if (download.kind !== 'stream') return download
+      return { ...download, open: () => ((opened += 1), download.open()) }
+    }
+    const res = await app.request('/api/v1/jobs/nightly/backups/nightly-20261121.tar.gz/download', { method: 'HEAD', headers: { cookie } })
+    expect(res.status).to.equal(200)
+    expect(res.headers.get('content-length')).to.equal('11')
+    expect(res.headers.get('content-disposition')).to.match(/^attachment;/)
+    expect(opened).to.equal(0)
+    await app.request('/api/v1/jobs/nightly/backups/nightly-20261121.tar.gz/download', { headers: { cookie } }).then((r) => r.arrayBuffer())
+    expect(opened).to.equal(1)
+  })
+
   it('answers 307 with Location for a signed storage URL', async () => {
     const { get } = await setup()
     const res = await get('/api/v1/jobs/nightly/backups/signed.tar.gz/download')

@@ -103,6 +103,14 @@ describe('api: log streams over real HTTP', () => {
     expect((await bad.json()).errors[0]).to.include({ location: 'query.tail', value: '-3' })
   })
 
+  it('answers HEAD on a stream without subscribing', async () => {
+    await start()
+    const res = await fetch(`${server.url}/api/v1/logs/system/stream`, { method: 'HEAD', headers: { cookie } })
+    expect(res.status).to.equal(200)
+    expect(res.headers.get('content-type')).to.match(/^text\/event-stream/)
+    expect(engine.logs.subscribers({ kind: 'system' })).to.equal(0)
+  })
+
   it('close() ends open streams and resolves', async () => {
     await start({}, 60_000)
     const stream = await open('/api/v1/logs/system/stream?tail=0')

@@ -59,13 +59,15 @@ export function backupRoutes(api: OpenAPIHono<AppEnv>, { config, engine, session
       const { name, filename } = c.req.valid('param')
       const download = await engine.openSnapshot(name, filename)
       if (download.kind === 'redirect') return c.redirect(download.url, 307)
-      const source = await download.open()
-      const body = Readable.toWeb(source) as ReadableStream<Uint8Array>
-      return c.body(body, 200, {
+      const headers = {
         'Content-Type': download.contentType,
         'Content-Length': String(download.size),
         'Content-Disposition': contentDisposition(download.filename),
-      })
+      }
+      // Hono answers HEAD with the GET handler and drops the body unread: do not open a storage stream for it.
+      if (c.req.method === 'HEAD') return c.body(null, 200, headers)
+      const body = Readable.toWeb(await download.open()) as ReadableStream<Uint8Array>
+      return c.body(body, 200, headers)
     },
   )
 }
