@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { BadPathError, resolveInside } from './auth/resolveInside.js'
 import { cdnPullZone } from './cdn/cdnPullZone.js'
+import { extractPathToken } from './cdn/pathToken.js'
 import { resolveOptions } from './config/resolveOptions.js'
 import type { EmulatorContext, UpstreamHandler } from './context.js'
 import { sendText } from './http/sendJson.js'
@@ -67,8 +68,14 @@ export async function startEmulator(emulatorOptions: EmulatorOptions = {}): Prom
       rawPath: queryStart === -1 ? raw : raw.slice(0, queryStart),
       query: new URLSearchParams(queryStart === -1 ? '' : raw.slice(queryStart + 1)),
     }
+    // A whole-URL directory signer puts `bcdn_token=...` right after the host: move it into the query.
+    const embedded = extractPathToken(target.rawPath)
+    if (embedded) {
+      target.rawPath = embedded.path
+      for (const [name, value] of embedded.query) target.query.set(name, value)
+    }
     // The query is never logged: it carries signatures and tokens.
-    res.once('finish', () => ctx.log(`${req.method} ${target.rawPath} ${res.statusCode}`))
+    res.once('finish', () => ctx.log(`${req.method} ${target.rawPath.replace(/bcdn_token=[^/]*/g, 'bcdn_token=…')} ${res.statusCode}`))
     try {
       for (const upstream of upstreams) {
         if (await upstream(req, res, target, ctx)) return

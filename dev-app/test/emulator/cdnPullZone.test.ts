@@ -24,6 +24,10 @@ describe('emulator: CDN token signer', () => {
     )
     expect(new URL(signCdnUrl(url, { key, expiresAt: expires, userIp: '1.2.3.4' })).searchParams.get('token')).to.equal(VECTORS.ipv4)
     expect(cdnTokenSignature({ key, signaturePath: '/300kb.jpg', expires, params: {}, userIp: '2001:0db8:85a3:0000:0000:8a2e:0370:7334' })).to.equal(VECTORS.ipv6)
+    // Directory form, token in the path (vector "ip_v4_countries").
+    expect(signCdnUrl('https://token-tester.b-cdn.net/abc/?token_countries=CA,US', { key, expiresAt: expires, userIp: '1.2.3.4', inPath: true })).to.equal(
+      `https://token-tester.b-cdn.net/bcdn_token=HS256-1-4lIDGI2_t3wiTmopXzB7z71wtZKTe1Ic0lDlL72iAJw&token_countries=CA%2CUS&expires=${expires}/abc/`,
+    )
   })
 })
 
@@ -61,6 +65,16 @@ describe('emulator: CDN pull zone', () => {
     expect((await fetch(`${fileUrl()}?token=${token}&expires=${expires}`)).status).to.equal(200)
     const directory = signCdnUrl(fileUrl(), { key: tokenAuthKey, expiresIn: 60, pathAllowed: '/media/' })
     expect((await fetch(directory)).status).to.equal(200)
+  })
+
+  it('accepts a token embedded in the path, after the host or after the zone', async () => {
+    const afterHost = signCdnUrl(fileUrl(), { key: tokenAuthKey, pathAllowed: '/cdn/cdn-zone/media/', inPath: true })
+    expect(new URL(afterHost).pathname.startsWith('/bcdn_token=')).to.equal(true)
+    expect((await fetch(afterHost)).status).to.equal(200)
+    const pullZonePath = signCdnUrl('http://pull.zone/media/pic.png', { key: tokenAuthKey, pathAllowed: '/media/', inPath: true })
+    const afterZone = `${emulator.storage.cdnUrl}${new URL(pullZonePath).pathname}`
+    expect((await fetch(afterZone)).status).to.equal(200)
+    expect((await fetch(afterZone.replace('HS256-', 'HS256-x'))).status).to.equal(403)
   })
 
   it('accepts an IP-locked token for the client address only', async () => {

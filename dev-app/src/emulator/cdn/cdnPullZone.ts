@@ -4,7 +4,8 @@
  * Content-Type by extension). With `pullZone.tokenAuthKey` set, every request needs a valid HS256
  * `token` + `expires`. The signed path may be the URL's full path (`/cdn/{zone}/{path}`, what a signer
  * of the whole URL computes) or the path as a real pull zone sees it (`/{path}`): on the real host,
- * where the pull zone's origin is the zone root, the two are the same thing.
+ * where the pull zone's origin is the zone root, the two are the same thing. The token may also be
+ * embedded as a path segment (`bcdn_token=...`), right after the host or right after `/cdn/{zone}`.
  */
 import { stat } from 'node:fs/promises'
 import { BadPathError, resolveInside } from '../auth/resolveInside.js'
@@ -13,6 +14,7 @@ import { contentTypeOf } from '../http/contentTypeOf.js'
 import { answerPreflight, corsHeaders } from '../http/cors.js'
 import { sendText } from '../http/sendJson.js'
 import { serveFile } from '../http/serveFile.js'
+import { extractPathToken } from './pathToken.js'
 import { verifyCdnToken } from './verifyCdnToken.js'
 
 const PREFIX = '/cdn/'
@@ -31,7 +33,13 @@ export const cdnPullZone: UpstreamHandler = async (req, res, { rawPath, query },
   const rest = rawPath.slice(PREFIX.length)
   const slash = rest.indexOf('/')
   const zone = decodeURIComponent(slash === -1 ? rest : rest.slice(0, slash))
-  const objectPath = slash === -1 ? '' : rest.slice(slash + 1)
+  let objectPath = slash === -1 ? '' : rest.slice(slash + 1)
+  // A directory token embedded after the zone (`/cdn/{zone}/bcdn_token=.../path`) counts as query.
+  const embedded = extractPathToken(`/${objectPath}`)
+  if (embedded) {
+    objectPath = embedded.path.slice(1)
+    for (const [name, value] of embedded.query) query.set(name, value)
+  }
   if (zone !== ctx.options.zoneName) {
     sendText(res, 404, 'Not Found', undefined, cors)
     return true

@@ -15,6 +15,8 @@ export interface SignCdnUrlOptions {
   userIp?: string
   /** Directory token: any path under this prefix is allowed (sent as `token_path`). */
   pathAllowed?: string
+  /** Put the token in the path (`/bcdn_token=...&expires=n/path`) instead of the query. @default false */
+  inPath?: boolean
 }
 
 /**
@@ -22,7 +24,7 @@ export interface SignCdnUrlOptions {
  * @example
  * signCdnUrl('http://127.0.0.1:3100/cdn/dev-zone/a.jpg', { key: 'k', expiresIn: 60 })
  */
-export function signCdnUrl(url: string, { key, expiresIn = 3600, expiresAt, userIp, pathAllowed }: SignCdnUrlOptions): string {
+export function signCdnUrl(url: string, { key, expiresIn = 3600, expiresAt, userIp, pathAllowed, inPath = false }: SignCdnUrlOptions): string {
   const parsed = new URL(url)
   const expires = expiresAt ?? Math.floor(Date.now() / 1000) + expiresIn
   const params: Record<string, string> = {}
@@ -33,5 +35,6 @@ export function signCdnUrl(url: string, { key, expiresIn = 3600, expiresAt, user
     .sort()
     .map((name) => `&${name}=${encodeURIComponent(params[name] ?? '')}`)
     .join('')
+  if (inPath) return `${parsed.origin}/bcdn_token=${token}${query}&expires=${expires}${parsed.pathname}`
   return `${parsed.origin}${parsed.pathname}?token=${token}${query}&expires=${expires}`
 }
