@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { launchBrowser, saveScreenshot } from '../../../test/support/browser.js'
+import { launchBrowser, saveScreenshot } from './support/browser.js'
 import { startDaemon, type RunningDaemon } from './support/realDaemon.js'
 import { findFile, logInWithKeyboard, makeJobs } from './support/uiFixture.js'
 

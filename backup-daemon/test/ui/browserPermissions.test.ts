@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
-import { launchBrowser, saveScreenshot } from '../../../test/support/browser.js'
+import { launchBrowser, saveScreenshot } from './support/browser.js'
 import { runOnce, startDaemon, writeDaemonConfig, type RunningDaemon } from './support/realDaemon.js'
 import { makeJobs } from './support/uiFixture.js'
 

@@ -90,6 +90,8 @@ export const api = {
   jobRunInfo: (name: string) => request<RunInfo & { job: string; logs: string[] }>('GET', `${job(name)}/logs?tail=0`),
   run: (name: string) => request<{ job: string; startedAt: string }>('POST', `${job(name)}/run`),
   cancel: (name: string) => request<{ job: string; cancelledAt: string }>('POST', `${job(name)}/cancel`),
+  /** The newest `tail` lines of a log; `path` is a `LogSource.tail`. */
+  logTail: (path: string, tail: number) => request<{ logs: string[] }>('GET', `${path}?tail=${tail}`),
   backups: (name: string) => request<{ backups: SnapshotView[]; job: string }>('GET', `${job(name)}/backups`),
 }
 
@@ -98,8 +100,14 @@ export function downloadUrl(jobName: string, filename: string): string {
   return `${API_BASE}${job(jobName)}/backups/${encodeURIComponent(filename)}/download`
 }
 
-export function jobStreamUrl(name: string): string {
-  return `${API_BASE}${job(name)}/logs/stream`
+/** A log's two endpoints: the JSON tail (path under `/api/v1`) and the SSE stream (URL). */
+export interface LogSource {
+  tail: string
+  stream: string
 }
 
-export const SYSTEM_STREAM_URL = `${API_BASE}/logs/system/stream`
+export function jobLogSource(name: string): LogSource {
+  return { tail: `${job(name)}/logs`, stream: `${API_BASE}${job(name)}/logs/stream` }
+}
+
+export const SYSTEM_LOG_SOURCE: LogSource = { tail: '/logs/system', stream: `${API_BASE}/logs/system/stream` }

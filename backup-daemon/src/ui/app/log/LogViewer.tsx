@@ -5,6 +5,7 @@
  * (Enter / Shift+Enter walk the matches), copy, and the virtualised list of ANSI-coloured lines.
  */
 import { useMemo, useState } from 'preact/hooks'
+import type { LogSource } from '../api.js'
 import { useLogStream, type StreamState } from './useLogStream.js'
 import { VirtualLog } from './VirtualLog.js'
 
@@ -12,20 +13,20 @@ const TAIL_CHOICES = [100, 1000, 10_000, 50_000]
 
 const STATE_TEXT: Record<StreamState, string> = {
   connecting: 'connecting…',
+  loading: 'loading…',
   live: 'live',
   reconnecting: 'reconnecting…',
   offline: 'disconnected',
 }
 
 interface LogViewerProps {
-  /** Stream URL without query; `?tail=` is added. */
-  url: string
+  source: LogSource
   label: string
   /** Lines the daemon keeps for this log (`logLimits`); larger tail choices are hidden. */
   maxTail?: number
 }
 
-export function LogViewer({ url, label, maxTail }: LogViewerProps) {
+export function LogViewer({ source, label, maxTail }: LogViewerProps) {
   const choices = useMemo(() => {
     const limit = maxTail && maxTail > 0 ? Math.min(maxTail, 50_000) : 50_000
     const list = TAIL_CHOICES.filter((n) => n < limit)
@@ -37,7 +38,7 @@ export function LogViewer({ url, label, maxTail }: LogViewerProps) {
   const [position, setPosition] = useState(0)
   const [jumpToken, setJumpToken] = useState(0)
   const [copied, setCopied] = useState<string>()
-  const { buffer, version, state } = useLogStream(url, tail)
+  const { buffer, version, state } = useLogStream(source, tail)
 
   const matchList = useMemo(() => buffer.search(query), [buffer, version, query])
   const matches = useMemo(() => new Set(matchList), [matchList])

@@ -6,7 +6,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { cronToWords } from '../../lib/cronToWords.js'
-import { api, ApiError, jobStreamUrl, type JobView, type Settings } from '../api.js'
+import { api, ApiError, jobLogSource, type JobView, type Settings } from '../api.js'
 import { RelativeTime } from '../components/RelativeTime.js'
 import { ActiveBadge, StatusBadge } from '../components/StatusBadge.js'
 import { useInterval } from '../components/useInterval.js'
@@ -140,7 +140,7 @@ export function JobPage({ name, settings }: { name: string; settings: Settings }
       <section aria-labelledby="log-title">
         <h2 id="log-title">Log</h2>
         {settings.logs.perJob ? (
-          <LogViewer url={jobStreamUrl(name)} label={`Log of ${name}`} maxTail={settings.logLimits.jobLogs} />
+          <LogViewer source={jobLogSource(name)} label={`Log of ${name}`} maxTail={settings.logLimits.jobLogs} />
         ) : (
           <p class="alert info">Per-job logs are switched off in this daemon's configuration (logs.perJob).</p>
         )}
