@@ -76,7 +76,7 @@ describe('api: backups', () => {
     expect(res.headers.get('content-length')).to.equal('11')
     expect(res.headers.get('content-disposition')).to.match(/^attachment;/)
     expect(opened).to.equal(0)
-    await app.request('/api/v1/jobs/nightly/backups/nightly-20261121.tar.gz/download', { headers: { cookie } }).then((r) => r.arrayBuffer())
+    await (await app.request('/api/v1/jobs/nightly/backups/nightly-20261121.tar.gz/download', { headers: { cookie } })).arrayBuffer()
     expect(opened).to.equal(1)
   })
 
