@@ -5,6 +5,7 @@
  * panel when its sources changed, starts the CMS and the backup daemon, prints every URL and the
  * first-login credentials, and stops everything on Ctrl-C.
  */
+import type { ChildProcess } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import { hashPassword } from '@hosted-media/backup-daemon/password'
@@ -53,6 +54,15 @@ async function stop(code: number): Promise<void> {
   process.exit(code)
 }
 process.on('SIGINT', () => void stop(0))
+
+/** One part dying takes the others down with a message, rather than leaving a half-working system. */
+function stopAllWhenItDies(name: string, child: ChildProcess): void {
+  child.once('exit', (code, signal) => {
+    if (stopping) return
+    console.error(`[dev-app] ${name} exited unexpectedly (${signal ?? `exit code ${code}`}); stopping everything`)
+    void stop(1)
+  })
+}
 process.on('SIGTERM', () => void stop(0))
 
 try {
@@ -64,12 +74,15 @@ try {
 
   if (!buildIsCurrent(settings.appRoot)) {
     step('building the admin panel (after a change or on first start; about a minute)…')
-    await buildAdmin(settings.appRoot, env)
+    const buildStarted = Date.now()
+    const ticker = setInterval(() => step(`  still building… ${Math.round((Date.now() - buildStarted) / 1000)} s`), 15_000)
+    await buildAdmin(settings.appRoot, env).finally(() => clearInterval(ticker))
     step(`admin panel built (${seconds()} s)`)
   }
 
   const nextBin = path.join(repoRoot, 'node_modules', 'next', 'dist', 'bin', 'next')
-  startChild('cms', nodeBin, [nextBin, 'start', '-p', String(ports.cms)], { cwd: settings.appRoot, env: { ...env, NODE_ENV: 'production' } })
+  const cms = startChild('cms', nodeBin, [nextBin, 'start', '-p', String(ports.cms)], { cwd: settings.appRoot, env: { ...env, NODE_ENV: 'production' } })
+  stopAllWhenItDies('cms', cms)
 
   const daemonConfig = writeDaemonConfig({
     dataDir,
@@ -80,7 +93,8 @@ try {
     databaseFolder: path.join(dataDir, 'db'),
     mediaFolder: path.join(dataDir, 'host'),
   })
-  startChild('daemon', nodeBin, [path.join(repoRoot, 'backup-daemon', 'bin', 'backup-daemon.js'), '--config', daemonConfig], { cwd: repoRoot, env })
+  const daemon = startChild('daemon', nodeBin, [path.join(repoRoot, 'backup-daemon', 'bin', 'backup-daemon.js'), '--config', daemonConfig], { cwd: repoRoot, env })
+  stopAllWhenItDies('daemon', daemon)
 
   await Promise.all([
     waitForHttp(`http://127.0.0.1:${ports.cms}/api/users/me`, 120_000),

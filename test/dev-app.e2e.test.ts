@@ -1,0 +1,149 @@
+/**
+ * The whole system as a user runs it: `npm start` in a child process, then the CMS admin panel, the
+ * OpenAPI docs and the backup daemon's UI in headless Chromium, and a restore of the daemon's snapshot
+ * compared with the live CMS's database and media.
+ */
+import { expect } from 'chai'
+import { execFileSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import type { Browser, Page } from 'playwright-core'
+import sharp from 'sharp'
+import { launchBrowser, saveScreenshot } from './support/browser.js'
+import { startDevApp, type RunningDevApp } from './support/devApp.js'
+
+const ports = { cms: 3310, daemon: 8390, emulator: 3410 }
+
+describe('dev-app end to end (npm start)', function () {
+  // The first start builds the admin panel: minutes on a loaded two-core machine.
+  this.timeout(15 * 60_000)
+  let app: RunningDevApp
+  let browser: Browser | undefined
+  let page: Page
+
+  before(async function () {
+    browser = await launchBrowser()
+    if (!browser) this.skip()
+    app = await startDevApp({ ports, readyTimeoutMs: 12 * 60_000 })
+    page = await browser!.newPage()
+  })
+
+  after(async function () {
+    await browser?.close()
+    if (app) {
+      const code = await app.stop()
+      expect(app.output()).to.contain('[dev-app] stopped')
+      expect(code).to.equal(0)
+      rmSync(app.dataDir, { recursive: true, force: true })
+    }
+  })
+
+  it('prints every URL, the first-login credentials and its start-up time', function () {
+    const out = app.output()
+    for (const url of [`${app.cmsUrl}/admin`, `${app.cmsUrl}/api`, `${app.cmsUrl}/api/docs`, `http://localhost:${ports.daemon}/`, app.emulatorUrl]) {
+      expect(out).to.contain(url)
+    }
+    expect(out).to.contain(`login ${app.credentials.adminEmail} / ${app.credentials.adminPassword}`)
+    expect(out).to.contain(`login ${app.credentials.daemonUsername} / ${app.credentials.daemonPassword}`)
+    expect(out).to.match(/ready in [\d.]+ s/)
+  })
+
+  it('logs the first admin user in to the admin panel', async function () {
+    await page.goto(`${app.cmsUrl}/admin/login`)
+    await page.fill('input[name="email"]', app.credentials.adminEmail)
+    await page.fill('input[name="password"]', app.credentials.adminPassword)
+    await page.click('button[type="submit"]')
+    await page.waitForURL(`${app.cmsUrl}/admin`)
+    await page.getByText('Collections').first().waitFor()
+    await saveScreenshot(page, 'dev-app-admin-dashboard')
+  })
+
+  it('uploads an image through the admin panel and lists it', async function () {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'e2e-image-')), 'e2e-upload.png')
+    const bytes = await sharp({ create: { width: 900, height: 600, channels: 3, background: '#2563eb' } }).png().toBuffer()
+    writeFileSync(file, bytes)
+    await page.goto(`${app.cmsUrl}/admin/collections/images/create`)
+    await page.locator('input[type="file"]').setInputFiles(file)
+    await page.fill('input[name="alt"]', 'Uploaded by the e2e test')
+    await page.getByRole('button', { name: 'Save' }).click()
+    await page.waitForURL(/\/admin\/collections\/images\/\d+/)
+    await page.goto(`${app.cmsUrl}/admin/collections/images`)
+    await page.getByText('Uploaded by the e2e test').waitFor()
+    await saveScreenshot(page, 'dev-app-images-list')
+
+    const list = await (await fetch(`${app.cmsUrl}/api/images?where[alt][equals]=Uploaded%20by%20the%20e2e%20test`)).json() as { docs: { url: string; filename: string }[] }
+    expect(list.docs).to.have.length(1)
+    const served = Buffer.from(await (await fetch(new URL(list.docs[0]!.url, app.cmsUrl))).arrayBuffer())
+    expect(sha256(served)).to.equal(sha256(bytes))
+  })
+
+  it('backs the CMS up from the daemon and the snapshot restores its database and media', async function () {
+    const login = await fetch(`${app.daemonUrl}/api/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: app.credentials.daemonUsername, password: app.credentials.daemonPassword }),
+    })
+    expect(login.status).to.equal(200)
+    const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ')
+    const api = (route: string, init: RequestInit = {}) => fetch(`${app.daemonUrl}/api/v1${route}`, { ...init, headers: { cookie, ...init.headers } })
+
+    expect((await api('/jobs/cms/run', { method: 'POST' })).status).to.equal(202)
+    await waitFor(async () => ((await (await api('/jobs/cms/status')).json()) as { status: string }).status === 'idle', 120_000)
+    const status = (await (await api('/jobs/cms/status')).json()) as { lastResult: { success: boolean; error: string } }
+    expect(status.lastResult, status.lastResult.error).to.include({ success: true })
+
+    const { backups } = (await (await api('/jobs/cms/backups')).json()) as { backups: { name: string; size: number }[] }
+    expect(backups.length).to.be.greaterThan(0)
+    const download = await api(`/jobs/cms/backups/${encodeURIComponent(backups[0]!.name)}/download`)
+    expect(download.status).to.equal(200)
+    const archive = Buffer.from(await download.arrayBuffer())
+    expect(archive.length).to.equal(backups[0]!.size)
+
+    const restored = mkdtempSync(path.join(tmpdir(), 'e2e-restore-'))
+    writeFileSync(path.join(restored, 'snapshot.tar.gz'), archive)
+    execFileSync('tar', ['-xzf', 'snapshot.tar.gz'], { cwd: restored })
+    // Media: every file of the emulated host is in the snapshot, byte for byte.
+    const mediaRoot = path.join(app.dataDir, 'host')
+    for (const file of walk(mediaRoot).filter((f) => !f.includes(`${path.sep}.tus${path.sep}`))) {
+      const copy = path.join(restored, 'media', path.relative(mediaRoot, file))
+      expect(existsSync(copy), `missing in snapshot: ${copy}`).to.equal(true)
+      expect(sha256(readFileSync(copy))).to.equal(sha256(readFileSync(file)))
+    }
+    // Database: the restored SQLite file holds the same posts and images the CMS serves.
+    const dbFile = walk(path.join(restored, 'database')).find((f) => /\.(db|sqlite)$/.test(f))
+    expect(dbFile, 'a database file in the snapshot').to.be.a('string')
+    const { createClient } = await import('@libsql/client')
+    const db = createClient({ url: `file:${dbFile}` })
+    const rows = await db.execute('select title from posts order by id')
+    const live = (await (await fetch(`${app.cmsUrl}/api/posts?sort=id&limit=100`)).json()) as { docs: { title: string }[] }
+    expect(rows.rows.map((r) => r.title)).to.deep.equal(live.docs.map((d) => d.title))
+    const images = await db.execute('select count(*) as n from images')
+    const liveImages = (await (await fetch(`${app.cmsUrl}/api/images/count`)).json()) as { totalDocs: number }
+    expect(Number(images.rows[0]!.n)).to.equal(liveImages.totalDocs)
+    db.close()
+    rmSync(restored, { recursive: true, force: true })
+  })
+})
+
+function sha256(data: Buffer): string {
+  return createHash('sha256').update(data).digest('hex')
+}
+
+function walk(dir: string): string[] {
+  if (!existsSync(dir)) return []
+  return readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name)
+    return statSync(full).isDirectory() ? walk(full) : [full]
+  })
+}
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (await check()) return
+    await new Promise((resolve) => setTimeout(resolve, 500))
+  }
+  throw new Error(`condition not met within ${timeoutMs} ms`)
+}
