@@ -1,0 +1,56 @@
+/**
+ * The docs page renders every documented operation in headless Chromium with every request outside the CMS
+ * blocked (self-hosted assets: works with no internet access).
+ */
+import { expect } from 'chai'
+import type { Browser } from 'playwright-core'
+
+import { API_ROUTE } from './fixture/fixtureConfig.js'
+import { launchBrowser, saveScreenshot } from './support/browser.js'
+import { startLiveCms, type LiveCms } from './support/liveCms.js'
+
+describe('docs page (Swagger UI, self-hosted)', function () {
+  this.timeout(120_000)
+  let cms: LiveCms
+  let browser: Browser | undefined
+
+  before(async function () {
+    browser = await launchBrowser()
+    if (!browser) this.skip() // reason: /usr/bin/chromium is not installed (apt-get install -y chromium)
+    cms = await startLiveCms()
+  })
+  after(async () => {
+    await browser?.close()
+  })
+
+  it('renders the operations with only same-origin requests', async () => {
+    const page = await browser!.newPage()
+    const foreign: string[] = []
+    await page.route('**/*', (route) => {
+      const url = route.request().url()
+      if (url.startsWith(cms.url)) return route.continue()
+      foreign.push(url)
+      return route.abort()
+    })
+    const response = await page.goto(`${cms.url}${API_ROUTE}/docs`)
+    expect(response?.status()).to.equal(200)
+    await page.waitForSelector('.opblock', { timeout: 30_000 })
+    const doc = await (await fetch(`${cms.url}${API_ROUTE}/openapi.json`)).json()
+    const documented = Object.values<Record<string, unknown>>(doc.paths).reduce((n, item) => n + Object.keys(item).length, 0)
+    const rendered = await page.locator('.opblock').count()
+    expect(rendered).to.equal(documented)
+    expect(await page.locator('.info .title').innerText()).to.contain('Fixture CMS')
+    expect(await page.locator(`.opblock-summary-path[data-path="${API_ROUTE}/posts/{id}"]`).count()).to.be.greaterThan(0)
+    await saveScreenshot(page, 'plugin-openapi-docs')
+    expect(foreign).to.deep.equal([])
+    await page.close()
+  })
+
+  it('serves only the known assets (no path escapes)', async () => {
+    for (const name of ['..%2Fpackage.json', 'index.html', 'swagger-ui.js.map']) {
+      expect((await fetch(`${cms.url}${API_ROUTE}/docs/${name}`)).status, name).to.equal(404)
+    }
+    const css = await fetch(`${cms.url}${API_ROUTE}/docs/swagger-ui.css`)
+    expect(css.headers.get('content-type')).to.match(/^text\/css/)
+  })
+})

@@ -1,0 +1,16 @@
+/**
+ * @module plugin-openapi/test/support/browser
+ * The repository's shared Chromium helpers (`test/support/browser.ts`), loaded by URL because that file belongs
+ * to the root `test` TypeScript project, which this package's project cannot include.
+ */
+import type { Browser, Page } from 'playwright-core'
+
+const shared = (await import(new URL('../../../test/support/browser.ts', import.meta.url).href)) as {
+  launchBrowser(): Promise<Browser | undefined>
+  saveScreenshot(page: Page, name: string): Promise<string>
+}
+
+/** Headless Chromium, or undefined when it is not installed (the caller skips with that reason). */
+export const launchBrowser = shared.launchBrowser
+/** Saves a full-page screenshot as a test artifact. */
+export const saveScreenshot = shared.saveScreenshot
