@@ -68,6 +68,10 @@ export function createTusEndpoint(ctx: EmulatorContext): TusEndpoint {
     }
     video.uploadId = uploadId
     video.storageSize = 0
+    // Optional metadata the host applies to the video.
+    const thumbnailTime = Number(metadata.thumbnailTime)
+    if (metadata.thumbnailTime && Number.isFinite(thumbnailTime) && thumbnailTime >= 0) video.thumbnailTime = thumbnailTime
+    if (metadata.collection) video.collectionId = metadata.collection
   }
 
   const server = new Server({
