@@ -1,6 +1,7 @@
 import { expect } from 'chai'
 import { Hono } from 'hono'
 import { createApp } from '../../src/server/createApp.js'
+import { serveUi } from '../../src/ui/serveUi.js'
 import { FakeEngine } from './support/fakeEngine.js'
 import { loginCookie } from './support/requests.js'
 import { testConfig } from './support/testConfig.js'
@@ -74,5 +75,19 @@ describe('api: errors and headers', () => {
     expect((await app.request('/api/v1/jobs')).status).to.equal(401)
     const off = createApp({ config: testConfig({ ui: false }), engine: new FakeEngine(), ui })
     expect((await off.request('/')).status).to.equal(404)
+  })
+
+  it('with the real web UI mounted, API 404s stay Problems and the UI keeps its own CSP', async () => {
+    const app = createApp({ config: testConfig({ ui: true }), engine: new FakeEngine(), ui: serveUi })
+    const page = await app.request('/')
+    expect(page.status).to.equal(200)
+    expect(page.headers.get('content-type')).to.match(/^text\/html/)
+    expect(page.headers.get('content-security-policy')).to.include("script-src 'self'")
+    expect(page.headers.get('x-content-type-options')).to.equal('nosniff')
+    for (const path of ['/api/v1/nothing', '/api/v1/jobs/nightly/nope', '/api/other']) {
+      const res = await app.request(path)
+      expect(res.status, path).to.equal(404)
+      expect(res.headers.get('content-type'), path).to.equal('application/problem+json')
+    }
   })
 })
