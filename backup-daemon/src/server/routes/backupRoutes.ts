@@ -11,6 +11,8 @@ import { HttpError } from '../HttpError.js'
 import { jsonResponse, problemResponses, sessionSecurity } from '../responses.js'
 import { DownloadParamsSchema, JobParamsSchema, SnapshotListSchema } from '../schemas.js'
 
+const archiveBytes = z.string().openapi({ format: 'binary' })
+
 export function backupRoutes(api: OpenAPIHono<AppEnv>, { config, engine, session }: RouteDeps): void {
   const common = { tags: ['backups'], security: sessionSecurity, middleware: [session] }
 
@@ -46,7 +48,12 @@ export function backupRoutes(api: OpenAPIHono<AppEnv>, { config, engine, session
             'Content-Length': { schema: { type: 'integer' } },
             'Content-Disposition': { schema: { type: 'string' }, description: 'attachment; filename="..."; filename*=UTF-8\'\'...' },
           },
-          content: { 'application/octet-stream': { schema: z.string().openapi({ format: 'binary' }) } },
+          // The storage names the type: tar.gz and tar archives, or opaque bytes (e.g. encrypted).
+          content: {
+            'application/gzip': { schema: archiveBytes },
+            'application/x-tar': { schema: archiveBytes },
+            'application/octet-stream': { schema: archiveBytes },
+          },
         },
         307: { description: 'Redirect to a signed storage URL', headers: { Location: { schema: { type: 'string', format: 'uri' } } } },
         ...problemResponses(401, 403, 404, 501),
