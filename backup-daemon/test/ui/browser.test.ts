@@ -131,6 +131,12 @@ describe('web UI in Chromium against a real daemon', function () {
     expect(await page.getByRole('button', { name: 'Follow' }).getAttribute('aria-pressed')).to.equal('false')
     await page.locator('.log-line.current', { hasText: 'listening on' }).waitFor()
     await saveScreenshot(page, 'ui-system-log')
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'])
+    await page.getByRole('button', { name: 'Copy' }).click()
+    await page.getByText(/^Copied \d+ lines$/).waitFor()
+    const copied = await page.evaluate(() => navigator.clipboard.readText())
+    expect(copied).to.match(/INFO +listening on http:\/\/127\.0\.0\.1:\d+/)
+    expect(copied).not.to.contain('\u001b')
   })
 
   it('sends an expired session back to the login page with a message, and back to the page after login', async () => {

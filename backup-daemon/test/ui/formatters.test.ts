@@ -9,6 +9,8 @@ describe('ui/lib/formatRelative', () => {
   it('says just now / in a few seconds close to now', () => {
     expect(formatRelative(at(-3), now)).to.equal('just now')
     expect(formatRelative(at(5), now)).to.equal('in a few seconds')
+    expect(formatRelative(at(-0.3), now)).to.equal('just now')
+    expect(formatRelative(at(0.4), now)).to.equal('just now')
   })
 
   it('picks the unit and plural', () => {

@@ -19,9 +19,11 @@ const UNITS: [limitSeconds: number, seconds: number, name: string][] = [
 export function formatRelative(time: string | Date, now: Date = new Date(), fallback = '—'): string {
   const date = typeof time === 'string' ? (time === '' ? undefined : new Date(time)) : time
   if (!date || Number.isNaN(date.getTime())) return fallback
-  const diff = Math.round((date.getTime() - now.getTime()) / 1000)
+  const ms = date.getTime() - now.getTime()
+  // Within a second either way is "just now" (a run that started while the page was rendering).
+  if (Math.abs(ms) < 10_000) return ms > 1000 ? 'in a few seconds' : 'just now'
+  const diff = Math.round(ms / 1000)
   const abs = Math.abs(diff)
-  if (abs < 10) return diff >= 0 ? 'in a few seconds' : 'just now'
   if (abs < 60) return diff > 0 ? `in ${abs} seconds` : `${abs} seconds ago`
   for (const [limit, size, name] of UNITS) {
     if (abs < limit) {

@@ -77,7 +77,18 @@ export function VirtualLog({ buffer, version, follow, onScrolledAway, label, mat
   }
 
   return (
-    <div ref={box} class="log-box" tabIndex={0} role="log" aria-label={label} aria-live="off" onScroll={onScroll} data-lines={count}>
+    <div
+      ref={box}
+      class="log-box"
+      // A short log gets a short box; a long one stops at 60% of the screen and scrolls.
+      style={{ height: `min(60vh, ${Math.max(count, 6) * ROW_HEIGHT + 24}px)` }}
+      tabIndex={0}
+      role="log"
+      aria-label={label}
+      aria-live="off"
+      onScroll={onScroll}
+      data-lines={count}
+    >
       <div class="log-spacer" style={{ height: `${count * ROW_HEIGHT}px` }}>
         <div class="log-window" style={{ transform: `translateY(${start * ROW_HEIGHT}px)` }}>
           {rows}
