@@ -1,4 +1,4 @@
-import { PutObjectCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3'
+import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3'
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
 import { expect } from 'chai'
 import { createHash } from 'node:crypto'
@@ -52,6 +52,18 @@ describe('emulator: S3-compatible presigned PUT', () => {
     const res = await fetch(url)
     expect(res.status).to.equal(200)
     expect(await res.text()).to.equal('fake jpeg bytes')
+  })
+
+  it('accepts a presigned DELETE (204 also for a missing key)', async () => {
+    const body = Buffer.from('to delete')
+    const put = await fetch(await presignPut('uploads/gone.jpg', body), { method: 'PUT', headers: { 'Content-Type': 'image/jpeg' }, body })
+    expect(put.status).to.equal(200)
+    const url = await getSignedUrl(client, new DeleteObjectCommand({ Bucket: 's3-zone', Key: 'uploads/gone.jpg' }), { expiresIn: 60 })
+    expect((await fetch(url, { method: 'DELETE' })).status).to.equal(204)
+    expect(emulator.storedFilePath('uploads/gone.jpg')).to.equal(undefined)
+    expect((await fetch(url, { method: 'DELETE' })).status).to.equal(204)
+    expect((await fetch(url.replace('gone.jpg', 'photo%20one.jpg'), { method: 'DELETE' })).status, 'tampered').to.equal(403)
+    expect(emulator.storedFilePath('uploads/photo one.jpg')).to.be.a('string')
   })
 
   it('answers the CORS preflight of a browser PUT', async () => {

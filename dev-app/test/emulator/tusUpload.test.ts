@@ -184,9 +184,36 @@ describe('emulator: TUS upload, encoding and webhooks', function () {
     expect((await fetch(`${cdn}/play_1080p.mp4`)).status, 'no MP4 fallback above 720p').to.equal(404)
     expect(Buffer.from(await (await fetch(`${cdn}/original`)).arrayBuffer()).equals(file)).to.equal(true)
 
-    // A finished video takes no second upload.
+    // Its bytes cannot be deleted through TUS, and it takes no second upload.
+    const terminate = await fetch(firstUrl, { method: 'DELETE', headers: { 'Tus-Resumable': '1.0.0' } })
+    expect(terminate.status).to.be.within(400, 499)
+    expect((await fetch(`${cdn}/original`)).status).to.equal(200)
     const again = await runUpload(file, { ...options, uploadUrl: undefined })
     expect(again.error?.originalResponse?.getStatus()).to.equal(403)
+  })
+
+  it('lets an unfinished upload be terminated, then accepts a new one for the same video', async () => {
+    const guid = await createVideo('Terminated')
+    const file = fakeMp4({ width: 640, height: 360, mediaBytes: 200_000 })
+    const url = await new Promise<string>((resolve, reject) => {
+      const upload: Upload = new Upload(file, {
+        endpoint: emulator.stream.tusEndpoint,
+        headers: authHeaders(guid),
+        metadata: { filetype: 'video/mp4', title: 'Terminated' },
+        chunkSize: 64 * 1024,
+        retryDelays: null,
+        onChunkComplete: () => void upload.abort().then(() => resolve(upload.url ?? '')),
+        onError: reject,
+      })
+      upload.start()
+    })
+    expect(emulator.videos().find((v) => v.guid === guid)?.storageSize).to.be.at.most(file.length)
+    expect((await fetch(url, { method: 'DELETE', headers: { 'Tus-Resumable': '1.0.0' } })).status).to.equal(204)
+    expect((await fetch(url, { method: 'HEAD', headers: { 'Tus-Resumable': '1.0.0' } })).status).to.equal(404)
+    expect(emulator.videos().find((v) => v.guid === guid)).to.include({ status: 0, storageSize: 0 })
+    const again = await runUpload(file, { endpoint: emulator.stream.tusEndpoint, headers: authHeaders(guid), metadata: { filetype: 'video/mp4', title: 'Terminated' } })
+    expect(again.error).to.equal(undefined)
+    expect((await emulator.whenEncoded(guid)).status).to.equal(4)
   })
 
   it('never upscales: a 640×360 source gets 240p and 360p', async () => {

@@ -2,10 +2,10 @@
  * @module emulator/s3/s3Endpoint
  * The storage's S3-compatible endpoint for browser-direct uploads: `PUT /s3/{zone}/{key}` with a
  * SigV4 presigned query (access key id = zone name, secret = zone password). The object lands in
- * the same zone folder the storage API and the CDN serve. GET/HEAD accept presigned URLs too.
+ * the same zone folder the storage API and the CDN serve. GET/HEAD/DELETE accept presigned URLs too.
  */
 import { randomUUID } from 'node:crypto'
-import { stat } from 'node:fs/promises'
+import { rm, stat } from 'node:fs/promises'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { BadPathError, resolveInside } from '../auth/resolveInside.js'
 import type { UpstreamHandler } from '../context.js'
@@ -68,7 +68,7 @@ function sendS3Error(req: IncomingMessage, res: ServerResponse, status: number, 
 export const s3Endpoint: UpstreamHandler = async (req, res, { rawPath, query }, ctx) => {
   if (!rawPath.startsWith(PREFIX)) return false
   if (req.method === 'OPTIONS') {
-    answerPreflight(req, res, ['PUT', 'GET', 'HEAD'], EXPOSED)
+    answerPreflight(req, res, ['PUT', 'GET', 'HEAD', 'DELETE'], EXPOSED)
     return true
   }
   const rest = rawPath.slice(PREFIX.length)
@@ -105,6 +105,10 @@ export const s3Endpoint: UpstreamHandler = async (req, res, { rawPath, query }, 
     return true
   }
   if (req.method === 'PUT') {
+    if ((await stat(target.absolute).catch(() => undefined))?.isDirectory()) {
+      sendS3Error(req, res, 400, 'InvalidArgument', 'A folder of the storage zone already has this name')
+      return true
+    }
     if (req.headers['content-length'] === undefined) {
       sendS3Error(req, res, 411, 'MissingContentLength', 'You must provide the Content-Length HTTP header.')
       return true
@@ -138,6 +142,17 @@ export const s3Endpoint: UpstreamHandler = async (req, res, { rawPath, query }, 
       return true
     }
     await serveFile({ req, res, filePath: target.absolute, contentType: contentTypeOf(target.relative), headers: corsHeaders(req, EXPOSED) })
+    return true
+  }
+  if (req.method === 'DELETE') {
+    req.resume()
+    // S3 answers 204 whether or not the key existed.
+    if ((await stat(target.absolute).catch(() => undefined))?.isFile()) {
+      await rm(target.absolute, { force: true })
+      ctx.checksums.delete(target.relative)
+    }
+    res.writeHead(204, corsHeaders(req, EXPOSED))
+    res.end()
     return true
   }
   sendS3Error(req, res, 405, 'MethodNotAllowed', 'The specified method is not allowed against this resource.')

@@ -78,6 +78,8 @@ export function createTusEndpoint(ctx: EmulatorContext): TusEndpoint {
     path: TUS_PATH,
     datastore: new FileStore({ directory: ctx.dirs.tus }),
     allowedHeaders: AUTH_HEADERS,
+    // The bytes of a finished upload are the video's original: the host does not let TUS delete them.
+    disableTerminationForFinishedUploads: true,
     postReceiveInterval: 250,
     async onUploadCreate(req, upload) {
       await authorize(req, upload.metadata, upload.id)
@@ -95,6 +97,13 @@ export function createTusEndpoint(ctx: EmulatorContext): TusEndpoint {
       startEncoding(video.guid)
       return {}
     },
+  })
+  server.on(EVENTS.POST_TERMINATE, (_req, _res, id) => {
+    const video = videos.list().find((candidate) => candidate.uploadId === id)
+    if (video && video.status === VideoStatus.Created) {
+      video.uploadId = undefined
+      video.storageSize = 0
+    }
   })
   server.on(EVENTS.POST_RECEIVE, (_req, upload) => {
     const video = videos.get(upload.metadata?.videoid ?? '')
