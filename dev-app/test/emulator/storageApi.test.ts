@@ -1,6 +1,9 @@
 import { expect } from 'chai'
 import { createHash } from 'node:crypto'
-import { readFile } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { request } from 'node:http'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import { startEmulator } from '../../src/emulator/index.js'
 import type { RunningEmulator } from '../../src/emulator/index.js'
 import { rawRequest } from './helpers/rawRequest.js'
@@ -107,6 +110,33 @@ describe('emulator: storage API', () => {
     expect((await fetch(`${zoneUrl}/trash/`, { method: 'DELETE', headers: auth })).status).to.equal(200)
     expect(emulator.storedFilePath('trash/sub/b.txt')).to.equal(undefined)
     expect((await fetch(`${zoneUrl}/trash/a.txt`, { method: 'DELETE' })).status).to.equal(401)
+  })
+
+  it('leaves neither a partial object nor a temp file when an upload is cut off, and keeps the old version', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'emulator-abort-'))
+    const local = await startEmulator({ dataDir })
+    try {
+      const url = new URL(`${local.storage.endpoint}/${local.storage.zoneName}/cut.bin`)
+      expect((await fetch(url, { method: 'PUT', headers: { AccessKey: local.storage.accessKey }, body: 'old version' })).status).to.equal(201)
+      await new Promise<void>((resolve) => {
+        const req = request({ host: url.hostname, port: url.port, method: 'PUT', path: url.pathname, headers: { AccessKey: local.storage.accessKey, 'Content-Length': String(10 * 1024 * 1024) } })
+        req.on('error', () => resolve())
+        req.write(Buffer.alloc(256 * 1024, 1), () => {
+          // Give the server time to open its temp file, then drop the connection mid-body.
+          setTimeout(() => {
+            req.destroy()
+            resolve()
+          }, 100)
+        })
+      })
+      // The server notices the abort asynchronously: wait until its temp folder is empty again.
+      for (let i = 0; i < 50 && (await readdir(path.join(dataDir, 'tmp'))).length > 0; i++) await new Promise((r) => setTimeout(r, 20))
+      expect(await readdir(path.join(dataDir, 'tmp'))).to.deep.equal([])
+      expect(await readFile(local.storedFilePath('cut.bin') ?? '', 'utf8')).to.equal('old version')
+    } finally {
+      await local.close()
+      await rm(dataDir, { recursive: true, force: true })
+    }
   })
 
   it('streams a large upload to disk and back', async () => {
