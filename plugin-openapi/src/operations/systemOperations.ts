@@ -10,8 +10,14 @@ import { errors, json, message } from './responses.js'
 
 const q = (name: string, schema: OpenAPIV3_1.SchemaObject, description: string): OpenAPIV3_1.ParameterObject => ({ name, in: 'query', description, schema })
 
-/** Jobs endpoints refuse anonymous callers unless `jobs.access.run` is set. */
-const jobsSecurity = (b: BuildContext) => ((b.config.jobs as { access?: { run?: unknown } } | undefined)?.access?.run ? b.security.optional : b.security.required)
+/**
+ * Jobs endpoints refuse anonymous callers with Payload's default `jobs.access.run` (`defaultAccess`: a user is
+ * needed, filled in by config defaults); a custom access function may let anyone in.
+ */
+function jobsSecurity(b: BuildContext) {
+  const run = (b.config.jobs as { access?: { run?: unknown } } | undefined)?.access?.run
+  return !run || (typeof run === 'function' && run.name === 'defaultAccess') ? b.security.required : b.security.optional
+}
 
 export const systemOperations = {
   access(b: BuildContext): BuiltOperations {

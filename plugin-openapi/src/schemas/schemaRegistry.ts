@@ -65,7 +65,7 @@ export function createSchemaRegistry(config: SanitizedConfig): SchemaRegistry {
       // Same slug, same component: Payload identifies a block by its slug (`blockType`).
       let base = blockNames.get(block.slug)
       if (!base) {
-        base = uniqueName(`${pascalCase(interfaceName(block) ?? block.slug)}Block`, `block:${block.slug}`)
+        base = uniqueName(interfaceName(block) ? pascalCase(interfaceName(block)!) : `${pascalCase(block.slug)}Block`, `block:${block.slug}`)
         blockNames.set(block.slug, base)
       }
       const name = `${base}${modeSuffix[mode]}`

@@ -1,0 +1,124 @@
+/**
+ * A test per option proving it acts; `enabled: false` leaves the config untouched; custom `routes.api` is honoured.
+ */
+import { expect } from 'chai'
+import type { Config } from 'payload'
+import { parse } from 'yaml'
+
+import { generateOpenAPIDocument, openapiPlugin } from '../src/index.js'
+import { API_ROUTE } from './fixture/fixtureConfig.js'
+import { fixtureDocument, fixtureSanitized, operationKeys } from './support/fixtureDocument.js'
+import { startLiveCms } from './support/liveCms.js'
+
+const raw = (): Config => ({ secret: 'x', routes: { api: '/cms-api' }, endpoints: [{ path: '/mine', method: 'get', handler: () => Response.json({}) }] }) as Config
+const paths = (c: Config) => (c.endpoints ?? []).map((e) => `${e.method} ${e.path}`)
+
+describe('options', function () {
+  this.timeout(60_000)
+
+  it('enabled: false returns the config untouched', () => {
+    const config = raw()
+    const before = paths(config)
+    const out = openapiPlugin({ enabled: false })(config)
+    expect(out).to.equal(config)
+    expect(paths(out)).to.deep.equal(before)
+  })
+
+  it('enabled (default) adds the spec, YAML, docs and asset endpoints after the existing ones, once even if applied twice', () => {
+    const once = openapiPlugin()(raw())
+    expect(paths(once)).to.deep.equal(['get /mine', 'get /openapi.json', 'get /openapi.yaml', 'get /docs', 'get /docs/:asset'])
+    expect(paths(openapiPlugin()(once))).to.deep.equal(paths(once))
+  })
+
+  it('specRoute moves the description (relative to routes.api or with it); false removes it and the docs page', () => {
+    expect(paths(openapiPlugin({ specRoute: '/spec/api.json' })(raw()))).to.include.members(['get /spec/api.json', 'get /spec/api.yaml'])
+    expect(paths(openapiPlugin({ specRoute: '/cms-api/schema.json' })(raw()))).to.include.members(['get /schema.json', 'get /schema.yaml'])
+    expect(paths(openapiPlugin({ specRoute: false })(raw()))).to.deep.equal(['get /mine'])
+  })
+
+  it('docsRoute moves the docs page; false removes it', () => {
+    expect(paths(openapiPlugin({ docsRoute: '/reference' })(raw()))).to.include.members(['get /reference', 'get /reference/:asset'])
+    expect(paths(openapiPlugin({ docsRoute: false })(raw()))).to.deep.equal(['get /mine', 'get /openapi.json', 'get /openapi.yaml'])
+  })
+
+  it('serves JSON and the same document as YAML over HTTP under the custom routes.api', async () => {
+    const cms = await startLiveCms()
+    const json = await (await fetch(`${cms.url}${API_ROUTE}/openapi.json`)).json()
+    const yamlRes = await fetch(`${cms.url}${API_ROUTE}/openapi.yaml`)
+    expect(yamlRes.headers.get('content-type')).to.match(/^application\/yaml/)
+    expect(parse(await yamlRes.text())).to.deep.equal(json)
+    expect((await fetch(`${cms.url}/api/openapi.json`)).status).to.equal(404)
+  })
+
+  it('routes.api prefixes every documented path', async () => {
+    const keys = operationKeys(await fixtureDocument())
+    expect(keys.length).to.be.greaterThan(50)
+    for (const k of keys) expect(k.split(' ')[1]).to.match(/^\/cms-api\//)
+  })
+
+  it('info and servers', async () => {
+    const doc = await fixtureDocument({ info: { title: 'T', version: '9', description: 'D' }, servers: [{ url: 'https://cms.example.com' }] })
+    expect(doc.info).to.deep.equal({ title: 'T', version: '9', description: 'D' })
+    expect(doc.servers).to.deep.equal([{ url: 'https://cms.example.com' }])
+    expect((await fixtureDocument()).servers).to.deep.equal([{ url: '/' }])
+  })
+
+  it('includeAuth: false drops every auth and access operation', async () => {
+    const on = operationKeys(await fixtureDocument())
+    const off = operationKeys(await fixtureDocument({ includeAuth: false }))
+    expect(on).to.include.members(['POST /cms-api/users/login', 'GET /cms-api/users/me', 'GET /cms-api/access', 'POST /cms-api/posts/access/{id}'])
+    expect(off.filter((k) => /\/(login|logout|me|refresh-token|forgot-password|reset-password|unlock|init|first-register|access|reveal)(\/|$)/.test(k))).to.deep.equal([])
+    expect(off).to.include('POST /cms-api/users')
+  })
+
+  it('includeAdminAuth: false drops init, first-register and the access endpoints but keeps login', async () => {
+    const off = operationKeys(await fixtureDocument({ includeAdminAuth: false }))
+    expect(off).to.include('POST /cms-api/users/login')
+    expect(off.filter((k) => /\/(init|first-register|access)(\/|$)/.test(k))).to.deep.equal([])
+  })
+
+  it('includeVersions: false drops the version endpoints', async () => {
+    expect(operationKeys(await fixtureDocument()).filter((k) => k.includes('/versions'))).to.have.length(6)
+    expect(operationKeys(await fixtureDocument({ includeVersions: false })).filter((k) => k.includes('/versions'))).to.deep.equal([])
+  })
+
+  it('includeJobs: false drops the jobs endpoints', async () => {
+    expect(operationKeys(await fixtureDocument())).to.include.members(['GET /cms-api/payload-jobs/run', 'GET /cms-api/payload-jobs/handle-schedules'])
+    expect(operationKeys(await fixtureDocument({ includeJobs: false })).filter((k) => k.includes('payload-jobs'))).to.deep.equal([])
+  })
+
+  it("includeSystem: true documents Payload's own collections (preferences' admin routes stay out)", async () => {
+    expect(operationKeys(await fixtureDocument()).filter((k) => k.includes('payload-preferences'))).to.deep.equal([])
+    const on = operationKeys(await fixtureDocument({ includeSystem: true }))
+    expect(on).to.include.members(['GET /cms-api/payload-preferences', 'GET /cms-api/payload-locked-documents/{id}', 'POST /cms-api/payload-jobs'])
+    // GET and DELETE /:key shadow /:id in Payload's router: neither is documented.
+    expect(on).to.not.include('GET /cms-api/payload-preferences/{id}')
+    expect(on).to.not.include('GET /cms-api/payload-preferences/{key}')
+  })
+
+  it('excludeOperations removes by operationId or METHOD path, custom operations included', async () => {
+    const keys = operationKeys(await fixtureDocument({ excludeOperations: ['findPosts', 'DELETE /cms-api/posts/{id}', 'getHealth', 'getPostsByIdSummary'] }))
+    expect(keys).to.not.include.members(['GET /cms-api/posts', 'DELETE /cms-api/posts/{id}', 'GET /cms-api/health', 'GET /cms-api/posts/{id}/summary'])
+    expect(keys).to.include('GET /cms-api/posts/{id}')
+  })
+
+  it('includeCollections / excludeCollections', async () => {
+    const only = operationKeys(await fixtureDocument({ includeCollections: ['posts'] }))
+    expect(only.filter((k) => /\/cms-api\/(users|media|categories|tags|editors)/.test(k))).to.deep.equal([])
+    expect(only).to.include('GET /cms-api/posts')
+    const without = operationKeys(await fixtureDocument({ excludeCollections: ['media'] }))
+    expect(without.filter((k) => k.includes('/media'))).to.deep.equal([])
+    expect(without).to.include('GET /cms-api/posts')
+  })
+
+  it('includeGlobals / excludeGlobals', async () => {
+    const only = operationKeys(await fixtureDocument({ includeGlobals: ['footer'] }))
+    expect(only.filter((k) => k.includes('/globals/'))).to.deep.equal(['POST /cms-api/globals/footer/access', 'GET /cms-api/globals/footer', 'POST /cms-api/globals/footer'])
+    expect(operationKeys(await fixtureDocument({ excludeGlobals: ['settings', 'footer'] })).filter((k) => k.includes('/globals/'))).to.deep.equal([])
+  })
+
+  it('generation is deterministic: the pure function gives the same document each time', async () => {
+    const config = await fixtureSanitized()
+    expect(generateOpenAPIDocument(config)).to.deep.equal(generateOpenAPIDocument(config))
+  })
+})

@@ -1,0 +1,209 @@
+/**
+ * Schemas, parameters, security and custom endpoints of the fixture's description: spec rules 1-6 and each
+ * field type, plus feature detection of endpoints Payload 4 mounts.
+ */
+import { expect } from 'chai'
+import type { Endpoint, SanitizedConfig } from 'payload'
+
+import { generateOpenAPIDocument, OpenAPIReferenceError } from '../src/index.js'
+import type { OpenAPIV3_1 } from '../src/openapi.js'
+import { fixtureDocument, fixtureSanitized, operationKeys } from './support/fixtureDocument.js'
+
+type S = Record<string, any>
+
+describe('schemas and operations (fixture)', function () {
+  this.timeout(60_000)
+  let doc: OpenAPIV3_1.Document
+  let schemas: Record<string, S>
+  const op = (method: string, path: string): S => (doc.paths[`/cms-api${path}`] as S)?.[method] as S
+  const paramNames = (o: S) => (o.parameters ?? []).map((p: S) => (p.$ref ? doc.components.parameters![p.$ref.split('/').pop()]!.name : p.name))
+
+  before(async () => {
+    doc = await fixtureDocument()
+    schemas = doc.components.schemas as Record<string, S>
+  })
+
+  it('rule 1: reads show a relationship or upload as an ID or the populated document', () => {
+    expect(schemas.Posts!.properties.category).to.deep.equal({ anyOf: [{ type: 'integer' }, { $ref: '#/components/schemas/Categories' }, { type: 'null' }] })
+    expect(JSON.stringify(schemas.Posts!.properties.hero)).to.include('#/components/schemas/Media')
+  })
+
+  it('rule 2: bodies take IDs only, at every depth (top level, group, named tab, array, block)', () => {
+    const c = schemas.PostsCreate!.properties
+    const noRef = (s: unknown) => expect(JSON.stringify(s)).to.not.include('$ref')
+    for (const s of [c.category, c.hero, c.seo.properties.image, c.extra.properties.ref, c.links.items.properties.target]) noRef(s)
+    noRef(schemas.QuoteBlockCreate!.properties.source)
+    expect(schemas.TagsCreate!.properties.id).to.deep.equal({ type: 'string' })
+    expect(JSON.stringify(c.category)).to.include('"integer"')
+  })
+
+  it('rule 3: polymorphic relationships take {relationTo, value}, arrays of them with hasMany', () => {
+    const item = schemas.PostsCreate!.properties.mentions.items
+    expect(item.oneOf.map((v: S) => v.properties.relationTo.const)).to.deep.equal(['categories', 'tags'])
+    expect(item.oneOf[1].properties.value).to.deep.equal({ type: 'string' })
+    expect(item.oneOf[0].required).to.deep.equal(['relationTo', 'value'])
+    const pinned = schemas.PostsCreate!.properties.pinned
+    expect(JSON.stringify(pinned)).to.include('"relationTo"')
+    expect(pinned.type).to.equal(undefined)
+  })
+
+  it('rule 4: join, virtual and timestamps are out of bodies; defaults make fields optional', () => {
+    expect(schemas.Categories!.properties).to.have.property('posts')
+    expect(schemas.CategoriesCreate!.properties).to.not.have.property('posts')
+    for (const name of ['computed', 'createdAt', 'updatedAt']) expect(schemas.PostsCreate!.properties).to.not.have.property(name)
+    expect(schemas.Posts!.properties).to.have.property('computed')
+    expect(schemas.PostsCreate!.required).to.include('title')
+    expect(schemas.PostsCreate!.required).to.not.include('slug')
+    expect(schemas.SettingsUpdate!.properties).to.have.property('siteName')
+  })
+
+  it('rule 5: fields whose create/update access is a parameterless function returning false are out of that body', () => {
+    expect(schemas.Posts!.properties).to.have.property('internalNote')
+    expect(schemas.PostsCreate!.properties).to.not.have.property('internalNote')
+    expect(schemas.PostsUpdate!.properties).to.not.have.property('internalNote')
+    // Payload's own `sessions` field: update: () => false.
+    expect(schemas.UsersUpdate!.properties).to.not.have.property('sessions')
+  })
+
+  it('rule 6: every field of an update body is optional', () => {
+    for (const [name, s] of Object.entries(schemas)) if (name.endsWith('Update') && !name.endsWith('BlockUpdate')) expect(s.required, name).to.equal(undefined)
+  })
+
+  it('field types: blocks with a blockType discriminator, select/radio, hasMany, point, json, code, richText, date, email', () => {
+    const p = schemas.Posts!.properties
+    const content = p.content
+    expect(content.items.discriminator.propertyName).to.equal('blockType')
+    expect(Object.keys(content.items.discriminator.mapping)).to.deep.equal(['quote', 'gallery'])
+    expect(schemas.QuoteBlock!.properties.blockType).to.deep.equal({ type: 'string', const: 'quote' })
+    expect(p.status.enum).to.deep.equal(['low', 'high', null])
+    expect(p.flavours.items.enum).to.deep.equal(['sweet', 'sour'])
+    expect(p.layout.enum).to.deep.equal(['wide', 'narrow', null])
+    expect(p.scores.items).to.deep.equal({ type: 'number' })
+    expect(p.keywords.items).to.deep.equal({ type: 'string' })
+    expect(p.location.minItems).to.equal(2)
+    expect(p.meta).to.deep.equal({})
+    expect(p.snippet.type).to.deep.equal(['string', 'null'])
+    expect(p.publishedOn.format).to.equal('date-time')
+    expect(p.contact.format).to.equal('email')
+    expect(p.rowA.type).to.deep.equal(['string', 'null'])
+    expect(p.collapsed).to.be.an('object')
+    expect(p.tabText).to.be.an('object')
+    expect(p.extra.properties).to.have.keys(['note', 'ref'])
+    expect(p).to.not.have.property('secretField')
+  })
+
+  it('localized fields also take the locale=all shape on reads; drafts add _status, trash adds deletedAt', () => {
+    const title = schemas.Posts!.properties.title
+    expect(title.anyOf[1].propertyNames).to.deep.equal({ enum: ['en', 'de'] })
+    expect(schemas.Posts!.properties._status.enum).to.include.members(['draft', 'published'])
+    expect(schemas.Posts!.properties.deletedAt.format).to.equal('date-time')
+  })
+
+  it('ID types: number for SQL adapters, custom id fields as declared, string for MongoDB', async () => {
+    expect(schemas.Posts!.properties.id).to.deep.equal({ type: 'integer' })
+    expect(schemas.Tags!.properties.id).to.deep.equal({ type: 'string' })
+    const config = await fixtureSanitized()
+    const mongo = generateOpenAPIDocument({ ...config, db: { ...config.db, defaultIDType: 'text' } } as SanitizedConfig)
+    expect((mongo.components.schemas.Posts as S).properties.id).to.deep.equal({ type: 'string' })
+  })
+
+  it('upload and auth documents as the API returns them', () => {
+    expect(schemas.Media!.properties).to.include.keys(['url', 'thumbnailURL', 'filename', 'mimeType', 'filesize', 'width', 'height', 'sizes'])
+    expect(schemas.Media!.properties.sizes.properties.thumbnail.properties).to.include.keys(['url', 'width', 'height', 'filename'])
+    expect(schemas.Users!.properties).to.include.keys(['email', 'enableAPIKey'])
+    expect(schemas.Users!.properties).to.not.have.property('apiKey') // read access: () => false (revealed by its own endpoint)
+    expect(schemas.UsersUpdate!.properties).to.include.keys(['apiKey', 'enableAPIKey'])
+    for (const secret of ['salt', 'hash', 'resetPasswordToken', 'loginAttempts', 'lockUntil']) expect(schemas.Users!.properties).to.not.have.property(secret)
+    expect(schemas.UsersCreate!.required).to.include.members(['email', 'password'])
+    expect(schemas.Editors!.properties).to.have.property('username')
+  })
+
+  it('uploads take multipart/form-data with file + _payload on create and update', () => {
+    for (const o of [op('post', '/media'), op('patch', '/media/{id}')]) {
+      const mp = o.requestBody.content['multipart/form-data']
+      expect(mp.schema.properties).to.have.keys(['file', '_payload'])
+      expect(mp.encoding._payload.contentType).to.equal('application/json')
+    }
+    expect(op('post', '/posts').requestBody.content).to.have.keys(['application/json'])
+  })
+
+  it('login, forgot-password and unlock take email, username, or either', () => {
+    const users = op('post', '/users/login').requestBody.content['application/json'].schema
+    expect(users.required).to.deep.equal(['email', 'password'])
+    const editors = op('post', '/editors/login').requestBody.content['application/json'].schema
+    expect(editors.anyOf).to.deep.equal([{ required: ['email'] }, { required: ['username'] }])
+    expect(op('post', '/editors/unlock').requestBody.content['application/json'].schema.properties).to.have.keys(['email', 'username'])
+  })
+
+  it('write query parameters appear exactly where the spec lists them', () => {
+    expect(paramNames(op('post', '/posts'))).to.include.members(['autosave', 'depth', 'locale', 'fallback-locale', 'select', 'populate', 'draft', 'trash'])
+    expect(paramNames(op('patch', '/posts/{id}'))).to.include.members(['autosave', 'overrideLock'])
+    expect(paramNames(op('patch', '/posts'))).to.include.members(['where', 'limit', 'sort', 'overrideLock']).and.not.include('autosave')
+    expect(paramNames(op('delete', '/posts'))).to.include.members(['where', 'overrideLock']).and.not.include.members(['limit', 'sort'])
+    expect(paramNames(op('post', '/posts/{id}/duplicate'))).to.include('selectedLocales[]')
+    expect(paramNames(op('post', '/categories'))).to.not.include.members(['autosave', 'draft', 'trash'])
+    expect(paramNames(op('post', '/globals/settings'))).to.not.include('autosave')
+    for (const o of [op('post', '/posts'), op('patch', '/posts/{id}')]) expect(paramNames(o)).to.not.include.members(['publishAllLocales', 'unpublishAllLocales'])
+    expect(paramNames(op('get', '/posts'))).to.include.members(['where', 'limit', 'page', 'sort', 'depth', 'locale', 'select', 'populate', 'joins', 'draft', 'trash'])
+  })
+
+  it('security schemes: JWT bearer, the payload-token cookie, an API key per auth collection with useAPIKey', () => {
+    const schemes = doc.components.securitySchemes as S
+    expect(schemes.bearerAuth.scheme).to.equal('bearer')
+    expect(schemes.cookieAuth).to.include({ in: 'cookie', name: 'payload-token' })
+    expect(schemes.UsersApiKey).to.include({ in: 'header', name: 'Authorization' })
+    expect(schemes).to.not.have.property('EditorsApiKey')
+    expect(op('post', '/users/login').security).to.deep.equal([])
+    expect(op('get', '/posts').security).to.deep.include({ UsersApiKey: [] })
+    expect(op('get', '/payload-jobs/run').security).to.not.deep.include({})
+  })
+
+  it('response shapes: create 201 {doc,message}, bulk {docs,errors,message}, global update {message,result}, count, errors', () => {
+    const json = (o: S, status: number) => o.responses[status].content['application/json'].schema
+    expect(json(op('post', '/posts'), 201).required).to.deep.equal(['doc', 'message'])
+    expect(json(op('patch', '/posts'), 200).required).to.deep.equal(['docs', 'errors', 'message'])
+    expect(json(op('post', '/globals/settings'), 200).required).to.deep.equal(['message', 'result'])
+    expect(json(op('get', '/posts/count'), 200).required).to.deep.equal(['totalDocs'])
+    expect(json(op('get', '/posts'), 200)).to.deep.equal({ $ref: '#/components/schemas/PostsList' })
+    expect(op('get', '/posts/{id}').responses[404]).to.deep.equal({ $ref: '#/components/responses/NotFound' })
+  })
+
+  it('custom endpoints: with custom.openapi merged over a default, without it left out; bad $refs are refused', async () => {
+    const keys = operationKeys(doc)
+    expect(keys).to.include.members(['GET /cms-api/health', 'GET /cms-api/posts/{id}/summary'])
+    expect(keys).to.not.include.members(['GET /cms-api/internal-stats', 'GET /cms-api/posts/undocumented'])
+    const summary = op('get', '/posts/{id}/summary')
+    expect(summary.tags).to.deep.equal(['posts'])
+    expect(summary.summary).to.equal('Short summary of a post')
+    expect(schemas.Health).to.be.an('object')
+    const config = await fixtureSanitized()
+    const broken: Endpoint = { path: '/broken', method: 'get', handler: () => Response.json({}), custom: { openapi: { responses: { 200: { description: 'x', content: { 'application/json': { schema: { $ref: '#/components/schemas/Nope' } } } } } } } }
+    expect(() => generateOpenAPIDocument({ ...config, endpoints: [...config.endpoints, broken] })).to.throw(OpenAPIReferenceError, /Nope/)
+  })
+
+  it('feature detection: endpoints Payload 4 mounts (validate, upload-instructions) are documented where mounted; removed ones vanish', async () => {
+    const config = await fixtureSanitized()
+    const h = () => Response.json({})
+    const posts = config.collections.find((c) => c.slug === 'posts')!
+    const users = config.collections.find((c) => c.slug === 'users')!
+    const settings = config.globals.find((g) => g.slug === 'settings')!
+    const v4 = {
+      ...config,
+      endpoints: [...config.endpoints, { path: '/upload-instructions', method: 'post', handler: h }, { path: '/upload-instructions/:uploadId', method: 'put', handler: h }, { path: '/upload-instructions/:uploadId', method: 'delete', handler: h }],
+      collections: config.collections.map((c) =>
+        c === posts ? { ...c, endpoints: [...(c.endpoints || []), { path: '/validate', method: 'post', handler: h }, { path: '/:id/validate', method: 'post', handler: h }] }
+          : c === users ? { ...c, endpoints: (c.endpoints || []).filter((e) => e.path !== '/:id/api-key/reveal') } : c),
+      globals: config.globals.map((g) => (g === settings ? { ...g, endpoints: [...(g.endpoints || []), { path: '/validate', method: 'post', handler: h }] } : g)),
+    } as SanitizedConfig
+    const before = operationKeys(doc)
+    expect(before.filter((k) => /validate|upload-instructions/.test(k))).to.deep.equal([])
+    const after = operationKeys(generateOpenAPIDocument(v4))
+    expect(after).to.include.members([
+      'POST /cms-api/posts/validate', 'POST /cms-api/posts/{id}/validate', 'POST /cms-api/globals/settings/validate',
+      'POST /cms-api/upload-instructions', 'PUT /cms-api/upload-instructions/{uploadId}', 'DELETE /cms-api/upload-instructions/{uploadId}',
+    ])
+    expect(after).to.not.include('POST /cms-api/users/{id}/api-key/reveal')
+    const validate = generateOpenAPIDocument(v4).paths['/cms-api/posts/validate']!.post!
+    expect((validate.requestBody as S).content['application/json'].schema).to.deep.equal({ $ref: '#/components/schemas/PostsCreate' })
+  })
+})
