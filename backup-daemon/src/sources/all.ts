@@ -5,9 +5,10 @@
  */
 import type { SourceConfig } from '../config/types.js'
 import { localSource } from './local.js'
+import { sqliteSource } from './sqlite/index.js'
 import type { Source, SourceContext, SourceFactory } from './types.js'
 
-export const sourceFactories: SourceFactory<any>[] = [localSource]
+export const sourceFactories: SourceFactory<any>[] = [localSource, sqliteSource]
 
 export function sourceFactory(type: string): SourceFactory | undefined {
   return sourceFactories.find((factory) => factory.type === type)

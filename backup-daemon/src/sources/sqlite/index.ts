@@ -1,0 +1,68 @@
+/**
+ * @module sources/sqlite
+ * The `sqlite` source: one database file, copied consistently (`snapshotSqlite`) to a temporary file
+ * that becomes one archive entry `<name>/<stem>.sqlite` of known size. The temporary file is removed
+ * once the archive moved past the entry, or on abort.
+ */
+import { createReadStream } from 'node:fs'
+import { mkdtemp, rm, stat } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { basename, extname, join } from 'node:path'
+import { z } from 'zod'
+import type { SqliteSourceConfig } from '../../config/types.js'
+import type { Source, SourceContext, SourceEntry, SourceFactory } from '../types.js'
+import { snapshotSqlite } from './snapshotSqlite.js'
+
+export const sourceName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'use letters, digits, ".", "_" and "-" (it names a folder in the archive)')
+
+/** The entry name of a database file: `<name>/<file name without extension>.sqlite`. */
+export function sqliteEntryName(name: string, path: string): string {
+  const file = basename(path)
+  return `${name}/${basename(file, extname(file)) || file}.sqlite`
+}
+
+export class SqliteSource implements Source {
+  readonly type = 'sqlite'
+
+  constructor(
+    readonly name: string,
+    private readonly path: string,
+    private readonly context: SourceContext,
+    private readonly tempDir = tmpdir(),
+  ) {}
+
+  async *entries(signal: AbortSignal): AsyncIterable<SourceEntry> {
+    const folder = await mkdtemp(join(this.tempDir, 'backup-daemon-sqlite-'))
+    try {
+      const copy = join(folder, 'snapshot.sqlite')
+      const started = Date.now()
+      await snapshotSqlite(this.path, copy, signal)
+      const info = await stat(copy)
+      this.context.log('info', `source "${this.name}": consistent copy of ${this.path} (${info.size} bytes) in ${Date.now() - started} ms`)
+      const mtime = new Date()
+      yield { name: this.name, type: 'directory', mode: 0o755, mtime }
+      yield {
+        name: sqliteEntryName(this.name, this.path),
+        type: 'file',
+        mode: 0o600,
+        mtime,
+        size: info.size,
+        open: (s) => createReadStream(copy, { signal: s }),
+      }
+    } finally {
+      await rm(folder, { recursive: true, force: true })
+    }
+  }
+}
+
+export const sqliteSource: SourceFactory<SqliteSourceConfig> = {
+  type: 'sqlite',
+  configSchema: z.strictObject({
+    type: z.literal('sqlite'),
+    name: sourceName,
+    path: z.string().min(1),
+  }),
+  secretKeys: [],
+  pathKeys: ['path'],
+  create: (config, context) => new SqliteSource(config.name, config.path, context),
+}
