@@ -11,7 +11,7 @@
  * | storage pull zone (CDN) | `${url}/cdn/{zone}` → `GET /cdn/{zone}/{path}` (token-checked when `pullZone.tokenAuthKey` is set) |
  * | stream API (`AccessKey` header) | `${url}/stream` → `/stream/library/{libraryId}/videos[/{guid}[/resolutions]]` |
  * | TUS upload | `${url}/tusupload` |
- * | stream pull zone | `${url}/stream-cdn/{libraryId}` → `/{guid}/playlist.m3u8`, `thumbnail.jpg`, `play_{h}p.mp4`, `original` |
+ * | stream pull zone | `${url}/stream-cdn/{libraryId}` → `/{guid}/playlist.m3u8`, `thumbnail.jpg`, `preview.webp`, `play_{h}p.mp4`, `original` |
  */
 
 export interface EmulatorOptions {
@@ -59,7 +59,7 @@ export interface EmulatorOptions {
     /** Extra delivery attempts of a failed webhook callback (backoff doubles from `max(50, encodingStepMs)` ms). @default 4 */
     webhookRetries?: number
   }
-  /** Receives one line per notable request or event (never keys or signatures). @default no logging */
+  /** Receives one line per request (method, path, status: never the query, which carries signatures and tokens) and per notable event; never keys. @default no logging */
   log?: (line: string) => void
 }
 

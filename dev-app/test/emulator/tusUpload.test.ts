@@ -178,6 +178,8 @@ describe('emulator: TUS upload, encoding and webhooks', function () {
     const thumbnail = Buffer.from(await (await fetch(`${cdn}/thumbnail.jpg`)).arrayBuffer())
     expect(thumbnail.subarray(0, 3)).to.deep.equal(Buffer.from([0xff, 0xd8, 0xff]))
     expect(thumbnail.subarray(-2)).to.deep.equal(Buffer.from([0xff, 0xd9]))
+    const preview = Buffer.from(await (await fetch(`${cdn}/preview.webp`)).arrayBuffer())
+    expect(preview.toString('latin1', 0, 4) + preview.toString('latin1', 8, 12)).to.equal('RIFFWEBP')
     const mp4 = await fetch(`${cdn}/play_720p.mp4`)
     expect(mp4.headers.get('content-type')).to.equal('video/mp4')
     expect(Buffer.from(await mp4.arrayBuffer()).equals(file)).to.equal(true)

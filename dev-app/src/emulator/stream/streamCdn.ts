@@ -1,11 +1,12 @@
 /**
  * @module emulator/stream/streamCdn
  * The stream pull zone: `/stream-cdn/{libraryId}/{guid}/` + `playlist.m3u8` (HLS master playlist of
- * the renditions encoded so far), `thumbnail.jpg` (a real small JPEG), `play_{h}p.mp4` (MP4
+ * the renditions encoded so far), `thumbnail.jpg` and `preview.webp` (real small images), `play_{h}p.mp4` (MP4
  * fallback: the original bytes, only for heights the encoder produced) and `original`.
  * Nothing is served for a video that has not been uploaded; renditions appear as encoding proceeds.
  */
 import type { UpstreamHandler } from '../context.js'
+import { previewWebp } from '../assets/previewWebp.js'
 import { thumbnailJpeg } from '../assets/thumbnailJpeg.js'
 import { answerPreflight, corsHeaders } from '../http/cors.js'
 import { sendText } from '../http/sendJson.js'
@@ -58,9 +59,10 @@ export const streamCdn: UpstreamHandler = async (req, res, { rawPath }, ctx) => 
     res.end(req.method === 'HEAD' ? undefined : playlist)
     return true
   }
-  if (file === 'thumbnail.jpg' && encoded) {
-    res.writeHead(200, { ...cors, 'Content-Type': 'image/jpeg', 'Content-Length': String(thumbnailJpeg.length) })
-    res.end(req.method === 'HEAD' ? undefined : thumbnailJpeg)
+  const image = file === 'thumbnail.jpg' ? { bytes: thumbnailJpeg, type: 'image/jpeg' } : file === 'preview.webp' ? { bytes: previewWebp, type: 'image/webp' } : undefined
+  if (image && encoded) {
+    res.writeHead(200, { ...cors, 'Content-Type': image.type, 'Content-Length': String(image.bytes.length) })
+    res.end(req.method === 'HEAD' ? undefined : image.bytes)
     return true
   }
   const mp4 = /^play_(\d+)p\.mp4$/.exec(file)
