@@ -38,11 +38,11 @@ export function createArchive(sources: Source[], options: ArchiveOptions): Reada
   }
   // tar-stream's pack is a streamx stream; hand its bytes to a Node stream so consumers get the usual API.
   // The consumer sees errors when it reads; the listener keeps an unread error from crashing the process.
-  const out = new PassThrough({ highWaterMark: 1 << 20 }).on('error', () => {})
+  const out = new PassThrough({ highWaterMark: 256 * 1024 }).on('error', () => {})
   const stages: NodeJS.ReadWriteStream[] = []
   if (options.compression === 'tar.gz') {
     // Big chunks: fewer hand-offs to the zlib thread pool per byte.
-    stages.push(createGzip({ level: options.level ?? 6, chunkSize: 256 * 1024, memLevel: constants.Z_DEFAULT_MEMLEVEL }))
+    stages.push(createGzip({ level: options.level ?? 6, chunkSize: 128 * 1024, memLevel: constants.Z_DEFAULT_MEMLEVEL }))
   }
   pipeline([pack as unknown as Readable, ...stages, out], { signal }).catch((err) => out.destroy(err))
   fill().catch((err) => {
@@ -57,6 +57,12 @@ async function addEntry(pack: tar.Pack, entry: SourceEntry, signal: AbortSignal)
   if (entry.type === 'symlink') header.linkname = entry.linkname ?? ''
   if (entry.type !== 'file' || !entry.open) {
     await new Promise<void>((resolve, reject) => pack.entry(header, (err) => (err ? reject(err) : resolve())))
+    return
+  }
+  if (entry.read && entry.size !== undefined) {
+    const data = fitTo(await entry.read(signal), entry.size)
+    header.size = data.length
+    await new Promise<void>((resolve, reject) => pack.entry(header, data, (err) => (err ? reject(err) : resolve())))
     return
   }
   let body: Readable
@@ -87,4 +93,11 @@ async function addEntry(pack: tar.Pack, entry: SourceEntry, signal: AbortSignal)
   } finally {
     await cleanup()
   }
+}
+
+/** The bytes cut or zero-padded to the size the header announces (the file changed since its lstat). */
+function fitTo(data: Buffer, size: number): Buffer {
+  if (data.length === size) return data
+  if (data.length > size) return data.subarray(0, size)
+  return Buffer.concat([data, Buffer.alloc(size - data.length)])
 }

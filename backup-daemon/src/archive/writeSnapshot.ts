@@ -42,7 +42,7 @@ export async function writeSnapshot(options: WriteSnapshotOptions): Promise<Mani
 
   const openPart = (): OpenPart => {
     // Errors reach us through the storages' write promises; the listener keeps a destroyed stream from crashing the process.
-    const streams = storages.map(() => new PassThrough({ highWaterMark: 1 << 20 }).on('error', () => {}))
+    const streams = storages.map(() => new PassThrough({ highWaterMark: 256 * 1024 }).on('error', () => {}))
     const writes = storages.map((storage, i) => storage.write(job, streams[i]!, signal))
     // Keep the handles as soon as they exist, so a failure elsewhere can still discard them.
     for (const write of writes) write.then((p) => pendingAll.push(p), () => {})

@@ -6,12 +6,15 @@
  * `<source name>/<relative path>` in the archive.
  */
 import { createReadStream } from 'node:fs'
-import { lstat, opendir, readlink } from 'node:fs/promises'
+import { lstat, opendir, readFile, readlink } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import picomatch from 'picomatch'
 import { z } from 'zod'
 import type { LocalSourceConfig } from '../config/types.js'
 import type { Source, SourceContext, SourceEntry, SourceFactory } from './types.js'
+
+/** Files up to this size are read in one call rather than streamed. */
+const smallFile = 256 * 1024
 
 export class LocalSource implements Source {
   readonly type = 'local'
@@ -60,7 +63,16 @@ export class LocalSource implements Source {
         yield { name, type: 'directory', mode, mtime: info.mtime }
         yield* this.walk(relativePath, signal)
       } else if (info.isFile()) {
-        yield { name, type: 'file', mode, mtime: info.mtime, size: info.size, open: (s) => createReadStream(path, { signal: s }) }
+        const small = info.size <= smallFile
+        yield {
+          name,
+          type: 'file',
+          mode,
+          mtime: info.mtime,
+          size: info.size,
+          open: (s) => createReadStream(path, { signal: s }),
+          read: small ? (s) => readFile(path, { signal: s }) : undefined,
+        }
       } else if (info.isSymbolicLink()) {
         yield { name, type: 'symlink', mode, mtime: info.mtime, linkname: await readlink(path) }
       } else {
