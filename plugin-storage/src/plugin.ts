@@ -65,7 +65,13 @@ export const hostStoragePlugin =
       }
     })
     let config: Config = { ...incomingConfig, collections }
-    if (options.disabled) return config
+    const cloudCollections: Record<string, CollectionOptions> = {}
+    for (const target of options.collections.values()) {
+      const adapter = target.target === 'storage' ? storageAdapter(options.storage!, target) : streamAdapter(options.stream!)
+      cloudCollections[target.slug] = { adapter, disableLocalStorage: true, prefix: target.prefix || undefined }
+    }
+    // Disabled: plugin-cloud-storage still inserts its fields (`url`, `prefix`, `_objectKey`), nothing else.
+    if (options.disabled) return cloudStoragePlugin({ alwaysInsertFields: true, collections: cloudCollections, enabled: false })(config)
 
     // Hooks of stream collections.
     config.collections = config.collections!.map((collection) => {
@@ -125,11 +131,6 @@ export const hostStoragePlugin =
     }
 
     // Storage adapters through plugin-cloud-storage (it wires the upload/delete hooks and handlers).
-    const cloudCollections: Record<string, CollectionOptions> = {}
-    for (const target of options.collections.values()) {
-      const adapter = target.target === 'storage' ? storageAdapter(options.storage!, target) : streamAdapter(options.stream!)
-      cloudCollections[target.slug] = { adapter, disableLocalStorage: true, prefix: target.prefix || undefined }
-    }
     config = cloudStoragePlugin({ collections: cloudCollections })(config)
     config.collections = config.collections!.map((collection) =>
       options.collections.has(collection.slug)

@@ -30,7 +30,8 @@ export interface RunningCms {
   close(): Promise<void>
 }
 
-export const COLLECTIONS: CollectionConfig[] = [
+/** Fresh objects per CMS: Payload's sanitizer mutates collection configs in place. */
+export const testCollections = (): CollectionConfig[] => [
   { slug: 'users', auth: true, fields: [] },
   {
     slug: 'media',
@@ -80,7 +81,7 @@ export async function startCms(pluginOptions: HostStoragePluginOptions, opts: { 
   const dir = await mkdtemp(join(tmpdir(), 'plugin-storage-cms-'))
   const key = `plugin-storage-${randomUUID()}`
   const config = await buildConfig({
-    collections: COLLECTIONS,
+    collections: testCollections(),
     db: sqliteAdapter({ client: { url: `file:${join(dir, 'cms.db')}` } }),
     plugins: [hostStoragePlugin(pluginOptions)],
     secret: `test-secret-${key}`,

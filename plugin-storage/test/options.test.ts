@@ -1,0 +1,134 @@
+/**
+ * Options that change behaviour, each proven by what it does: `disabled` (schema kept, nothing else),
+ * `serve: 'redirect'` + `tokenAuth` (302 to a token-signed CDN URL the pull zone accepts), a video sent
+ * through the CMS itself (server-side TUS), and configuration errors.
+ */
+import { expect } from 'chai'
+import type { Config } from 'payload'
+import { startEmulator, type RunningEmulator } from 'dev-app/emulator'
+
+import { hostStoragePlugin, resolveOptions } from '../src/index.js'
+import { mp4Bytes, pngBytes } from './support/media.js'
+import { emulatorOptions, startCms, type RunningCms } from './support/startCms.js'
+
+function multipart(file: Buffer, filename: string, type: string, data: Record<string, unknown> = {}): FormData {
+  const form = new FormData()
+  form.append('file', new Blob([new Uint8Array(file)], { type }), filename)
+  form.append('_payload', JSON.stringify(data))
+  return form
+}
+
+describe('options', function () {
+  this.timeout(60_000)
+  let emu: RunningEmulator
+  before(async () => {
+    emu = await startEmulator({ pullZone: { tokenAuthKey: 'cdn-token-key' } })
+  })
+  after(async () => {
+    await emu?.close()
+  })
+
+  describe('disabled: true', () => {
+    let cms: RunningCms
+    before(async () => {
+      cms = await startCms({ ...emulatorOptions(emu), disabled: true })
+    })
+    after(() => cms?.close())
+
+    it('keeps the hostData schema but installs no endpoint, adapter or hook', async () => {
+      const videos = cms.payload.collections.videos!.config
+      expect(videos.fields.some((f) => 'name' in f && f.name === 'hostData')).to.equal(true)
+      const mediaFields = cms.payload.collections.media!.config.fields.map((f) => ('name' in f ? f.name : ''))
+      expect(mediaFields).to.include.members(['prefix', '_objectKey', 'url'])
+      expect(videos.upload && typeof videos.upload === 'object' && videos.upload.adapter).to.equal(undefined)
+      expect(videos.upload && typeof videos.upload === 'object' && videos.upload.mimeTypes).to.deep.equal(['video/mp4', 'video/webm', 'video/quicktime'])
+      for (const path of ['/api/storage-host/stream/tus-auth', '/api/storage-host/stream/webhook', '/api/storage-host/storage/upload']) {
+        const res = await cms.fetch(path, { body: '{}', headers: { 'Content-Type': 'application/json' }, method: 'POST' })
+        expect(res.status, path).to.equal(404)
+      }
+      // Uploads stay local: nothing reaches the host.
+      const before = emu.videos().length
+      const res = await cms.fetch('/api/media', { body: multipart(await pngBytes(), 'local.png', 'image/png'), method: 'POST' })
+      expect(res.status).to.equal(201)
+      expect(emu.storedFilePath('local.png')).to.equal(undefined)
+      expect(emu.videos().length).to.equal(before)
+    })
+  })
+
+  describe("serve: 'redirect' with tokenAuth", () => {
+    let cms: RunningCms
+    before(async () => {
+      const base = emulatorOptions(emu)
+      cms = await startCms({ ...base, storage: { ...base.storage!, serve: 'redirect', tokenAuth: { expiresIn: 600, key: 'cdn-token-key' } } })
+    })
+    after(() => cms?.close())
+
+    it('answers 302 to a token-signed CDN URL that the pull zone accepts, and a tampered one is refused', async () => {
+      const png = await pngBytes()
+      const created = await cms.fetch('/api/media', { body: multipart(png, 'cdn.png', 'image/png'), method: 'POST' })
+      expect(created.status).to.equal(201)
+      const res = await cms.fetch('/api/media/file/cdn.png', { redirect: 'manual' })
+      expect(res.status, await res.clone().text()).to.equal(302)
+      const location = res.headers.get('location')!
+      expect(location.startsWith(`${emu.storage.cdnUrl}/cdn.png?`)).to.equal(true)
+      expect(new URL(location).searchParams.get('token')).to.match(/^HS256-/)
+      const cdn = await fetch(location)
+      expect(cdn.status).to.equal(200)
+      expect(Buffer.from(await cdn.arrayBuffer()).equals(png)).to.equal(true)
+      const ranged = await fetch(location, { headers: { Range: 'bytes=2-5' } })
+      expect(ranged.status).to.equal(206)
+      await ranged.body?.cancel()
+      const tampered = new URL(location)
+      tampered.searchParams.set('expires', String(Number(tampered.searchParams.get('expires')) + 1))
+      expect((await fetch(tampered)).status).to.equal(403)
+      // The document's URL is the CMS file route (access control stays with Payload).
+      const doc = (await created.json()) as { doc: { url: string } }
+      expect(doc.doc.url).to.equal('/api/media/file/cdn.png')
+    })
+  })
+
+  describe('a video sent through the CMS itself', () => {
+    let cms: RunningCms
+    before(async () => {
+      cms = await startCms(emulatorOptions(emu))
+    })
+    after(() => cms?.close())
+
+    it('creates the video on the host, uploads it by TUS from the server and fills hostData', async () => {
+      const video = mp4Bytes(200 * 1024)
+      const res = await cms.fetch('/api/videos', { body: multipart(video, 'server.mp4', 'video/mp4', { title: 'Server side' }), method: 'POST' })
+      expect(res.status, await res.clone().text()).to.equal(201)
+      const id = ((await res.json()) as { doc: { id: number } }).doc.id
+      const doc = (await cms.payload.findByID({ collection: 'videos', depth: 0, id })) as unknown as { hostData: { stream: { videoId: string; status: string } } }
+      const hosted = emu.videos().find((v) => v.guid === doc.hostData.stream.videoId)
+      expect(hosted?.title).to.equal('Server side')
+      expect(hosted?.storageSize).to.equal(video.length)
+    })
+
+    it("refuses a type outside the collection's mimeTypes (enforced by the plugin)", async () => {
+      const res = await cms.fetch('/api/videos', { body: multipart(Buffer.from('hello'), 'notes.txt', 'text/plain'), method: 'POST' })
+      expect(res.status).to.equal(400)
+    })
+  })
+
+  describe('configuration errors', () => {
+    it('refuses a collection whose host is not configured', () => {
+      expect(() => resolveOptions({ collections: { media: 'storage' } })).to.throw(/no storage options/)
+      expect(() => resolveOptions({ collections: { videos: 'stream' } })).to.throw(/no stream options/)
+    })
+    it("refuses serve: 'redirect' without a CDN URL", () => {
+      expect(() => resolveOptions({ collections: {}, storage: { accessKey: 'k', serve: 'redirect', zoneName: 'z' } })).to.throw(/cdnUrl/)
+    })
+    it('refuses a non-upload collection', () => {
+      expect(() => hostStoragePlugin({ ...emulatorOptions(emu), collections: { posts: 'storage' } })({ collections: [{ fields: [], slug: 'posts' }], secret: 'x' } as unknown as Config)).to.throw(/not an upload collection/)
+    })
+    it('is safe to apply twice (endpoints registered once)', () => {
+      const plugin = hostStoragePlugin(emulatorOptions(emu))
+      const config = plugin(
+        plugin({ collections: [{ fields: [], slug: 'media', upload: true }, { fields: [], slug: 'videos', upload: true }, { fields: [], slug: 'locked-videos', upload: true }], secret: 'x' } as unknown as Config),
+      )
+      const paths = (config.endpoints ?? []).map((e) => e.path)
+      expect(paths.filter((p) => p === '/storage-host/stream/tus-auth')).to.have.length(1)
+    })
+  })
+})
