@@ -3,6 +3,7 @@
  * `backup-daemon --config FILE`: engine and HTTP server until SIGTERM/SIGINT, then the server closes,
  * the engine cancels runs in flight and cleans up, and the process exits 0.
  */
+import { isPasswordHash } from '../auth/password.js'
 import { createEngine } from '../engine/createEngine.js'
 import { startServer } from '../server/startServer.js'
 import { load, nextSignal, out } from './output.js'
@@ -11,6 +12,9 @@ export async function serve(file: string): Promise<number> {
   const config = await load(file)
   if (!config) return 1
   const engine = await createEngine(config)
+  if (config.server.auth.enabled && !isPasswordHash(config.server.auth.password)) {
+    engine.logs.log({ kind: 'system' }, 'warn', 'server.auth.password is plain text; store a hash from `backup-daemon hash-password`')
+  }
   let server
   try {
     server = await startServer({ config, engine })
