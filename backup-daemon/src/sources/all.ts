@@ -5,10 +5,11 @@
  */
 import type { SourceConfig } from '../config/types.js'
 import { localSource } from './local.js'
+import { postgresqlSource } from './postgresql/index.js'
 import { sqliteSource } from './sqlite/index.js'
 import type { Source, SourceContext, SourceFactory } from './types.js'
 
-export const sourceFactories: SourceFactory<any>[] = [localSource, sqliteSource]
+export const sourceFactories: SourceFactory<any>[] = [localSource, sqliteSource, postgresqlSource]
 
 export function sourceFactory(type: string): SourceFactory | undefined {
   return sourceFactories.find((factory) => factory.type === type)

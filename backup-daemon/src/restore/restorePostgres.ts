@@ -1,0 +1,70 @@
+/**
+ * @module restore/restorePostgres
+ * Feeds a `postgresql` source's dump (custom format) to `pg_restore` on its stdin. The password goes
+ * in `PGPASSWORD` (never on the command line); `--exit-on-error` and, by default, one transaction, so
+ * a failed restore leaves the target database as it was.
+ */
+import { spawn } from 'node:child_process'
+import type { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import { tail } from '../sources/support/runChild.js'
+
+export interface PostgresConnection {
+  /** The database to restore into (it must exist unless `create` is set). */
+  database: string
+  host?: string
+  port?: number
+  user?: string
+  password?: string
+}
+
+export interface RestorePostgresOptions {
+  /** Drop objects before recreating them (`--clean --if-exists`). @default false */
+  clean?: boolean
+  /** Skip `ALTER OWNER` statements (restoring as another role). @default false */
+  noOwner?: boolean
+  /** All in one transaction (incompatible with some dumps, e.g. `CREATE DATABASE`). @default true */
+  singleTransaction?: boolean
+  /** Extra pg_restore arguments. */
+  params?: string[]
+  /** The pg_restore binary. @default "pg_restore" */
+  pgRestore?: string
+  signal?: AbortSignal
+}
+
+/**
+ * @example
+ * await restorePostgres(entryStream, { database: 'shop', host: 'db', user: 'postgres', password }, { clean: true })
+ */
+export async function restorePostgres(dump: Readable, connection: PostgresConnection, options: RestorePostgresOptions = {}): Promise<void> {
+  const args = ['--no-password', '--exit-on-error', `--dbname=${connection.database}`]
+  if (connection.host) args.push(`--host=${connection.host}`)
+  if (connection.port !== undefined) args.push(`--port=${connection.port}`)
+  if (connection.user) args.push(`--username=${connection.user}`)
+  if (options.clean) args.push('--clean', '--if-exists')
+  if (options.noOwner) args.push('--no-owner')
+  if (options.singleTransaction ?? true) args.push('--single-transaction')
+  args.push(...(options.params ?? []))
+  const env: NodeJS.ProcessEnv = { ...process.env }
+  delete env.PGPASSWORD
+  if (connection.password !== undefined) env.PGPASSWORD = connection.password
+  const child = spawn(options.pgRestore ?? 'pg_restore', args, { env, stdio: ['pipe', 'ignore', 'pipe'] })
+  const stderr = tail(5)
+  child.stderr!.on('data', stderr.push)
+  const exited = new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject)
+    child.once('close', (code) => resolve(code))
+  })
+  const onAbort = () => child.kill('SIGKILL')
+  options.signal?.addEventListener('abort', onAbort, { once: true })
+  try {
+    // A pg_restore that fails early closes its stdin (EPIPE): its exit code and stderr tell why.
+    const fed = pipeline(dump, child.stdin!).catch((err: unknown) => err)
+    const [code, feedError] = await Promise.all([exited, fed])
+    options.signal?.throwIfAborted()
+    if (code !== 0) throw new Error(`pg_restore exited with ${code}: ${stderr.text() || '(no output)'}`)
+    if (feedError) throw feedError
+  } finally {
+    options.signal?.removeEventListener('abort', onAbort)
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * @module sources/postgresql
+ * The `postgresql` source: `pg_dump --format=custom` of one database, streamed from the child
+ * process into the archive as `<name>/<database>.dump` (of unknown size, so the archive writer spools
+ * it). Restorable with `pg_restore` (see `restore/restorePostgres`). Cancelling kills pg_dump; a
+ * non-zero exit fails the run with the last lines pg_dump printed.
+ */
+import { z } from 'zod'
+import type { PostgresqlSourceConfig } from '../../config/types.js'
+import { childOutput } from '../support/childOutput.js'
+import { sourceName } from '../sqlite/index.js'
+import type { Source, SourceContext, SourceEntry, SourceFactory } from '../types.js'
+import { pgDumpArgs } from './pgDumpArgs.js'
+
+/** File name of a database's dump inside the source's folder (no path separators can come through). */
+export function pgDumpEntryName(name: string, database: string): string {
+  return `${name}/${database.replace(/[^A-Za-z0-9._-]/g, '_')}.dump`
+}
+
+export class PostgresqlSource implements Source {
+  readonly type = 'postgresql'
+  readonly name: string
+
+  constructor(
+    private readonly config: PostgresqlSourceConfig,
+    private readonly context: SourceContext,
+  ) {
+    this.name = config.name
+  }
+
+  async *entries(signal: AbortSignal): AsyncIterable<SourceEntry> {
+    signal.throwIfAborted()
+    const { command, args, env } = pgDumpArgs(this.config)
+    const mtime = new Date()
+    yield { name: this.name, type: 'directory', mode: 0o755, mtime }
+    yield {
+      name: pgDumpEntryName(this.name, this.config.database),
+      type: 'file',
+      mode: 0o600,
+      mtime,
+      open: (s) => {
+        this.context.log('info', `source "${this.name}": pg_dump of database "${this.config.database}"`)
+        return childOutput(command, args, { env, signal: s, label: 'pg_dump' })
+      },
+    }
+  }
+}
+
+export const postgresqlSource: SourceFactory<PostgresqlSourceConfig> = {
+  type: 'postgresql',
+  configSchema: z.strictObject({
+    type: z.literal('postgresql'),
+    name: sourceName,
+    database: z.string().min(1),
+    host: z.string().min(1).optional(),
+    port: z.int().min(1).max(65_535).optional(),
+    user: z.string().min(1).optional(),
+    password: z.string().optional(),
+    excludeTables: z.array(z.string().min(1)).optional(),
+    params: z.array(z.string()).optional(),
+    pgDump: z.string().min(1).optional(),
+  }),
+  secretKeys: ['password'],
+  pathKeys: [],
+  create: (config, context) => new PostgresqlSource(config, context),
+}
