@@ -103,6 +103,18 @@ describe('web UI in Chromium against a real daemon', function () {
     expect(config).to.contain('src-small')
   })
 
+  it('refreshes the dashboard by itself, with a live indicator while a run is in flight', async () => {
+    await page.goto('/')
+    const huge = page.locator('tr[data-job="huge"]')
+    await huge.locator('[data-status="idle"]').waitFor()
+    expect((await page.request.post('/api/v1/jobs/huge/run')).status()).to.equal(202)
+    await huge.locator('[data-status="running"] .live-dot').waitFor({ timeout: 15_000 })
+    await saveScreenshot(page, 'ui-dashboard-running')
+    expect((await page.request.post('/api/v1/jobs/huge/cancel')).status()).to.equal(200)
+    await huge.locator('[data-status="idle"]').waitFor({ timeout: 15_000 })
+    expect(await huge.locator('.result.failed').textContent()).to.contain('cancelled')
+  })
+
   it('shows a 409 as a clear message, then cancels a run', async () => {
     await page.goto('/jobs/huge')
     await page.locator('[data-status="idle"]').waitFor()
@@ -125,6 +137,10 @@ describe('web UI in Chromium against a real daemon', function () {
   it('shows the system log live, with search and follow', async () => {
     await page.getByRole('link', { name: 'System log' }).click()
     await page.waitForURL(/\/logs\/system$/)
+    await page.locator('.log-line', { hasText: 'listening on' }).waitFor()
+    // A shorter tail reconnects and still shows the newest lines.
+    await page.getByLabel('Lines').selectOption('100')
+    await page.locator('.stream-state.live').waitFor()
     await page.locator('.log-line', { hasText: 'listening on' }).waitFor()
     await page.getByRole('searchbox').fill('listening on')
     await page.locator('.match-count', { hasText: /^1 \/ 1$/ }).waitFor()
