@@ -13,6 +13,7 @@ import { cdnPullZone } from './cdn/cdnPullZone.js'
 import { extractPathToken } from './cdn/pathToken.js'
 import { resolveOptions } from './config/resolveOptions.js'
 import type { EmulatorContext, UpstreamHandler } from './context.js'
+import { describeEmulator } from './http/describeEmulator.js'
 import { sendText } from './http/sendJson.js'
 import { s3Endpoint } from './s3/s3Endpoint.js'
 import { storageApi } from './storage/storageApi.js'
@@ -59,7 +60,7 @@ export async function startEmulator(emulatorOptions: EmulatorOptions = {}): Prom
       }
     }
   }
-  const upstreams: UpstreamHandler[] = [storageApi, s3Endpoint, cdnPullZone, streamApi, streamCdn, tus.handler]
+  const upstreams: UpstreamHandler[] = [storageApi, s3Endpoint, cdnPullZone, streamApi, streamCdn, tus.handler, describeEmulator]
 
   const server = createServer(async (req, res) => {
     const raw = req.url ?? '/'
