@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { launchBrowser, saveScreenshot } from './support/browser.js'
 import { startDaemon, type RunningDaemon } from './support/realDaemon.js'
-import { findFile, logInWithKeyboard, makeJobs } from './support/uiFixture.js'
+import { findFile, logInWithKeyboard, makeJobs, readSplitSet } from './support/uiFixture.js'
 
 describe('web UI in Chromium against a real daemon', function () {
   this.timeout(60_000)
@@ -96,6 +96,21 @@ describe('web UI in Chromium against a real daemon', function () {
     expect(readFileSync(saved).equals(readFileSync(stored!))).to.equal(true)
   })
 
+  it('shows a split snapshot with its part count and downloads the whole set', async () => {
+    expect((await page.request.post('/api/v1/jobs/parted/run')).status()).to.equal(202)
+    await page.goto('/jobs/parted')
+    const row = page.locator('tr[data-snapshot]').first()
+    await row.waitFor({ timeout: 30_000 })
+    const parts = Number((await row.locator('td[data-label="Split"]').textContent())?.match(/^(\d+) parts$/)?.[1])
+    expect(parts).to.be.greaterThan(1)
+    const name = (await row.getAttribute('data-snapshot'))!
+    const [download] = await Promise.all([page.waitForEvent('download'), row.locator('a.download').click()])
+    const saved = join(dir, 'downloaded-split.bin')
+    await download.saveAs(saved)
+    expect(readFileSync(saved).equals(readSplitSet(join(dir, 'store-parted'), name))).to.equal(true)
+    await page.goto('/jobs/small')
+  })
+
   it('shows the job config when showConfig is on', async () => {
     await page.locator('details.config summary').click()
     const config = await page.locator('.config-json').textContent()
@@ -169,6 +184,14 @@ describe('web UI in Chromium against a real daemon', function () {
     await logInWithKeyboard(page)
     await page.waitForURL(/\/jobs\/small$/)
     await page.locator('tr[data-snapshot]').first().waitFor()
+  })
+
+  it('logs out', async () => {
+    await page.getByRole('button', { name: 'Log out' }).click()
+    await page.waitForURL(/\/login$/)
+    expect((await page.request.get('/api/v1/jobs')).status()).to.equal(401)
+    await logInWithKeyboard(page)
+    await page.waitForURL((url) => url.pathname === '/')
   })
 
   it('works at phone width and in the dark theme', async () => {

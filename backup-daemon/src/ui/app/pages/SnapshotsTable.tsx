@@ -65,7 +65,7 @@ export function SnapshotsTable({ name, canDownload, version }: { name: string; c
                 {canDownload && (
                   <td data-label="Download">
                     {!s.isSplit || s.fullDownloadSupported ? (
-                      <a class="download" href={downloadUrl(name, s.name)} download={s.name} aria-label={`Download ${s.name}`}>
+                      <a class="download" href={downloadUrl(name, s.name)} download aria-label={`Download ${s.name}`}>
                         Download
                       </a>
                     ) : (
