@@ -20,6 +20,7 @@ import { webhookEndpoint } from './endpoints/webhook.js'
 import { HostDataField } from './fields/hostDataField.js'
 import { bindVideoTokenHook } from './hooks/bindVideoToken.js'
 import { resolveOptions } from './options/resolveOptions.js'
+import { STORAGE_UPLOAD_PATH } from './constants.js'
 import type { HostStoragePluginOptions } from './types.js'
 
 const CLIENT_PATH = '@hosted-media/plugin-storage/client'
@@ -56,9 +57,13 @@ export const hostStoragePlugin =
       const upload = typeof collection.upload === 'object' ? collection.upload : {}
       if (upload.mimeTypes?.length) target.mimeTypes = upload.mimeTypes
       const hasHostData = collection.fields.some((f) => 'name' in f && f.name === 'hostData')
+      const tusField =
+        !options.disabled && options.stream?.tus
+          ? { clientProps: { collectionSlug: collection.slug, tusEndpoint: options.stream.tusEndpoint }, path: `${CLIENT_PATH}#TusUploadField` }
+          : undefined
       return {
         ...collection,
-        fields: hasHostData ? collection.fields : [...collection.fields, HostDataField()],
+        fields: hasHostData ? collection.fields : [...collection.fields, HostDataField({ tusField })],
         // The bytes never reach the CMS, so Payload's own type check (which reads the whole file) cannot
         // run: the plugin enforces `mimeTypes` in tus-auth and in the bind hook instead (README).
         upload: { ...upload, mimeTypes: options.disabled ? upload.mimeTypes : undefined },
@@ -90,31 +95,19 @@ export const hostStoragePlugin =
     if (options.storage?.clientUploads) addEndpoint(endpoints, storageUploadEndpoint(ctx, options.storage))
     config.endpoints = endpoints
 
-    // Admin components: the client-upload handler (storage) and the TUS upload field (stream).
+    // Admin components: upload handlers (providers) and the TUS field on `hostData.stream.videoToken`.
     const providers = [...(config.admin?.components?.providers ?? [])]
     for (const target of options.collections.values()) {
       if (target.target === 'storage' && options.storage?.clientUploads) {
-        providers.push({ clientProps: { collectionSlug: target.slug }, path: `${CLIENT_PATH}#StorageClientUploadHandler` })
+        providers.push({
+          clientProps: { collectionSlug: target.slug, enabled: true, prefix: target.prefix || undefined, serverHandlerPath: STORAGE_UPLOAD_PATH },
+          path: `${CLIENT_PATH}#StorageClientUploadHandler`,
+        })
+      }
+      if (target.target === 'stream' && options.stream?.tus) {
+        providers.push({ clientProps: { collectionSlug: target.slug }, path: `${CLIENT_PATH}#StreamUploadHandler` })
       }
     }
-    config.collections = config.collections!.map((collection) => {
-      const target = options.collections.get(collection.slug)
-      if (!target || target.target !== 'stream' || !options.stream?.tus) return collection
-      const beforeInput = [...(collection.admin?.components?.edit?.beforeDocumentControls ?? [])]
-      return {
-        ...collection,
-        admin: {
-          ...collection.admin,
-          components: {
-            ...collection.admin?.components,
-            edit: {
-              ...collection.admin?.components?.edit,
-              beforeDocumentControls: [...beforeInput, { clientProps: { collectionSlug: collection.slug }, path: `${CLIENT_PATH}#TusUploadButton` }],
-            },
-          },
-        },
-      }
-    })
     config.admin = { ...config.admin, components: { ...config.admin?.components, providers } }
 
     // Orphan sweep of client uploads.

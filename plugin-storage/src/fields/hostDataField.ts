@@ -13,19 +13,23 @@ import { STREAM_STATUSES } from '../stream/statusMachine.js'
 const pluginOnly: { create: FieldAccess; update: FieldAccess } = { create: () => false, update: () => false }
 
 export interface HostDataFieldOptions {
+  /** Admin component rendered for `videoToken` (the plugin passes its TUS upload field). */
+  tusField?: { clientProps: Record<string, unknown>; path: string }
   /** Replace or extend the default sub-fields of `hostData.stream`. */
   overrides?: (defaultFields: Field[]) => Field[]
 }
 
 /** The `hostData` group field of a stream collection. */
-export function HostDataField({ overrides }: HostDataFieldOptions = {}): Field {
+export function HostDataField({ overrides, tusField }: HostDataFieldOptions = {}): Field {
   const streamFields: Field[] = [
     { name: 'videoId', type: 'text', access: pluginOnly, admin: { readOnly: true }, index: true },
     { name: 'libraryId', type: 'number', access: pluginOnly, admin: { readOnly: true } },
     {
       name: 'videoToken',
       type: 'text',
-      admin: { description: 'Set by the upload field after a TUS upload; checked on save, never stored.', hidden: true },
+      admin: tusField
+        ? { components: { Field: tusField } }
+        : { description: 'Set by the upload field after a TUS upload; checked on save, never stored.', hidden: true },
       hooks: { afterRead: [() => undefined] },
     },
     {
