@@ -100,6 +100,15 @@ describe('emulator: storage API', () => {
     }
   })
 
+  it('answers malformed percent-encoding with the ordinary refusals, never a 500', async () => {
+    expect((await rawRequest(emulator.url, 'GET', '/storage/%zz/a.txt', auth)).status).to.equal(401)
+    expect((await rawRequest(emulator.url, 'GET', '/storage/test-zone/%zz', auth)).status).to.equal(400)
+    expect((await rawRequest(emulator.url, 'PUT', '/s3/%zz/a.txt', {}, 'x')).status).to.equal(404)
+    expect((await rawRequest(emulator.url, 'GET', '/cdn/%zz/a.txt')).status).to.equal(404)
+    expect((await rawRequest(emulator.url, 'GET', '/stream/library/1001/videos/%zz', { AccessKey: 'dev-stream-key' })).status).to.equal(404)
+    expect((await rawRequest(emulator.url, 'GET', '/stream-cdn/1001/%zz/original')).status).to.equal(404)
+  })
+
   it('deletes a file, then a whole directory', async () => {
     await fetch(`${zoneUrl}/trash/a.txt`, { method: 'PUT', headers: auth, body: 'a' })
     await fetch(`${zoneUrl}/trash/sub/b.txt`, { method: 'PUT', headers: auth, body: 'b' })

@@ -10,6 +10,7 @@
 import { stat } from 'node:fs/promises'
 import { BadPathError, resolveInside } from '../auth/resolveInside.js'
 import type { UpstreamHandler } from '../context.js'
+import { safeDecode } from '../http/safeDecode.js'
 import { contentTypeOf } from '../http/contentTypeOf.js'
 import { answerPreflight, corsHeaders } from '../http/cors.js'
 import { sendText } from '../http/sendJson.js'
@@ -32,7 +33,7 @@ export const cdnPullZone: UpstreamHandler = async (req, res, { rawPath, query },
   }
   const rest = rawPath.slice(PREFIX.length)
   const slash = rest.indexOf('/')
-  const zone = decodeURIComponent(slash === -1 ? rest : rest.slice(0, slash))
+  const zone = safeDecode(slash === -1 ? rest : rest.slice(0, slash))
   let objectPath = slash === -1 ? '' : rest.slice(slash + 1)
   // A directory token embedded after the zone (`/cdn/{zone}/bcdn_token=.../path`) counts as query.
   const embedded = extractPathToken(`/${objectPath}`)

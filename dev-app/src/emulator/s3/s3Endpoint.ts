@@ -9,6 +9,7 @@ import { rm, stat } from 'node:fs/promises'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { BadPathError, resolveInside } from '../auth/resolveInside.js'
 import type { UpstreamHandler } from '../context.js'
+import { safeDecode } from '../http/safeDecode.js'
 import { contentTypeOf } from '../http/contentTypeOf.js'
 import { answerPreflight, corsHeaders } from '../http/cors.js'
 import { sendText } from '../http/sendJson.js'
@@ -73,7 +74,7 @@ export const s3Endpoint: UpstreamHandler = async (req, res, { rawPath, query }, 
   }
   const rest = rawPath.slice(PREFIX.length)
   const slash = rest.indexOf('/')
-  const bucket = decodeURIComponent(slash === -1 ? rest : rest.slice(0, slash))
+  const bucket = safeDecode(slash === -1 ? rest : rest.slice(0, slash))
   const key = slash === -1 ? '' : rest.slice(slash + 1)
   if (bucket !== ctx.options.zoneName) {
     sendS3Error(req, res, 404, 'NoSuchBucket', 'The specified bucket does not exist')

@@ -8,6 +8,7 @@ import type { ServerResponse } from 'node:http'
 import { safeEqual } from '../auth/safeEqual.js'
 import { BadPathError, resolveInside } from '../auth/resolveInside.js'
 import type { UpstreamHandler } from '../context.js'
+import { safeDecode } from '../http/safeDecode.js'
 import { contentTypeOf } from '../http/contentTypeOf.js'
 import { sendJson } from '../http/sendJson.js'
 import { serveFile } from '../http/serveFile.js'
@@ -25,7 +26,7 @@ export const storageApi: UpstreamHandler = async (req, res, { rawPath }, ctx) =>
   if (!rawPath.startsWith(PREFIX)) return false
   const rest = rawPath.slice(PREFIX.length)
   const slash = rest.indexOf('/')
-  const zone = decodeURIComponent(slash === -1 ? rest : rest.slice(0, slash))
+  const zone = safeDecode(slash === -1 ? rest : rest.slice(0, slash))
   const objectPath = slash === -1 ? '' : rest.slice(slash + 1)
   const accessKey = req.headers.accesskey
   // The zone password is per zone, so an unknown zone and a wrong key look the same: 401.

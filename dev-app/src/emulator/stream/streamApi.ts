@@ -8,6 +8,7 @@ import type { ServerResponse } from 'node:http'
 import path from 'node:path'
 import { safeEqual } from '../auth/safeEqual.js'
 import type { EmulatorContext, UpstreamHandler } from '../context.js'
+import { safeDecode } from '../http/safeDecode.js'
 import { readJsonBody } from '../http/readJsonBody.js'
 import { sendJson } from '../http/sendJson.js'
 import { toVideoObject } from './toVideoObject.js'
@@ -35,7 +36,7 @@ export const streamApi: UpstreamHandler = async (req, res, { rawPath, query }, c
     status(res, 404, 'Not Found')
     return true
   }
-  const guid = match[2] ? decodeURIComponent(match[2]) : undefined
+  const guid = match[2] ? (safeDecode(match[2]) ?? '%') : undefined
   const resolutions = Boolean(match[3])
   if (!guid) {
     if (req.method === 'POST') return createVideo(req, res, ctx)

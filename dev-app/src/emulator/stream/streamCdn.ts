@@ -6,6 +6,7 @@
  * Nothing is served for a video that has not been uploaded; renditions appear as encoding proceeds.
  */
 import type { UpstreamHandler } from '../context.js'
+import { safeDecode } from '../http/safeDecode.js'
 import { previewWebp } from '../assets/previewWebp.js'
 import { thumbnailJpeg } from '../assets/thumbnailJpeg.js'
 import { answerPreflight, corsHeaders } from '../http/cors.js'
@@ -42,7 +43,7 @@ export const streamCdn: UpstreamHandler = async (req, res, { rawPath }, ctx) => 
     notFound()
     return true
   }
-  const video = ctx.videos.get(decodeURIComponent(match[2] ?? ''))
+  const video = ctx.videos.get(safeDecode(match[2] ?? '') ?? '')
   const file = match[3] ?? ''
   if (!video?.originalPath) {
     notFound()
