@@ -60,6 +60,21 @@ describe('emulator: lifecycle', () => {
     }
   })
 
+  it('gives a callback up after its retries and still finishes encoding', async () => {
+    const receiver = await startWebhookReceiver()
+    receiver.failNext(1000)
+    const emulator = await startEmulator({ stream: { encodingStepMs: 5, webhookRetries: 1, webhookUrl: receiver.url } })
+    try {
+      const guid = await uploadVideo(emulator, fakeMp4({ width: 320, height: 240 }))
+      expect((await emulator.whenEncoded(guid)).status).to.equal(4)
+      const statuses = receiver.deliveries.map((d) => (JSON.parse(d.raw.toString('utf8')) as { Status: number }).Status)
+      expect(statuses).to.deep.equal([0, 0, 1, 1, 2, 2, 4, 4, 3, 3])
+    } finally {
+      await emulator.close()
+      await receiver.close()
+    }
+  })
+
   it('stops encoding and removes its temporary folder on close', async () => {
     const emulator = await startEmulator({ stream: { encodingStepMs: 60_000 } })
     await fetch(`${emulator.storage.endpoint}/dev-zone/kept.txt`, { method: 'PUT', headers: { AccessKey: emulator.storage.accessKey }, body: 'x' })
