@@ -10,7 +10,7 @@ import { API_ROUTE } from './fixture/fixtureConfig.js'
 import { fixtureDocument, fixtureSanitized, operationKeys } from './support/fixtureDocument.js'
 import { startLiveCms } from './support/liveCms.js'
 
-const raw = (): Config => ({ secret: 'x', routes: { api: '/cms-api' }, endpoints: [{ path: '/mine', method: 'get', handler: () => Response.json({}) }] }) as Config
+const raw = (): Config => ({ secret: 'x', routes: { api: '/cms-api' }, endpoints: [{ path: '/mine', method: 'get', handler: () => Response.json({}) }] }) as unknown as Config
 const paths = (c: Config) => (c.endpoints ?? []).map((e) => `${e.method} ${e.path}`)
 
 describe('options', function () {

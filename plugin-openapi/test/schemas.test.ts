@@ -178,7 +178,7 @@ describe('schemas and operations (fixture)', function () {
     expect(schemas.Health).to.be.an('object')
     const config = await fixtureSanitized()
     const broken: Endpoint = { path: '/broken', method: 'get', handler: () => Response.json({}), custom: { openapi: { responses: { 200: { description: 'x', content: { 'application/json': { schema: { $ref: '#/components/schemas/Nope' } } } } } } } }
-    expect(() => generateOpenAPIDocument({ ...config, endpoints: [...config.endpoints, broken] })).to.throw(OpenAPIReferenceError, /Nope/)
+    expect(() => generateOpenAPIDocument({ ...config, endpoints: [...config.endpoints, broken] } as SanitizedConfig)).to.throw(OpenAPIReferenceError, /Nope/)
   })
 
   it('feature detection: endpoints Payload 4 mounts (validate, upload-instructions) are documented where mounted; removed ones vanish', async () => {

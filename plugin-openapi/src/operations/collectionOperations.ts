@@ -52,7 +52,16 @@ function readParams(b: BuildContext, s: CollectionScope, list: boolean) {
   )
 }
 
-const bulkResult = (b: BuildContext, s: CollectionScope): Schema =>
+const bulkResults = new WeakMap<BuildContext, Map<string, Schema>>()
+function bulkResult(b: BuildContext, s: CollectionScope): Schema {
+  let perDoc = bulkResults.get(b)
+  if (!perDoc) bulkResults.set(b, (perDoc = new Map()))
+  let out = perDoc.get(s.slug)
+  if (!out) perDoc.set(s.slug, (out = buildBulkResult(b, s)))
+  return out
+}
+
+const buildBulkResult = (b: BuildContext, s: CollectionScope): Schema =>
   objectSchema(
     {
       docs: { type: 'array', items: b.registry.collectionSchema(s.slug, 'read') },

@@ -72,4 +72,9 @@ export function queryParameters(localeCodes: string[] | undefined): Record<strin
 }
 
 /** `$ref` to a component parameter. */
-export const paramRef = (name: string): OpenAPIV3_1.ReferenceObject => ({ $ref: `#/components/parameters/${name}` })
+const refs = new Map<string, OpenAPIV3_1.ReferenceObject>()
+export function paramRef(name: string): OpenAPIV3_1.ReferenceObject {
+  let r = refs.get(name)
+  if (!r) refs.set(name, (r = { $ref: `#/components/parameters/${name}` }))
+  return r
+}

@@ -16,8 +16,9 @@ export function json(description: string, schema: Schema): OpenAPIV3_1.ResponseO
 /** `{doc, message}`. */
 export const docMessage = (doc: Schema): Schema => objectSchema({ doc, message: { type: 'string' } }, ['doc', 'message'])
 
-/** `{message}`. */
-export const message = (): Schema => objectSchema({ message: { type: 'string' } }, ['message'])
+const MESSAGE: Schema = objectSchema({ message: { type: 'string' } }, ['message'])
+/** `{message}` (one shared object: the document is built once and never mutated). */
+export const message = (): Schema => MESSAGE
 
 /** Shared schemas of errors and access results. */
 export function commonSchemas(): Record<string, Schema> {
@@ -93,7 +94,14 @@ export function errorResponses(): Record<string, OpenAPIV3_1.ResponseObject> {
 }
 
 /** Error responses an operation lists (by status), as `$ref`s. */
+const errorRefs = {
+  400: { $ref: '#/components/responses/BadRequest' },
+  401: { $ref: '#/components/responses/Unauthorized' },
+  403: { $ref: '#/components/responses/Forbidden' },
+  404: { $ref: '#/components/responses/NotFound' },
+} as const
 export function errors(...statuses: (400 | 401 | 403 | 404)[]): Responses {
-  const names = { 400: 'BadRequest', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound' } as const
-  return Object.fromEntries(statuses.map((s) => [String(s), { $ref: `#/components/responses/${names[s]}` }]))
+  const out: Responses = {}
+  for (const s of statuses) out[s] = errorRefs[s]
+  return out
 }

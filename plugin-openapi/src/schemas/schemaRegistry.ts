@@ -3,7 +3,7 @@
  * Builds the component schemas on demand: `<Name>`, `<Name>Create`, `<Name>Update`, `<Name>Version`, `<Name>List`
  * per collection, `<Global>`, `<Global>Update` per global, and one component per block and mode.
  */
-import type { Block, SanitizedCollectionConfig, SanitizedConfig, SanitizedGlobalConfig } from 'payload'
+import type { SanitizedCollectionConfig, SanitizedConfig, SanitizedGlobalConfig } from 'payload'
 
 import type { OpenAPIV3_1 } from '../openapi.js'
 import { fieldsToSchema, type FieldSchemaContext, type SchemaMode } from './fieldsToSchema.js'
