@@ -186,6 +186,28 @@ describe('web UI in Chromium against a real daemon', function () {
     await page.locator('tr[data-snapshot]').first().waitFor()
   })
 
+  it('can be used with the keyboard alone', async () => {
+    await page.goto('/')
+    await page.locator('tr[data-job="small"]').waitFor()
+    /** Presses Tab until the focused element's text is `text` (at most 40 times). */
+    const tabTo = async (text: string) => {
+      for (let i = 0; i < 40; i++) {
+        await page.keyboard.press('Tab')
+        if ((await page.evaluate(() => document.activeElement?.textContent?.trim())) === text) return
+      }
+      throw new Error(`could not reach "${text}" with Tab`)
+    }
+    await tabTo('small')
+    await page.keyboard.press('Enter')
+    await page.waitForURL(/\/jobs\/small$/)
+    // Focus moved to the new page's content: the next Tab stops go into the page, not the header.
+    expect(await page.evaluate(() => document.activeElement?.id)).to.equal('main')
+    await tabTo('Run now')
+    await page.keyboard.press('Enter')
+    await page.locator('#action-feedback', { hasText: 'Run started' }).waitFor()
+    await page.locator('[data-status="idle"]').first().waitFor({ timeout: 30_000 })
+  })
+
   it('logs out', async () => {
     await page.getByRole('button', { name: 'Log out' }).click()
     await page.waitForURL(/\/login$/)

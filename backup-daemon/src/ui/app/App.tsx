@@ -4,7 +4,7 @@
  * Boot and layout: reads `GET /settings` and `GET /auth/check` first (both public), sends the user
  * to the login page when auth is on and there is no session, then shows the page for the route.
  */
-import { useCallback, useEffect, useState } from 'preact/hooks'
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
 import { api, ApiError, onUnauthorized, type AuthCheck, type Settings } from './api.js'
 import { ThemeToggle } from './components/ThemeToggle.js'
 import { DashboardPage } from './pages/DashboardPage.js'
@@ -39,6 +39,16 @@ export function App() {
     })
   }, [boot])
 
+  // After an in-app navigation, keyboard and screen-reader users start at the new page's content,
+  // not on a link that no longer exists (the login page focuses its username field itself).
+  const previousPath = useRef<string | undefined>(undefined)
+  useEffect(() => {
+    const previous = previousPath.current
+    previousPath.current = location.path
+    if (previous === undefined || previous === location.path || location.path === '/login') return
+    document.getElementById('main')?.focus({ preventScroll: true })
+  }, [location.path])
+
   const needsLogin = auth !== undefined && auth.authEnabled && !auth.authenticated
   useEffect(() => {
     if (needsLogin && location.path !== '/login') navigate(loginPath(), { replace: true })
@@ -46,7 +56,7 @@ export function App() {
 
   if (bootError) {
     return (
-      <main id="main" class="page narrow">
+      <main id="main" tabIndex={-1} class="page narrow">
         <h1>Backup daemon</h1>
         <p class="alert error" role="alert">{bootError}</p>
         <button onClick={() => void boot()}>Try again</button>

@@ -34,7 +34,7 @@ export function DashboardPage() {
   }, busy ? 2000 : 5000)
 
   return (
-    <main id="main" class="page">
+    <main id="main" tabIndex={-1} class="page">
       <div class="page-head">
         <h1>Jobs</h1>
         {updatedAt && (

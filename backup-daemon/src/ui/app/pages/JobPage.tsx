@@ -52,7 +52,7 @@ export function JobPage({ name, settings }: { name: string; settings: Settings }
 
   if (notFound) {
     return (
-      <main id="main" class="page narrow">
+      <main id="main" tabIndex={-1} class="page narrow">
         <h1>No job named “{name}”</h1>
         <p>
           <a href="/" onClick={linkClick}>
@@ -64,7 +64,7 @@ export function JobPage({ name, settings }: { name: string; settings: Settings }
   }
 
   return (
-    <main id="main" class="page">
+    <main id="main" tabIndex={-1} class="page">
       <nav class="breadcrumb" aria-label="Breadcrumb">
         <a href="/" onClick={linkClick}>
           Jobs

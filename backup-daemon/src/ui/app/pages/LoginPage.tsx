@@ -28,7 +28,7 @@ export function LoginPage({ authEnabled, reason, next, onLoggedIn }: LoginPagePr
 
   if (!authEnabled) {
     return (
-      <main id="main" class="page narrow">
+      <main id="main" tabIndex={-1} class="page narrow">
         <h1>Log in</h1>
         <p>This daemon does not require a login.</p>
         <a href={safeNext(next)}>Continue</a>
@@ -54,7 +54,7 @@ export function LoginPage({ authEnabled, reason, next, onLoggedIn }: LoginPagePr
   }
 
   return (
-    <main id="main" class="page narrow">
+    <main id="main" tabIndex={-1} class="page narrow">
       <h1>Log in</h1>
       {reason === 'expired' && !error && (
         <p class="alert info" role="status">

@@ -4,7 +4,7 @@ import { linkClick } from '../router.js'
 
 export function NotFoundPage() {
   return (
-    <main id="main" class="page narrow">
+    <main id="main" tabIndex={-1} class="page narrow">
       <h1>Page not found</h1>
       <p>
         <a href="/" onClick={linkClick}>

@@ -8,7 +8,7 @@ import { LogViewer } from '../log/LogViewer.js'
 
 export function SystemLogPage({ settings }: { settings: Settings }) {
   return (
-    <main id="main" class="page">
+    <main id="main" tabIndex={-1} class="page">
       <h1>System log</h1>
       {settings.logs.system ? (
         <LogViewer source={SYSTEM_LOG_SOURCE} label="System log" maxTail={settings.logLimits.systemLogs} />
