@@ -5,11 +5,12 @@
  */
 import type { SourceConfig } from '../config/types.js'
 import { localSource } from './local.js'
+import { mongodbSource } from './mongodb/index.js'
 import { postgresqlSource } from './postgresql/index.js'
 import { sqliteSource } from './sqlite/index.js'
 import type { Source, SourceContext, SourceFactory } from './types.js'
 
-export const sourceFactories: SourceFactory<any>[] = [localSource, sqliteSource, postgresqlSource]
+export const sourceFactories: SourceFactory<any>[] = [localSource, sqliteSource, postgresqlSource, mongodbSource]
 
 export function sourceFactory(type: string): SourceFactory | undefined {
   return sourceFactories.find((factory) => factory.type === type)
