@@ -1,0 +1,160 @@
+import { expect } from 'chai'
+import { randomBytes } from 'node:crypto'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Readable } from 'node:stream'
+import { writeSnapshot } from '../../src/archive/writeSnapshot.js'
+import { listCatalog } from '../../src/engine/snapshotCatalog.js'
+import { hostStorage } from '../../src/storages/host/index.js'
+import { LocalStorage } from '../../src/storages/local.js'
+import { AttemptTimeoutError, retry, UpstreamStatusError } from '../../src/storages/remote/retry.js'
+import { s3Storage } from '../../src/storages/s3/index.js'
+import type { Storage } from '../../src/storages/types.js'
+import { startFaultProxy, type FaultProxy } from './support/faultProxy.js'
+import { startHostEmulator, type Emulator } from './support/hostEmulator.js'
+import { startS3rver, type RunningS3 } from './support/s3rver.js'
+
+const never = () => new AbortController().signal
+
+describe('storages/remote/retry', () => {
+  it('retries transient failures with backoff and returns the first success', async () => {
+    let calls = 0
+    const retried: number[] = []
+    const value = await retry(
+      async () => {
+        if (++calls < 3) throw new UpstreamStatusError(503, 'busy')
+        return 'ok'
+      },
+      { baseDelayMs: 1, onRetry: (_err, attempt) => retried.push(attempt) },
+    )
+    expect(value).to.equal('ok')
+    expect(retried).to.deep.equal([1, 2])
+  })
+
+  it('does not retry permanent failures (4xx) and gives up after `retries`', async () => {
+    let calls = 0
+    const permanent = await retry(async () => {
+      calls++
+      throw new UpstreamStatusError(403, 'no')
+    }).catch((e: unknown) => e)
+    expect(calls).to.equal(1)
+    expect((permanent as UpstreamStatusError).status).to.equal(403)
+    calls = 0
+    await retry(
+      async () => {
+        calls++
+        throw Object.assign(new Error('reset'), { code: 'ECONNRESET' })
+      },
+      { retries: 2, baseDelayMs: 1 },
+    ).catch(() => {})
+    expect(calls).to.equal(3)
+  })
+
+  it('times out an attempt that hangs, even when the call ignores its signal, and retries it', async () => {
+    let calls = 0
+    const value = await retry(
+      async () => {
+        if (++calls === 1) return new Promise<string>(() => {})
+        return 'second'
+      },
+      { timeoutMs: 50, baseDelayMs: 1 },
+    )
+    expect(value).to.equal('second')
+    const err = await retry(() => new Promise(() => {}), { timeoutMs: 20, retries: 0 }).catch((e: unknown) => e)
+    expect(err).to.be.instanceOf(AttemptTimeoutError)
+  })
+
+  it('stops at once when the caller aborts', async () => {
+    const controller = new AbortController()
+    controller.abort(new Error('cancelled'))
+    const err = (await retry(async () => 'never', { signal: controller.signal }).catch((e: unknown) => e)) as Error
+    expect(err.message).to.equal('cancelled')
+  })
+})
+
+/** Two snapshots through the engine's writer: the first succeeds, the second dies mid-upload on `faulty`. */
+async function failMidUpload(faulty: Storage, proxy: FaultProxy, afterBytes: number): Promise<{ local: LocalStorage; error: unknown; cleanup(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'bd-fault-'))
+  const local = new LocalStorage('disk', dir)
+  const archive = () => Readable.from([randomBytes(3 * 1024 * 1024)])
+  const base = { storages: [local, faulty], job: 'nightly', compression: 'tar' as const, signal: never() }
+  await writeSnapshot({ ...base, archive: archive(), name: 'nightly-2026-01-01T00-00-00-000Z.tar', createdAt: new Date('2026-01-01T00:00:00Z') })
+  proxy.mode = { kind: 'cutUploads', afterBytes }
+  const error = await writeSnapshot({ ...base, archive: archive(), name: 'nightly-2026-01-02T00-00-00-000Z.tar', createdAt: new Date('2026-01-02T00:00:00Z') }).then(
+    () => undefined,
+    (e: unknown) => e,
+  )
+  proxy.mode = { kind: 'pass' }
+  return { local, error, cleanup: () => rm(dir, { recursive: true, force: true }) }
+}
+
+async function expectOnlyFirstSnapshot(storage: Storage): Promise<void> {
+  const objects = await storage.list('nightly/')
+  expect(objects.map((o) => o.key).sort()).to.deep.equal(['nightly/nightly-2026-01-01T00-00-00-000Z.tar', 'nightly/nightly-2026-01-01T00-00-00-000Z.tar.manifest.json'])
+  const { snapshots, orphans } = await listCatalog(storage, 'nightly')
+  expect(snapshots.map((s) => s.view.name)).to.deep.equal(['nightly-2026-01-01T00-00-00-000Z.tar'])
+  expect(orphans).to.deep.equal([])
+}
+
+describe('remote storages under faults (a real proxy that fails requests)', function () {
+  this.timeout(60_000)
+
+  describe('host', () => {
+    let emulator: Emulator
+    let proxy: FaultProxy
+    let storage: Storage
+    beforeEach(async () => {
+      emulator = await startHostEmulator({ storage: { zoneName: 'z', accessKey: 'k' } })
+      proxy = await startFaultProxy(emulator.url)
+      storage = hostStorage.create({ type: 'host', name: 'bunny', endpoint: `${proxy.url}/storage`, zoneName: 'z', accessKey: 'k' })
+    })
+    afterEach(async () => {
+      await proxy.close()
+      await emulator.close()
+    })
+
+    it('rides out 503s with retries', async () => {
+      proxy.mode = { kind: 'unavailable', count: 2 }
+      expect(await storage.list('nothing/')).to.deep.equal([])
+      expect(proxy.seen.filter((line) => line.startsWith('GET'))).to.have.length(3)
+    })
+
+    it('a connection cut mid-upload fails the run and leaves the other storage and the older snapshot intact, nothing half-written listed', async () => {
+      const { local, error, cleanup } = await failMidUpload(storage, proxy, 256 * 1024)
+      try {
+        expect(error).to.be.instanceOf(Error)
+        await expectOnlyFirstSnapshot(storage)
+        await expectOnlyFirstSnapshot(local)
+      } finally {
+        await cleanup()
+      }
+    })
+  })
+
+  describe('s3', () => {
+    let s3: RunningS3
+    let proxy: FaultProxy
+    let storage: Storage
+    beforeEach(async () => {
+      s3 = await startS3rver()
+      proxy = await startFaultProxy(s3.endpoint)
+      storage = s3Storage.create({ type: 's3', name: 's3', bucket: s3.bucket, endpoint: proxy.url, usePathStyle: true, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' })
+    })
+    afterEach(async () => {
+      await proxy.close()
+      await s3.close()
+    })
+
+    it('a connection cut mid-upload fails the run and leaves the other storage and the older snapshot intact, nothing half-written listed', async () => {
+      const { local, error, cleanup } = await failMidUpload(storage, proxy, 256 * 1024)
+      try {
+        expect(error).to.be.instanceOf(Error)
+        await expectOnlyFirstSnapshot(storage)
+        await expectOnlyFirstSnapshot(local)
+      } finally {
+        await cleanup()
+      }
+    })
+  })
+})
