@@ -8,15 +8,19 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-import { sqliteAdapter } from '@payloadcms/db-sqlite'
-import { buildConfig, type CollectionConfig, type Field, type SanitizedConfig } from 'payload'
-import { generateV31Spec } from 'payload-oapi/dist/openapi/generators.js'
-
 import { printResult } from './support/measure.js'
 
-// Loaded by URL: the plugin's sources belong to its own TypeScript project.
-const { generateOpenAPIDocument } = (await import(new URL('../plugin-openapi/src/index.ts', import.meta.url).href)) as {
-  generateOpenAPIDocument(config: SanitizedConfig): { paths: Record<string, Record<string, unknown>> }
+// Loaded through untyped specifiers: Payload's types pull in Next.js globals (a required NODE_ENV) that would
+// change `process.env` for every other benchmark of this TypeScript project; the plugin's sources belong to
+// their own project.
+type Config = Record<string, any>
+type Field = Record<string, any>
+const load = (specifier: string): Promise<any> => import(specifier)
+const { buildConfig } = (await load('payload')) as { buildConfig(config: Config): Promise<Config> }
+const { sqliteAdapter } = (await load('@payloadcms/db-sqlite')) as { sqliteAdapter(args: Config): unknown }
+const { generateV31Spec } = (await load('payload-oapi/dist/openapi/generators.js')) as { generateV31Spec(req: unknown, options: unknown): Promise<unknown> }
+const { generateOpenAPIDocument } = (await load(new URL('../plugin-openapi/src/index.ts', import.meta.url).href)) as {
+  generateOpenAPIDocument(config: Config): { paths: Record<string, Record<string, unknown>> }
 }
 
 const COLLECTIONS = 100
@@ -58,13 +62,13 @@ function nestedFields(i: number): Field[] {
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'openapi-bench-'))
-const collections: CollectionConfig[] = Array.from({ length: COLLECTIONS }, (_, i) => ({ slug: `c${i}`, versions: { drafts: i % 3 === 0 }, fields: nestedFields(i) }))
+const collections: Config[] = Array.from({ length: COLLECTIONS }, (_, i) => ({ slug: `c${i}`, versions: { drafts: i % 3 === 0 }, fields: nestedFields(i) }))
 const config = await buildConfig({ secret: 'bench', telemetry: false, db: sqliteAdapter({ client: { url: `file:${join(dir, 'bench.sqlite')}` } }), collections })
 
 // payload-oapi reads a Payload instance; a stand-in with the same members is enough for its generator.
 const fakePayload = {
   blocks: {},
-  collections: Object.fromEntries(config.collections.map((c) => [c.slug, { config: c }])),
+  collections: Object.fromEntries(config.collections.map((c: Config) => [c.slug, { config: c }])),
   config,
   globals: { config: config.globals },
 }
@@ -75,14 +79,17 @@ async function ours(): Promise<number> {
 }
 async function theirs(): Promise<number> {
   const req = { payload: fakePayload, protocol: 'http:', headers: new Headers({ host: 'localhost' }) }
-  return JSON.stringify(await generateV31Spec(req as never, oapiOptions as never)).length
+  return JSON.stringify(await generateV31Spec(req, oapiOptions)).length
 }
 
-async function time(fn: () => Promise<number>): Promise<{ ms: number; bytes: number }> {
+/** Wall time, and CPU time of this process (steadier on a shared machine: other processes' load does not count). */
+async function time(fn: () => Promise<number>): Promise<{ ms: number; cpuMs: number; bytes: number }> {
   ;(globalThis as { gc?: () => void }).gc?.()
+  const cpu = process.cpuUsage()
   const start = performance.now()
   const bytes = await fn()
-  return { ms: performance.now() - start, bytes }
+  const used = process.cpuUsage(cpu)
+  return { ms: performance.now() - start, cpuMs: (used.user + used.system) / 1000, bytes }
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
@@ -92,17 +99,22 @@ const coldOurs = await time(ours)
 const coldTheirs = await time(theirs)
 const oursMs: number[] = []
 const theirsMs: number[] = []
+const oursCpu: number[] = []
+const theirsCpu: number[] = []
 let sizes = { ours: coldOurs.bytes, theirs: coldTheirs.bytes }
 for (let i = 0; i < RUNS; i++) {
   const a = await time(ours)
   const b = await time(theirs)
   oursMs.push(a.ms)
   theirsMs.push(b.ms)
+  oursCpu.push(a.cpuMs)
+  theirsCpu.push(b.cpuMs)
   sizes = { ours: a.bytes, theirs: b.bytes }
 }
 const opCount = Object.values(generateOpenAPIDocument(config).paths).reduce((n, item) => n + Object.keys(item).length, 0)
 console.log(`config: ${COLLECTIONS} collections with nested fields; our description: ${opCount} operations, ${(sizes.ours / 1024).toFixed(0)} KiB JSON; payload-oapi: ${(sizes.theirs / 1024).toFixed(0)} KiB`)
 console.log(`cold: ours ${coldOurs.ms.toFixed(1)} ms, payload-oapi ${coldTheirs.ms.toFixed(1)} ms`)
-console.log(`warm median of ${RUNS}: ours ${median(oursMs).toFixed(1)} ms, payload-oapi ${median(theirsMs).toFixed(1)} ms`)
+console.log(`warm median of ${RUNS}: ours ${median(oursMs).toFixed(1)} ms wall / ${median(oursCpu).toFixed(1)} ms CPU, payload-oapi ${median(theirsMs).toFixed(1)} ms wall / ${median(theirsCpu).toFixed(1)} ms CPU`)
+console.log(`load average: ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' ')}`)
 printResult('openapi-generation', median(theirsMs) / median(oursMs), `faster than payload-oapi (ours ${median(oursMs).toFixed(0)} ms warm, ${coldOurs.ms.toFixed(0)} ms cold)`, '> 1x, < 300 ms')
 rmSync(dir, { recursive: true, force: true })
