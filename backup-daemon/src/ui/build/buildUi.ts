@@ -25,6 +25,8 @@ export interface BuildUiResult {
 }
 
 const appDir = new URL('../app/', import.meta.url).pathname
+/** esbuild's output depends on its working directory (relative paths feed the hashes): pin it to the package. */
+const packageDir = new URL('../../../', import.meta.url).pathname
 
 /** Where the committed build lives (served by `serveUi`). */
 export const committedAssetsDir = new URL('../../../ui/assets/', import.meta.url).pathname
@@ -47,6 +49,7 @@ export async function buildUi({ outDir }: BuildUiOptions): Promise<BuildUiResult
   const staticDir = join(outDir, 'static')
   mkdirSync(staticDir, { recursive: true })
   const result = await build({
+    absWorkingDir: packageDir,
     entryPoints: [join(appDir, 'main.tsx')],
     outdir: staticDir,
     entryNames: '[name]-[hash]',
