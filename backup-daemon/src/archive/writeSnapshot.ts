@@ -44,8 +44,9 @@ export async function writeSnapshot(options: WriteSnapshotOptions): Promise<Mani
     // Errors reach us through the storages' write promises; the listener keeps a destroyed stream from crashing the process.
     const streams = storages.map(() => new PassThrough({ highWaterMark: 256 * 1024 }).on('error', () => {}))
     const writes = storages.map((storage, i) => storage.write(job, streams[i]!, signal))
-    // Keep the handles as soon as they exist, so a failure elsewhere can still discard them.
-    for (const write of writes) write.then((p) => pendingAll.push(p), () => {})
+    // Keep the handles as soon as they exist, so a failure elsewhere can still discard them; a write that
+    // fails before reading its stream must end that stream, or the loop below would wait for 'drain' forever.
+    writes.forEach((write, i) => write.then((p) => pendingAll.push(p), (err: Error) => streams[i]!.destroy(err)))
     return { streams, writes, hash: createHash('sha256'), size: 0 }
   }
   const closePart = async (open: OpenPart) => {

@@ -6,7 +6,7 @@
  * `<source name>/<relative path>` in the archive.
  */
 import { createReadStream } from 'node:fs'
-import { lstat, opendir, readFile, readlink } from 'node:fs/promises'
+import { lstat, opendir, readFile, readlink, stat } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import picomatch from 'picomatch'
 import { z } from 'zod'
@@ -33,7 +33,8 @@ export class LocalSource implements Source {
   }
 
   async *entries(signal: AbortSignal): AsyncIterable<SourceEntry> {
-    const top = await lstat(this.root)
+    // The configured folder itself may be a link (e.g. /srv/current); nothing below it is followed.
+    const top = await stat(this.root)
     if (!top.isDirectory()) throw new Error(`source "${this.name}": ${this.root} is not a directory`)
     yield { name: this.name, type: 'directory', mode: top.mode & 0o7777, mtime: top.mtime }
     yield* this.walk('', signal)
