@@ -2,7 +2,8 @@
  * @module logs/createLogHub
  * The `LogHub` of `engine/types.ts`: the system log and one log per job, bounded by `logLimits`,
  * kept in files under `logs.directory` (`system.log`, `jobs/<job>.log`) and reloaded on start, with
- * live subscribers. A log switched off in the config keeps nothing, but subscribers (the CLI's `run`)
+ * live subscribers. `append` stamps plain messages with the time and a level (INFO, or ERROR when
+ * the message says "error"); lines already stamped are kept as they are. A log switched off in the config keeps nothing, but subscribers (the CLI's `run`)
  * still see its lines.
  */
 import { join } from 'node:path'
@@ -10,6 +11,9 @@ import type { DaemonConfig } from '../config/types.js'
 import type { LogHub, LogScope } from '../engine/types.js'
 import { formatLine, type LogLevel } from './formatLine.js'
 import { LogFile } from './LogFile.js'
+
+/** A line that already starts with an RFC 3339 time (made by `formatLine`). */
+const formatted = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z /
 
 export interface DaemonLogHub extends LogHub {
   /** Formats and appends a line (timestamp, coloured level). Multi-line messages become several lines. */
@@ -69,7 +73,9 @@ export function createLogHub(config: DaemonConfig, options: { persist?: boolean 
       return () => set.delete(listener)
     },
     append: (scope, line) => {
-      for (const part of line.split('\n')) append(scope, part)
+      // Callers (the HTTP server) pass plain messages: give them the time and level every line has.
+      const now = new Date()
+      for (const part of line.split('\n')) append(scope, formatted.test(part) ? part : formatLine(/error/i.test(part) ? 'error' : 'info', part, now))
     },
     log: (scope, level, message) => {
       const now = new Date()

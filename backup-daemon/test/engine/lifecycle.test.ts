@@ -99,7 +99,7 @@ describe('engine: cancel, restart, logs, schedules', function () {
     expect(jobLines).to.have.length(5)
     expect(stripAnsi(jobLines[4]!)).to.match(/run succeeded/)
     expect(jobLines[4]).to.include('\x1b[32m')
-    expect(e.logs.tail({ kind: 'system' }, 3)).to.deep.equal(['server line 17', 'server line 18', 'server line 19'])
+    expect(e.logs.tail({ kind: 'system' }, 3).map(stripAnsi).map((l) => l.slice(25))).to.deep.equal(['INFO  server line 17', 'INFO  server line 18', 'INFO  server line 19'])
     expect(e.logs.tail({ kind: 'system' }, 100)).to.have.length(7)
     await e.stop()
     const onDisk = (await readFile(join(tmp.dir, 'data', 'logs', 'jobs', 'a.log'), 'utf8')).trim().split('\n')
