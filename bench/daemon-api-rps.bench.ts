@@ -8,7 +8,7 @@
  * Run: `npm run bench -- daemon-api-rps`. This file is also the bare server's entry (`bare-server`).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -19,8 +19,8 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 const concurrency = 32
 const warmupMs = 1_000
 /** Each server gets `rounds` slices of `sliceMs`, interleaved, so a change in the machine's load hits all alike. */
-const rounds = 5
-const sliceMs = 1_000
+const rounds = 10
+const sliceMs = 500
 
 if (process.argv[2] === 'server-only') {
   // The daemon's HTTP server (same app, same auth) over an engine that returns the jobs from memory:
@@ -68,6 +68,13 @@ function stopChild(child: ChildProcess): Promise<void> {
     child.once('exit', () => resolve())
     child.kill('SIGTERM')
   })
+}
+
+/** CPU time (user + system) a process has used, in seconds, from /proc (clock ticks of 1/100 s). */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / 100
 }
 
 /** A closed loop: `concurrency` requests always in flight on keep-alive sockets, for `ms`. Counts 200s. */
@@ -174,27 +181,35 @@ async function main(): Promise<void> {
     const serverOnlyUrl = `${serverOnly.url}/api/v1/jobs`
     const serverOnlyCookie = await loginTo(serverOnly.url, password)
 
-    const targets: { name: string; url: string; headers: Record<string, string> }[] = [
-      { name: 'daemon process (auth on, cookie)', url: jobsUrl, headers: { cookie } },
-      { name: 'daemon server, in-memory engine', url: serverOnlyUrl, headers: { cookie: serverOnlyCookie } },
-      { name: 'bare Hono', url: bareUrl, headers: {} },
+    const targets: { name: string; url: string; headers: Record<string, string>; pid: number }[] = [
+      { name: 'daemon process (auth on, cookie)', url: jobsUrl, headers: { cookie }, pid: daemon.child.pid! },
+      { name: 'daemon server, in-memory engine', url: serverOnlyUrl, headers: { cookie: serverOnlyCookie }, pid: serverOnly.child.pid! },
+      { name: 'bare Hono', url: bareUrl, headers: {}, pid: bare.child.pid! },
     ]
     console.log(`GET /api/v1/jobs, ${body.length} bytes, ${concurrency} requests in flight, ${rounds} interleaved slices of ${sliceMs / 1000} s each`)
     for (const t of targets) await load(t.url, t.headers, warmupMs)
-    const totals = targets.map(() => ({ ok: 0, failed: 0, seconds: 0 }))
+    const totals = targets.map(() => ({ ok: 0, failed: 0, seconds: 0, cpu: 0 }))
     for (let r = 0; r < rounds; r++) {
       for (const [i, t] of targets.entries()) {
+        const cpuBefore = cpuSeconds(t.pid)
         const run = await load(t.url, t.headers, sliceMs)
+        totals[i]!.cpu += cpuSeconds(t.pid) - cpuBefore
         totals[i]!.ok += run.ok
         totals[i]!.failed += run.failed
         totals[i]!.seconds += run.seconds
       }
     }
     const rps = totals.map((t) => t.ok / t.seconds)
-    for (const [i, t] of targets.entries()) console.log(`${t.name.padEnd(34)} ${rps[i]!.toFixed(0)} req/s (${totals[i]!.ok} ok, ${totals[i]!.failed} failed)`)
+    // Requests per CPU-second of the server process: what the server costs, whatever else the shared machine runs.
+    const perCpu = totals.map((t) => t.ok / Math.max(t.cpu, 0.01))
+    for (const [i, t] of targets.entries()) {
+      console.log(`${t.name.padEnd(34)} ${rps[i]!.toFixed(0).padStart(6)} req/s, ${perCpu[i]!.toFixed(0).padStart(6)} req per CPU-second (${totals[i]!.ok} ok, ${totals[i]!.failed} failed)`)
+    }
     if (totals.some((t) => t.failed > 0)) throw new Error('some requests failed')
     printResult('daemon GET /api/v1/jobs rps', rps[0]! / rps[2]!, 'of a bare Hono server', '>= 0.7')
+    printResult('daemon GET /api/v1/jobs requests per CPU-second', perCpu[0]! / perCpu[2]!, 'of a bare Hono server')
     printResult('daemon HTTP server alone (in-memory engine) rps', rps[1]! / rps[2]!, 'of a bare Hono server')
+    printResult('daemon HTTP server alone requests per CPU-second', perCpu[1]! / perCpu[2]!, 'of a bare Hono server')
   } finally {
     await Promise.all(children.map(stopChild))
     rmSync(dir, { recursive: true, force: true })

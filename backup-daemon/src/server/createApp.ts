@@ -14,7 +14,7 @@ import type { Engine } from '../engine/types.js'
 import { serveUi } from '../ui/serveUi.js'
 import { apiNotFound, type ApiRoute } from './apiNotFound.js'
 import type { AppEnv, RouteDeps } from './appEnv.js'
-import { handleError } from './handleError.js'
+import { asContextResponse, handleError } from './handleError.js'
 import { HttpError } from './HttpError.js'
 import { authRoutes } from './routes/authRoutes.js'
 import { backupRoutes } from './routes/backupRoutes.js'
@@ -67,6 +67,6 @@ export function createApp({ config, engine, sessionKey, keepAliveMs = 15_000, lo
   app.use('*', securityHeaders())
   app.route(apiPrefix, api)
   if (config.server.ui.enabled) app.route('/', ui())
-  app.notFound((c) => new HttpError(404, { message: `no such page ${c.req.path}` }).getResponse(c.req.path))
+  app.notFound((c) => asContextResponse(c, new HttpError(404, { message: `no such page ${c.req.path}` }).getResponse(c.req.path)))
   return app
 }

@@ -15,7 +15,8 @@ export interface HandleErrorOptions {
 export const handleError = ({ logs }: HandleErrorOptions) =>
   function handleError(err: Error, c: Context): Response {
     const known = toHttpError(err)
-    if (known) return known.getResponse(c.req.path)
+    // Through the context, so the prepared headers (security headers, a refreshed cookie) are kept.
+    if (known) return asContextResponse(c, known.getResponse(c.req.path))
     const line = `server: internal error on ${c.req.method} ${c.req.path}: ${err.name}: ${err.message}`
     console.error(line)
     try {
@@ -23,5 +24,10 @@ export const handleError = ({ logs }: HandleErrorOptions) =>
     } catch {
       // The log hub failing must not turn a 500 into a crash.
     }
-    return new HttpError(500, { message: 'internal error' }).getResponse(c.req.path)
+    return asContextResponse(c, new HttpError(500, { message: 'internal error' }).getResponse(c.req.path))
   }
+
+/** Re-issues `res` through `c.newResponse`, merging the headers prepared on the context. */
+export function asContextResponse(c: Context, res: Response): Response {
+  return c.newResponse(res.body, res)
+}

@@ -2,8 +2,12 @@
  * @module server/securityHeaders
  * Headers on every response: no MIME sniffing, no framing (clickjacking), no referrer. API responses
  * also get `Content-Security-Policy: default-src 'none'` (JSON never needs to load anything) and
- * `Cache-Control: no-store` (they carry session-bound data). A response that set its own CSP (the docs
- * page, the UI) keeps it.
+ * `Cache-Control: no-store` (they carry session-bound data).
+ *
+ * They are set before the handler runs, as prepared headers of the context: every response made through
+ * the context (`c.json`, `c.body`, streams, the error handler's `c.newResponse`) starts from them, and a
+ * response that sets its own CSP or Cache-Control (the docs page, the UI, SSE) overrides them. Setting
+ * them up front costs one `Headers` object per request instead of rebuilding the response afterwards.
  */
 import type { MiddlewareHandler } from 'hono'
 
@@ -12,22 +16,16 @@ export interface SecurityHeadersOptions {
   apiPrefix?: string
 }
 
+const common: [string, string][] = [
+  ['X-Content-Type-Options', 'nosniff'],
+  ['X-Frame-Options', 'DENY'],
+  ['Referrer-Policy', 'no-referrer'],
+]
+const api: [string, string][] = [...common, ['Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'"], ['Cache-Control', 'no-store']]
+const page: [string, string][] = [...common, ['Content-Security-Policy', "frame-ancestors 'none'"]]
+
 export const securityHeaders = ({ apiPrefix = '/api/' }: SecurityHeadersOptions = {}): MiddlewareHandler =>
   async function securityHeaders(c, next) {
+    for (const [name, value] of c.req.path.startsWith(apiPrefix) ? api : page) c.header(name, value)
     await next()
-    const isApi = c.req.path.startsWith(apiPrefix)
-    const apply = (h: Headers) => {
-      h.set('X-Content-Type-Options', 'nosniff')
-      h.set('X-Frame-Options', 'DENY')
-      h.set('Referrer-Policy', 'no-referrer')
-      if (!h.has('Content-Security-Policy')) h.set('Content-Security-Policy', isApi ? "default-src 'none'; frame-ancestors 'none'" : "frame-ancestors 'none'")
-      if (isApi && !h.has('Cache-Control')) h.set('Cache-Control', 'no-store')
-    }
-    try {
-      apply(c.res.headers)
-    } catch {
-      // Some responses (e.g. from fetch) have immutable headers: copy the response, then set them.
-      c.res = new Response(c.res.body, c.res)
-      apply(c.res.headers)
-    }
   }
