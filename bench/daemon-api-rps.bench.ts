@@ -49,7 +49,7 @@ if (process.argv[2] === 'server-only') {
 }
 
 /** Starts a child and resolves with the first `http://...` URL it prints. */
-function startChild(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; url: string }> {
+function startChild(args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
   return new Promise((resolve, reject) => {
     let out = ''
