@@ -5,7 +5,7 @@
  * and changes only its job's entry, so a `backup-daemon run` beside the daemon does not undo the
  * daemon's entries (or the other way round).
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { LastResult, RunInfo } from './types.js'
 
@@ -30,6 +30,8 @@ export const emptyJobState = (): JobState => ({
 export class StateStore {
   private jobs: Record<string, JobState>
   private readonly path: string
+  /** mtime of the file when last read, to notice writes by another process. */
+  private seen = -1
 
   constructor(dataDir: string) {
     mkdirSync(dataDir, { recursive: true })
@@ -37,7 +39,16 @@ export class StateStore {
     this.jobs = this.read().jobs
   }
 
+  private mtime(): number {
+    try {
+      return statSync(this.path).mtimeMs
+    } catch {
+      return -1
+    }
+  }
+
   private read(): StateFile {
+    this.seen = this.mtime()
     try {
       const parsed = JSON.parse(readFileSync(this.path, 'utf8')) as StateFile
       return { version: 1, jobs: parsed.jobs ?? {} }
@@ -47,7 +58,9 @@ export class StateStore {
     }
   }
 
+  /** The job's entry; re-read when another process (`backup-daemon run`) changed the file. */
   get(job: string): JobState {
+    if (this.mtime() !== this.seen) this.jobs = this.read().jobs
     return this.jobs[job] ?? emptyJobState()
   }
 
@@ -64,6 +77,7 @@ export class StateStore {
     const temp = `${this.path}.${process.pid}.tmp`
     writeFileSync(temp, JSON.stringify(onDisk, null, 2) + '\n')
     renameSync(temp, this.path)
+    this.seen = this.mtime()
     this.jobs = onDisk.jobs
     return next
   }

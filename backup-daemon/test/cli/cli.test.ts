@@ -5,6 +5,9 @@ import { readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { verifyPassword } from '../../src/auth/password.js'
+import { loadConfig } from '../../src/config/loadConfig.js'
+import { createEngine } from '../../src/engine/createEngine.js'
+import { JobBusyError } from '../../src/engine/errors.js'
 import { listCatalog } from '../../src/engine/snapshotCatalog.js'
 import { LocalStorage } from '../../src/storages/local.js'
 import { makeTree, tempDir, waitFor, writeConfig } from '../engine/helpers.js'
@@ -126,6 +129,25 @@ describe('backup-daemon CLI (child processes of bin/backup-daemon.js)', function
     expect(final.orphans).to.deep.equal([])
     const state = JSON.parse(await readFile(join(tmp.dir, 'data', 'state.json'), 'utf8'))
     expect(state.jobs.slow.run.status).to.equal('success')
+  })
+
+  it('a `run` beside a daemon engine: the job is busy there while it runs, and its result shows up after', async () => {
+    await writeFile(join(tmp.dir, 'src', 'slow.bin'), randomBytes(32 << 20))
+    const file = await writeConfig(tmp.dir, [{ name: 'slow' }])
+    const engine = await createEngine(await loadConfig(file), { schedule: false })
+    try {
+      const run = start(['run', 'slow', '--config', file], tmp.dir)
+      children.push(run.child)
+      await waitFor(async () => (await filesBelow(join(tmp.dir, 'backups'))).length >= 1, 30_000, 'a write')
+      expect(() => engine.run('slow', 'manual')).to.throw(JobBusyError)
+      expect((await run.done).code).to.equal(0)
+      const job = engine.getJob('slow')
+      expect(job.lastResult.success).to.equal(true)
+      expect(job.lastRun).to.not.equal('')
+      expect(await engine.listSnapshots('slow')).to.have.length(1)
+    } finally {
+      await engine.stop()
+    }
   })
 
   it('SIGINT during run cancels it, removes its files and exits 130', async () => {
