@@ -8,6 +8,7 @@
 import type { Context } from 'hono'
 import { streamSSE } from 'hono/streaming'
 import type { LogHub, LogScope } from '../engine/types.js'
+import { lineSender } from './lineSender.js'
 
 export interface StreamLogOptions {
   logs: LogHub
@@ -31,11 +32,8 @@ export function streamLog(c: Context, { logs, scope, tail, keepAliveMs, refusal 
         await frame(refusal)
         return
       }
-      // Writes are chained so lines leave in the order they were appended, even while one write waits.
-      let chain: Promise<void> = Promise.resolve()
-      const send = (line: string) => {
-        chain = chain.then(() => frame(line)).catch(() => undefined)
-      }
+      // One write at a time, in order, with a bounded queue for clients that read slowly.
+      const send = lineSender({ write: frame })
       // Tail and subscribe in the same tick: no line can slip in between, none arrives twice.
       const backlog = tail > 0 ? logs.tail(scope, tail) : []
       const unsubscribe = logs.subscribe(scope, send)
