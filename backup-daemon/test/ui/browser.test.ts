@@ -131,15 +131,21 @@ describe('web UI in Chromium against a real daemon', function () {
   })
 
   it('shows a 409 as a clear message, then cancels a run', async () => {
+    // The page's timers run on a clock the test can pause, so its 5 s status poll cannot notice the
+    // run started below before the click (network and rendering are not affected).
+    await page.clock.install()
     await page.goto('/jobs/huge')
     await page.locator('[data-status="idle"]').waitFor()
     await page.locator('.stream-state.live').waitFor()
+    await page.clock.pauseAt(Date.now() + 1000)
     // Started elsewhere (another operator): this page still offers Run now, and the daemon says 409.
     const started = await page.request.post('/api/v1/jobs/huge/run')
     expect(started.status()).to.equal(202)
     await page.getByRole('button', { name: 'Run now' }).click()
     await page.locator('#action-feedback.error', { hasText: 'already running' }).waitFor()
+    // The refusal made the page read the status again: it shows the run.
     await page.locator('[data-status="running"] .live-dot').waitFor()
+    await page.clock.resume()
     await saveScreenshot(page, 'ui-job-running')
     await page.getByRole('button', { name: 'Cancel run' }).click()
     await page.locator('#action-feedback', { hasText: 'Cancel requested' }).waitFor()
@@ -201,7 +207,7 @@ describe('web UI in Chromium against a real daemon', function () {
     await page.keyboard.press('Enter')
     await page.waitForURL(/\/jobs\/small$/)
     // Focus moved to the new page's content: the next Tab stops go into the page, not the header.
-    expect(await page.evaluate(() => document.activeElement?.id)).to.equal('main')
+    await page.waitForFunction(() => document.activeElement?.id === 'main')
     await tabTo('Run now')
     await page.keyboard.press('Enter')
     await page.locator('#action-feedback', { hasText: 'Run started' }).waitFor()

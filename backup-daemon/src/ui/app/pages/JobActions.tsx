@@ -13,7 +13,16 @@ interface Feedback {
   text: string
 }
 
-export function JobActions({ name, status, onChanged }: { name: string; status: string; onChanged(status: JobRunStatus): void }) {
+interface JobActionsProps {
+  name: string
+  status: string
+  /** The status the action leads to, shown at once. */
+  onChanged(status: JobRunStatus): void
+  /** After any answer, success or refusal: the page reads the real status (a 409 means it changed). */
+  onSettled(): void
+}
+
+export function JobActions({ name, status, onChanged, onSettled }: JobActionsProps) {
   const [pending, setPending] = useState<'run' | 'cancel'>()
   const [feedback, setFeedback] = useState<Feedback>()
   const running = status === 'running' || status === 'cancelling'
@@ -35,6 +44,7 @@ export function JobActions({ name, status, onChanged }: { name: string; status: 
       setFeedback({ kind: 'error', text: describe(action, err) })
     } finally {
       setPending(undefined)
+      onSettled()
     }
   }
 
@@ -53,13 +63,12 @@ export function JobActions({ name, status, onChanged }: { name: string; status: 
   )
 }
 
-/** The API's refusals in plain words; the Problem's own detail is added when it says more. */
+/** The API's refusals in plain words (409 and 403 say all there is; other errors keep the Problem's text). */
 function describe(action: 'run' | 'cancel', err: unknown): string {
   if (!(err instanceof ApiError)) return err instanceof Error ? err.message : String(err)
-  const detail = err.problem.detail ? ` (${err.problem.detail})` : ''
-  if (err.status === 409 && action === 'run') return `Not started: this job is already running${detail}.`
-  if (err.status === 409) return `Nothing to cancel: this job has no run in progress${detail}.`
-  if (err.status === 403) return `Not allowed: manual runs are switched off on this daemon${detail}.`
+  if (err.status === 409 && action === 'run') return 'Not started: this job is already running.'
+  if (err.status === 409) return 'Nothing to cancel: this job has no run in progress.'
+  if (err.status === 403) return 'Not allowed: manual runs are switched off on this daemon.'
   if (err.status === 404) return 'This job no longer exists.'
   if (err.status === 401) return 'Your session has expired.'
   return `${action === 'run' ? 'Run' : 'Cancel'} failed: ${err.message}`

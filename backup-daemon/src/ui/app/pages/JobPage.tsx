@@ -128,8 +128,8 @@ export function JobPage({ name, settings }: { name: string; settings: Settings }
               onChanged={(status) => {
                 lastStatus.current = status
                 setJob({ ...job, status })
-                setTimeout(refresh, 300)
               }}
+              onSettled={refresh}
             />
           )}
         </section>
