@@ -203,6 +203,15 @@ describe('schemas and operations (fixture)', function () {
       'POST /cms-api/upload-instructions', 'PUT /cms-api/upload-instructions/{uploadId}', 'DELETE /cms-api/upload-instructions/{uploadId}',
     ])
     expect(after).to.not.include('POST /cms-api/users/{id}/api-key/reveal')
+    // A folder/tag collection (CMS 4 `hierarchy`): path fields read-only, computed on request.
+    const hier = generateOpenAPIDocument({
+      ...config,
+      collections: config.collections.map((c) => (c.slug === 'categories' ? { ...c, hierarchy: { slugPathFieldName: 'path' }, fields: [...c.fields, { name: 'path', type: 'text' }, { name: '_h_titlePath', type: 'text' }] } : c)),
+    } as SanitizedConfig)
+    expect((hier.components.schemas.Categories as S).properties).to.include.keys(['path', '_h_titlePath'])
+    expect((hier.components.schemas.CategoriesCreate as S).properties).to.not.have.any.keys(['path', '_h_titlePath'])
+    expect(JSON.stringify(hier.paths['/cms-api/categories']!.get)).to.include('computeHierarchyPaths')
+    expect(JSON.stringify(doc.paths['/cms-api/categories']!.get)).to.not.include('computeHierarchyPaths')
     const validate = generateOpenAPIDocument(v4).paths['/cms-api/posts/validate']!.post!
     expect((validate.requestBody as S).content['application/json'].schema).to.deep.equal({ $ref: '#/components/schemas/PostsCreate' })
   })

@@ -4,7 +4,7 @@
  */
 import type { OpenAPIV3_1 } from '../openapi.js'
 import { objectSchema, ref, type Schema } from '../schemas/jsonSchema.js'
-import { paginated } from '../schemas/schemaRegistry.js'
+import { hierarchyPathFields, paginated } from '../schemas/schemaRegistry.js'
 import { draftsOf, operation, params, pathParam, type BuildContext, type BuiltOperations, type Scope } from './context.js'
 import { docMessage, errors, json } from './responses.js'
 
@@ -46,6 +46,7 @@ function writeParams(b: BuildContext, s: CollectionScope, ...extra: (string | fa
 function readParams(b: BuildContext, s: CollectionScope, list: boolean) {
   return params(
     b,
+    hierarchyPathFields(s.collection).length > 0 && 'computeHierarchyPaths',
     'depth', 'locale', 'fallbackLocale', 'select', 'populate', 'joins',
     has.drafts(s) && 'draft', has.trash(s) && 'trash',
     list && 'where', list && 'limit', list && 'page', list && 'sort', list && 'pagination',

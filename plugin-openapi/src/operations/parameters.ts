@@ -37,6 +37,7 @@ export function queryParameters(localeCodes: string[] | undefined): Record<strin
     publishAllLocales: boolParam('publishAllLocales', 'Publish every locale at once (status per locale).'),
     unpublishAllLocales: boolParam('unpublishAllLocales', 'Unpublish every locale at once (status per locale).'),
     overrideLock: boolParam('overrideLock', 'Write even when another user holds the document lock.'),
+    computeHierarchyPaths: boolParam('computeHierarchyPaths', 'Compute the hierarchy path fields (folder and tag collections).'),
   }
   if (localeCodes) {
     params.locale = {

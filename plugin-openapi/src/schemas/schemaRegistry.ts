@@ -104,6 +104,13 @@ export function createSchemaRegistry(config: SanitizedConfig): SchemaRegistry {
     const walked = fieldsToSchema(c.fields, mode, ctx, true)
     const props: Record<string, Schema> = {}
     let required = walked.required
+    if (mode !== 'read') {
+      // Hierarchy path fields (CMS 4 folders/tags) are computed: read-only, absent from bodies.
+      for (const name of hierarchyPathFields(c)) {
+        delete walked.properties[name]
+        required = required.filter((n) => n !== name)
+      }
+    }
     const hasCustomID = c.fields.some((f) => 'name' in f && f.name === 'id')
     if (mode === 'read' && !hasCustomID) props.id = idSchema(c.slug)
     Object.assign(props, walked.properties)
@@ -188,6 +195,14 @@ export function paginated(item: Schema, description: string): Schema {
     ['docs', 'totalDocs', 'limit', 'totalPages', 'page', 'pagingCounter', 'hasPrevPage', 'hasNextPage'],
     { description },
   )
+}
+
+/** Names of the computed hierarchy path fields of a folder/tag collection (renamable; CMS 4). */
+export function hierarchyPathFields(c: object): string[] {
+  const h = (c as { hierarchy?: unknown }).hierarchy
+  if (!h) return []
+  const o = typeof h === 'object' ? (h as { slugPathFieldName?: string; titlePathFieldName?: string }) : {}
+  return [o.slugPathFieldName ?? '_h_slugPath', o.titlePathFieldName ?? '_h_titlePath']
 }
 
 function interfaceName(entity: object): string | undefined {
