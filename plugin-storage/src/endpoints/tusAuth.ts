@@ -13,10 +13,11 @@ import { TUS_AUTH_PATH } from '../constants.js'
 import { type PluginContext, streamApiConfig } from '../context.js'
 import type { ResolvedStream } from '../options/resolveOptions.js'
 import { tusAuthOperation } from '../openapi/operations.js'
-import { assertClientUploadAccess, createClientUploadReceipt, getSafeFileName } from '../payload/internal.js'
+import { assertClientUploadAccess, createClientUploadReceipt } from '../payload/internal.js'
 import type { TusAuthRequest, TusAuthResponse } from '../types.js'
 import { createVideo, getVideo } from '../upstream/streamApi.js'
 import { tusSignature } from '../upstream/signatures.js'
+import { uniqueFilename } from '../validation/uniqueFilename.js'
 import { parseTusRequest, validateTusFile } from '../validation/validateTusRequest.js'
 import { HttpError, readJsonObject, withErrors } from './httpError.js'
 
@@ -56,6 +57,9 @@ async function handleTusAuth(ctx: PluginContext, stream: ResolvedStream, req: Pa
   })
 
   const api = streamApiConfig(stream)
+  // The receipt's file name does not depend on the host: look it up while the host answers.
+  const filenamePromise = body.head !== undefined ? uniqueFilename(req, body.collection, getSanitizedUploadFilename(body.filename)) : undefined
+  filenamePromise?.catch(() => undefined)
   let videoId: string
   let videoToken: string
   let uploadedStatus: number | undefined
@@ -86,8 +90,8 @@ async function handleTusAuth(ctx: PluginContext, stream: ResolvedStream, req: Pa
     response.authorizationExpire = expire
     if (stream.thumbnailTime !== undefined) response.thumbnailTime = stream.thumbnailTime
   }
-  if (body.head !== undefined) {
-    const filename = await getSafeFileName({ collectionSlug: body.collection, desiredFilename: getSanitizedUploadFilename(body.filename), req })
+  if (filenamePromise) {
+    const filename = await filenamePromise
     response.filename = filename
     // Payload's own receipt: the core checks it (and its filename) when the document is submitted.
     response.signedReceipt = createClientUploadReceipt({ collectionSlug: body.collection, context: { prefix: '', videoId }, filename, req })
