@@ -125,6 +125,9 @@ describe('schemas and operations (fixture)', function () {
       expect(mp.encoding._payload.contentType).to.equal('application/json')
     }
     expect(op('post', '/posts').requestBody.content).to.have.keys(['application/json'])
+    // A create without a file answers 400 unless files are optional: no JSON body for media create.
+    expect(op('post', '/media').requestBody.content).to.have.keys(['multipart/form-data'])
+    expect(op('patch', '/media/{id}').requestBody.content).to.have.keys(['application/json', 'multipart/form-data'])
   })
 
   it('login, forgot-password and unlock take email, username, or either', () => {

@@ -11,9 +11,12 @@ import { docMessage, errors, json } from './responses.js'
 type CollectionScope = Extract<Scope, { kind: 'collection' }>
 
 /** Body of a create/update: JSON, and for upload collections multipart with `file` + `_payload` (JSON of the other fields). */
-export function documentBody(s: CollectionScope, schema: Schema, required: boolean): OpenAPIV3_1.RequestBodyObject {
-  const content: OpenAPIV3_1.RequestBodyObject['content'] = { 'application/json': { schema } }
-  if (s.collection.upload) {
+export function documentBody(s: CollectionScope, schema: Schema, required: boolean, create = false): OpenAPIV3_1.RequestBodyObject {
+  const upload = s.collection.upload as { filesRequiredOnCreate?: boolean } | undefined
+  // Creating in an upload collection without a file answers 400 "No files were uploaded." unless files are optional.
+  const jsonAllowed = !(create && upload && upload.filesRequiredOnCreate !== false)
+  const content: OpenAPIV3_1.RequestBodyObject['content'] = jsonAllowed ? { 'application/json': { schema } } : {}
+  if (upload) {
     content['multipart/form-data'] = {
       schema: objectSchema(
         {
@@ -81,7 +84,7 @@ export const collectionOperations = {
       '': operation({
         id: `create${s.name}`, summary: `Create a ${s.slug} document`, tag: s.tag,
         parameters: writeParams(b, s, has.autosave(s) && 'autosave', has.localizeStatus(s) && 'publishAllLocales'),
-        requestBody: documentBody(s, b.registry.collectionSchema(s.slug, 'create'), true),
+        requestBody: documentBody(s, b.registry.collectionSchema(s.slug, 'create'), true, true),
         responses: { 201: json('Created.', docMessage(b.registry.collectionSchema(s.slug, 'read'))), ...errors(400, 403) },
         security: b.security.optional,
       }),
