@@ -111,4 +111,17 @@ describe('api: the real daemon process', function () {
     const doc = await (await fetch(`${base}/openapi`)).json()
     expect(doc.openapi).to.equal('3.1.0')
   })
+
+  it('exits 0 on SIGTERM while a log stream is open, ending the stream', async () => {
+    const base = `${daemon!.url}/api/v1`
+    const login = await fetch(`${base}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'operator', password }) })
+    const cookie = login.headers.get('set-cookie')!.split(';')[0]!
+    const stream = await openSse(`${base}/logs/system/stream?tail=1`, { cookie })
+    expect(stream.response.status).to.equal(200)
+    expect(await stream.next()).not.to.equal(undefined)
+    const exited = daemon!.stop()
+    let frame: unknown = null
+    while (frame !== undefined) frame = await stream.next().catch(() => undefined)
+    expect(await exited, daemon!.output()).to.equal(0)
+  })
 })
