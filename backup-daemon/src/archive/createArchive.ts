@@ -6,12 +6,13 @@
  * stream with the abort reason (the file being read is closed too).
  */
 import { constants, createGzip } from 'node:zlib'
-import { PassThrough, type Readable } from 'node:stream'
+import { PassThrough, Transform, type Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import tar from 'tar-stream'
 import type { Compression } from '../config/types.js'
 import type { Source, SourceEntry } from '../sources/types.js'
 import { exactSize } from './exactSize.js'
+import { memoryGovernor } from './memoryGovernor.js'
 import { spoolToFile } from './spoolToFile.js'
 
 export interface ArchiveOptions {
@@ -44,7 +45,15 @@ export function createArchive(sources: Source[], options: ArchiveOptions): Reada
     // Big chunks: fewer hand-offs to the zlib thread pool per byte.
     stages.push(createGzip({ level: options.level ?? 6, chunkSize: 128 * 1024, memLevel: constants.Z_DEFAULT_MEMLEVEL }))
   }
-  pipeline([pack as unknown as Readable, ...stages, out], { signal }).catch((err) => out.destroy(err))
+  // Count the bytes going into tar (reads) for the memory governor; gzip's output is smaller.
+  const account = memoryGovernor()
+  const counter = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      account(chunk.length)
+      callback(null, chunk)
+    },
+  })
+  pipeline([pack as unknown as Readable, counter, ...stages, out], { signal }).catch((err) => out.destroy(err))
   fill().catch((err) => {
     pack.destroy(err)
     out.destroy(err)
