@@ -4,8 +4,10 @@
  * `SameSite`, `Domain` from `server.auth.cookies`. Clearing sends the same attributes with Max-Age=0 so
  * the browser drops the very cookie it holds.
  */
+import type { IncomingMessage } from 'node:http'
 import type { Context } from 'hono'
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie'
+import { parse } from 'hono/utils/cookie'
 import type { AuthConfig } from '../config/types.js'
 
 export const sessionCookieName = 'backup_session'
@@ -27,5 +29,10 @@ export function clearSessionCookie(c: Context, auth: AuthConfig): void {
 }
 
 export function readSessionCookie(c: Context): string | undefined {
-  return getCookie(c, sessionCookieName)
+  // Under @hono/node-server, read Node's already parsed header: `c.req.raw.headers` would build a whole
+  // `Headers` object for this request just to look up one value.
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming
+  if (!incoming) return getCookie(c, sessionCookieName)
+  const header = incoming.headers.cookie
+  return header ? parse(header, sessionCookieName)[sessionCookieName] : undefined
 }
