@@ -222,4 +222,8 @@ describe('conformance against a live CMS (fixture, SQLite, HTTP)', function () {
     expect(api.failures()).to.deep.equal([])
     expect(notCalled).to.deep.equal([])
   })
+
+  it('answers carry no property the description does not declare', () => {
+    expect([...new Set(api.undeclared)]).to.deep.equal([])
+  })
 })

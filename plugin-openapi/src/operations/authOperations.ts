@@ -56,7 +56,7 @@ export const authOperations = {
   },
   refresh(b: BuildContext, s: CollectionScope): BuiltOperations {
     const schema = objectSchema(
-      { message: { type: 'string' }, refreshedToken: { type: 'string' }, exp: { type: 'integer' }, user: b.registry.collectionSchema(s.slug, 'read'), strategy: { type: 'string' } },
+      { message: { type: 'string' }, refreshedToken: { type: 'string' }, exp: { type: 'integer' }, user: b.registry.collectionSchema(s.slug, 'read'), strategy: { type: 'string' }, setCookie: { type: 'boolean' } },
       ['message', 'refreshedToken'],
     )
     return { '/refresh-token': operation({ id: `refreshToken${s.name}`, summary: 'Refresh the token', tag: s.tag, responses: { 200: json('New token.', schema), ...errors(401, 403) }, security: b.security.required }) }

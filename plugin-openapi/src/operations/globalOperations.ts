@@ -2,7 +2,7 @@
  * @module plugin-openapi/operations/globalOperations
  * Builders of the operations every global mounts.
  */
-import { objectSchema, ref } from '../schemas/jsonSchema.js'
+import { nullable, objectSchema, ref, type Schema } from '../schemas/jsonSchema.js'
 import { paginated } from '../schemas/schemaRegistry.js'
 import { draftsOf, operation, params, pathParam, type BuildContext, type BuiltOperations, type Scope } from './context.js'
 import { docMessage, errors, json } from './responses.js'
@@ -35,7 +35,15 @@ export const globalOperations = {
     return { '/versions/{id}': operation({ id: `find${s.name}VersionByID`, summary: `Get a version of global ${s.slug}`, tag: s.tag, parameters: [versionID, ...params(b, 'depth', 'locale', 'fallbackLocale', 'select', 'populate')], responses: { 200: json('The version.', b.registry.versionSchema(s.slug, 'global')), ...errors(403, 404) }, security: b.security.optional }) }
   },
   restoreVersion(b: BuildContext, s: GlobalScope): BuiltOperations {
-    return { '/versions/{id}': operation({ id: `restore${s.name}Version`, summary: `Restore a version of global ${s.slug}`, tag: s.tag, parameters: [versionID, ...params(b, 'depth', 'locale', 'fallbackLocale', 'populate', drafts(s) && 'draft')], responses: { 200: json('Restored: `{doc, message}`.', docMessage(b.registry.globalSchema(s.slug, 'read'))), ...errors(403, 404) }, security: b.security.optional }) }
+    // Payload 3.90 answers the restored version row merged with the global's fields.
+    b.registry.versionSchema(s.slug, 'global') // registers <Global>VersionData
+    const restored: Schema = {
+      allOf: [
+        b.registry.globalSchema(s.slug, 'read'),
+        objectSchema({ version: ref(`${b.registry.nameOf(s.slug, 'global')}VersionData`), snapshot: nullable({ type: 'boolean' }), publishedLocale: nullable({ type: 'string' }), latest: nullable({ type: 'boolean' }) }, []),
+      ],
+    }
+    return { '/versions/{id}': operation({ id: `restore${s.name}Version`, summary: `Restore a version of global ${s.slug}`, tag: s.tag, parameters: [versionID, ...params(b, 'depth', 'locale', 'fallbackLocale', 'populate', drafts(s) && 'draft')], responses: { 200: json('Restored: `{doc, message}`; `doc` is the restored version merged with the global.', docMessage(restored)), ...errors(403, 404) }, security: b.security.optional }) }
   },
   access(b: BuildContext, s: GlobalScope): BuiltOperations {
     return { '/access': operation({ id: `get${s.name}Access`, summary: `What the current user may do with global ${s.slug}`, tag: s.tag, requestBody: { required: false, content: { 'application/json': { schema: b.registry.globalSchema(s.slug, 'update') } } }, responses: { 200: json('Permissions.', ref('EntityAccess')), ...errors(403) }, security: b.security.optional }) }

@@ -114,6 +114,11 @@ export function createSchemaRegistry(config: SanitizedConfig): SchemaRegistry {
     const hasCustomID = c.fields.some((f) => 'name' in f && f.name === 'id')
     if (mode === 'read' && !hasCustomID) props.id = idSchema(c.slug)
     Object.assign(props, walked.properties)
+    if (mode === 'read' && c.auth) {
+      // Payload adds these to user documents it returns (seen on every read; `_strategy` on login/me/refresh).
+      props.collection = { type: 'string', description: 'Slug of the auth collection.' }
+      props._strategy = { type: 'string', description: 'How the user authenticated (login, me, refresh answers).' }
+    }
     const auth = c.auth as { disableLocalStrategy?: unknown } | undefined
     if (c.auth && !auth?.disableLocalStrategy && mode !== 'read') {
       props.password = { type: 'string', format: 'password', writeOnly: true }
