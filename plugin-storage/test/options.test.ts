@@ -129,6 +129,9 @@ describe('options', function () {
       )
       const paths = (config.endpoints ?? []).map((e) => e.path)
       expect(paths.filter((p) => p === '/storage-host/stream/tus-auth')).to.have.length(1)
+      // Each endpoint documents itself for plugin-openapi.
+      const ids = (config.endpoints ?? []).map((e) => (e.custom as { openapi?: { operationId?: string } } | undefined)?.openapi?.operationId)
+      expect(ids).to.include.members(['storageHostTusAuth', 'storageHostStreamWebhook', 'storageHostClientUpload'])
     })
   })
 })
