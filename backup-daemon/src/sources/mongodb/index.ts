@@ -5,17 +5,11 @@
  * unknown size. Without an oplog the dump is not one point in time: each collection is read as it is
  * when its turn comes, like `mongodump` without `--oplog`.
  */
-import { Readable } from 'node:stream'
-import { pipeline } from 'node:stream/promises'
-import { createGzip } from 'node:zlib'
-import { PassThrough } from 'node:stream'
-import { MongoClient } from 'mongodb'
+import { PassThrough, type Readable } from 'node:stream'
 import { z } from 'zod'
 import type { MongodbSourceConfig } from '../../config/types.js'
-import { sourceName } from '../sqlite/index.js'
+import { sourceName } from '../support/sourceName.js'
 import type { Source, SourceContext, SourceEntry, SourceFactory } from '../types.js'
-import { dumpPlan } from './dumpPlan.js'
-import { writeArchive } from './writeArchive.js'
 
 export const toolVersion = 'backup-daemon-0.1.0'
 
@@ -24,6 +18,7 @@ export function mongoEntryName(config: Pick<MongodbSourceConfig, 'name' | 'datab
   return `${config.name}/${base}.archive${config.gzip ? '.gz' : ''}`
 }
 
+/** The driver is loaded on the first dump (`streamMongoArchive`), not when the daemon starts. */
 export class MongodbSource implements Source {
   readonly type = 'mongodb'
   readonly name: string
@@ -44,28 +39,10 @@ export class MongodbSource implements Source {
 
   private open(signal: AbortSignal): Readable {
     const out = new PassThrough({ highWaterMark: 1 << 20 })
-    const run = async () => {
-      const client = new MongoClient(this.config.uri, { appName: 'backup-daemon' })
-      const close = () => void client.close(true).catch(() => {})
-      signal.addEventListener('abort', close, { once: true })
-      try {
-        await client.connect()
-        const plan = await dumpPlan(client, {
-          database: this.config.database,
-          excludeCollections: this.config.excludeCollections,
-          toolVersion,
-          signal,
-          log: (message) => this.context.log('warn', `source "${this.name}": ${message}`),
-        })
-        this.context.log('info', `source "${this.name}": dumping ${plan.collections.length} collection(s)`)
-        const stages: NodeJS.ReadWriteStream[] = this.config.gzip ? [createGzip()] : []
-        await pipeline([Readable.from(writeArchive(plan)), ...stages, out], { signal })
-      } finally {
-        signal.removeEventListener('abort', close)
-        await client.close().catch(() => {})
-      }
-    }
-    run().catch((err: unknown) => out.destroy(signal.aborted ? (signal.reason as Error) : (err as Error)))
+    const log = (level: 'info' | 'warn', message: string) => this.context.log(level, `source "${this.name}": ${message}`)
+    import('./streamMongoArchive.js')
+      .then(({ streamMongoArchive }) => streamMongoArchive(this.config, out, { toolVersion, signal, log }))
+      .catch((err: unknown) => out.destroy(signal.aborted ? (signal.reason as Error) : (err as Error)))
     return out
   }
 }

@@ -8,7 +8,7 @@
 import { z } from 'zod'
 import type { PostgresqlSourceConfig } from '../../config/types.js'
 import { childOutput } from '../support/childOutput.js'
-import { sourceName } from '../sqlite/index.js'
+import { sourceName } from '../support/sourceName.js'
 import type { Source, SourceContext, SourceEntry, SourceFactory } from '../types.js'
 import { pgDumpArgs } from './pgDumpArgs.js'
 

@@ -10,10 +10,9 @@ import { tmpdir } from 'node:os'
 import { basename, extname, join } from 'node:path'
 import { z } from 'zod'
 import type { SqliteSourceConfig } from '../../config/types.js'
+import { sourceName } from '../support/sourceName.js'
 import type { Source, SourceContext, SourceEntry, SourceFactory } from '../types.js'
 import { snapshotSqlite } from './snapshotSqlite.js'
-
-export const sourceName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'use letters, digits, ".", "_" and "-" (it names a folder in the archive)')
 
 /** The entry name of a database file: `<name>/<file name without extension>.sqlite`. */
 export function sqliteEntryName(name: string, path: string): string {

@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Readable, Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
+import { checkKey } from '../remote/checkKey.js'
 import { UpstreamStatusError } from '../remote/retry.js'
 import type { PendingObject, Storage, StoredObject } from '../types.js'
 import { HostApi, type HostApiOptions } from './hostApi.js'
@@ -43,13 +44,6 @@ export class HostNotFoundError extends Error {
   }
 }
 
-export function checkKey(key: string): string {
-  if (!key || key.includes('\\') || key.includes('\0') || key.startsWith('/') || key.split('/').some((p) => p === '..' || p === '.' || p === '')) {
-    throw new Error(`invalid storage key "${key}"`)
-  }
-  return key
-}
-
 export class HostStorage implements Storage {
   readonly type = 'host'
   readonly canStream = true
@@ -65,7 +59,7 @@ export class HostStorage implements Storage {
     checkKey(dir)
     const id = randomBytes(8).toString('hex')
     const placeholder = `${dir}/.${id}.incomplete`
-    await this.api.request('PUT', placeholder, { body: Readable.from([]), headers: { 'Content-Length': '0' }, signal })
+    await this.api.put(placeholder, Readable.from([]), { 'Content-Length': '0' }, { signal })
     const dropPlaceholder = () => this.api.request('DELETE', placeholder, { allow404: true }).then(() => undefined)
     const folder = await mkdtemp(join(this.options.spoolDir ?? tmpdir(), 'backup-daemon-host-')).catch(async (err: unknown) => {
       await dropPlaceholder().catch(() => {})
@@ -94,12 +88,13 @@ export class HostStorage implements Storage {
       size,
       commit: async (key) => {
         if (committed !== key) {
-          await this.api.request('PUT', checkKey(key), {
-            body: createReadStream(file),
-            headers: { 'Content-Length': String(size), 'Content-Type': 'application/octet-stream', Checksum: checksum },
+          await this.api.put(
+            checkKey(key),
+            createReadStream(file),
+            { 'Content-Length': String(size), 'Content-Type': 'application/octet-stream', Checksum: checksum },
             // An upload may take long; the limit grows with the size (at least 1 MiB/s).
-            timeoutMs: 60_000 + Math.ceil(size / 1048576) * 1000,
-          })
+            { timeoutMs: 60_000 + Math.ceil(size / 1048576) * 1000 },
+          )
           committed = key
           await rm(folder, { recursive: true, force: true })
         }

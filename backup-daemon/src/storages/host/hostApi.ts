@@ -5,7 +5,10 @@
  * GET, until the response headers; the body then streams for as long as it takes). Non-2xx answers
  * become `UpstreamStatusError` whose message never holds the key.
  */
-import { Readable } from 'node:stream'
+import { request as httpRequest, type IncomingMessage } from 'node:http'
+import { request as httpsRequest } from 'node:https'
+import type { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
 import { UpstreamStatusError } from '../remote/retry.js'
 
 export interface HostApiOptions {
@@ -37,11 +40,39 @@ export class HostApi {
     return this.base + path.split('/').map(encodeURIComponent).join('/')
   }
 
-  /** Sends one request; resolves with the response once headers arrived (2xx only, or 404 when `allow404`). */
+  /**
+   * Uploads `body` with node:http rather than fetch: fetch's stream bodies read ahead of a slow
+   * connection (a whole part ended up in memory), `pipeline` into the request keeps backpressure.
+   */
+  async put(path: string, body: Readable, headers: Record<string, string>, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<void> {
+    const url = new URL(this.urlOf(path))
+    const timeout = AbortSignal.timeout(options.timeoutMs ?? this.timeoutMs)
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest
+    const request = send(url, { method: 'PUT', headers: { AccessKey: this.options.accessKey, ...headers }, signal })
+    const response = new Promise<IncomingMessage>((resolve, reject) => {
+      request.once('response', resolve)
+      request.once('error', reject)
+    })
+    try {
+      await pipeline(body, request)
+      const answer = await response
+      const text = Buffer.concat(await answer.toArray()).toString('utf8')
+      const status = answer.statusCode ?? 0
+      if (status < 200 || status > 299) throw new UpstreamStatusError(status, `storage host answered ${status} to PUT ${path}: ${summary(text)}`)
+    } catch (err) {
+      body.destroy()
+      request.destroy()
+      if (timeout.aborted && !options.signal?.aborted) throw Object.assign(new Error(`storage host: PUT ${path} timed out`), { code: 'ETIMEDOUT' })
+      throw err
+    }
+  }
+
+  /** Sends one request without a body; resolves with the response once headers arrived (2xx only, or 404 when `allow404`). */
   async request(
-    method: 'GET' | 'PUT' | 'DELETE',
+    method: 'GET' | 'DELETE',
     path: string,
-    init: { body?: Readable; headers?: Record<string, string>; signal?: AbortSignal; allow404?: boolean; timeoutMs?: number } = {},
+    init: { headers?: Record<string, string>; signal?: AbortSignal; allow404?: boolean; timeoutMs?: number } = {},
   ): Promise<Response> {
     const timeout = AbortSignal.timeout(init.timeoutMs ?? this.timeoutMs)
     const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout
@@ -52,10 +83,8 @@ export class HostApi {
       const response = await fetch(this.urlOf(path), {
         method,
         headers: { AccessKey: this.options.accessKey, ...init.headers },
-        body: init.body ? (Readable.toWeb(init.body) as ReadableStream) : undefined,
         signal: headersSignal.signal,
-        ...(init.body ? { duplex: 'half' } : {}),
-      } as RequestInit)
+      })
       if (response.ok || (init.allow404 && response.status === 404)) {
         // Uploads keep the timeout to the end; downloads stream without one once they started.
         if (method === 'GET') signal.removeEventListener('abort', onAbort)
@@ -91,3 +120,4 @@ function summary(text: string): string {
   }
   return text.slice(0, 200) || '(no body)'
 }
+

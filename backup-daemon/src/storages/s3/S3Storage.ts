@@ -20,9 +20,10 @@ import {
 } from '@aws-sdk/client-s3'
 import { Upload } from '@aws-sdk/lib-storage'
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
-import { checkKey } from '../host/HostStorage.js'
+import { checkKey } from '../remote/checkKey.js'
 import type { PendingObject, Storage, StoredObject } from '../types.js'
 import { copyObject } from './copyObject.js'
+import { isS3NotExist } from './isS3NotExist.js'
 
 export interface S3StorageOptions {
   name: string
@@ -147,8 +148,7 @@ export class S3Storage implements Storage {
   }
 
   isNotExist(err: unknown): boolean {
-    const e = err as { name?: string; $metadata?: { httpStatusCode?: number } } | undefined
-    return e?.name === 'NoSuchKey' || e?.name === 'NotFound' || e?.$metadata?.httpStatusCode === 404
+    return isS3NotExist(err)
   }
 }
 
