@@ -111,6 +111,68 @@ describe('options', function () {
     })
   })
 
+  describe('access callbacks and stream options', () => {
+    let cms: RunningCms
+    before(async () => {
+      const base = emulatorOptions(emu)
+      cms = await startCms({
+        ...base,
+        storage: { ...base.storage!, clientUploads: { access: ({ req }) => (req.user as { email?: string } | null)?.email === 'admin@example.com' } },
+        stream: {
+          ...base.stream!,
+          mp4Fallback: false,
+          thumbnailTime: undefined,
+          // Current generation: replaces the default check (here: only the admin, but in every collection).
+          tus: { access: ({ req }) => (req.user as { email?: string } | null)?.email === 'admin@example.com', checkAccess: (_req, body) => body.title !== 'forbidden', expiresIn: 60 },
+        },
+      })
+    })
+    after(() => cms?.close())
+
+    const tus = (body: Record<string, unknown>, auth?: string) =>
+      cms.fetch('/api/storage-host/stream/tus-auth', { auth, body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' }, method: 'POST' })
+    const ok = { collection: 'locked-videos', filename: 'v.mp4', filesize: 1000, filetype: 'video/mp4', title: 'V' }
+
+    it('stream.tus.access replaces the default check; checkAccess narrows it', async () => {
+      const allowed = await tus(ok)
+      expect(allowed.status, 'locked collection allowed by access').to.equal(200)
+      const body = (await allowed.json()) as { authorizationExpire: number; thumbnailTime?: number }
+      expect(body.authorizationExpire - Date.now() / 1000).to.be.within(50, 61)
+      expect(body).not.to.have.property('thumbnailTime')
+      expect((await tus({ ...ok, collection: 'videos' }, cms.otherToken)).status, 'other user denied by access').to.equal(403)
+      expect((await tus({ ...ok, title: 'forbidden' })).status, 'checkAccess narrows').to.equal(403)
+    })
+
+    it('storage.clientUploads.access narrows who may sign', async () => {
+      const sign = (auth?: string) =>
+        cms.fetch('/api/storage-host/storage/upload', { auth, body: JSON.stringify({ collectionSlug: 'media', filename: 'a.png', mimeType: 'image/png', size: 10 }), headers: { 'Content-Type': 'application/json' }, method: 'POST' })
+      expect((await sign()).status).to.equal(200)
+      expect((await sign(cms.otherToken)).status).to.equal(403)
+    })
+
+    it('mp4Fallback: false leaves resolutions empty on completion', async () => {
+      const { createHmac } = await import('node:crypto')
+      const head = mp4Bytes(8192).subarray(0, 4096).toString('base64')
+      const video = (await (await tus({ ...ok, collection: 'videos', head })).json()) as { videoId: string; videoToken: string; filename: string; signedReceipt: string }
+      const form = new FormData()
+      form.append('file', JSON.stringify({ clientUploadContext: { signedReceipt: video.signedReceipt }, filename: video.filename, mimeType: 'video/mp4', size: 1000 }))
+      form.append('_payload', JSON.stringify({ hostData: { stream: { videoToken: video.videoToken } } }))
+      const saved = await cms.fetch('/api/videos', { body: form, method: 'POST' })
+      expect(saved.status, await saved.clone().text()).to.equal(201)
+      const id = ((await saved.json()) as { doc: { id: number } }).doc.id
+      const raw = JSON.stringify({ Status: 3, VideoGuid: video.videoId, VideoLibraryId: emu.stream.libraryId })
+      const res = await fetch(`${cms.url}/api/storage-host/stream/webhook`, {
+        body: raw,
+        headers: { 'X-HostStream-Signature': createHmac('sha256', emu.stream.readOnlyKey).update(raw).digest('hex'), 'X-HostStream-Signature-Algorithm': 'hmac-sha256', 'X-HostStream-Signature-Version': 'v1' },
+        method: 'POST',
+      })
+      expect(res.status).to.equal(200)
+      const doc = (await cms.payload.findByID({ collection: 'videos', depth: 0, id })) as unknown as { hostData: { stream: { status: string; resolutions: unknown[] } } }
+      expect(doc.hostData.stream.status).to.equal('finished')
+      expect(doc.hostData.stream.resolutions).to.deep.equal([])
+    })
+  })
+
   describe('configuration errors', () => {
     it('refuses a collection whose host is not configured', () => {
       expect(() => resolveOptions({ collections: { media: 'storage' } })).to.throw(/no storage options/)

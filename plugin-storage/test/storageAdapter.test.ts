@@ -61,6 +61,19 @@ describe('storage adapter (images and files on the storage host)', function () {
     expect(emu.storedFilePath(doc.sizes.thumbnail.filename), 'thumbnail gone').to.equal(undefined)
   })
 
+  it('streams a file Payload kept on disk (useTempFiles) to the host byte for byte', async () => {
+    const temp = await startCms(emulatorOptions(emu), { useTempFiles: true })
+    try {
+      const text = Buffer.from('line of text for the storage host\n'.repeat(100_000))
+      const res = await temp.fetch('/api/media', { body: multipart(text, 'big notes.txt', 'text/plain'), method: 'POST' })
+      expect(res.status, await res.clone().text()).to.equal(201)
+      const { doc } = (await res.json()) as { doc: { filename: string } }
+      expect((await readFile(emu.storedFilePath(doc.filename)!)).equals(text)).to.equal(true)
+    } finally {
+      await temp.close()
+    }
+  })
+
   it('fails the create with a clear error and leaves nothing behind when the host refuses a write', async () => {
     const png = await pngBytes(64, 64)
     const before = await cms.payload.count({ collection: 'media' })

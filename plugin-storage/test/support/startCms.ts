@@ -74,7 +74,7 @@ export function emulatorOptions(emu: RunningEmulator, extra: Partial<HostStorage
   }
 }
 
-export async function startCms(pluginOptions: HostStoragePluginOptions, opts: { fileSizeLimit?: number } = {}): Promise<RunningCms> {
+export async function startCms(pluginOptions: HostStoragePluginOptions, opts: { fileSizeLimit?: number; useTempFiles?: boolean } = {}): Promise<RunningCms> {
   // drizzle skips the dev schema push when the schema equals the previous one *in this process*; every
   // test CMS has a fresh database file, so force it.
   process.env.PAYLOAD_FORCE_DRIZZLE_PUSH = 'true'
@@ -89,7 +89,7 @@ export async function startCms(pluginOptions: HostStoragePluginOptions, opts: { 
     logger: { options: { level: process.env.CMS_LOG_LEVEL ?? 'fatal' } },
     telemetry: false,
     typescript: { autoGenerate: false },
-    upload: opts.fileSizeLimit ? { limits: { fileSize: opts.fileSizeLimit } } : undefined,
+    upload: { ...(opts.fileSizeLimit ? { limits: { fileSize: opts.fileSizeLimit } } : {}), ...(opts.useTempFiles ? { tempFileDir: join(dir, 'tmp'), useTempFiles: true } : {}) },
   })
   const payload = await getPayload({ config, key, importMap: {} } as Parameters<typeof getPayload>[0])
 
