@@ -73,7 +73,8 @@ export const hostStoragePlugin =
     const cloudCollections: Record<string, CollectionOptions> = {}
     for (const target of options.collections.values()) {
       const adapter = target.target === 'storage' ? storageAdapter(options.storage!, target) : streamAdapter(options.stream!)
-      cloudCollections[target.slug] = { adapter, disableLocalStorage: true, prefix: target.prefix || undefined }
+      const publicUrls = target.target === 'storage' && options.storage?.publicUrls
+      cloudCollections[target.slug] = { adapter, disableLocalStorage: true, prefix: target.prefix || undefined, ...(publicUrls ? { disablePayloadAccessControl: true } : {}) }
     }
     // Disabled: plugin-cloud-storage still inserts its fields (`url`, `prefix`, `_objectKey`), nothing else.
     if (options.disabled) return cloudStoragePlugin({ alwaysInsertFields: true, collections: cloudCollections, enabled: false })(config)

@@ -77,6 +77,12 @@ export interface StorageOptions {
    * @default 'redirect' when `cdnUrl` is set, else 'proxy'
    */
   serve?: 'proxy' | 'redirect'
+  /**
+   * Documents carry the pull-zone URL itself in `url` (token-signed at read time when `tokenAuth` is set)
+   * instead of the CMS file route. Files are then public to anyone with the URL: Payload's read access no
+   * longer guards them (plugin-cloud-storage's `disablePayloadAccessControl`). Requires `cdnUrl`. @default false
+   */
+  publicUrls?: boolean
   /** Browser-direct uploads to the S3-compatible endpoint. `true` enables them with defaults. @default false */
   clientUploads?: boolean | ClientUploadsOptions
 }

@@ -87,6 +87,29 @@ describe('options', function () {
     })
   })
 
+  describe('publicUrls with tokenAuth', () => {
+    let cms: RunningCms
+    before(async () => {
+      const base = emulatorOptions(emu)
+      cms = await startCms({ ...base, storage: { ...base.storage!, publicUrls: true, tokenAuth: { key: 'cdn-token-key' } } })
+    })
+    after(() => cms?.close())
+
+    it('documents carry a CDN URL signed at read time, which the pull zone accepts', async () => {
+      const png = await pngBytes()
+      const created = await cms.fetch('/api/media', { body: multipart(png, 'public.png', 'image/png'), method: 'POST' })
+      expect(created.status).to.equal(201)
+      const id = ((await created.json()) as { doc: { id: number } }).doc.id
+      const read = (await (await cms.fetch(`/api/media/${id}`)).json()) as { url: string; sizes: { thumbnail: { url: string } } }
+      expect(read.url.startsWith(`${emu.storage.cdnUrl}/public.png?`)).to.equal(true)
+      expect(new URL(read.url).searchParams.get('token')).to.match(/^HS256-/)
+      const cdn = await fetch(read.url)
+      expect(cdn.status).to.equal(200)
+      expect(Buffer.from(await cdn.arrayBuffer()).equals(png)).to.equal(true)
+      expect((await fetch(read.sizes.thumbnail.url)).status).to.equal(200)
+    })
+  })
+
   describe('a video sent through the CMS itself', () => {
     let cms: RunningCms
     before(async () => {

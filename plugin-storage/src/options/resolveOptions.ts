@@ -19,6 +19,7 @@ export interface ResolvedStorage {
   cdnUrl?: string
   tokenAuth?: { key: string; expiresIn: number }
   serve: 'proxy' | 'redirect'
+  publicUrls: boolean
   clientUploads?: { access?: ClientUploadsAccess; expiresIn: number; sweepInterval: number }
 }
 
@@ -78,11 +79,13 @@ export function resolveOptions(options: HostStoragePluginOptions): ResolvedOptio
       cdnUrl: s.cdnUrl ? trimSlash(s.cdnUrl) : undefined,
       tokenAuth: s.tokenAuth ? { key: s.tokenAuth.key, expiresIn: s.tokenAuth.expiresIn ?? 3600 } : undefined,
       serve: s.serve ?? (s.cdnUrl ? 'redirect' : 'proxy'),
+      publicUrls: s.publicUrls ?? false,
       clientUploads: clientUploads
         ? { access: clientUploads.access, expiresIn: clientUploads.expiresIn ?? 600, sweepInterval: clientUploads.sweepInterval ?? 3600 }
         : undefined,
     }
     if (storage.serve === 'redirect' && !storage.cdnUrl) throw new Error('storage-host plugin: storage.serve "redirect" needs storage.cdnUrl')
+    if (storage.publicUrls && !storage.cdnUrl) throw new Error('storage-host plugin: storage.publicUrls needs storage.cdnUrl')
     if (storage.tokenAuth && !storage.cdnUrl) throw new Error('storage-host plugin: storage.tokenAuth needs storage.cdnUrl')
   }
 
