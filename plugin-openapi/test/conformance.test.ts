@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs'
 import { expect } from 'chai'
 import sharp from 'sharp'
 
-import { API_ROUTE } from './fixture/fixtureConfig.js'
+import { API_ROUTE, TRUSTED_ORIGIN } from './fixture/fixtureConfig.js'
 import { ApiClient } from './support/apiClient.js'
 import { startLiveCms, type LiveCms } from './support/liveCms.js'
 import { sampleFromSchema } from './support/sampleFromSchema.js'
@@ -74,6 +74,11 @@ describe('conformance against a live CMS (fixture, SQLite, HTTP)', function () {
     token = login.body.token
     ids.users = login.body.user.id
     expect((await api.call('meUsers', { token })).body.user.email).to.equal('admin@example.com')
+    // cookieAuth as documented: the cookie counts for same-origin requests only.
+    const cookie = login.headers.getSetCookie().find((c) => c.startsWith('payload-token='))!.split(';')[0]!
+    expect((await api.call('meUsers', { headers: { Cookie: cookie, 'Sec-Fetch-Site': 'same-origin' } })).body.user?.email).to.equal('admin@example.com')
+    expect((await api.call('meUsers', { headers: { Cookie: cookie, Origin: TRUSTED_ORIGIN } })).body.user?.email).to.equal('admin@example.com')
+    expect((await api.call('meUsers', { headers: { Cookie: cookie, Origin: 'https://elsewhere.example' } })).body.user).to.equal(null)
     const refreshed = await api.call('refreshTokenUsers', { token })
     expect(refreshed.status).to.equal(200)
     token = refreshed.body.refreshedToken

@@ -46,6 +46,25 @@ function allowedByFilter(filter: CatalogFilter | undefined, o: ResolvedOptions):
   }
 }
 
+/** Drops component parameters, and the shared schemas among `candidates`, that nothing refers to. */
+function pruneUnused(document: OpenAPIV3_1.Document, candidates: string[]): void {
+  const used = new Set<string>()
+  const visit = (node: unknown) => {
+    for (const r of collectRefs(node)) {
+      if (used.has(r)) continue
+      used.add(r)
+      const name = r.split('/').pop()!
+      if (r.startsWith('#/components/schemas/')) visit(document.components.schemas[name])
+    }
+  }
+  visit(document.paths)
+  visit(document.components.responses)
+  for (const name of Object.keys(document.components.parameters ?? {})) {
+    if (!used.has(`#/components/parameters/${name}`)) delete document.components.parameters![name]
+  }
+  for (const name of candidates) if (!used.has(`#/components/schemas/${name}`)) delete document.components.schemas[name]
+}
+
 /** `/:id?` -> [`''` or without, `/{id}`]; `:x` -> `{x}`. */
 function toOpenAPIPaths(path: string): string[] {
   const p = normalizePath(path)
@@ -73,6 +92,16 @@ export function generateOpenAPIDocument(config: SanitizedConfig, options: OpenAP
   const customOps: { where: string; op: OpenAPIV3_1.OperationObject }[] = []
   const customSchemas: Record<string, OpenAPIV3_1.SchemaObject> = {}
   const tags = new Map<string, string | undefined>()
+  const tagDescriptions = new Map<string, string>([
+    ['Access', 'Permissions of the current user.'],
+    ['Upload instructions', 'Where and how to upload file bytes (client uploads).'],
+    ['Custom', 'Custom endpoints of the config.'],
+  ])
+  for (const c of config.collections) {
+    const kinds = [c.auth && 'auth', c.upload && 'uploads'].filter(Boolean).join(', ')
+    tagDescriptions.set(c.slug, `Collection \`${c.slug}\`${kinds ? ` (${kinds})` : ''}.`)
+  }
+  for (const g of config.globals) tagDescriptions.set(`globals/${g.slug}`, `Global \`${g.slug}\`.`)
 
   const add = (method: string, fullPath: string, op: OpenAPIV3_1.OperationObject): boolean => {
     const key = `${method.toUpperCase()} ${fullPath}`
@@ -83,7 +112,7 @@ export function generateOpenAPIDocument(config: SanitizedConfig, options: OpenAP
     for (let i = 2; usedIds.has(id); i++) id = `${op.operationId}${i}`
     usedIds.add(id)
     item[method] = { ...op, operationId: id }
-    for (const t of op.tags ?? []) if (!tags.has(t)) tags.set(t, undefined)
+    for (const t of op.tags ?? []) if (!tags.has(t)) tags.set(t, tagDescriptions.get(t))
     return true
   }
 
@@ -136,7 +165,7 @@ export function generateOpenAPIDocument(config: SanitizedConfig, options: OpenAP
     info: { title: 'Payload CMS REST API', version: '1.0.0', ...o.info },
     jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
     servers: o.servers ?? [{ url: config.serverURL || '/' }],
-    tags: [...tags.keys()].map((name) => ({ name })),
+    tags: [...tags].map(([name, description]) => (description ? { name, description } : { name })),
     paths,
     components: {
       schemas: { ...commonSchemas(), ...registry.schemas, ...customSchemas },
@@ -145,6 +174,7 @@ export function generateOpenAPIDocument(config: SanitizedConfig, options: OpenAP
       securitySchemes: b.security.schemes,
     },
   }
+  pruneUnused(document, Object.keys(commonSchemas()))
   for (const { where, op } of customOps) {
     for (const pointer of collectRefs(op)) {
       if (!resolvesIn(document, pointer)) throw new OpenAPIReferenceError(`custom.openapi of ${where}: $ref "${pointer}" does not resolve`)

@@ -6,7 +6,7 @@ import type { OpenAPIV3_1 } from '../openapi.js'
 import { objectSchema, ref, type Schema } from '../schemas/jsonSchema.js'
 import { hierarchyPathFields, paginated } from '../schemas/schemaRegistry.js'
 import { draftsOf, operation, params, pathParam, type BuildContext, type BuiltOperations, type Scope } from './context.js'
-import { docMessage, errors, json } from './responses.js'
+import { docMessage, entityAccessSchema, errors, json } from './responses.js'
 
 type CollectionScope = Extract<Scope, { kind: 'collection' }>
 
@@ -21,7 +21,7 @@ export function documentBody(s: CollectionScope, schema: Schema, required: boole
       schema: objectSchema(
         {
           file: { type: 'string', contentMediaType: 'application/octet-stream', description: 'The file.' },
-          _payload: { type: 'string', contentMediaType: 'application/json', description: 'Every other field, as JSON (plain form fields are ignored).' },
+          _payload: { type: 'string', contentMediaType: 'application/json', contentSchema: schema, description: 'Every other field, as JSON (plain form fields are ignored).' },
         },
         required ? ['file'] : [],
       ),
@@ -74,6 +74,14 @@ const buildBulkResult = (b: BuildContext, s: CollectionScope): Schema =>
     },
     ['docs', 'errors', 'message'],
   )
+
+function collectionAccess(b: BuildContext, s: CollectionScope): Schema {
+  const auth = s.collection.auth as { maxLoginAttempts?: number } | undefined
+  const ops = ['create', 'read', 'update', 'delete', 'validate']
+  if (s.collection.versions) ops.push('readVersions')
+  if (auth && (auth.maxLoginAttempts ?? 0) > 0) ops.push('unlock')
+  return entityAccessSchema(b.registry.schemas, s.name, ops)
+}
 
 export const collectionOperations = {
   find(b: BuildContext, s: CollectionScope): BuiltOperations {
@@ -169,7 +177,7 @@ export const collectionOperations = {
         id: id ? `get${s.name}DocumentAccess` : `get${s.name}Access`,
         summary: id ? `What the current user may do with one ${s.slug} document` : `What the current user may do in ${s.slug}`,
         tag: s.tag, parameters: id ? [idParam(b, s)] : [], requestBody: body,
-        responses: { 200: json('Permissions.', ref('EntityAccess')), ...errors(403) },
+        responses: { 200: json('Permissions.', collectionAccess(b, s)), ...errors(403) },
         security: b.security.optional,
       })
     return withId ? { '/access/{id}': build(true) } : { '/access': build(false) }

@@ -5,7 +5,7 @@
 import { nullable, objectSchema, ref, type Schema } from '../schemas/jsonSchema.js'
 import { paginated } from '../schemas/schemaRegistry.js'
 import { draftsOf, operation, params, pathParam, type BuildContext, type BuiltOperations, type Scope } from './context.js'
-import { docMessage, errors, json } from './responses.js'
+import { docMessage, entityAccessSchema, errors, json } from './responses.js'
 
 type GlobalScope = Extract<Scope, { kind: 'global' }>
 
@@ -46,7 +46,7 @@ export const globalOperations = {
     return { '/versions/{id}': operation({ id: `restore${s.name}Version`, summary: `Restore a version of global ${s.slug}`, tag: s.tag, parameters: [versionID, ...params(b, 'depth', 'locale', 'fallbackLocale', 'populate', drafts(s) && 'draft')], responses: { 200: json('Restored: `{doc, message}`; `doc` is the restored version merged with the global.', docMessage(restored)), ...errors(403, 404) }, security: b.security.optional }) }
   },
   access(b: BuildContext, s: GlobalScope): BuiltOperations {
-    return { '/access': operation({ id: `get${s.name}Access`, summary: `What the current user may do with global ${s.slug}`, tag: s.tag, requestBody: { required: false, content: { 'application/json': { schema: b.registry.globalSchema(s.slug, 'update') } } }, responses: { 200: json('Permissions.', ref('EntityAccess')), ...errors(403) }, security: b.security.optional }) }
+    return { '/access': operation({ id: `get${s.name}Access`, summary: `What the current user may do with global ${s.slug}`, tag: s.tag, requestBody: { required: false, content: { 'application/json': { schema: b.registry.globalSchema(s.slug, 'update') } } }, responses: { 200: json('Permissions.', entityAccessSchema(b.registry.schemas, s.name, ['read', 'update', 'validate', ...(s.global.versions ? ['readVersions'] : [])])), ...errors(403) }, security: b.security.optional }) }
   },
   validate(b: BuildContext, s: GlobalScope): BuiltOperations {
     return { '/validate': operation({ id: `validate${s.name}`, summary: `Validate changes to global ${s.slug} (nothing is saved)`, tag: s.tag, parameters: params(b, 'validateLocale'), requestBody: { required: false, content: { 'application/json': { schema: b.registry.globalSchema(s.slug, 'update') } } }, responses: { 200: json('Validation result.', ref('ValidationResult')), ...errors(400, 403) }, security: b.security.optional }) }

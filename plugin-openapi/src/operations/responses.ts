@@ -82,6 +82,24 @@ export function commonSchemas(): Record<string, Schema> {
   }
 }
 
+/**
+ * `<Name>Access`: what the user may do with a collection or global (spec "Document access"): each operation is
+ * `true` or `{permission, where}`; `readVersions` with versions, `unlock` with `auth.maxLoginAttempts`; operations
+ * the user may not do may be missing. Registered once per entity.
+ */
+export function entityAccessSchema(schemas: Record<string, Schema>, name: string, operations: string[]): Schema {
+  const component = `${name}Access`
+  schemas[component] ??= objectSchema(
+    {
+      fields: { anyOf: [{ type: 'boolean' }, { type: 'object', additionalProperties: true }], description: 'true, or a per-field permission map.' },
+      ...Object.fromEntries(operations.map((op) => [op, ref('Permission')])),
+    },
+    [],
+    { description: 'What the current user may do; operations the user may not do may be missing.' },
+  )
+  return ref(component)
+}
+
 /** Shared error responses, keyed by status. */
 export function errorResponses(): Record<string, OpenAPIV3_1.ResponseObject> {
   const err = (description: string) => json(description, ref('Error'))

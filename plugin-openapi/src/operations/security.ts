@@ -31,7 +31,7 @@ export function buildSecurity(config: SanitizedConfig): Security {
       type: 'apiKey',
       in: 'cookie',
       name: cookieName,
-      description: `The \`${cookieName}\` cookie set by login. Counts only when the request's Origin is allowed by \`csrf\` (or \`Sec-Fetch-Site: same-origin\`).`,
+      description: `The \`${cookieName}\` cookie set by login. When \`csrf\` lists origins it counts only for a request whose Origin is listed (without Origin: \`Sec-Fetch-Site\` same-origin, same-site or none).`,
     },
   }
   for (const c of config.collections) {
