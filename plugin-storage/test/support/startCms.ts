@@ -91,7 +91,13 @@ export async function startCms(pluginOptions: HostStoragePluginOptions, opts: { 
     typescript: { autoGenerate: false },
     upload: { ...(opts.fileSizeLimit ? { limits: { fileSize: opts.fileSizeLimit } } : {}), ...(opts.useTempFiles ? { tempFileDir: join(dir, 'tmp'), useTempFiles: true } : {}) },
   })
-  const payload = await getPayload({ config, key, importMap: {} } as Parameters<typeof getPayload>[0])
+  let payload: Payload
+  try {
+    payload = await getPayload({ config, key, importMap: {} } as Parameters<typeof getPayload>[0])
+  } catch (err) {
+    await rm(dir, { force: true, recursive: true })
+    throw err
+  }
 
   const server: Server = createServer((req, res) => {
     void (async () => {
