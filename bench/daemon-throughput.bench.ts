@@ -8,7 +8,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -74,7 +74,7 @@ function timeTar(root: string, out: string): number {
 }
 
 /** Runs `backup-daemon run bench` on `root`; returns seconds and the child's peak RSS. */
-async function timeDaemon(work: string, root: string, label: string): Promise<{ seconds: number; peakMiB: number }> {
+async function timeDaemon(work: string, root: string, label: string): Promise<{ seconds: number; peakMiB: number; outBytes: number }> {
   const config = join(work, `${label}.yaml`)
   writeFileSync(
     config,
@@ -97,8 +97,12 @@ async function timeDaemon(work: string, root: string, label: string): Promise<{ 
   clearInterval(timer)
   const seconds = Number(process.hrtime.bigint() - start) / 1e9
   if (code !== 0) throw new Error(`backup-daemon run failed (${code}):\n${log}`)
+  const outDir = join(work, `out-${label}`, 'bench')
+  const outBytes = readdirSync(outDir)
+    .filter((f) => f.endsWith('.tar.gz'))
+    .reduce((sum, f) => sum + statSync(join(outDir, f)).size, 0)
   rmSync(join(work, `out-${label}`), { recursive: true, force: true })
-  return { seconds, peakMiB }
+  return { seconds, peakMiB, outBytes }
 }
 
 const work = mkdtempSync(join(tmpdir(), 'bench-daemon-'))
@@ -110,12 +114,13 @@ try {
   console.log(`tree: ${(bytes / MiB).toFixed(0)} MiB in ${tree}`)
 
   const tarSeconds = timeTar(tree, join(work, 'tar.tar.gz'))
+  const tarBytes = statSync(join(work, 'tar.tar.gz')).size
   rmSync(join(work, 'tar.tar.gz'))
   const full = await timeDaemon(work, tree, 'full')
   const halfRun = await timeDaemon(work, join(tree, 'a'), 'half')
   const mbps = (s: number) => (bytes / MiB / s).toFixed(1)
-  console.log(`tar -czf: ${tarSeconds.toFixed(1)} s (${mbps(tarSeconds)} MiB/s)`)
-  console.log(`daemon run: ${full.seconds.toFixed(1)} s (${mbps(full.seconds)} MiB/s), peak RSS ${full.peakMiB.toFixed(1)} MiB`)
+  console.log(`tar -czf: ${tarSeconds.toFixed(1)} s (${mbps(tarSeconds)} MiB/s), ${(tarBytes / MiB).toFixed(0)} MiB out`)
+  console.log(`daemon run: ${full.seconds.toFixed(1)} s (${mbps(full.seconds)} MiB/s), ${(full.outBytes / MiB).toFixed(0)} MiB out, peak RSS ${full.peakMiB.toFixed(1)} MiB`)
   console.log(`daemon run, half tree: ${halfRun.seconds.toFixed(1)} s, peak RSS ${halfRun.peakMiB.toFixed(1)} MiB`)
   printResult('daemon throughput vs tar -czf', tarSeconds / full.seconds, 'tar -czf throughput', '>= 0.9')
   printResult('daemon peak RSS vs 150 MiB', full.peakMiB / 150, `of 150 MiB (${full.peakMiB.toFixed(0)} MiB peak)`, '< 1')
