@@ -3,7 +3,7 @@
  * a global, and the OpenAPI description of it all.
  */
 import path from 'node:path'
-import { buildConfig, type DatabaseAdapterResult } from 'payload'
+import { buildConfig, type Config } from 'payload'
 import { lexicalEditor } from '@payloadcms/richtext-lexical'
 import { sqliteAdapter } from '@payloadcms/db-sqlite'
 import { mongooseAdapter } from '@payloadcms/db-mongodb'
@@ -16,7 +16,7 @@ import { Videos } from './collections/Videos.js'
 import { SiteSettings } from './globals/SiteSettings.js'
 import { isMongo, settings } from './settings.js'
 
-function database(): DatabaseAdapterResult {
+function database(): Config['db'] {
   if (isMongo) return mongooseAdapter({ url: settings.databaseUri })
   return sqliteAdapter({ client: { url: settings.databaseUri } })
 }
