@@ -10,7 +10,7 @@
  * multipart uploads S3 aborts by lifecycle rule), which the engine's sweep deletes.
  */
 import { randomBytes } from 'node:crypto'
-import type { Readable } from 'node:stream'
+import { Transform, type Readable } from 'node:stream'
 import {
   DeleteObjectCommand,
   GetObjectCommand,
@@ -78,16 +78,27 @@ export class S3Storage implements Storage {
   async write(dir: string, body: Readable, signal: AbortSignal): Promise<PendingObject> {
     const temp = `${checkKey(dir)}/.${randomBytes(8).toString('hex')}${incompleteSuffix}`
     let size = 0
-    body.on('data', (chunk: Buffer) => (size += chunk.length))
+    // Counted in a transform: a 'data' listener would switch `body` to flowing mode and defeat the
+    // uploader's pull-based reading (whole parts piled up in memory).
+    const counted = body.pipe(
+      new Transform({
+        transform(chunk: Buffer, _encoding, callback) {
+          size += chunk.length
+          callback(null, chunk)
+        },
+      }),
+    )
+    body.once('error', (err) => counted.destroy(err))
     const upload = new Upload({
       client: this.client,
-      params: { Bucket: this.options.bucket, Key: this.keyOf(temp), Body: body, StorageClass: this.options.storageClass as StorageClass | undefined },
+      params: { Bucket: this.options.bucket, Key: this.keyOf(temp), Body: counted, StorageClass: this.options.storageClass as StorageClass | undefined },
       partSize: this.options.partSize ?? 8 * 1024 * 1024,
       queueSize: 2,
       leavePartsOnError: false,
     })
     const onAbort = () => {
       body.destroy()
+      counted.destroy()
       void upload.abort()
     }
     signal.addEventListener('abort', onAbort, { once: true })
