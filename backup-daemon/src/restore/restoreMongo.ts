@@ -31,6 +31,8 @@ interface Metadata {
   type?: string
 }
 
+const isView = (prelude: (ParsedPrelude & { meta: Metadata }) | undefined) => (prelude?.meta.type ?? prelude?.type) === 'view'
+
 /**
  * @example
  * await restoreMongo(entryStream, process.env.MONGODB_URI!, { drop: true })
@@ -79,14 +81,15 @@ export async function restoreMongo(archive: Readable, uri: string, options: Rest
         if (batch.length >= batchSize) await flush()
       } else if (event.kind === 'eof') {
         await flush()
-        await prepare(event.db, event.collection)
+        // A view's namespace ends without data; it is created from its metadata at the end.
+        if (!isView(preludes.get(`${event.db}.${event.collection}`))) await prepare(event.db, event.collection)
         options.log?.(`restored ${event.db}.${event.collection}`)
       }
     }
     await flush()
     for (const prelude of preludes.values()) {
       const { db, collection, meta } = prelude
-      if ((meta.type ?? prelude.type) === 'view') {
+      if (isView(prelude)) {
         const { viewOn, pipeline, ...rest } = meta.options ?? {}
         if (options.drop) await dbOf(db).collection(collection).drop().catch(() => {})
         await dbOf(db).createCollection(collection, { viewOn: viewOn as string, pipeline: pipeline as BSON.Document[], ...rest })

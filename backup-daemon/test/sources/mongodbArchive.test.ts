@@ -120,8 +120,11 @@ describe('sources/mongodb archive format', () => {
         TERM,
         doc(['string', 'db', 'shop'], ['string', 'collection', 'items'], ['bool', 'EOF', true], ['int64', 'CRC', BigInt.asIntN(64, referenceCrc64(Buffer.concat([d1, d2])))]),
         TERM,
-        // An empty collection: no segment, only its EOF with the CRC of nothing. A view: nothing at all.
+        // An empty collection and a view: no segment, only the EOF with the CRC of nothing (mongorestore
+        // insists that every namespace of the prelude is closed).
         doc(['string', 'db', 'shop'], ['string', 'collection', 'empty'], ['bool', 'EOF', true], ['int64', 'CRC', 0n]),
+        TERM,
+        doc(['string', 'db', 'shop'], ['string', 'collection', 'cheap'], ['bool', 'EOF', true], ['int64', 'CRC', 0n]),
         TERM,
       ])
       const actual = await bytesOf(plan)

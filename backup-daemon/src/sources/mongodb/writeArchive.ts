@@ -10,8 +10,10 @@ import { encodeHeader, encodeMagic, encodeNamespaceHeader, encodePrelude, termin
 
 export interface ArchiveCollection extends CollectionPrelude {
   /**
-   * Raw BSON documents (each a complete, length-prefixed document). Absent for a view: like
-   * mongodump, a view has a prelude (mongorestore recreates it from the metadata) and no body at all.
+   * Raw BSON documents (each a complete, length-prefixed document). Absent for a view: it gets its
+   * prelude (mongorestore recreates it from the metadata) and an EOF header with no data, because
+   * mongorestore's demultiplexer fails with "archive finished before all collections were seen"
+   * unless every namespace of the prelude is closed by an EOF.
    */
   documents?(): AsyncIterable<Uint8Array>
 }
@@ -28,10 +30,9 @@ export async function* writeArchive(plan: ArchivePlan): AsyncGenerator<Buffer> {
   const segmentBytes = plan.segmentBytes ?? 16 * 1024 * 1024
   yield Buffer.concat([encodeMagic(), encodeHeader(plan.header), ...plan.collections.map(encodePrelude), terminator])
   for (const collection of plan.collections) {
-    if (!collection.documents) continue
     const crc = new Crc64()
     let inSegment = -1
-    for await (const document of collection.documents()) {
+    for await (const document of collection.documents?.() ?? []) {
       const bytes = Buffer.from(document.buffer, document.byteOffset, document.byteLength)
       if (bytes.length < 5 || bytes.readInt32LE(0) !== bytes.length) throw new Error(`${collection.db}.${collection.collection}: a document is not length-prefixed BSON`)
       crc.update(bytes)
