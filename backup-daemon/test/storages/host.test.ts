@@ -1,6 +1,7 @@
 import { expect } from 'chai'
 import { Readable } from 'node:stream'
 import { buffer } from 'node:stream/consumers'
+import { HostApi } from '../../src/storages/host/hostApi.js'
 import { hostStorage } from '../../src/storages/host/index.js'
 import type { Storage } from '../../src/storages/types.js'
 import { runStorageSuite } from '../engine/runStorageSuite.js'
@@ -44,6 +45,20 @@ describe('storages/host (against the host emulator)', () => {
     expect((await buffer(await storage.open('sum/a.tar'))).equals(body)).to.equal(true)
     await storage.delete('sum/a.tar')
     expect(emulator.storedFilePath('sum/a.tar')).to.equal(undefined)
+  })
+
+  it('removes the folders a deletion empties (a split set\'s), and nothing else', async () => {
+    const storage = create()
+    await (await storage.write('gc', Readable.from([Buffer.from('1')]), never())).commit('gc/set.parts-2-2/set.part-aaa')
+    await (await storage.write('gc', Readable.from([Buffer.from('2')]), never())).commit('gc/set.parts-2-2/set.part-aab')
+    await (await storage.write('gc', Readable.from([Buffer.from('3')]), never())).commit('gc/keep.tar')
+    const api = new HostApi({ endpoint: emulator.storage.endpoint, zoneName: 'backups', accessKey: 'zone-password' })
+    expect((await api.listDirectory('gc')).map((e) => e.ObjectName).sort()).to.deep.equal(['keep.tar', 'set.parts-2-2'])
+    await storage.delete('gc/set.parts-2-2/set.part-aaa')
+    expect((await api.listDirectory('gc')).map((e) => e.ObjectName).sort()).to.deep.equal(['keep.tar', 'set.parts-2-2'])
+    await storage.delete('gc/set.parts-2-2/set.part-aab')
+    expect((await api.listDirectory('gc')).map((e) => e.ObjectName)).to.deep.equal(['keep.tar'])
+    await storage.delete('gc/keep.tar')
   })
 
   it('refuses a wrong AccessKey without retrying forever and without echoing the key', async () => {
