@@ -4,6 +4,7 @@
  */
 export { hostStoragePlugin } from './plugin.js'
 export { sweepOrphanUploads } from './cleanup/sweepOrphanUploads.js'
+export { sweepOrphanVideos } from './cleanup/sweepOrphanVideos.js'
 export { HostDataField } from './fields/hostDataField.js'
 export { resolveOptions } from './options/resolveOptions.js'
 export { STORAGE_UPLOAD_PATH, TUS_AUTH_PATH, WEBHOOK_PATH } from './constants.js'

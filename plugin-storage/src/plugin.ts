@@ -13,6 +13,7 @@ import { storageAdapter } from './adapter/storageAdapter.js'
 import { streamAdapter } from './adapter/streamAdapter.js'
 import { rememberOperation } from './adapter/uploadTracker.js'
 import { sweepOrphanUploads } from './cleanup/sweepOrphanUploads.js'
+import { sweepOrphanVideos } from './cleanup/sweepOrphanVideos.js'
 import type { PluginContext } from './context.js'
 import { storageUploadEndpoint } from './endpoints/storageUpload.js'
 import { tusAuthEndpoint } from './endpoints/tusAuth.js'
@@ -85,7 +86,10 @@ export const hostStoragePlugin =
       if (!target || target.target !== 'stream' || !options.stream) return collection
       return {
         ...collection,
-        hooks: { ...collection.hooks, beforeChange: [...(collection.hooks?.beforeChange ?? []), bindVideoTokenHook(ctx, options.stream, target)] },
+        hooks: {
+          ...collection.hooks,
+          beforeChange: [...(collection.hooks?.beforeChange ?? []), bindVideoTokenHook(ctx, options.stream, target)],
+        },
       }
     })
 
@@ -111,17 +115,21 @@ export const hostStoragePlugin =
     }
     config.admin = { ...config.admin, components: { ...config.admin?.components, providers } }
 
-    // Orphan sweep of client uploads.
-    const sweepEvery = options.storage?.clientUploads?.sweepInterval ?? 0
+    // Orphan sweeps: client uploads on the storage host, abandoned TUS videos on the streaming host.
+    const uploadSweepEvery = options.storage?.clientUploads?.sweepInterval ?? 0
+    const videoSweepEvery = options.stream?.sweepUnboundVideos?.interval ?? 0
     const previousOnInit = config.onInit
     config.onInit = async (payload) => {
       if (previousOnInit) await previousOnInit(payload)
-      if (sweepEvery > 0) {
+      const every = (seconds: number, sweep: () => Promise<unknown>) => {
+        if (seconds <= 0) return
         const timer = setInterval(() => {
-          void sweepOrphanUploads(payload, options).catch((err: Error) => payload.logger.warn({ err: err.message, msg: 'storage-host: orphan sweep failed' }))
-        }, sweepEvery * 1000)
+          void sweep().catch((err: Error) => payload.logger.warn({ err: err.message, msg: 'storage-host: orphan sweep failed' }))
+        }, seconds * 1000)
         timer.unref()
       }
+      every(uploadSweepEvery, () => sweepOrphanUploads(payload, options))
+      every(videoSweepEvery, () => sweepOrphanVideos(payload, options))
     }
 
     // Storage adapters through plugin-cloud-storage (it wires the upload/delete hooks and handlers).

@@ -124,6 +124,13 @@ export interface StreamOptions {
   thumbnailTime?: number
   /** Browser-direct resumable uploads authorised by `POST /api/storage-host/stream/tus-auth`. `true` enables defaults. @default false */
   tus?: boolean | TusOptions
+  /**
+   * Deletes, every `interval` seconds, the library's videos older than 25 h (the `videoToken` lifetime
+   * + 1 h) that no document of this CMS holds: uploads abandoned after tus-auth. Only for a library that
+   * belongs to this CMS alone (it would delete other applications' videos). `sweepOrphanVideos` is
+   * exported for running it from a job instead. @default false (`interval` 3600 when enabled)
+   */
+  sweepUnboundVideos?: boolean | { interval?: number }
   /** Encoding callbacks on `POST /api/storage-host/stream/webhook`. */
   webhook?: {
     /** The library's read-only API key, which signs the callbacks. */

@@ -8,6 +8,7 @@ import { expect } from 'chai'
 import { startEmulator, type RunningEmulator } from 'dev-app/emulator'
 
 import { WEBHOOK_PATH } from '../src/constants.js'
+import { resolveOptions, sweepOrphanVideos } from '../src/index.js'
 import type { TusAuthResponse } from '../src/types.js'
 import { headOf, mp4Bytes } from './support/media.js'
 import { emulatorOptions, startCms, type RunningCms } from './support/startCms.js'
@@ -124,6 +125,22 @@ describe('TUS video upload through tus-auth', function () {
     // Deleting the document deletes the video on the host.
     expect((await cms.fetch(`/api/videos/${doc.id}`, { method: 'DELETE' })).status).to.equal(200)
     expect(emu.videos().some((v) => v.guid === auth.videoId)).to.equal(false)
+  })
+
+  it('sweeps the videos no document holds once the token lifetime is over, never a bound one', async () => {
+    const video = mp4Bytes(16 * 1024)
+    const auth = (title: string) => tusAuth(cms, { collection: 'videos', filename: `${title}.mp4`, filesize: video.length, filetype: 'video/mp4', head: headOf(video), title }).then((r) => r.json() as Promise<TusAuthResponse>)
+    const kept = await auth('kept')
+    const abandoned = await auth('abandoned')
+    const saved = await saveVideo(cms, { filename: kept.filename!, signedReceipt: kept.signedReceipt, size: video.length, videoToken: kept.videoToken })
+    expect(saved.status).to.equal(201)
+    const options = resolveOptions(emulatorOptions(emu))
+    expect(await sweepOrphanVideos(cms.payload, options), 'young sessions are left alone').to.deep.equal([])
+    const removed = await sweepOrphanVideos(cms.payload, options, { now: Date.now() + 26 * 60 * 60 * 1000 })
+    expect(removed).to.include(abandoned.videoId)
+    expect(removed).not.to.include(kept.videoId)
+    expect(emu.videos().some((v) => v.guid === abandoned.videoId)).to.equal(false)
+    expect(emu.videos().some((v) => v.guid === kept.videoId)).to.equal(true)
   })
 
   it('refuses a forged token, a token of another user and a token of another video; nothing is saved', async () => {

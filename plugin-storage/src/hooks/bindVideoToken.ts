@@ -80,3 +80,4 @@ export function bindVideoTokenHook(ctx: PluginContext, stream: ResolvedStream, t
     return data
   }
 }
+

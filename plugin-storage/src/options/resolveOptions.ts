@@ -33,6 +33,7 @@ export interface ResolvedStream {
   mp4Fallback: boolean
   thumbnailTime?: number
   tus?: { access?: TusAccess; checkAccess?: TusCheckAccess; expiresIn: number }
+  sweepUnboundVideos?: { interval: number }
   webhook?: { secret: string }
 }
 
@@ -104,6 +105,7 @@ export function resolveOptions(options: HostStoragePluginOptions): ResolvedOptio
       mp4Fallback: s.mp4Fallback ?? false,
       thumbnailTime: s.thumbnailTime,
       tus: tus ? { access: tus.access, checkAccess: tus.checkAccess, expiresIn: tus.expiresIn ?? 3600 } : undefined,
+      sweepUnboundVideos: s.sweepUnboundVideos ? { interval: (s.sweepUnboundVideos === true ? undefined : s.sweepUnboundVideos.interval) ?? 3600 } : undefined,
       webhook: s.webhook ? { secret: s.webhook.secret } : undefined,
     }
   }

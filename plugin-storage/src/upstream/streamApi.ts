@@ -72,3 +72,8 @@ export async function getMp4Resolutions(c: StreamApiConfig, guid: string): Promi
   const res = await call<{ data?: { mp4Resolutions?: Mp4Resolution[] } }>('Reading the resolutions', `${videosUrl(c, guid)}/resolutions`, c)
   return res.data?.mp4Resolutions ?? []
 }
+
+/** One page of the library's videos (`GET /library/{id}/videos?page=&itemsPerPage=`). */
+export function listVideos(c: StreamApiConfig, page: number, itemsPerPage: number): Promise<{ items: Array<StreamVideo & { dateUploaded?: string }>; totalItems: number; itemsPerPage: number }> {
+  return call('Listing the videos', `${videosUrl(c)}?page=${page}&itemsPerPage=${itemsPerPage}`, c)
+}
