@@ -20,7 +20,7 @@ import { join } from 'node:path'
 import { Readable, Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { checkKey } from '../remote/checkKey.js'
-import { UpstreamStatusError } from '../remote/retry.js'
+import { retry, UpstreamStatusError } from '../remote/retry.js'
 import type { PendingObject, Storage, StoredObject } from '../types.js'
 import { HostApi, type HostApiOptions } from './hostApi.js'
 import { signPullZoneUrl } from './signPullZoneUrl.js'
@@ -59,7 +59,8 @@ export class HostStorage implements Storage {
     checkKey(dir)
     const id = randomBytes(8).toString('hex')
     const placeholder = `${dir}/.${id}.incomplete`
-    await this.api.put(placeholder, Readable.from([]), { 'Content-Length': '0' }, { signal })
+    // `write` itself is not retried by the decorator (its body is a one-shot stream): retry this call here.
+    await retry((attempt) => this.api.put(placeholder, Readable.from([]), { 'Content-Length': '0' }, { signal: attempt }), { signal })
     const dropPlaceholder = () => this.api.request('DELETE', placeholder, { allow404: true }).then(() => undefined)
     const folder = await mkdtemp(join(this.options.spoolDir ?? tmpdir(), 'backup-daemon-host-')).catch(async (err: unknown) => {
       await dropPlaceholder().catch(() => {})
