@@ -30,8 +30,14 @@ export interface RunningCms {
   close(): Promise<void>
 }
 
-/** Fresh objects per CMS: Payload's sanitizer mutates collection configs in place. */
-export const testCollections = (): CollectionConfig[] => [
+/**
+ * Fresh objects per CMS (Payload's sanitizer mutates collection configs in place), with local files (only
+ * written when the plugin is disabled) kept in the CMS's temp dir.
+ */
+export const testCollections = (dir: string): CollectionConfig[] =>
+  baseCollections().map((c) => (c.upload ? { ...c, upload: { ...(typeof c.upload === 'object' ? c.upload : {}), staticDir: join(dir, c.slug) } } : c))
+
+const baseCollections = (): CollectionConfig[] => [
   { slug: 'users', auth: true, fields: [] },
   {
     slug: 'media',
@@ -81,7 +87,7 @@ export async function startCms(pluginOptions: HostStoragePluginOptions, opts: { 
   const dir = await mkdtemp(join(tmpdir(), 'plugin-storage-cms-'))
   const key = `plugin-storage-${randomUUID()}`
   const config = await buildConfig({
-    collections: testCollections(),
+    collections: testCollections(dir),
     db: sqliteAdapter({ client: { url: `file:${join(dir, 'cms.db')}` } }),
     plugins: [hostStoragePlugin(pluginOptions)],
     secret: `test-secret-${key}`,
