@@ -1,7 +1,8 @@
 /**
  * @module start/daemonConfig
- * The backup daemon's configuration for the dev-app: one job backing up the CMS's database and the
- * emulated storage host's files on a schedule, to local disk.
+ * The backup daemon's configuration for the dev-app: one job, `cms`, backing up the CMS's database (a
+ * consistent SQLite copy, or a mongodump-compatible archive when the CMS runs on MongoDB) and the
+ * storage host's files, on a schedule, to local disk and to the storage host itself.
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
@@ -13,8 +14,11 @@ export interface DaemonConfigInput {
   username: string
   passwordHash: string
   secret: string
-  databaseFolder: string
-  mediaFolder: string
+  /** `file:…` SQLite URL or `mongodb://…` URI of the CMS database. */
+  databaseUri: string
+  /** Folder holding the storage zone's files (the emulator's), or undefined with a real host. */
+  mediaFolder?: string
+  host: { endpoint: string; zoneName: string; accessKey: string }
 }
 
 export function writeDaemonConfig(input: DaemonConfigInput): string {
@@ -41,10 +45,16 @@ export function writeDaemonConfig(input: DaemonConfigInput): string {
         active: true,
         compression: 'tar.gz',
         sources: [
-          { type: 'local', name: 'database', path: input.databaseFolder },
-          { type: 'local', name: 'media', path: input.mediaFolder, exclude: ['**/.tus/**'] },
+          input.databaseUri.startsWith('mongodb')
+            ? { type: 'mongodb', name: 'database', uri: input.databaseUri }
+            : { type: 'sqlite', name: 'database', path: input.databaseUri.replace(/^file:/, '') },
+          // The zone's own backups (under the job's folder) are not media.
+          ...(input.mediaFolder ? [{ type: 'local', name: 'media', path: input.mediaFolder, exclude: ['cms/**'] }] : []),
         ],
-        storages: [{ type: 'local', name: 'disk', path: path.join(input.dataDir, 'backups') }],
+        storages: [
+          { type: 'local', name: 'disk', path: path.join(input.dataDir, 'backups') },
+          { type: 'host', name: 'storage-host', ...input.host },
+        ],
         retention: { last: 10 },
       },
     ],

@@ -39,7 +39,13 @@ const emulator = process.env.EMULATOR_URL
   : await startEmulator({
       port: ports.emulator,
       dataDir: path.join(dataDir, 'host'),
-      stream: { webhookUrl: `${settings.serverURL}/api/storage-host/stream/webhook` },
+      storage: { zoneName: settings.storage.zoneName, accessKey: settings.storage.accessKey, region: settings.storage.region },
+      stream: {
+        libraryId: settings.stream.libraryId,
+        apiKey: settings.stream.apiKey,
+        readOnlyKey: settings.stream.readOnlyKey,
+        webhookUrl: `${settings.serverURL}/api/storage-host/stream/webhook`,
+      },
     })
 if (emulator) step(`host emulator listening on ${emulator.url}`)
 
@@ -90,8 +96,9 @@ try {
     username: credentials.daemonUsername,
     passwordHash: await hashPassword(credentials.daemonPassword),
     secret: credentials.daemonSecret,
-    databaseFolder: path.join(dataDir, 'db'),
-    mediaFolder: path.join(dataDir, 'host'),
+    databaseUri,
+    mediaFolder: emulator ? path.join(dataDir, 'host', 'storage', settings.storage.zoneName) : undefined,
+    host: { endpoint: settings.storage.endpoint, zoneName: settings.storage.zoneName, accessKey: settings.storage.accessKey },
   })
   const daemon = startChild('daemon', nodeBin, [path.join(repoRoot, 'backup-daemon', 'bin', 'backup-daemon.js'), '--config', daemonConfig], { cwd: repoRoot, env })
   stopAllWhenItDies('daemon', daemon)
