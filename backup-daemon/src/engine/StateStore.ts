@@ -60,7 +60,17 @@ export class StateStore {
 
   /** The job's entry; re-read when another process (`backup-daemon run`) changed the file. */
   get(job: string): JobState {
+    this.refresh()
+    return this.cached(job)
+  }
+
+  /** Re-reads the file when another process changed it: one `stat`, however many jobs are read after. */
+  refresh(): void {
     if (this.mtime() !== this.seen) this.jobs = this.read().jobs
+  }
+
+  /** The job's entry as last read, without looking at the file (call `refresh()` first). */
+  cached(job: string): JobState {
     return this.jobs[job] ?? emptyJobState()
   }
 

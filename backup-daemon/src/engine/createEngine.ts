@@ -47,6 +47,8 @@ interface JobRuntime {
   controller?: AbortController
   done?: Promise<void>
   cron?: Cron
+  /** croner's next fire time, kept until it passes (computing it costs tens of µs per job and request). */
+  nextRun?: { at: number; iso: string }
 }
 
 /**
@@ -134,8 +136,19 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
     return { startedAt: started.toISOString() }
   }
 
-  const view = (job: JobRuntime): JobView => {
-    const saved = state.get(job.config.name)
+  const nextRun = (job: JobRuntime): string => {
+    if (!job.cron) return ''
+    const now = Date.now()
+    if (!job.nextRun || job.nextRun.at <= now) {
+      const next = job.cron.nextRun()
+      job.nextRun = { at: next ? next.getTime() : Infinity, iso: next?.toISOString() ?? '' }
+    }
+    return job.nextRun.iso
+  }
+  /** `refresh: false` when the caller already refreshed the state for a batch of jobs. */
+  const view = (job: JobRuntime, refresh = true): JobView => {
+    if (refresh) state.refresh()
+    const saved = state.cached(job.config.name)
     return {
       name: job.config.name,
       active: job.config.active,
@@ -145,7 +158,7 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
       status: job.status,
       lastResult: saved.lastResult,
       lastRun: saved.lastRun,
-      nextRun: job.cron?.nextRun()?.toISOString() ?? '',
+      nextRun: nextRun(job),
     }
   }
 
@@ -168,7 +181,10 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
 
   return {
     logs,
-    listJobs: () => [...jobs.values()].map(view),
+    listJobs: () => {
+      state.refresh()
+      return [...jobs.values()].map((job) => view(job, false))
+    },
     getJob: (name) => view(runtime(name)),
     jobConfig: (name) => redactJob(runtime(name).config),
     runInfo(name) {
