@@ -3,7 +3,8 @@
  * The streaming host's video API: `{apiBase}/library/{libraryId}/videos[/{guid}[/resolutions]]` with the
  * `AccessKey` header.
  */
-import { UpstreamError, upstreamFetch } from './UpstreamError.js'
+import { requestJson } from './requestJson.js'
+import { UpstreamError } from './UpstreamError.js'
 
 export interface StreamApiConfig {
   apiBase: string
@@ -32,17 +33,12 @@ export interface Mp4Resolution {
 const videosUrl = (c: StreamApiConfig, guid?: string): string =>
   `${c.apiBase}/library/${c.libraryId}/videos${guid ? `/${encodeURIComponent(guid)}` : ''}`
 
-async function call<T>(operation: string, url: string, c: StreamApiConfig, init: RequestInit = {}): Promise<T> {
-  const res = await upstreamFetch(operation, url, {
-    ...init,
-    headers: { AccessKey: c.apiKey, Accept: 'application/json', ...(init.body ? { 'Content-Type': 'application/json' } : {}) },
-  })
-  if (!res.ok) {
-    await res.body?.cancel()
-    throw new UpstreamError(operation, res.status)
-  }
-  const text = await res.text()
-  return (text ? JSON.parse(text) : {}) as T
+async function call<T>(operation: string, url: string, c: StreamApiConfig, init: { method?: string; body?: string } = {}): Promise<T> {
+  const headers: Record<string, string> = { AccessKey: c.apiKey, Accept: 'application/json' }
+  if (init.body !== undefined) headers['Content-Type'] = 'application/json'
+  const res = await requestJson(operation, url, { body: init.body, headers, method: init.method })
+  if (res.status < 200 || res.status >= 300) throw new UpstreamError(operation, res.status)
+  return (res.text ? JSON.parse(res.text) : {}) as T
 }
 
 /** Creates a video record and answers it (its `guid` is the video id). */
