@@ -4,6 +4,7 @@
  * through the CMS itself (server-side TUS), and configuration errors.
  */
 import { expect } from 'chai'
+import nock from 'nock'
 import type { Config } from 'payload'
 import { startEmulator, type RunningEmulator } from 'dev-app/emulator'
 
@@ -126,6 +127,22 @@ describe('options', function () {
       const hosted = emu.videos().find((v) => v.guid === doc.hostData.stream.videoId)
       expect(hosted?.title).to.equal('Server side')
       expect(hosted?.storageSize).to.equal(video.length)
+    })
+
+    it('fails with a clear error when the TUS upload fails, and deletes the video and the document', async () => {
+      const videosBefore = emu.videos().length
+      const docsBefore = (await cms.payload.count({ collection: 'videos' })).totalDocs
+      nock(emu.url, { allowUnmocked: true }).post('/tusupload').times(5).reply(500, 'tus broke')
+      try {
+        const res = await cms.fetch('/api/videos', { body: multipart(mp4Bytes(64 * 1024), 'fails.mp4', 'video/mp4', { title: 'Fails' }), method: 'POST' })
+        const body = (await res.json()) as { errors: Array<{ message: string }> }
+        expect(res.status).to.equal(502)
+        expect(body.errors[0]!.message).to.match(/Sending "fails\.mp4" to the streaming host failed \(The TUS upload of the video failed: the host answered HTTP 500\)/)
+      } finally {
+        nock.cleanAll()
+      }
+      expect(emu.videos().length).to.equal(videosBefore)
+      expect((await cms.payload.count({ collection: 'videos' })).totalDocs).to.equal(docsBefore)
     })
 
     it("refuses a type outside the collection's mimeTypes (enforced by the plugin)", async () => {
