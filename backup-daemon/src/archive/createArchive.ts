@@ -14,11 +14,12 @@ import type { Source, SourceEntry } from '../sources/types.js'
 import { exactSize } from './exactSize.js'
 import { memoryGovernor } from './memoryGovernor.js'
 import { spoolToFile } from './spoolToFile.js'
+import { zstdStream } from './zstdStream.js'
 
 export interface ArchiveOptions {
   compression: Compression
   signal: AbortSignal
-  /** gzip level (1 fastest to 9 smallest). @default 6, the level of `tar -czf` */
+  /** gzip level (1 fastest to 9 smallest; @default 6, the level of `tar -czf`) or zstd level (1 to 19; @default 3). */
   level?: number
   /** Called once per source before its entries are read. */
   onSource?(source: Source): void
@@ -44,6 +45,8 @@ export function createArchive(sources: Source[], options: ArchiveOptions): Reada
   if (options.compression === 'tar.gz') {
     // Big chunks: fewer hand-offs to the zlib thread pool per byte.
     stages.push(createGzip({ level: options.level ?? 6, chunkSize: 128 * 1024, memLevel: constants.Z_DEFAULT_MEMLEVEL }))
+  } else if (options.compression === 'tar.zst') {
+    stages.push(zstdStream('compress', { level: options.level ?? 3, signal }))
   }
   // Count the bytes going into tar (reads) for the memory governor; gzip's output is smaller.
   const account = memoryGovernor()

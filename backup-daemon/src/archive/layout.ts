@@ -12,14 +12,17 @@ import type { Compression } from '../config/types.js'
 
 export const manifestSuffix = '.manifest.json'
 
-/** `job-2026-01-31T02-00-00-000Z.tar.gz`: sortable, unique per run, safe in URLs and file names. */
-export function snapshotName(job: string, createdAt: Date, compression: Compression): string {
-  return `${job}-${createdAt.toISOString().replace(/[:.]/g, '-')}.${compression}`
+/**
+ * `job-2026-01-31T02-00-00-000Z.tar.gz` (`.tar.zst.age` when encrypted): sortable, unique per run, safe
+ * in URLs and file names, and the extension says how to open it.
+ */
+export function snapshotName(job: string, createdAt: Date, compression: Compression, encrypted = false): string {
+  return `${job}-${createdAt.toISOString().replace(/[:.]/g, '-')}.${compression}${encrypted ? '.age' : ''}`
 }
 
 /** The creation time encoded by `snapshotName`, or undefined for a name it did not make. */
 export function createdAtOf(name: string): Date | undefined {
-  const match = /-(\d{4}-\d\d-\d\dT\d\d)-(\d\d)-(\d\d)-(\d{3})Z\.tar(?:\.gz)?$/.exec(name)
+  const match = /-(\d{4}-\d\d-\d\dT\d\d)-(\d\d)-(\d\d)-(\d{3})Z\.tar(?:\.gz|\.zst)?(?:\.age)?$/.exec(name)
   if (!match) return undefined
   const date = new Date(`${match[1]}:${match[2]}:${match[3]}.${match[4]}Z`)
   return Number.isNaN(date.getTime()) ? undefined : date

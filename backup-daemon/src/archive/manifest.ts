@@ -19,6 +19,8 @@ export interface Manifest {
   /** Snapshot name; for a split set, its set ID. */
   name: string
   compression: Compression
+  /** `age` when the archive bytes are age-encrypted (after compression); absent in older manifests. */
+  encryption?: 'age' | null
   createdAt: string
   /** Bytes of the whole archive (all parts). */
   size: number

@@ -19,6 +19,8 @@ export interface WriteSnapshotOptions {
   job: string
   name: string
   compression: Compression
+  /** Recorded in the manifest: the archive bytes are age-encrypted. */
+  encryption?: 'age'
   createdAt: Date
   chunkSize?: number
   signal: AbortSignal
@@ -43,7 +45,7 @@ export async function writeSnapshot(options: WriteSnapshotOptions): Promise<Mani
   const openPart = (): OpenPart => {
     // Errors reach us through the storages' write promises; the listener keeps a destroyed stream from crashing the process.
     const streams = storages.map(() => new PassThrough({ highWaterMark: 256 * 1024 }).on('error', () => {}))
-    const writes = storages.map((storage, i) => storage.write(job, streams[i]!, signal))
+    const writes = storages.map((storage, i) => storage.write(job, streams[i]!, signal).catch((err: unknown) => Promise.reject(storageError(storage, err))))
     // Keep the handles as soon as they exist, so a failure elsewhere can still discard them; a write that
     // fails before reading its stream must end that stream, or the loop below would wait for 'drain' forever.
     writes.forEach((write, i) => write.then((p) => pendingAll.push(p), (err: Error) => streams[i]!.destroy(err)))
@@ -55,6 +57,9 @@ export async function writeSnapshot(options: WriteSnapshotOptions): Promise<Mani
     parts.push({ pending, size: open.size, sha256: open.hash.digest('hex') })
   }
   const writeAll = async (open: OpenPart, chunk: Buffer) => {
+    // A storage that failed destroyed its stream with the (named) error: stop here rather than wait for a 'drain'.
+    const broken = open.streams.find((stream) => stream.destroyed)
+    if (broken) throw broken.errored ?? new Error('a storage stopped reading')
     open.hash.update(chunk)
     open.size += chunk.length
     const waits = open.streams.filter((stream) => !stream.write(chunk)).map((stream) => once(stream, 'drain', { signal }))
@@ -93,6 +98,7 @@ export async function writeSnapshot(options: WriteSnapshotOptions): Promise<Mani
       job,
       name: options.name,
       compression: options.compression,
+      ...(options.encryption && { encryption: options.encryption }),
       createdAt: options.createdAt.toISOString(),
       size: total,
       sha256: whole.digest('hex'),
@@ -102,7 +108,7 @@ export async function writeSnapshot(options: WriteSnapshotOptions): Promise<Mani
     for (const [index, p] of parts.entries()) {
       for (const [s, pending] of p.pending.entries()) {
         signal.throwIfAborted()
-        await pending.commit(keys[index]!)
+        await pending.commit(keys[index]!).catch((err: unknown) => Promise.reject(storageError(storages[s]!, err)))
         committed.push({ storage: storages[s]!, key: keys[index]! })
       }
     }
@@ -110,9 +116,9 @@ export async function writeSnapshot(options: WriteSnapshotOptions): Promise<Mani
     const body = Buffer.from(JSON.stringify(manifest, null, 2) + '\n')
     for (const storage of storages) {
       signal.throwIfAborted()
-      const pending = await storage.write(job, Readable.from([body]), signal)
+      const pending = await storage.write(job, Readable.from([body]), signal).catch((err: unknown) => Promise.reject(storageError(storage, err)))
       pendingAll.push(pending)
-      await pending.commit(manifestKey(job, options.name))
+      await pending.commit(manifestKey(job, options.name)).catch((err: unknown) => Promise.reject(storageError(storage, err)))
       committed.push({ storage, key: manifestKey(job, options.name) })
     }
     return manifest
@@ -126,4 +132,11 @@ export async function writeSnapshot(options: WriteSnapshotOptions): Promise<Mani
     await Promise.allSettled(pendingAll.map((pending) => pending.discard()))
     throw err
   }
+}
+
+/** The run's error names the storage that failed (a job may write to several). */
+function storageError(storage: Storage, err: unknown): Error {
+  if (err instanceof Error && err.name === 'AbortError') return err
+  const message = err instanceof Error ? err.message : String(err)
+  return new Error(`storage "${storage.name}" (${storage.type}) failed: ${message}`, { cause: err })
 }

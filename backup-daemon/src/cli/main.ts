@@ -13,7 +13,18 @@ async function main(argv: string[]): Promise<number> {
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { config: { type: 'string', short: 'c' }, help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } },
+      options: {
+        config: { type: 'string', short: 'c' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
+        // verify / restore
+        storage: { type: 'string' },
+        to: { type: 'string' },
+        'into-database': { type: 'boolean' },
+        source: { type: 'string', multiple: true },
+        identity: { type: 'string' },
+        force: { type: 'boolean' },
+      },
     })
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n\n${usage}`)
@@ -59,6 +70,36 @@ async function main(argv: string[]): Promise<number> {
       }
       const file = needConfig()
       return !file || extra(1) ? 2 : (await import('./runOnce.js')).runOnce(file, job)
+    }
+    case 'verify': {
+      const job = rest[0]
+      if (!job) {
+        process.stderr.write('verify: which job? usage: backup-daemon verify JOB [SNAPSHOT] --config FILE\n')
+        return 2
+      }
+      const file = needConfig()
+      return !file || extra(2) ? 2 : (await import('./verifyCommand.js')).verifyCommand(file, job, rest[1], values.storage)
+    }
+    case 'restore': {
+      const [job, snapshot] = rest
+      if (!job || !snapshot) {
+        process.stderr.write('restore: usage: backup-daemon restore JOB SNAPSHOT --config FILE (--to DIR | --into-database)\n')
+        return 2
+      }
+      const file = needConfig()
+      if (!file || extra(2)) return 2
+      const { restoreCommand } = await import('./restoreCommand.js')
+      return restoreCommand({
+        file,
+        job,
+        snapshot,
+        to: values.to,
+        intoDatabase: values['into-database'] ?? false,
+        sources: values.source ?? [],
+        storage: values.storage,
+        identity: values.identity,
+        force: values.force ?? false,
+      })
     }
     default:
       process.stderr.write(`unknown command "${command}"\n\n${usage}`)

@@ -6,11 +6,20 @@ Commands:
   check-config            validate the config; print every error as file:line:column key: message
   hash-password           print a password hash for server.auth.password (reads stdin, or prompts)
   run JOB                 run one job once in the foreground, print its log, exit non-zero on failure
+  verify JOB [SNAPSHOT]   re-read a snapshot (default: the newest) on every storage of the job and check
+                          every part against the manifest's sha256; exit 1 naming any bad part
+  restore JOB SNAPSHOT    verify, then decrypt, decompress and restore the snapshot:
+                          --to DIR        unpack the files into DIR (entries escaping DIR are refused)
+                          --into-database restore the job's sqlite/postgresql/mongodb sources in place
 
 Options:
   -c, --config FILE       the YAML config (default: $BACKUP_DAEMON_CONFIG)
   -h, --help              show this help
   -v, --version           print the version
+  --storage NAME          verify/restore: only this storage of the job
+  --source NAME           restore --into-database: only this source (repeatable)
+  --identity FILE         restore: age identity file for snapshots encrypted to recipients
+  --force                 restore: replace existing files / databases (sqlite file, pg --clean, mongo drop)
 
 Exit codes: 0 success, 1 failure (bad config, failed run), 2 usage error, 130 interrupted.
 `

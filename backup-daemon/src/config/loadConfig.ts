@@ -122,8 +122,12 @@ function finish(parsed: ParsedConfig, baseDir: string): DaemonConfig {
     },
     logs: { system: parsed.logs.system, perJob: parsed.logs.perJob, directory: parsed.logs.directory ? abs(parsed.logs.directory) : join(dataDir, 'logs') },
     logLimits: parsed.logLimits,
-    jobs: parsed.jobs.map((job) => ({
+    jobs: parsed.jobs.map(({ compression, encryption, ...job }) => ({
       ...job,
+      ...(typeof compression === 'string' ? { compression } : { compression: compression.type, ...(compression.level !== undefined && { compressionLevel: compression.level }) }),
+      ...(encryption && {
+        encryption: { type: encryption.type, ...(encryption.recipients ? { recipients: encryption.recipients } : { passphrase: encryption.passphrase ?? encryption.password }) },
+      }),
       sources: (job.sources as { type: string }[]).map((s) => resolvePaths(s, sourceFactory(s.type)?.pathKeys)),
       storages: (job.storages as { type: string }[]).map((s) => resolvePaths(s, storageFactory(s.type)?.pathKeys)),
     })) as DaemonConfig['jobs'],

@@ -8,6 +8,7 @@ import { Cron } from 'croner'
 import { z } from 'zod'
 import { sourceFactories } from '../sources/all.js'
 import { storageFactories } from '../storages/all.js'
+import { compressionSchema, encryptionSchema, notifySchema, retentionSchema } from './snapshotOptions.js'
 
 const union = (schemas: z.ZodObject[], what: string) => {
   const [first, ...rest] = schemas
@@ -34,11 +35,13 @@ const job = z
     schedule: z.string().default(''),
     timezone: z.string().min(1).optional(),
     active: z.boolean().default(true),
-    compression: z.enum(['tar', 'tar.gz']).default('tar.gz'),
+    compression: compressionSchema.default('tar.gz'),
+    encryption: encryptionSchema.optional(),
     sources: z.array(union(sourceFactories.map((f) => f.configSchema), 'source')).min(1),
     storages: z.array(union(storageFactories.map((f) => f.configSchema), 'storage')).min(1),
-    retention: z.strictObject({ last: z.int().min(1).optional() }).optional(),
+    retention: retentionSchema.optional(),
     split: z.strictObject({ chunkSize: z.int().min(1024, 'chunkSize must be at least 1024 bytes') }).optional(),
+    notify: z.array(notifySchema).default([]),
   })
 
 export function validTimezone(zone: string): boolean {
@@ -79,12 +82,14 @@ const server = z.strictObject({
     })
     .default({ allowManualRun: true, allowBackupDownload: true, showConfig: true }),
   ui: z.strictObject({ enabled: z.boolean().default(true) }).default({ enabled: true }),
+  /** Prometheus text at `GET /metrics` (behind the session when auth is on). */
+  metrics: z.strictObject({ enabled: z.boolean().default(true) }).default({ enabled: true }),
 })
 
 export const configSchema = z
   .strictObject({
     dataDir: z.string().min(1).default('./data'),
-    server: server.default({ address: '0.0.0.0:8080', secret: '', permissions: { allowManualRun: true, allowBackupDownload: true, showConfig: true }, ui: { enabled: true } }),
+    server: server.default({ address: '0.0.0.0:8080', secret: '', permissions: { allowManualRun: true, allowBackupDownload: true, showConfig: true }, ui: { enabled: true }, metrics: { enabled: true } }),
     logs: z
       .strictObject({ system: z.boolean().default(true), perJob: z.boolean().default(true), directory: z.string().min(1).optional() })
       .default({ system: true, perJob: true }),

@@ -22,6 +22,8 @@ export interface ServerConfig {
   auth: AuthConfig
   permissions: Permissions
   ui: { enabled: boolean }
+  /** Prometheus metrics at `GET /metrics`; absent means enabled. @default { enabled: true } */
+  metrics?: { enabled: boolean }
 }
 
 export interface AuthConfig {
@@ -59,7 +61,7 @@ export interface LogLimits {
   systemLogs: number
 }
 
-export type Compression = 'tar' | 'tar.gz'
+export type Compression = 'tar' | 'tar.gz' | 'tar.zst'
 
 export interface JobConfig {
   name: string
@@ -68,13 +70,61 @@ export interface JobConfig {
   /** IANA time zone for the schedule. @default the machine's zone */
   timezone?: string
   active: boolean
+  /** In YAML a string or `{ type, level }`; always the type here. @default "tar.gz" */
   compression: Compression
+  /** gzip 1-9 (@default 6) or zstd 1-19 (@default 3); from `compression.level`. */
+  compressionLevel?: number
+  /** age encryption of the compressed archive, before it is split. */
+  encryption?: EncryptionConfig
   sources: SourceConfig[]
   storages: StorageConfig[]
-  retention?: { last?: number }
+  retention?: RetentionConfig
   /** Split the archive into parts of this many bytes. */
   split?: { chunkSize: number }
+  /** Told about each run's end. @default [] */
+  notify: NotifyConfig[]
 }
+
+/** age encryption: a passphrase (scrypt) or recipients (`age1...`), never both. */
+export interface EncryptionConfig {
+  type: 'age'
+  /** Usually `env:BACKUP_PASSPHRASE` (`password` is accepted as an alias in YAML). */
+  passphrase?: string
+  recipients?: string[]
+}
+
+/** Which snapshots survive a successful run, per storage (a split set counts as one): the union of all rules. */
+export interface RetentionConfig {
+  last?: number
+  daily?: number
+  weekly?: number
+  monthly?: number
+}
+
+export type NotifyEvent = 'success' | 'failure'
+
+export interface WebhookNotifyConfig {
+  type: 'webhook'
+  url: string
+  headers: Record<string, string>
+  /** @default ["failure"] */
+  on: NotifyEvent[]
+  /** Milliseconds. @default 10000 */
+  timeout: number
+}
+
+export interface EmailNotifyConfig {
+  type: 'email'
+  smtp: { host: string; port: number; secure: boolean; username?: string; password?: string }
+  from: string
+  to: string | string[]
+  /** @default ["failure"] */
+  on: NotifyEvent[]
+  /** Milliseconds. @default 10000 */
+  timeout: number
+}
+
+export type NotifyConfig = WebhookNotifyConfig | EmailNotifyConfig
 
 /** A source; `type` selects the implementation in `sources/all.ts`. Issue 5 adds more types. */
 export type SourceConfig = LocalSourceConfig | SqliteSourceConfig | PostgresqlSourceConfig | MongodbSourceConfig

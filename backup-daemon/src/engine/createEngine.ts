@@ -4,9 +4,14 @@
  * with cancel through one AbortSignal, state in `<dataDir>/state.json`, logs in the `LogHub`.
  */
 import { Cron } from 'croner'
+import { hostname } from 'node:os'
+import type { Manifest } from '../archive/manifest.js'
 import type { DaemonConfig, JobConfig } from '../config/types.js'
 import { createLogHub, type DaemonLogHub } from '../logs/createLogHub.js'
 import type { LogLevel } from '../logs/formatLine.js'
+import { RunMetrics } from '../metrics/RunMetrics.js'
+import { createNotifiers, notifyAll } from '../notify/createNotifiers.js'
+import type { Notifier, RunReport } from '../notify/types.js'
 import { createStorage } from '../storages/all.js'
 import type { Storage } from '../storages/types.js'
 import { EngineStoppingError, JobBusyError, JobNotFoundError, NoRunInFlightError } from './errors.js'
@@ -31,6 +36,8 @@ export interface EngineOptions {
 /** The engine plus what the CLI needs beyond the server's contract. */
 export interface DaemonEngine extends Engine {
   readonly logs: DaemonLogHub
+  /** The job's storages, as built from the config (the CLI's verify and restore read through them). */
+  storagesOf(name: string): Storage[]
   /** Resolves with the run's metadata once the job is idle again (at once if it is). */
   whenIdle(name: string): Promise<RunInfo>
 }
@@ -43,6 +50,7 @@ class RunCancelled extends Error {
 interface JobRuntime {
   config: JobConfig
   storages: Storage[]
+  notifiers: Notifier[]
   status: JobRunStatus
   controller?: AbortController
   done?: Promise<void>
@@ -60,7 +68,7 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
   const logs = createLogHub(config, { persist: options.persistLogs ?? true })
   const state = new StateStore(config.dataDir)
   const locks = new RunLock(config.dataDir)
-  const jobs = new Map<string, JobRuntime>(config.jobs.map((job) => [job.name, { config: job, storages: job.storages.map(createStorage), status: 'idle' }]))
+  const jobs = new Map<string, JobRuntime>(config.jobs.map((job) => [job.name, { config: job, storages: job.storages.map(createStorage), notifiers: createNotifiers(job.notify), status: 'idle' }]))
   let stopping = false
   let stopped: Promise<void> | undefined
 
@@ -93,27 +101,54 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
     }
   }
 
+  const metrics = new RunMetrics(
+    config.jobs.map(({ name }) => {
+      const saved = state.get(name)
+      return { name, lastSuccessAt: saved.lastResult.success && saved.run.endTime ? new Date(saved.run.endTime) : undefined }
+    }),
+  )
+
   const execute = async (name: string, job: JobRuntime, controller: AbortController, started: Date, trigger: string) => {
     const log = jobLog(name)
     log('info', `run started (${trigger})`)
     systemLog('info', `[${name}] run started (${trigger})`)
     let error = ''
-    let status = 'success'
+    let status: 'success' | 'failed' | 'cancelled' = 'success'
+    let manifest: Manifest | undefined
     try {
-      await runJob({ job: job.config, storages: job.storages, signal: controller.signal, log, level: options.gzipLevel })
+      manifest = await runJob({ job: job.config, storages: job.storages, signal: controller.signal, log, level: options.gzipLevel })
     } catch (err) {
       const reason = controller.signal.aborted ? controller.signal.reason : err
       error = reason instanceof Error ? reason.message : String(reason)
       status = controller.signal.aborted ? 'cancelled' : 'failed'
     }
-    const duration = formatDuration(Date.now() - started.getTime())
+    const finished = new Date()
+    const elapsed = finished.getTime() - started.getTime()
+    const duration = formatDuration(elapsed)
     state.update(name, {
       lastResult: { success: status === 'success', duration, error },
-      run: { endTime: new Date().toISOString(), duration, error, status },
+      run: { endTime: finished.toISOString(), duration, error, status },
     })
+    metrics.record({ job: name, status, durationSeconds: elapsed / 1000, size: manifest?.size, finishedAt: finished })
     if (status === 'success') log('info', `run succeeded in ${duration}`)
     else log(status === 'cancelled' ? 'warn' : 'error', `run ${status} after ${duration}: ${error}`)
     if (status === 'success') systemLog('info', `[${name}] run succeeded in ${duration}`)
+    if (job.notifiers.length > 0) {
+      const report: RunReport = {
+        job: name,
+        status: status === 'failed' ? 'failure' : status,
+        startedAt: started.toISOString(),
+        finishedAt: finished.toISOString(),
+        duration,
+        durationSeconds: elapsed / 1000,
+        error,
+        snapshot: manifest
+          ? { name: manifest.name, size: manifest.size, sha256: manifest.sha256, parts: manifest.parts.length, storages: job.storages.map((s) => s.name) }
+          : null,
+        host: hostname(),
+      }
+      await notifyAll(job.notifiers, report, log)
+    }
   }
 
   const run = (name: string, trigger: 'manual' | 'schedule'): { startedAt: string } => {
@@ -181,6 +216,8 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
 
   return {
     logs,
+    storagesOf: (name) => runtime(name).storages,
+    metrics: () => metrics.render(),
     listJobs: () => {
       state.refresh()
       return [...jobs.values()].map((job) => view(job, false))

@@ -10,7 +10,8 @@ import { concatObjects, listCatalog } from './snapshotCatalog.js'
 import type { SnapshotDownload } from './types.js'
 import type { Storage } from '../storages/types.js'
 
-const contentTypeOf = (name: string) => (name.endsWith('.gz') ? 'application/gzip' : 'application/x-tar')
+const contentTypeOf = (name: string) =>
+  name.endsWith('.age') ? 'application/octet-stream' : name.endsWith('.gz') ? 'application/gzip' : name.endsWith('.zst') ? 'application/zstd' : 'application/x-tar'
 
 export async function openSnapshot(job: string, storages: Storage[], filename: string): Promise<SnapshotDownload> {
   for (const storage of storages) {

@@ -4,7 +4,7 @@
  * Secret keys are those each source/storage type declares, plus any key whose name says it is one,
  * and credentials inside connection URLs.
  */
-import type { JobConfig } from '../config/types.js'
+import type { JobConfig, NotifyConfig } from '../config/types.js'
 import { sourceFactory } from '../sources/all.js'
 import { storageFactory } from '../storages/all.js'
 
@@ -22,8 +22,29 @@ function redactEntry(entry: Record<string, unknown>, declared: string[]): Record
   return out
 }
 
+/** A webhook URL's path and query often are the secret (chat services): only the origin is shown. */
+function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url)
+    return parsed.pathname === '/' && !parsed.search ? parsed.origin : `${parsed.origin}/${redacted}`
+  } catch {
+    return redacted
+  }
+}
+
+function redactNotify(entry: NotifyConfig): Record<string, unknown> {
+  if (entry.type === 'webhook') {
+    // Header values are credentials as often as not (Authorization, X-Api-Key, ...): none is shown.
+    const headers = Object.fromEntries(Object.keys(entry.headers).map((name) => [name, redacted]))
+    return { ...entry, url: redactUrl(entry.url), headers }
+  }
+  return redactEntry({ ...entry, smtp: { ...entry.smtp } } as unknown as Record<string, unknown>, [])
+}
+
 export function redactJob(job: JobConfig): Record<string, unknown> {
   const copy = redactEntry(structuredClone(job) as unknown as Record<string, unknown>, [])
+  if (job.encryption) copy.encryption = redactEntry({ ...job.encryption }, ['passphrase'])
+  copy.notify = (job.notify ?? []).map(redactNotify)
   copy.sources = job.sources.map((s) => redactEntry({ ...s }, sourceFactory(s.type)?.secretKeys ?? []))
   copy.storages = job.storages.map((s) => redactEntry({ ...s }, storageFactory(s.type)?.secretKeys ?? []))
   return copy

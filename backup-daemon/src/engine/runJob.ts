@@ -4,6 +4,7 @@
  * retention. Resolves with the manifest; rejects with the abort reason when cancelled, after removing
  * everything the run wrote.
  */
+import { encryptAge } from '../archive/ageStream.js'
 import { createArchive } from '../archive/createArchive.js'
 import type { Manifest } from '../archive/manifest.js'
 import { snapshotName } from '../archive/layout.js'
@@ -12,6 +13,7 @@ import type { JobConfig } from '../config/types.js'
 import type { LogLevel } from '../logs/formatLine.js'
 import { createSource } from '../sources/all.js'
 import type { Storage } from '../storages/types.js'
+import { describePolicy, hasRules } from './retentionPlan.js'
 import { applyRetention, removeLeftovers } from './snapshotCatalog.js'
 
 export interface RunJobOptions {
@@ -19,7 +21,7 @@ export interface RunJobOptions {
   storages: Storage[]
   signal: AbortSignal
   log(level: LogLevel, message: string): void
-  /** gzip level. @default 6 */
+  /** gzip level when the job sets none. @default 6 */
   level?: number
 }
 
@@ -33,31 +35,34 @@ export async function runJob({ job, storages, signal, log, level }: RunJobOption
   signal.throwIfAborted()
   const sources = job.sources.map((config) => createSource(config, { log: (lvl, message) => log(lvl, message) }))
   const createdAt = new Date()
-  const name = snapshotName(job.name, createdAt, job.compression)
+  const name = snapshotName(job.name, createdAt, job.compression, job.encryption !== undefined)
   log('info', `writing ${name} to ${storages.map((s) => `${s.type}:${s.name}`).join(', ')}`)
-  const archive = createArchive(sources, {
+  let archive = createArchive(sources, {
     compression: job.compression,
     signal,
-    level,
+    level: job.compressionLevel ?? (job.compression === 'tar.gz' ? level : undefined),
     onSource: (source) => log('info', `reading source "${source.name}" (${source.type})`),
   })
+  // After compression (encrypted bytes do not compress) and before splitting (every part is ciphertext).
+  if (job.encryption) archive = await encryptAge(archive, job.encryption)
   const manifest = await writeSnapshot({
     archive,
     storages,
     job: job.name,
     name,
     compression: job.compression,
+    ...(job.encryption && { encryption: 'age' as const }),
     createdAt,
     chunkSize: job.split?.chunkSize,
     signal,
   })
   const parts = manifest.parts.length > 1 || manifest.chunkSize !== null ? `, ${manifest.parts.length} part(s)` : ''
   log('info', `committed ${name}: ${mib(manifest.size)}${parts}, sha256 ${manifest.sha256}`)
-  const last = job.retention?.last
-  if (last !== undefined) {
+  if (hasRules(job.retention)) {
+    const rules = describePolicy(job.retention)
     for (const storage of storages) {
-      const deleted = await applyRetention(storage, job.name, last)
-      for (const old of deleted) log('info', `retention (last ${last}): deleted ${old} from "${storage.name}"`)
+      const deleted = await applyRetention(storage, job.name, job.retention)
+      for (const old of deleted) log('info', `retention (${rules}): deleted ${old} from "${storage.name}"`)
     }
   }
   return manifest

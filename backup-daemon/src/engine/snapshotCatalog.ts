@@ -6,6 +6,8 @@
 import type { Readable } from 'node:stream'
 import { createdAtOf, manifestKey, manifestSuffix, parsePartsFolder } from '../archive/layout.js'
 import type { Storage, StoredObject } from '../storages/types.js'
+import type { RetentionConfig } from '../config/types.js'
+import { snapshotsToKeep } from './retentionPlan.js'
 import type { SnapshotView } from './types.js'
 
 export interface CatalogEntry {
@@ -79,10 +81,17 @@ export async function removeLeftovers(storage: Storage, job: string): Promise<nu
   return orphans.length
 }
 
-/** Keeps the newest `last` snapshots (a split set counts as one); returns the names deleted. */
-export async function applyRetention(storage: Storage, job: string, last: number): Promise<string[]> {
+/**
+ * Applies a retention policy (a number is `last: N`) to one storage, a split set counting as one;
+ * returns the names deleted.
+ */
+export async function applyRetention(storage: Storage, job: string, policy: number | RetentionConfig): Promise<string[]> {
   const { snapshots } = await listCatalog(storage, job)
-  const doomed = snapshots.slice(last)
+  const keep = snapshotsToKeep(
+    snapshots.map((entry) => ({ name: entry.view.name, createdAt: new Date(entry.view.createdAt) })),
+    typeof policy === 'number' ? { last: policy } : policy,
+  )
+  const doomed = snapshots.filter((entry) => !keep.has(entry.view.name))
   for (const entry of doomed) await deleteSnapshot(storage, entry)
   return doomed.map((entry) => entry.view.name)
 }

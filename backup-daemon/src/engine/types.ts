@@ -93,6 +93,8 @@ export interface Engine {
    */
   openSnapshot(name: string, filename: string): Promise<SnapshotDownload>
   readonly logs: LogHub
+  /** Prometheus exposition of the run metrics (`GET /metrics`); engines without metrics leave it out (404). */
+  metrics?(): Promise<{ contentType: string; body: string }>
   /** Stops schedules, refuses new runs, cancels runs in flight and waits for them to clean up. */
   stop(): Promise<void>
 }

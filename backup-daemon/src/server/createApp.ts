@@ -21,6 +21,7 @@ import { backupRoutes } from './routes/backupRoutes.js'
 import { apiPrefix, docRoutes } from './routes/docRoutes.js'
 import { jobRoutes } from './routes/jobRoutes.js'
 import { logRoutes } from './routes/logRoutes.js'
+import { metricsRoute } from './routes/metricsRoute.js'
 import { systemRoutes } from './routes/systemRoutes.js'
 import { securityHeaders } from './securityHeaders.js'
 import { validationHook } from './validationHook.js'
@@ -66,6 +67,7 @@ export function createApp({ config, engine, sessionKey, keepAliveMs = 15_000, lo
   app.onError(handleError({ logs: engine.logs }))
   app.use('*', securityHeaders())
   app.route(apiPrefix, api)
+  if (config.server.metrics?.enabled ?? true) metricsRoute(app, deps)
   if (config.server.ui.enabled) app.route('/', ui())
   app.notFound((c) => asContextResponse(c, new HttpError(404, { message: `no such page ${c.req.path}` }).getResponse(c.req.path)))
   return app

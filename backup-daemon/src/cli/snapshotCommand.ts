@@ -1,0 +1,31 @@
+/**
+ * @module cli/snapshotCommand
+ * What `verify` and `restore` share: the config loaded, the job found, its storages built (no engine:
+ * these commands never touch the daemon's state or schedules, so they run beside a live daemon).
+ */
+import type { JobConfig } from '../config/types.js'
+import { createStorage } from '../storages/all.js'
+import type { Storage } from '../storages/types.js'
+import { load } from './output.js'
+
+export interface JobContext {
+  job: JobConfig
+  storages: Storage[]
+}
+
+/** The job and its storages (only `storage` when given), or an exit code after printing why. */
+export async function openJob(file: string, name: string, storage?: string): Promise<JobContext | number> {
+  const config = await load(file)
+  if (!config) return 1
+  const job = config.jobs.find((j) => j.name === name)
+  if (!job) {
+    process.stderr.write(`unknown job "${name}" (jobs: ${config.jobs.map((j) => j.name).join(', ') || 'none'})\n`)
+    return 2
+  }
+  const entries = storage === undefined ? job.storages : job.storages.filter((s) => s.name === storage)
+  if (entries.length === 0) {
+    process.stderr.write(`job "${name}" has no storage "${storage}" (storages: ${job.storages.map((s) => s.name).join(', ')})\n`)
+    return 2
+  }
+  return { job, storages: entries.map(createStorage) }
+}

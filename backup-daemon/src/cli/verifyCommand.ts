@@ -1,0 +1,36 @@
+/**
+ * @module cli/verifyCommand
+ * `backup-daemon verify JOB [SNAPSHOT] --config FILE [--storage NAME]`: re-reads the snapshot (the
+ * newest when not named) from every storage of the job and checks every part against the manifest's
+ * sha256. Exit 0 when every copy is intact; 1 naming each bad part (or a storage lacking the snapshot).
+ */
+import { locateSnapshots } from '../snapshot/locateSnapshots.js'
+import { verifySnapshot } from '../snapshot/verifySnapshot.js'
+import { nextSignal } from './output.js'
+import { openJob } from './snapshotCommand.js'
+
+export async function verifyCommand(file: string, name: string, snapshot: string | undefined, storage?: string): Promise<number> {
+  const opened = await openJob(file, name, storage)
+  if (typeof opened === 'number') return opened
+  const controller = new AbortController()
+  void nextSignal().then((signal) => controller.abort(new Error(`${signal}: verify interrupted`)))
+  let failed = 0
+  for (const location of await locateSnapshots(name, opened.storages, snapshot)) {
+    const where = `storage "${location.storage.name}"`
+    if ('missing' in location) {
+      process.stderr.write(`${where}: ${location.missing}\n`)
+      failed++
+      continue
+    }
+    const result = await verifySnapshot(location, controller.signal)
+    const what = `${where}: ${location.manifest.name}`
+    if (result.ok) {
+      process.stdout.write(`${what}: OK (${result.partsChecked} part(s), ${result.bytes} bytes, sha256 ${location.manifest.sha256})\n`)
+    } else {
+      failed++
+      process.stdout.write(`${what}: FAILED\n`)
+      for (const problem of result.problems) process.stderr.write(`${what}: ${problem}\n`)
+    }
+  }
+  return failed === 0 ? 0 : 1
+}

@@ -1,0 +1,86 @@
+/**
+ * @module config/snapshotOptions
+ * Schemas of what a job does around its snapshot: compression (a plain string as before, or
+ * `{type, level}`), age encryption, time-bucketed retention and run notifications. Kept apart from
+ * `config/schema.ts` so the job schema stays readable.
+ */
+import { z } from 'zod'
+
+const compressionType = z.enum(['tar', 'tar.gz', 'tar.zst'])
+
+/** Levels each compressor accepts (zstd's 20-22 need `--ultra` and hundreds of MiB: left out). */
+export const compressionLevels = { 'tar.gz': { min: 1, max: 9, default: 6 }, 'tar.zst': { min: 1, max: 19, default: 3 } } as const
+
+/** `tar.gz`, or `{ type: tar.zst, level: 10 }`. */
+export const compressionSchema = z.union([
+  compressionType,
+  z
+    .strictObject({ type: compressionType, level: z.int().optional() })
+    .superRefine((value, ctx) => {
+      if (value.level === undefined) return
+      if (value.type === 'tar') {
+        ctx.addIssue({ code: 'custom', path: ['level'], message: 'plain tar has no compression level' })
+        return
+      }
+      const { min, max } = compressionLevels[value.type]
+      if (value.level < min || value.level > max) ctx.addIssue({ code: 'custom', path: ['level'], message: `${value.type} level must be ${min} to ${max}` })
+    }),
+])
+
+/** age (age-encryption.org/v1): one scrypt passphrase, or X25519 recipients (`age1...`). */
+export const encryptionSchema = z
+  .strictObject({
+    type: z.literal('age'),
+    passphrase: z.string().min(1).optional(),
+    /** DESIGN.md's name for the passphrase; accepted as an alias. */
+    password: z.string().min(1).optional(),
+    recipients: z.array(z.string().regex(/^age1[0-9a-z]+$/, 'expected an age recipient ("age1...", from age-keygen)')).min(1).optional(),
+  })
+  .superRefine((value, ctx) => {
+    const secrets = [value.passphrase, value.password].filter((v) => v !== undefined).length
+    if (secrets > 1) ctx.addIssue({ code: 'custom', path: ['password'], message: 'set passphrase or password, not both' })
+    if (secrets === 0 && !value.recipients) ctx.addIssue({ code: 'custom', path: [], message: 'set passphrase (e.g. env:BACKUP_PASSPHRASE) or recipients' })
+    if (secrets > 0 && value.recipients) ctx.addIssue({ code: 'custom', path: ['recipients'], message: 'age encrypts to a passphrase or to recipients, not both' })
+  })
+
+export const retentionSchema = z.strictObject({
+  /** The newest N snapshots. */
+  last: z.int().min(1).optional(),
+  /** The newest snapshot of each of the last N days that have one (UTC days). */
+  daily: z.int().min(1).optional(),
+  /** The newest snapshot of each of the last N ISO weeks that have one. */
+  weekly: z.int().min(1).optional(),
+  /** The newest snapshot of each of the last N months that have one. */
+  monthly: z.int().min(1).optional(),
+})
+
+const events = z.array(z.enum(['success', 'failure'])).min(1).default(['failure'])
+
+const httpUrl = z.string().regex(/^https?:\/\/[^\s]+$/, 'expected an http:// or https:// URL')
+
+export const webhookSchema = z.strictObject({
+  type: z.literal('webhook'),
+  url: httpUrl,
+  headers: z.record(z.string(), z.string()).default({}),
+  on: events,
+  /** Milliseconds before the request is given up. */
+  timeout: z.int().min(100).max(300_000).default(10_000),
+})
+
+export const emailSchema = z.strictObject({
+  type: z.literal('email'),
+  smtp: z.strictObject({
+    host: z.string().min(1),
+    port: z.int().min(1).max(65535).default(587),
+    /** TLS from the start (port 465); otherwise STARTTLS when the server offers it. */
+    secure: z.boolean().default(false),
+    username: z.string().optional(),
+    password: z.string().optional(),
+  }),
+  from: z.string().min(3),
+  to: z.union([z.string().min(3), z.array(z.string().min(3)).min(1)]),
+  on: events,
+  timeout: z.int().min(100).max(300_000).default(10_000),
+})
+
+export const notifySchema = z.discriminatedUnion('type', [webhookSchema, emailSchema])

@@ -1,0 +1,29 @@
+/**
+ * @module notify/types
+ * What a notifier is told when a run ends: the JSON body of a webhook, and the facts of an email.
+ */
+
+export interface RunReport {
+  job: string
+  /** `cancelled` runs are reported to the notifiers listening for `failure`. */
+  status: 'success' | 'failure' | 'cancelled'
+  startedAt: string
+  finishedAt: string
+  /** Human duration, e.g. `1m2.5s`. */
+  duration: string
+  durationSeconds: number
+  /** "" on success. */
+  error: string
+  /** The committed snapshot of a successful run, else null. */
+  snapshot: { name: string; size: number; sha256: string; parts: number; storages: string[] } | null
+  /** The machine that ran the job (several daemons may report to one endpoint). */
+  host: string
+}
+
+/** One configured notifier. `send` rejects on failure; the caller logs it and goes on. */
+export interface Notifier {
+  /** For log lines: type and host, never a secret (webhook URLs often carry a token). */
+  readonly label: string
+  wants(report: RunReport): boolean
+  send(report: RunReport): Promise<void>
+}

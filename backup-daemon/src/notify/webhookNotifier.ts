@@ -1,0 +1,29 @@
+/**
+ * @module notify/webhookNotifier
+ * POSTs the run report as JSON to a URL with the configured headers; any non-2xx answer or a timeout
+ * is a failure (logged by the engine, never failing the backup).
+ */
+import type { WebhookNotifyConfig } from '../config/types.js'
+import type { Notifier, RunReport } from './types.js'
+
+export const wantsEvent = (on: string[], report: RunReport) => on.includes(report.status === 'success' ? 'success' : 'failure')
+
+export function webhookNotifier(config: WebhookNotifyConfig, index: number): Notifier {
+  const host = new URL(config.url).host
+  return {
+    label: `notify[${index}] webhook ${host}`,
+    wants: (report) => wantsEvent(config.on, report),
+    async send(report) {
+      const response = await fetch(config.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'user-agent': 'backup-daemon', ...config.headers },
+        body: JSON.stringify(report),
+        signal: AbortSignal.timeout(config.timeout),
+        redirect: 'error',
+      })
+      // Drain the body so the connection can be reused; its text is not ours to log (it may echo secrets).
+      await response.arrayBuffer().catch(() => undefined)
+      if (!response.ok) throw new Error(`HTTP ${response.status}`)
+    },
+  }
+}

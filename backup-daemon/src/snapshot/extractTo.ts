@@ -1,0 +1,100 @@
+/**
+ * @module snapshot/extractTo
+ * Unpacks a tar stream into a folder. Every entry must stay inside it: absolute names, `..` steps,
+ * symbolic links pointing outside, hard links, and files reached through a link that leads outside are
+ * refused (the restore stops with an error naming the entry). Existing files are not replaced unless
+ * `overwrite` is set.
+ */
+import { createWriteStream } from 'node:fs'
+import { mkdir, realpath, symlink, utimes } from 'node:fs/promises'
+import { dirname, isAbsolute, resolve, sep } from 'node:path'
+import type { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import tar from 'tar-stream'
+
+export interface ExtractOptions {
+  /** Replace files that exist. @default false */
+  overwrite?: boolean
+  signal?: AbortSignal
+}
+
+export interface ExtractResult {
+  files: number
+  directories: number
+  links: number
+  bytes: number
+}
+
+const inside = (root: string, path: string) => path === root || path.startsWith(root + sep)
+
+class EscapeError extends Error {
+  constructor(name: string, root: string, why: string) {
+    super(`refusing archive entry "${name}": ${why} (it would escape ${root})`)
+  }
+}
+
+export async function extractTo(archive: Readable, dir: string, options: ExtractOptions = {}): Promise<ExtractResult> {
+  await mkdir(dir, { recursive: true })
+  const root = await realpath(dir)
+  const result: ExtractResult = { files: 0, directories: 0, links: 0, bytes: 0 }
+
+  const target = (name: string): string => {
+    const clean = name.replace(/\/+$/, '')
+    if (!clean || isAbsolute(clean) || clean.includes('\0') || clean.includes('\\') || clean.split('/').includes('..')) {
+      throw new EscapeError(name, root, 'absolute or with ".."')
+    }
+    const path = resolve(root, clean)
+    if (!inside(root, path)) throw new EscapeError(name, root, 'outside the folder')
+    return path
+  }
+  /** Creates the parent folder and checks that, links resolved, it is still inside the root. */
+  const parentOf = async (name: string, path: string) => {
+    await mkdir(dirname(path), { recursive: true })
+    if (!inside(root, await realpath(dirname(path)))) throw new EscapeError(name, root, 'its folder is a link leading outside')
+  }
+
+  const extract = tar.extract()
+  const done = new Promise<void>((resolveDone, reject) => {
+    extract.on('entry', (header, stream, next) => {
+      const handle = async () => {
+        const path = target(header.name)
+        const mtime = header.mtime ?? new Date()
+        if (header.type === 'directory') {
+          await parentOf(header.name, path)
+          await mkdir(path, { recursive: true, mode: (header.mode ?? 0o755) & 0o777 })
+          result.directories++
+          stream.resume()
+        } else if (header.type === 'file' || header.type === 'contiguous-file') {
+          await parentOf(header.name, path)
+          const out = createWriteStream(path, { flags: options.overwrite ? 'w' : 'wx', mode: (header.mode ?? 0o644) & 0o777 })
+          await pipeline(stream, out, options.signal ? { signal: options.signal } : {})
+          await utimes(path, mtime, mtime)
+          result.files++
+          result.bytes += header.size ?? 0
+        } else if (header.type === 'symlink') {
+          const link = header.linkname ?? ''
+          if (isAbsolute(link) || !inside(root, resolve(dirname(path), link))) throw new EscapeError(header.name, root, `a link to "${link}"`)
+          await parentOf(header.name, path)
+          await symlink(link, path)
+          result.links++
+          stream.resume()
+        } else {
+          throw new EscapeError(header.name, root, `entries of type ${header.type} are not restored`)
+        }
+      }
+      handle().then(
+        () => next(),
+        (err: Error) => {
+          stream.resume()
+          next(err)
+        },
+      )
+    })
+    extract.on('finish', resolveDone)
+    extract.on('error', reject)
+  })
+  archive.on('error', (err) => extract.destroy(err))
+  archive.pipe(extract as unknown as NodeJS.WritableStream)
+  await done
+  return result
+}

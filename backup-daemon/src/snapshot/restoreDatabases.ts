@@ -1,0 +1,82 @@
+/**
+ * @module snapshot/restoreDatabases
+ * Restores the database sources of a job from a snapshot's tar stream with the restore functions of
+ * `restore/`: each `sqlite`, `postgresql` or `mongodb` source's entry (`<source name>/...`) goes back
+ * where the source reads from (the same file, database or server). `overwrite` replaces an existing
+ * SQLite file, adds `--clean --if-exists` to pg_restore and drops MongoDB collections first.
+ */
+import { dirname, join } from 'node:path'
+import { Readable } from 'node:stream'
+import tar from 'tar-stream'
+import type { SourceConfig } from '../config/types.js'
+import { restoreMongo } from '../restore/restoreMongo.js'
+import { restorePostgres } from '../restore/restorePostgres.js'
+import { restoreSqlite } from '../restore/restoreSqlite.js'
+
+export const databaseTypes = ['sqlite', 'postgresql', 'mongodb'] as const
+
+export interface RestoreDatabasesOptions {
+  overwrite?: boolean
+  signal?: AbortSignal
+  log(message: string): void
+}
+
+async function restoreEntry(source: SourceConfig, entry: Readable, options: RestoreDatabasesOptions): Promise<string> {
+  const { overwrite = false, signal } = options
+  switch (source.type) {
+    case 'sqlite':
+      await restoreSqlite(entry, source.path, { overwrite, signal })
+      return source.path
+    case 'postgresql': {
+      const { database, host, port, user, password } = source
+      const pgRestore = source.pgDump ? join(dirname(source.pgDump), 'pg_restore') : undefined
+      await restorePostgres(entry, { database, host, port, user, password }, { clean: overwrite, signal, ...(pgRestore && { pgRestore }) })
+      return `database ${database}`
+    }
+    case 'mongodb': {
+      const result = await restoreMongo(entry, source.uri, { drop: overwrite, signal })
+      return `${result.collections} collection(s), ${result.documents} document(s)`
+    }
+    default:
+      throw new Error(`source "${source.name}" (${source.type}) is not a database`)
+  }
+}
+
+/** Restores every chosen database source found in the archive; rejects when one is missing or fails. */
+export async function restoreDatabases(archive: Readable, sources: SourceConfig[], options: RestoreDatabasesOptions): Promise<string[]> {
+  const wanted = new Map(sources.map((source) => [source.name, source]))
+  const restored: string[] = []
+  const extract = tar.extract()
+  const done = new Promise<void>((resolve, reject) => {
+    extract.on('entry', (header, stream, next) => {
+      const source = wanted.get(header.name.split('/')[0] ?? '')
+      if (!source || header.type !== 'file') {
+        stream.on('end', () => next())
+        stream.resume()
+        return
+      }
+      wanted.delete(source.name)
+      options.log(`restoring source "${source.name}" (${source.type}) from ${header.name}`)
+      // tar-stream's entries are streamx streams: the restore functions take Node streams.
+      restoreEntry(source, Readable.from(stream as AsyncIterable<Buffer>, { objectMode: false }), options).then(
+        (where) => {
+          restored.push(source.name)
+          options.log(`restored source "${source.name}" into ${where}`)
+          stream.resume()
+          next()
+        },
+        (err: Error) => {
+          stream.resume()
+          next(new Error(`source "${source.name}": ${err.message}`))
+        },
+      )
+    })
+    extract.on('finish', resolve)
+    extract.on('error', reject)
+  })
+  archive.on('error', (err) => extract.destroy(err))
+  archive.pipe(extract as unknown as NodeJS.WritableStream)
+  await done
+  if (wanted.size > 0) throw new Error(`not in the snapshot: source(s) ${[...wanted.keys()].map((n) => `"${n}"`).join(', ')}`)
+  return restored
+}
