@@ -20,6 +20,7 @@ const EXCLUDED: { match: RegExp; reason: string }[] = [
   { match: /^(GET|POST) \/(categories|media|tags|users|editors)\/versions(\/:id)?$/, reason: 'spec: versions endpoints only when versions are on' },
   { match: /^(GET|POST) \/globals\/footer\/versions(\/:id)?$/, reason: 'spec: versions endpoints only when versions are on' },
   { match: /^POST \/(users|editors)\/verify\/:id$/, reason: 'spec: verify only when `verify` is set' },
+  { match: /^(GET|POST) \/members\/versions(\/:id)?$/, reason: 'spec: versions endpoints only when versions are on' },
   { match: /^\S+ \/payload-(kv|locked-documents|preferences|jobs|migrations)(\/|$)/, reason: 'system collection (includeSystem: false)' },
   { match: /^GET \/(openapi\.json|openapi\.yaml|docs|docs\/:asset)$/, reason: "the plugin's own endpoints (not documented, see README)" },
   { match: /^GET \/(internal-stats|posts\/undocumented)$/, reason: 'custom endpoint without custom.openapi' },
@@ -110,6 +111,27 @@ describe('conformance against a live CMS (fixture, SQLite, HTTP)', function () {
     expect((await api.call('resetPasswordEditors', { body: { token: 'nope', password: 'x-Other-1' } })).status).to.be.oneOf([400, 403])
     expect((await api.call('unlockEditors', { token, body: { username: 'ed' } })).status).to.equal(200)
     expect((await api.call('logoutEditors', { token: byName.body.token })).status).to.equal(200)
+
+    // Third auth collection, email verification on: login is refused until the emailed token is used.
+    const memberBody = { ...(body('MembersCreate', ['_verified']) as object), email: 'member@example.com', password: 'Member-pass-1' }
+    const member = await api.call('createMembers', { token, body: memberBody })
+    expect(member.status, JSON.stringify(member.body)).to.equal(201)
+    ids.members = member.body.doc.id
+    expect((await api.call('loginMembers', { body: { email: 'member@example.com', password: 'Member-pass-1' } })).status).to.equal(403)
+    const stored = await cms.payload.findByID({ collection: 'members', id: ids.members!, showHiddenFields: true, overrideAccess: true })
+    const verificationToken = (stored as { _verificationToken?: string })._verificationToken
+    expect(verificationToken).to.be.a('string')
+    expect((await api.call('verifyMembers', { params: { id: verificationToken! } })).status).to.equal(200)
+    const memberLogin = await api.call('loginMembers', { body: { email: 'member@example.com', password: 'Member-pass-1' } })
+    expect(memberLogin.status).to.equal(200)
+    expect((await api.call('meMembers', { token: memberLogin.body.token })).body.user.email).to.equal('member@example.com')
+    expect((await api.call('refreshTokenMembers', { token: memberLogin.body.token })).status).to.equal(200)
+    expect((await api.call('initMembers')).body.initialized).to.equal(true)
+    expect((await api.call('registerFirstMembers', { body: memberBody })).status).to.equal(403)
+    expect((await api.call('forgotPasswordMembers', { body: { email: 'member@example.com' } })).status).to.equal(200)
+    expect((await api.call('resetPasswordMembers', { body: { token: 'nope', password: 'x-Other-1' } })).status).to.be.oneOf([400, 403])
+    expect((await api.call('unlockMembers', { token, body: { email: 'member@example.com' } })).status).to.equal(200)
+    expect((await api.call('logoutMembers', { token: memberLogin.body.token })).status).to.equal(200)
   })
 
   it('collections: bodies from the documented Create/Update schemas are accepted; every CRUD operation answers as documented', async () => {
@@ -130,10 +152,10 @@ describe('conformance against a live CMS (fixture, SQLite, HTTP)', function () {
     expect(post.status, JSON.stringify(post.body)).to.equal(201)
     const postId = post.body.doc.id
 
-    for (const [slug, name] of [['posts', 'Posts'], ['categories', 'Categories'], ['tags', 'Tags'], ['users', 'Users'], ['editors', 'Editors']] as const) {
+    for (const [slug, name] of [['posts', 'Posts'], ['categories', 'Categories'], ['tags', 'Tags'], ['users', 'Users'], ['editors', 'Editors'], ['members', 'Members']] as const) {
       const id = slug === 'posts' ? postId : ids[slug]!
       // Leaving out deletedAt (it would move the post to the trash) and credentials (they would end the session).
-      const updateBody = body(`${name}Update`, slug === 'users' || slug === 'editors' ? ['password', 'email', 'username', 'apiKey', 'enableAPIKey'] : TRASH)
+      const updateBody = body(`${name}Update`, ['users', 'editors', 'members'].includes(slug) ? ['password', 'email', 'username', 'apiKey', 'enableAPIKey'] : TRASH)
       const updated = await api.call(`update${name}ByID`, { token, params: { id }, body: updateBody })
       expect(updated.status, `${slug}: ${JSON.stringify(updated.body)}`).to.equal(200)
       expect((await api.call(`find${name}`, { token, query: 'depth=2&limit=5' })).status).to.equal(200)
@@ -187,6 +209,8 @@ describe('conformance against a live CMS (fixture, SQLite, HTTP)', function () {
     expect(extraUser.status, JSON.stringify(extraUser.body)).to.equal(201)
     expect((await api.call('deleteUsersByID', { token, params: { id: extraUser.body.doc.id } })).status).to.equal(200)
     expect((await api.call('deleteUsers', { token, query: 'where[id][equals]=0' })).status).to.equal(200)
+    expect((await api.call('deleteMembersByID', { token, params: { id: ids.members! } })).status).to.equal(200)
+    expect((await api.call('deleteMembers', { token, query: 'where[id][equals]=0' })).status).to.equal(200)
   })
 
   it('errors: 400, 401, 403 and 404 answer in the documented error shape', async () => {
