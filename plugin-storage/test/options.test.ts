@@ -3,8 +3,10 @@
  * `serve: 'redirect'` + `tokenAuth` (302 to a token-signed CDN URL the pull zone accepts), a video sent
  * through the CMS itself (server-side TUS), and configuration errors.
  */
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+
 import { expect } from 'chai'
-import nock from 'nock'
 import type { Config } from 'payload'
 import { startEmulator, type RunningEmulator } from 'dev-app/emulator'
 
@@ -130,19 +132,27 @@ describe('options', function () {
     })
 
     it('fails with a clear error when the TUS upload fails, and deletes the video and the document', async () => {
-      const videosBefore = emu.videos().length
-      const docsBefore = (await cms.payload.count({ collection: 'videos' })).totalDocs
-      nock(emu.url, { allowUnmocked: true }).post('/tusupload').times(5).reply(500, 'tus broke')
+      // A real TUS endpoint that refuses every upload (nock cannot reach tus-js-client's bound http.request).
+      const broken = createServer((req, res) => {
+        req.resume()
+        res.writeHead(500, { 'Tus-Resumable': '1.0.0' }).end('tus broke')
+      })
+      await new Promise<void>((resolve) => broken.listen(0, '127.0.0.1', resolve))
+      const base = emulatorOptions(emu)
+      const failing = await startCms({ ...base, stream: { ...base.stream!, tusEndpoint: `http://127.0.0.1:${(broken.address() as AddressInfo).port}/tusupload` } })
       try {
-        const res = await cms.fetch('/api/videos', { body: multipart(mp4Bytes(64 * 1024), 'fails.mp4', 'video/mp4', { title: 'Fails' }), method: 'POST' })
+        const videosBefore = emu.videos().length
+        const res = await failing.fetch('/api/videos', { body: multipart(mp4Bytes(64 * 1024), 'fails.mp4', 'video/mp4', { title: 'Fails' }), method: 'POST' })
         const body = (await res.json()) as { errors: Array<{ message: string }> }
         expect(res.status).to.equal(502)
         expect(body.errors[0]!.message).to.match(/Sending "fails\.mp4" to the streaming host failed \(The TUS upload of the video failed: the host answered HTTP 500\)/)
+        expect(emu.videos().length, 'the created video is deleted again').to.equal(videosBefore)
+        expect((await failing.payload.count({ collection: 'videos' })).totalDocs).to.equal(0)
       } finally {
-        nock.cleanAll()
+        await failing.close()
+        broken.closeAllConnections()
+        await new Promise((resolve) => broken.close(resolve))
       }
-      expect(emu.videos().length).to.equal(videosBefore)
-      expect((await cms.payload.count({ collection: 'videos' })).totalDocs).to.equal(docsBefore)
     })
 
     it("refuses a type outside the collection's mimeTypes (enforced by the plugin)", async () => {
