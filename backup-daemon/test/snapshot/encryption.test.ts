@@ -1,0 +1,124 @@
+/**
+ * age encryption: what the daemon writes is decrypted by the standard `age` tool (Debian's `age`, when
+ * installed; the `age-encryption` library's decrypter otherwise and for passphrases, which `age -d`
+ * only reads from a terminal), the stream is pulled (not read ahead), and the key stays out of the
+ * config view, the log and the manifest.
+ */
+import { expect } from 'chai'
+import { execFile } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { createWriteStream, readFileSync } from 'node:fs'
+import { readdir, readFile, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import { promisify } from 'node:util'
+import { Decrypter, generateIdentity, identityToRecipient } from 'age-encryption'
+import { decryptAge, encryptAge } from '../../src/archive/ageStream.js'
+import { createEngine } from '../../src/engine/createEngine.js'
+import { configIn, makeTree, tempDir } from '../engine/helpers.js'
+
+const run = promisify(execFile)
+const hasAge = (() => {
+  try {
+    readFileSync('/usr/bin/age')
+    return true
+  } catch {
+    return false
+  }
+})()
+
+const collect = async (stream: Readable) => {
+  const chunks: Buffer[] = []
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Uint8Array))
+  return Buffer.concat(chunks)
+}
+
+describe('encryption: age format', function () {
+  this.timeout(60_000)
+  let tmp: Awaited<ReturnType<typeof tempDir>>
+  beforeEach(async () => (tmp = await tempDir()))
+  afterEach(() => tmp.remove())
+  const plain = randomBytes(1_000_003) // several 64 KiB STREAM chunks and a short last one
+
+  it('recipients: `age -d -i identity` gives back the exact bytes', async () => {
+    const identity = await generateIdentity()
+    const recipient = await identityToRecipient(identity)
+    const file = join(tmp.dir, 'x.age')
+    await pipeline(await encryptAge(Readable.from([plain]), { type: 'age', recipients: [recipient] }), createWriteStream(file))
+    const header = (await readFile(file)).subarray(0, 100).toString('latin1')
+    expect(header).to.match(/^age-encryption\.org\/v1\n-> X25519 /)
+    let decrypted: Buffer
+    if (hasAge) {
+      await writeFile(join(tmp.dir, 'key.txt'), `# test key\n${identity}\n`, { mode: 0o600 })
+      decrypted = (await run('age', ['-d', '-i', join(tmp.dir, 'key.txt'), file], { encoding: 'buffer', maxBuffer: 1 << 24 })).stdout
+    } else {
+      console.log('    (no /usr/bin/age: decrypting with the age-encryption library instead; apt-get install age)')
+      const decrypter = new Decrypter()
+      decrypter.addIdentity(identity)
+      decrypted = Buffer.from(await decrypter.decrypt(await readFile(file)))
+    }
+    expect(decrypted.equals(plain)).to.equal(true)
+  })
+
+  it('passphrase: scrypt stanza, decrypted by the reference library; a wrong passphrase fails', async () => {
+    const encrypted = await collect(await encryptAge(Readable.from([plain]), { type: 'age', passphrase: 'correct horse battery staple' }))
+    expect(encrypted.subarray(0, 40).toString('latin1')).to.match(/^age-encryption\.org\/v1\n-> scrypt /)
+    const decrypter = new Decrypter()
+    decrypter.addPassphrase('correct horse battery staple')
+    expect(Buffer.from(await decrypter.decrypt(new Uint8Array(encrypted))).equals(plain)).to.equal(true)
+    expect((await collect(await decryptAge(Readable.from([encrypted]), { passphrase: 'correct horse battery staple' }))).equals(plain)).to.equal(true)
+    const wrong = await decryptAge(Readable.from([encrypted]), { passphrase: 'wrong' }).then(collect).catch((e: unknown) => e)
+    expect(wrong).to.be.instanceOf(Error)
+  })
+
+  it('streams: reading the first encrypted bytes pulls only a few chunks of the input', async () => {
+    let produced = 0
+    const input = Readable.from(
+      (function* () {
+        for (let i = 0; i < 1000; i++) {
+          produced++
+          yield Buffer.alloc(64 * 1024, i)
+        }
+      })(),
+    )
+    const recipient = await identityToRecipient(await generateIdentity())
+    const encrypted = await encryptAge(input, { type: 'age', recipients: [recipient] })
+    for await (const chunk of encrypted) {
+      expect((chunk as Uint8Array).length).to.be.greaterThan(0)
+      break
+    }
+    expect(produced, '64 KiB chunks read for the first output').to.be.lessThan(40)
+    encrypted.destroy()
+  })
+
+  it('a run encrypts after compressing, records it in the manifest, and never shows or logs the passphrase', async () => {
+    await makeTree(join(tmp.dir, 'src'))
+    const passphrase = 'not-in-any-log-' + randomBytes(8).toString('hex')
+    const config = await configIn(tmp.dir, [{ name: 'enc', extra: '    encryption: { type: age, passphrase: env:TEST_AGE_PASSPHRASE }\n' }], '').catch(async () => undefined)
+    expect(config, 'config without the variable is refused').to.equal(undefined)
+    process.env.TEST_AGE_PASSPHRASE = passphrase
+    try {
+      const engine = await createEngine((await configIn(tmp.dir, [{ name: 'enc', extra: '    encryption: { type: age, passphrase: env:TEST_AGE_PASSPHRASE }\n' }]))!, { schedule: false, persistLogs: true })
+      engine.run('enc', 'manual')
+      const info = await engine.whenIdle('enc')
+      expect(info.status, info.error).to.equal('success')
+      expect(engine.jobConfig('enc').encryption).to.deep.equal({ type: 'age', passphrase: '[redacted]' })
+      expect(JSON.stringify(engine.jobConfig('enc'))).to.not.include(passphrase)
+      const names = await readdir(join(tmp.dir, 'backups/enc'))
+      const data = names.find((n) => n.endsWith('.tar.gz.age'))!
+      const manifest = JSON.parse(await readFile(join(tmp.dir, 'backups/enc', `${data}.manifest.json`), 'utf8')) as Record<string, unknown>
+      expect(manifest).to.include({ compression: 'tar.gz', encryption: 'age', name: data })
+      const decrypter = new Decrypter()
+      decrypter.addPassphrase(passphrase)
+      const gz = Buffer.from(await decrypter.decrypt(await readFile(join(tmp.dir, 'backups/enc', data))))
+      expect(gz.subarray(0, 2).toString('hex')).to.equal('1f8b') // gzip inside: compressed before encrypting
+      await engine.stop()
+      const logs = (await readdir(join(tmp.dir, 'data/logs'), { recursive: true })).map(String)
+      for (const log of logs.filter((l) => l.endsWith('.log'))) expect(await readFile(join(tmp.dir, 'data/logs', log), 'utf8')).to.not.include(passphrase)
+      expect(JSON.stringify(manifest)).to.not.include(passphrase)
+    } finally {
+      delete process.env.TEST_AGE_PASSPHRASE
+    }
+  })
+})
