@@ -184,6 +184,24 @@ describe('schemas and operations (fixture)', function () {
     expect(() => generateOpenAPIDocument({ ...config, endpoints: [...config.endpoints, broken] } as SanitizedConfig)).to.throw(OpenAPIReferenceError, /Nope/)
   })
 
+  it('catalog conditions read from the sanitized config: disableLocalStrategy, disableBulkEdit, disableDuplicate', async () => {
+    const config = await fixtureSanitized()
+    const changed = {
+      ...config,
+      collections: config.collections.map((c) =>
+        c.slug === 'editors' ? { ...c, auth: { ...c.auth, disableLocalStrategy: true } }
+          : c.slug === 'categories' ? { ...c, disableBulkEdit: true }
+            : c.slug === 'tags' ? { ...c, endpoints: (c.endpoints || []).filter((e) => e.path !== '/:id/duplicate') } : c),
+    } as SanitizedConfig
+    const keys = operationKeys(generateOpenAPIDocument(changed))
+    for (const gone of ['login', 'forgot-password', 'reset-password', 'unlock', 'first-register']) expect(keys).to.not.include(`POST /cms-api/editors/${gone}`)
+    expect(keys).to.include.members(['GET /cms-api/editors/me', 'POST /cms-api/editors/logout', 'GET /cms-api/editors/init'])
+    expect(keys).to.not.include.members(['PATCH /cms-api/categories', 'DELETE /cms-api/categories'])
+    expect(keys).to.include('PATCH /cms-api/categories/{id}')
+    expect(keys).to.not.include('POST /cms-api/tags/{id}/duplicate')
+    expect(operationKeys(doc)).to.include.members(['POST /cms-api/editors/login', 'PATCH /cms-api/categories', 'POST /cms-api/tags/{id}/duplicate'])
+  })
+
   it('feature detection: endpoints Payload 4 mounts (validate, upload-instructions) are documented where mounted; removed ones vanish', async () => {
     const config = await fixtureSanitized()
     const h = () => Response.json({})

@@ -42,6 +42,8 @@ const localStrategy = (scope: Scope) =>
   isAuth(scope) && scope.kind === 'collection' && !(scope.collection.auth as { disableLocalStrategy?: unknown }).disableLocalStrategy
 const noLocalStrategy = (scope: Scope) => isAuth(scope) && !localStrategy(scope)
 const verifies = (scope: Scope) => localStrategy(scope) && scope.kind === 'collection' && Boolean((scope.collection.auth as { verify?: unknown }).verify)
+const bulkEdit = (scope: Scope) => scope.kind === 'collection' && !(scope.collection as { disableBulkEdit?: boolean }).disableBulkEdit
+const NO_BULK = '`disableBulkEdit` is set (spec: bulk update and delete appear only without it)'
 const VERSIONS_OFF = 'versions are off: Payload 3.x mounts the route for every collection and global, it answers an error'
 const NO_LOCAL = 'local strategy off (Payload 3.x mounts the route anyway)'
 const isPreferences = (scope: Scope) => scope.kind === 'collection' && /-preferences$/.test(scope.slug)
@@ -50,8 +52,10 @@ export const catalog: CatalogEntry[] = [
   // Collections
   { scope: 'collection', method: 'get', path: '/', build: c.find },
   { scope: 'collection', method: 'post', path: '/', build: c.create },
-  { scope: 'collection', method: 'patch', path: '/', build: c.updateMany },
-  { scope: 'collection', method: 'delete', path: '/', build: c.deleteMany },
+  { scope: 'collection', method: 'patch', path: '/', appliesTo: bulkEdit, build: c.updateMany },
+  { scope: 'collection', method: 'delete', path: '/', appliesTo: bulkEdit, build: c.deleteMany },
+  { scope: 'collection', method: 'patch', path: '/', excluded: NO_BULK },
+  { scope: 'collection', method: 'delete', path: '/', excluded: NO_BULK },
   { scope: 'collection', method: 'get', path: '/count', build: c.count },
   { scope: 'collection', method: 'get', path: '/:id', build: c.findByID },
   { scope: 'collection', method: 'patch', path: '/:id', build: c.updateByID },
