@@ -107,7 +107,15 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then(
+// A command whose work stalls on a promise that never settles must not look like a success (exit 0).
+let settled = false
+process.once('beforeExit', () => {
+  if (settled) return
+  process.stderr.write('backup-daemon: the command stopped without a result (internal error)\n')
+  process.exit(1)
+})
+
+main(process.argv.slice(2)).finally(() => (settled = true)).then(
   (code) => process.exit(code),
   (err: unknown) => {
     process.stderr.write(`backup-daemon: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)

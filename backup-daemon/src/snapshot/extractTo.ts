@@ -1,12 +1,14 @@
 /**
  * @module snapshot/extractTo
- * Unpacks a tar stream into a folder. Every entry must stay inside it: absolute names, `..` steps,
- * symbolic links pointing outside, hard links, and files reached through a link that leads outside are
- * refused (the restore stops with an error naming the entry). Existing files are not replaced unless
- * `overwrite` is set.
+ * Unpacks a tar stream into a folder. Every entry must stay inside it: absolute names, `..` steps, hard
+ * links, and entries reached through a symbolic link that leads outside are refused (the restore stops
+ * with an error naming the entry). Symbolic links themselves are restored as they were archived (the
+ * `local` source stores links to anywhere without following them), but nothing is ever written through
+ * one: an existing link at a file's path is replaced, never followed. Existing files are not replaced
+ * unless `overwrite` is set.
  */
 import { createWriteStream } from 'node:fs'
-import { mkdir, realpath, symlink, utimes } from 'node:fs/promises'
+import { lstat, mkdir, realpath, rm, symlink, utimes } from 'node:fs/promises'
 import { dirname, isAbsolute, resolve, sep } from 'node:path'
 import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
@@ -53,6 +55,12 @@ export async function extractTo(archive: Readable, dir: string, options: Extract
     if (!inside(root, await realpath(dirname(path)))) throw new EscapeError(name, root, 'its folder is a link leading outside')
   }
 
+  /** With `overwrite`, a link (or file) in the way is removed first, so the write cannot follow it. */
+  const clear = async (path: string) => {
+    const existing = await lstat(path).catch(() => undefined)
+    if (existing && options.overwrite && !existing.isDirectory()) await rm(path, { force: true })
+  }
+
   const extract = tar.extract()
   const done = new Promise<void>((resolveDone, reject) => {
     extract.on('entry', (header, stream, next) => {
@@ -66,6 +74,7 @@ export async function extractTo(archive: Readable, dir: string, options: Extract
           stream.resume()
         } else if (header.type === 'file' || header.type === 'contiguous-file') {
           await parentOf(header.name, path)
+          await clear(path)
           const out = createWriteStream(path, { flags: options.overwrite ? 'w' : 'wx', mode: (header.mode ?? 0o644) & 0o777 })
           await pipeline(stream, out, options.signal ? { signal: options.signal } : {})
           await utimes(path, mtime, mtime)
@@ -73,8 +82,8 @@ export async function extractTo(archive: Readable, dir: string, options: Extract
           result.bytes += header.size ?? 0
         } else if (header.type === 'symlink') {
           const link = header.linkname ?? ''
-          if (isAbsolute(link) || !inside(root, resolve(dirname(path), link))) throw new EscapeError(header.name, root, `a link to "${link}"`)
           await parentOf(header.name, path)
+          await clear(path)
           await symlink(link, path)
           result.links++
           stream.resume()
@@ -85,8 +94,11 @@ export async function extractTo(archive: Readable, dir: string, options: Extract
       handle().then(
         () => next(),
         (err: Error) => {
-          stream.resume()
-          next(err)
+          // Settle here: tar-stream's next(err) destroys the extractor without an 'error' event.
+          reject(err)
+          stream.destroy()
+          extract.destroy(err)
+          archive.destroy()
         },
       )
     })

@@ -66,8 +66,11 @@ export async function restoreDatabases(archive: Readable, sources: SourceConfig[
           next()
         },
         (err: Error) => {
-          stream.resume()
-          next(new Error(`source "${source.name}": ${err.message}`))
+          // Settle here: tar-stream's next(err) destroys the extractor without an 'error' event.
+          reject(new Error(`source "${source.name}": ${err.message}${options.overwrite ? '' : ' (the CLI\'s --force replaces existing data)'}`))
+          stream.destroy()
+          extract.destroy(err)
+          archive.destroy()
         },
       )
     })
