@@ -1,0 +1,165 @@
+/**
+ * Notifications from real runs of the engine to a real local HTTP server (webhook) and a real local
+ * SMTP server (`smtp-server`, with authentication): bodies, headers, the `on` filter, a failing
+ * notifier that never fails the backup, and secrets kept out of the config view and the logs.
+ */
+import { expect } from 'chai'
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
+import { SMTPServer } from 'smtp-server'
+import { createEngine } from '../../src/engine/createEngine.js'
+import type { RunReport } from '../../src/notify/types.js'
+import { configIn, makeTree, tempDir } from '../engine/helpers.js'
+
+interface Hit {
+  path: string
+  headers: IncomingHttpHeaders
+  body: RunReport
+}
+
+interface Mail {
+  user: string | undefined
+  from: string
+  to: string[]
+  text: string
+}
+
+describe('notifications: webhook and email', function () {
+  this.timeout(60_000)
+  let tmp: Awaited<ReturnType<typeof tempDir>>
+  let http: Server
+  let httpUrl: string
+  let status = 200
+  const hits: Hit[] = []
+  let smtp: SMTPServer
+  let smtpPort: number
+  const mails: Mail[] = []
+  const smtpPassword = 'smtp-secret-' + Math.random().toString(36).slice(2)
+  const token = 'webhook-token-' + Math.random().toString(36).slice(2)
+
+  before(async () => {
+    http = createServer((req, res) => {
+      let body = ''
+      req.on('data', (chunk) => (body += chunk))
+      req.on('end', () => {
+        hits.push({ path: req.url ?? '', headers: req.headers, body: JSON.parse(body) as RunReport })
+        res.statusCode = status
+        res.end('ok')
+      })
+    })
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve))
+    httpUrl = `http://127.0.0.1:${(http.address() as AddressInfo).port}`
+    smtp = new SMTPServer({
+      disabledCommands: ['STARTTLS'],
+      allowInsecureAuth: true,
+      onAuth(auth, _session, callback) {
+        if (auth.username === 'mailer' && auth.password === smtpPassword) callback(null, { user: auth.username })
+        else callback(new Error('invalid credentials'))
+      },
+      onData(stream, session, callback) {
+        let text = ''
+        stream.on('data', (chunk: Buffer) => (text += chunk.toString()))
+        stream.on('end', () => {
+          mails.push({
+            user: session.user as string | undefined,
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+            to: session.envelope.rcptTo.map((r) => r.address),
+            text,
+          })
+          callback()
+        })
+      },
+    })
+    await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve))
+    smtpPort = (smtp.server.address() as AddressInfo).port
+  })
+  after(async () => {
+    await new Promise((resolve) => http.close(resolve))
+    await new Promise<void>((resolve) => smtp.close(() => resolve()))
+  })
+  beforeEach(async () => {
+    tmp = await tempDir()
+    await makeTree(join(tmp.dir, 'src'))
+    hits.length = 0
+    mails.length = 0
+    status = 200
+  })
+  afterEach(() => tmp.remove())
+
+  const notifyYaml = (webhookOn: string, emailOn: string) => `    notify:
+      - type: webhook
+        url: ${httpUrl}/hooks/secret-path?key=${token}
+        headers: { Authorization: "Bearer ${token}", X-Team: ops }
+        on: [${webhookOn}]
+      - type: email
+        smtp: { host: 127.0.0.1, port: ${smtpPort}, secure: false, username: mailer, password: env:TEST_SMTP_PASSWORD }
+        from: backups@example.test
+        to: [ops@example.test, oncall@example.test]
+        on: [${emailOn}]
+`
+
+  const engineFor = async (extra: string, sourcePath = './src') => {
+    process.env.TEST_SMTP_PASSWORD = smtpPassword
+    const config = await configIn(tmp.dir, [{ name: 'job', extra }])
+    delete process.env.TEST_SMTP_PASSWORD
+    if (sourcePath !== './src') (config.jobs[0]!.sources[0] as { path: string }).path = join(tmp.dir, sourcePath)
+    return createEngine(config, { schedule: false })
+  }
+
+  it('a successful run: webhook JSON with the snapshot, headers sent; email through SMTP auth', async () => {
+    const engine = await engineFor(notifyYaml('success, failure', 'success'))
+    engine.run('job', 'manual')
+    expect((await engine.whenIdle('job')).status).to.equal('success')
+    const [snapshot] = await engine.listSnapshots('job')
+    expect(hits).to.have.length(1)
+    const hit = hits[0]!
+    expect(hit.path).to.equal(`/hooks/secret-path?key=${token}`)
+    expect(hit.headers.authorization).to.equal(`Bearer ${token}`)
+    expect(hit.headers['x-team']).to.equal('ops')
+    expect(hit.headers['content-type']).to.equal('application/json')
+    expect(hit.body).to.include({ job: 'job', status: 'success', error: '' })
+    expect(hit.body.durationSeconds).to.be.a('number').and.at.least(0)
+    expect(hit.body.snapshot).to.include({ name: snapshot!.name, size: snapshot!.size, parts: 1 })
+    expect(hit.body.snapshot!.sha256).to.match(/^[0-9a-f]{64}$/)
+    expect(mails).to.have.length(1)
+    expect(mails[0]).to.include({ user: 'mailer', from: 'backups@example.test' })
+    expect(mails[0]!.to).to.deep.equal(['ops@example.test', 'oncall@example.test'])
+    expect(mails[0]!.text).to.include('Subject: [backup-daemon] job: success')
+    expect(mails[0]!.text).to.include(snapshot!.name)
+    await engine.stop()
+  })
+
+  it('a failed run: only the notifiers listening for failure are told, with the error', async () => {
+    const engine = await engineFor(notifyYaml('failure', 'success'), 'missing-folder')
+    engine.run('job', 'manual')
+    expect((await engine.whenIdle('job')).status).to.equal('failed')
+    expect(hits).to.have.length(1)
+    expect(hits[0]!.body).to.include({ status: 'failure', snapshot: null })
+    expect(hits[0]!.body.error).to.include('missing-folder')
+    expect(mails).to.have.length(0)
+    await engine.stop()
+  })
+
+  it('a failing notifier never fails the run: logged with its label, no secret in the log or the config view', async () => {
+    status = 500
+    const unreachable = `      - type: webhook\n        url: http://127.0.0.1:9/down\n        on: [success]\n        timeout: 2000\n`
+    const badMail = notifyYaml('success', 'success').replace('password: env:TEST_SMTP_PASSWORD', 'password: wrong-smtp-password')
+    const engine = await engineFor(badMail + unreachable)
+    engine.run('job', 'manual')
+    const info = await engine.whenIdle('job')
+    expect(info.status, info.error).to.equal('success')
+    const log = engine.logs.tail({ kind: 'job', job: 'job' }, 100).join('\n')
+    expect(log).to.match(/notify\[0\] webhook 127\.0\.0\.1:\d+: failed: HTTP 500/)
+    expect(log).to.match(/notify\[2\] webhook 127\.0\.0\.1:9: failed: /)
+    expect(log).to.match(/notify\[1\] email via 127\.0\.0\.1:\d+: failed: /)
+    expect(mails).to.have.length(0)
+    for (const secret of [token, smtpPassword, 'wrong-smtp-password', 'secret-path']) expect(log).to.not.include(secret)
+    const view = JSON.stringify(engine.jobConfig('job'))
+    for (const secret of [token, 'wrong-smtp-password', 'secret-path']) expect(view).to.not.include(secret)
+    const notify = engine.jobConfig('job').notify as Record<string, unknown>[]
+    expect(notify[0]).to.deep.include({ url: `${httpUrl}/[redacted]`, headers: { Authorization: '[redacted]', 'X-Team': '[redacted]' } })
+    expect((notify[1]!.smtp as Record<string, unknown>).password).to.equal('[redacted]')
+    await engine.stop()
+  })
+})
