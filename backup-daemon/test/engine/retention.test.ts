@@ -1,5 +1,12 @@
 import { expect } from 'chai'
+import { join } from 'node:path'
+import { Readable } from 'node:stream'
+import { snapshotName } from '../../src/archive/layout.js'
+import { writeSnapshot } from '../../src/archive/writeSnapshot.js'
 import { isoWeek, snapshotsToKeep } from '../../src/engine/retentionPlan.js'
+import { applyRetention, listCatalog } from '../../src/engine/snapshotCatalog.js'
+import { LocalStorage } from '../../src/storages/local.js'
+import { tempDir } from './helpers.js'
 
 /** Snapshots named after their UTC time, at `hours` after 2026-01-01T00:00Z (a Thursday). */
 const at = (...hours: number[]) =>
@@ -48,5 +55,29 @@ describe('engine/retentionPlan (synthetic timestamps)', () => {
   it('an empty policy keeps everything', () => {
     const snaps = at(1, 2, 3)
     expect(snapshotsToKeep(snaps, {}).size).to.equal(3)
+  })
+
+  it('applyRetention on a real storage: daily + last, split sets counting as one, manifests and parts removed', async () => {
+    const tmp = await tempDir()
+    try {
+      const storage = new LocalStorage('disk', join(tmp.dir, 'disk'))
+      // Two snapshots a day for four days; the odd ones split into three parts.
+      const times = [0, 12, 24, 36, 48, 60, 72, 84].map((h) => new Date(Date.UTC(2026, 2, 1) + h * 3_600_000))
+      for (const [i, createdAt] of times.entries()) {
+        const name = snapshotName('j', createdAt, 'tar')
+        const archive = Readable.from([Buffer.alloc(3000, i)])
+        await writeSnapshot({ archive, storages: [storage], job: 'j', name, compression: 'tar', createdAt, chunkSize: i % 2 ? 1024 : undefined, signal: new AbortController().signal })
+      }
+      const deleted = await applyRetention(storage, 'j', { last: 1, daily: 3 })
+      const { snapshots, orphans } = await listCatalog(storage, 'j')
+      // Newest (Mar 4 12:00) by last and daily; Mar 3 12:00 and Mar 2 12:00 by daily.
+      expect(snapshots.map((s) => s.view.createdAt)).to.deep.equal(['2026-03-04T12:00:00.000Z', '2026-03-03T12:00:00.000Z', '2026-03-02T12:00:00.000Z'])
+      expect(snapshots.every((s) => s.view.isSplit && s.view.partsCount === 3)).to.equal(true)
+      expect(deleted).to.have.length(5)
+      expect(orphans).to.deep.equal([])
+      expect((await storage.list('j/')).length).to.equal(3 * 4) // 3 parts + 1 manifest each
+    } finally {
+      await tmp.remove()
+    }
   })
 })
