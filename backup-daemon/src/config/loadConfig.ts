@@ -65,6 +65,8 @@ function toIssues(doc: Document, input: unknown, issue: z.core.$ZodIssue, at: (o
   }
   let message = issue.message
   if (issue.code === 'invalid_union' && path[path.length - 1] !== 'type') message = 'unknown or missing "type"'
+  const options = (issue as { options?: unknown[] }).options
+  if (issue.code === 'invalid_union' && path[path.length - 1] === 'type' && Array.isArray(options)) message = `unknown type; expected one of: ${options.join(', ')}`
   if (issue.code === 'invalid_value' && path[path.length - 1] === 'type') message = `unknown type; expected one of: ${issue.values.join(', ')}`
   if (issue.code === 'invalid_type' && valueAt(input, path) === undefined) message = 'required key is missing'
   return [{ path: formatPath(path), ...at(offsetOf(doc, path)), message }]
