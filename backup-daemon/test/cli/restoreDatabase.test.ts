@@ -1,0 +1,81 @@
+/**
+ * `backup-daemon restore JOB SNAPSHOT --into-database` for a `postgresql` source, as child processes
+ * against a real PostgreSQL cluster from Debian's packages (skipped, saying so, when none is installed):
+ * the run's dump goes back through the restore functions of `src/restore/` into the source's database.
+ */
+import { expect } from 'chai'
+import { spawn } from 'node:child_process'
+import { readdir, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { findPostgresBin, startPostgresCluster, type PostgresCluster } from '../sources/support/postgresCluster.js'
+import { tempDir } from '../engine/helpers.js'
+
+const bin = fileURLToPath(new URL('../../bin/backup-daemon.js', import.meta.url))
+
+function cli(args: string[], cwd: string, env: Record<string, string>): Promise<{ code: number | null; out: string }> {
+  const child = spawn(process.execPath, [bin, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '', ...env } })
+  let out = ''
+  child.stdout.on('data', (chunk) => (out += chunk))
+  child.stderr.on('data', (chunk) => (out += chunk))
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, out })))
+}
+
+describe('backup-daemon restore --into-database (postgresql)', function () {
+  this.timeout(180_000)
+  let pg: PostgresCluster | undefined
+  let tmp: Awaited<ReturnType<typeof tempDir>>
+  before(async function () {
+    const pgBin = await findPostgresBin()
+    if (!pgBin) {
+      console.log('    skipped: no PostgreSQL server binaries under /usr/lib/postgresql/*/bin (apt-get install -y postgresql)')
+      this.skip()
+    }
+    tmp = await tempDir()
+    pg = await startPostgresCluster(pgBin)
+  })
+  after(async () => {
+    await pg?.stop()
+    await tmp?.remove()
+  })
+
+  it('backs up with run, then restores the dropped rows with --into-database --force (encrypted, zstd)', async () => {
+    await pg!.sql('postgres', 'CREATE DATABASE shop')
+    await pg!.sql('shop', "CREATE TABLE orders (id int PRIMARY KEY, item text); INSERT INTO orders SELECT g, 'item ' || g FROM generate_series(1, 1500) g")
+    const expected = await pg!.sql('shop', "SELECT count(*), md5(string_agg(item, ',' ORDER BY id)) FROM orders")
+    const file = join(tmp.dir, 'backup-daemon.yaml')
+    await writeFile(
+      file,
+      `dataDir: ./data
+jobs:
+  - name: shop
+    compression: tar.zst
+    encryption: { type: age, passphrase: env:PG_TEST_PASSPHRASE }
+    sources:
+      - type: postgresql
+        name: pg
+        database: shop
+        host: ${pg!.socketDir}
+        port: ${pg!.port}
+        user: ${pg!.superuser}
+        password: env:PG_TEST_PASSWORD
+        pgDump: ${join(pg!.bin, 'pg_dump')}
+    storages: [{ type: local, name: disk, path: ./backups }]
+`,
+    )
+    const env = { PG_TEST_PASSPHRASE: 'pg-restore-passphrase', PG_TEST_PASSWORD: pg!.password }
+    const backup = await cli(['run', 'shop', '--config', file], tmp.dir, env)
+    expect(backup.code, backup.out).to.equal(0)
+    const snapshot = (await readdir(join(tmp.dir, 'backups/shop'))).find((n) => n.endsWith('.manifest.json'))!.slice(0, -'.manifest.json'.length)
+    expect(snapshot).to.match(/\.tar\.zst\.age$/)
+
+    await pg!.sql('shop', 'DELETE FROM orders WHERE id % 3 = 0; UPDATE orders SET item = upper(item)')
+    expect(await pg!.sql('shop', "SELECT count(*), md5(string_agg(item, ',' ORDER BY id)) FROM orders")).to.not.equal(expected)
+    const restore = await cli(['restore', 'shop', snapshot, '--config', file, '--into-database', '--force'], tmp.dir, env)
+    expect(restore.code, restore.out).to.equal(0)
+    expect(restore.out).to.include(`${snapshot} verified`)
+    expect(restore.out).to.include('restored source "pg" into database shop')
+    expect(await pg!.sql('shop', "SELECT count(*), md5(string_agg(item, ',' ORDER BY id)) FROM orders")).to.equal(expected)
+    expect(restore.out).to.not.include(pg!.password)
+  })
+})
