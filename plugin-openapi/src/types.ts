@@ -28,8 +28,8 @@ export interface OpenAPIPluginOptions {
    */
   info?: Partial<OpenAPIV3_1.InfoObject>
   /**
-   * The `servers` of the description. The default is `serverURL` (when set) plus `routes.api`, or `routes.api` alone.
-   * @default [{ url: `${serverURL}${routes.api}` }]
+   * The `servers` of the description. Paths already include `routes.api`, so a server is an origin.
+   * @default [{ url: serverURL || '/' }]
    */
   servers?: OpenAPIV3_1.ServerObject[]
   /**

@@ -7,7 +7,7 @@ import { parse } from 'yaml'
 
 import { generateOpenAPIDocument, openapiPlugin } from '../src/index.js'
 import { API_ROUTE } from './fixture/fixtureConfig.js'
-import { fixtureDocument, fixtureSanitized, operationKeys } from './support/fixtureDocument.js'
+import { fixtureDocument, fixtureSanitized, operationKeys, sanitizedWith } from './support/fixtureDocument.js'
 import { startLiveCms } from './support/liveCms.js'
 
 const raw = (): Config => ({ secret: 'x', routes: { api: '/cms-api' }, endpoints: [{ path: '/mine', method: 'get', handler: () => Response.json({}) }] }) as unknown as Config
@@ -115,6 +115,24 @@ describe('options', function () {
     const only = operationKeys(await fixtureDocument({ includeGlobals: ['footer'] }))
     expect(only.filter((k) => k.includes('/globals/'))).to.deep.equal(['POST /cms-api/globals/footer/access', 'GET /cms-api/globals/footer', 'POST /cms-api/globals/footer'])
     expect(operationKeys(await fixtureDocument({ excludeGlobals: ['settings', 'footer'] })).filter((k) => k.includes('/globals/'))).to.deep.equal([])
+  })
+
+  it('the plugin generates on the first request, then serves the cached text', async () => {
+    let reads = 0
+    const counted = { path: '/counted', method: 'get' as const, handler: () => Response.json({}), custom: {} as Record<string, unknown> }
+    Object.defineProperty(counted.custom, 'openapi', { enumerable: true, get: () => (reads++, { summary: 'Counted' }) })
+    const config = await sanitizedWith((c) => ({ ...c, endpoints: [...(c.endpoints ?? []), counted] }))
+    const spec = config.endpoints.find((e) => e.path === '/openapi.json')!
+    const custom = config.endpoints.find((e) => e.path === '/counted')!.custom!
+    const before = reads
+    const call = async () => (await spec.handler({ payload: { config } } as never)).text()
+    const first = await call()
+    expect(reads).to.be.greaterThan(before) // generated now, not when the config was built
+    const afterFirst = reads
+    expect(await call()).to.equal(first)
+    expect(reads).to.equal(afterFirst) // cached: not generated again
+    expect(JSON.parse(first).paths['/cms-api/counted'].get.summary).to.equal('Counted')
+    expect(custom).to.have.property('openapi')
   })
 
   it('generation is deterministic: the pure function gives the same document each time', async () => {
