@@ -8,6 +8,7 @@ import { lexicalEditor } from '@payloadcms/richtext-lexical'
 import { sqliteAdapter } from '@payloadcms/db-sqlite'
 import { mongooseAdapter } from '@payloadcms/db-mongodb'
 import sharp from 'sharp'
+import { hostStoragePlugin } from '@hosted-media/plugin-storage'
 
 import { Images } from './collections/Images.js'
 import { Posts } from './collections/Posts.js'
@@ -33,6 +34,34 @@ export default buildConfig({
   editor: lexicalEditor(),
   db: database(),
   sharp,
-  typescript: { outputFile: path.join(settings.appRoot, 'src', 'payload-types.ts') },
-  plugins: [],
+  // Types are generated on demand (`payload generate:types`), not on every development start.
+  typescript: { autoGenerate: false, outputFile: path.join(settings.appRoot, 'src', 'payload-types.ts') },
+  // tus-auth answers 413 above this.
+  upload: { limits: { fileSize: 5 * 1024 ** 3 } },
+  plugins: [
+    hostStoragePlugin({
+      collections: { images: 'storage', videos: 'stream' },
+      storage: {
+        zoneName: settings.storage.zoneName,
+        accessKey: settings.storage.accessKey,
+        region: settings.storage.region,
+        endpoint: settings.storage.endpoint,
+        s3Endpoint: settings.storage.s3Endpoint,
+        cdnUrl: settings.storage.cdnUrl,
+        ...(settings.storage.tokenAuthKey ? { tokenAuth: { key: settings.storage.tokenAuthKey } } : {}),
+        clientUploads: true,
+      },
+      stream: {
+        libraryId: settings.stream.libraryId,
+        apiKey: settings.stream.apiKey,
+        apiBase: settings.stream.apiBase,
+        tusEndpoint: settings.stream.tusEndpoint,
+        cdnUrl: settings.stream.cdnUrl,
+        mp4Fallback: true,
+        thumbnailTime: 2000,
+        tus: true,
+        webhook: { secret: settings.stream.readOnlyKey },
+      },
+    }),
+  ],
 })

@@ -30,7 +30,7 @@ export function objectUrl(config: StorageApiConfig, key: string): string {
 }
 
 /** What to upload: a file on disk (streamed) or bytes in memory. */
-export type UploadBody = { path: string; size: number } | { buffer: Buffer }
+export type UploadBody = { path: string; size: number } | { buffer: Buffer | Uint8Array | ArrayBuffer }
 
 /** Uploads one object. Files on disk are streamed, never read whole into memory. */
 export async function putObject(config: StorageApiConfig, key: string, body: UploadBody, contentType: string): Promise<void> {
@@ -40,8 +40,9 @@ export async function putObject(config: StorageApiConfig, key: string, body: Upl
     headers['Content-Length'] = String(body.size)
     requestBody = Readable.toWeb(createReadStream(body.path)) as unknown as BodyInit
   } else {
-    headers['Content-Length'] = String(body.buffer.length)
-    requestBody = body.buffer as unknown as BodyInit
+    // fetch sets Content-Length from a byte body itself; a second one from us makes some undici
+    // dispatchers (a process may install a newer one globally) refuse the request.
+    requestBody = (Buffer.isBuffer(body.buffer) ? body.buffer : Buffer.from(body.buffer as ArrayBuffer)) as unknown as BodyInit
   }
   const res = await upstreamFetch(`Upload of "${key}"`, objectUrl(config, key), {
     method: 'PUT',
