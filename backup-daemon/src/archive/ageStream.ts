@@ -8,11 +8,12 @@ import { Readable } from 'node:stream'
 import type { ReadableStream as WebReadableStream } from 'node:stream/web'
 import { Decrypter, Encrypter } from 'age-encryption'
 import type { EncryptionConfig } from '../config/types.js'
+import { ScryptRecipient } from './scryptRecipient.js'
 
 /**
- * scrypt work factor (log2 N) for passphrases. age's CLI uses 18, which needs 256 MiB of memory in the
- * library's JavaScript scrypt; 15 (32 MiB) keeps the daemon under its memory target. Use a long random
- * passphrase (or recipients): `age -d` accepts any factor up to 22.
+ * scrypt work factor (log2 N) for passphrases. age's CLI uses 18 (256 MiB for the key derivation);
+ * 15 (32 MiB, briefly, in OpenSSL) keeps the daemon under its memory target. Use a long random passphrase
+ * (or recipients): `age -d` accepts any factor up to 22.
  */
 export const scryptWorkFactor = 15
 
@@ -41,8 +42,7 @@ const fromWeb = (stream: ReadableStream<Uint8Array>): Readable => Readable.fromW
 export async function encryptAge(input: Readable, config: EncryptionConfig): Promise<Readable> {
   const encrypter = new Encrypter()
   if (config.passphrase !== undefined) {
-    encrypter.setScryptWorkFactor(scryptWorkFactor)
-    encrypter.setPassphrase(config.passphrase)
+    encrypter.addRecipient(new ScryptRecipient(config.passphrase, scryptWorkFactor))
   } else {
     for (const recipient of config.recipients ?? []) encrypter.addRecipient(recipient)
   }
