@@ -116,5 +116,11 @@ console.log(`config: ${COLLECTIONS} collections with nested fields; our descript
 console.log(`cold: ours ${coldOurs.ms.toFixed(1)} ms, payload-oapi ${coldTheirs.ms.toFixed(1)} ms`)
 console.log(`warm median of ${RUNS}: ours ${median(oursMs).toFixed(1)} ms wall / ${median(oursCpu).toFixed(1)} ms CPU, payload-oapi ${median(theirsMs).toFixed(1)} ms wall / ${median(theirsCpu).toFixed(1)} ms CPU`)
 console.log(`load average: ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' ')}`)
-printResult('openapi-generation', median(theirsMs) / median(oursMs), `faster than payload-oapi (ours ${median(oursMs).toFixed(0)} ms warm, ${coldOurs.ms.toFixed(0)} ms cold)`, '> 1x, < 300 ms')
+// The ratio uses CPU time: on the shared 2-core machines wall time mostly measures other processes' load.
+printResult(
+  'openapi-generation',
+  median(theirsCpu) / median(oursCpu),
+  `faster than payload-oapi, CPU time (ours ${median(oursCpu).toFixed(0)} ms CPU / ${median(oursMs).toFixed(0)} ms wall warm, ${coldOurs.ms.toFixed(0)} ms wall cold; wall ratio ${(median(theirsMs) / median(oursMs)).toFixed(2)}x)`,
+  '> 1x, < 300 ms',
+)
 rmSync(dir, { recursive: true, force: true })
