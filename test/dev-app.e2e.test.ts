@@ -13,6 +13,7 @@ import type { Browser, Page } from 'playwright-core'
 import sharp from 'sharp'
 import { launchBrowser, saveScreenshot } from './support/browser.js'
 import { startDevApp, type RunningDevApp } from './support/devApp.js'
+import { fakeMp4 } from '../dev-app/test/emulator/helpers/fakeMp4.js'
 
 const ports = { cms: 3310, daemon: 8390, emulator: 3410 }
 
@@ -77,6 +78,39 @@ describe('dev-app end to end (npm start)', function () {
     expect(list.docs).to.have.length(1)
     const served = Buffer.from(await (await fetch(new URL(list.docs[0]!.url, app.cmsUrl))).arrayBuffer())
     expect(sha256(served)).to.equal(sha256(bytes))
+  })
+
+  it('uploads a video through the admin panel via TUS; the webhook fills its resolutions', async function () {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'e2e-video-')), 'e2e-video.mp4')
+    writeFileSync(file, fakeMp4({ width: 1280, height: 720, mediaBytes: 8 * 1024 * 1024 }))
+    await page.goto(`${app.cmsUrl}/admin/collections/videos/create`)
+    await page.locator('input[type="file"]').setInputFiles(file)
+    await page.fill('input[name="title"]', 'Video uploaded by the e2e test')
+    const progress = page.locator('[role="progressbar"], progress').first()
+    await page.getByRole('button', { name: /^Upload e2e-video\.mp4/ }).click()
+    // Progress is shown while the bytes go to the host, then the field asks for a save.
+    await progress.waitFor()
+    await page.getByText('Uploaded. Save the document to attach the video.').waitFor({ timeout: 120_000 })
+    await saveScreenshot(page, 'dev-app-video-uploaded')
+    await page.getByRole('button', { name: 'Save' }).click()
+    await page.waitForURL(/\/admin\/collections\/videos\/\d+/)
+    const id = page.url().split('/').pop()
+
+    type Stream = { videoId: string; status: string; resolutions?: { resolution: string; url: string }[] }
+    let stream: Stream | undefined
+    await waitFor(async () => {
+      const doc = (await (await fetch(`${app.cmsUrl}/api/videos/${id}`)).json()) as { hostData?: { stream?: Stream } }
+      stream = doc.hostData?.stream
+      return (stream?.resolutions?.length ?? 0) > 0
+    }, 60_000)
+    expect(stream!.status).to.equal('finished')
+    expect(stream!.resolutions!.map((r) => r.resolution)).to.include('720p')
+    // The video really is on the emulated streaming host, playable from its CDN.
+    const playlist = await fetch(`${app.emulatorUrl}/stream-cdn/1001/${stream!.videoId}/playlist.m3u8`)
+    expect(playlist.status).to.equal(200)
+    expect(await playlist.text()).to.contain('#EXTM3U')
+    await page.reload()
+    await saveScreenshot(page, 'dev-app-video-saved')
   })
 
   it('backs the CMS up from the daemon and the snapshot restores its database and media', async function () {

@@ -27,6 +27,8 @@ export default buildConfig({
   secret: settings.payloadSecret,
   admin: {
     user: Users.slug,
+    // No gravatar: the admin panel makes no request to the internet.
+    avatar: 'default',
     importMap: { baseDir: path.join(settings.appRoot, 'src') },
   },
   collections: [Users, Images, Videos, Posts],

@@ -34,14 +34,21 @@ export function startChild(name: string, command: string, args: string[], option
   return child
 }
 
-/** Runs a child to completion; rejects with its exit code. */
-export function runChild(name: string, command: string, args: string[], options: SpawnOptions & { quiet?: boolean } = {}): Promise<void> {
+/**
+ * Runs a child to completion; rejects with its exit code. With `doneLine`, an exit 0 without that line
+ * on stdout also rejects: a script that never ran its body must not pass for one that succeeded.
+ */
+export function runChild(name: string, command: string, args: string[], options: SpawnOptions & { quiet?: boolean; doneLine?: string } = {}): Promise<void> {
   const child = startChild(name, command, args, options)
+  let sawDoneLine = false
+  if (options.doneLine) child.stdout?.on('data', (chunk: Buffer) => (sawDoneLine ||= chunk.toString().includes(options.doneLine!)))
   return new Promise((resolve, reject) => {
     child.on('error', reject)
-    child.on('exit', (code, signal) =>
-      code === 0 ? resolve() : reject(new Error(`${name} failed (${signal ?? `exit code ${code}`})`)),
-    )
+    child.on('exit', (code, signal) => {
+      if (code !== 0) return reject(new Error(`${name} failed (${signal ?? `exit code ${code}`})`))
+      if (options.doneLine && !sawDoneLine) return reject(new Error(`${name} exited without finishing (no "${options.doneLine}")`))
+      resolve()
+    })
   })
 }
 

@@ -16,6 +16,7 @@ import { buildAdmin, buildIsCurrent } from './adminBuild.js'
 import { runChild, startChild, stopChildren, waitForHttp } from './children.js'
 import { loadOrCreateCredentials } from './credentials.js'
 import { writeDaemonConfig } from './daemonConfig.js'
+import { seedDoneLine } from './seedDone.js'
 
 const startedAt = Date.now()
 const seconds = () => ((Date.now() - startedAt) / 1000).toFixed(1)
@@ -73,9 +74,17 @@ process.on('SIGTERM', () => void stop(0))
 
 try {
   const nodeBin = process.execPath
-  await runChild('seed', nodeBin, ['--import', 'tsx', path.join(settings.appRoot, 'src', 'start', 'seed.ts')], {
-    cwd: settings.appRoot,
-    env: { ...env, NODE_ENV: 'development', DEV_APP_ADMIN_EMAIL: credentials.adminEmail, DEV_APP_ADMIN_PASSWORD: credentials.adminPassword },
+  const seed = () =>
+    runChild('seed', nodeBin, ['--import', 'tsx', path.join(settings.appRoot, 'src', 'start', 'seed.ts')], {
+      cwd: settings.appRoot,
+      env: { ...env, NODE_ENV: 'development', DEV_APP_ADMIN_EMAIL: credentials.adminEmail, DEV_APP_ADMIN_PASSWORD: credentials.adminPassword },
+      doneLine: seedDoneLine,
+    })
+  // Seen on a loaded machine: the seed process exiting 0 at once, having run nothing (tsx's transform
+  // cache being cleared by a parallel job). A second try costs a second; a CMS without tables costs more.
+  await seed().catch((error: Error) => {
+    step(`${error.message}; trying once more`)
+    return seed()
   })
 
   if (!buildIsCurrent(settings.appRoot)) {

@@ -8,6 +8,7 @@
 import sharp from 'sharp'
 import { getPayload } from 'payload'
 import config from '../payload.config.js'
+import { seedDoneLine } from './seedDone.js'
 
 const adminEmail = process.env.DEV_APP_ADMIN_EMAIL ?? ''
 const adminPassword = process.env.DEV_APP_ADMIN_PASSWORD ?? ''
@@ -67,4 +68,6 @@ if (await isEmpty('images')) {
 }
 
 await payload.destroy()
+// main.ts waits for this line: a seed that exits 0 without it did not run (see main.ts).
+console.log(seedDoneLine)
 process.exit(0)

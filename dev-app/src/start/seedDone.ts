@@ -1,0 +1,2 @@
+/** The last line `seed.ts` prints; `main.ts` treats a seed run without it as failed. */
+export const seedDoneLine = 'seed: database ready'
