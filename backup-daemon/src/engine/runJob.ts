@@ -4,7 +4,6 @@
  * retention. Resolves with the manifest; rejects with the abort reason when cancelled, after removing
  * everything the run wrote.
  */
-import { encryptAge } from '../archive/ageStream.js'
 import { createArchive } from '../archive/createArchive.js'
 import type { Manifest } from '../archive/manifest.js'
 import { snapshotName } from '../archive/layout.js'
@@ -44,7 +43,8 @@ export async function runJob({ job, storages, signal, log, level }: RunJobOption
     onSource: (source) => log('info', `reading source "${source.name}" (${source.type})`),
   })
   // After compression (encrypted bytes do not compress) and before splitting (every part is ciphertext).
-  if (job.encryption) archive = await encryptAge(archive, job.encryption)
+  // Imported on first use: the age library and its ciphers add ~16 MiB of RSS to a process that loads them.
+  if (job.encryption) archive = await (await import('../archive/ageStream.js')).encryptAge(archive, job.encryption)
   const manifest = await writeSnapshot({
     archive,
     storages,

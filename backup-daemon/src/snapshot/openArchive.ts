@@ -6,7 +6,7 @@
 import { PassThrough, Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { createGunzip } from 'node:zlib'
-import { decryptAge, type AgeKeys } from '../archive/ageStream.js'
+import type { AgeKeys } from '../archive/ageStream.js'
 import { zstdStream } from '../archive/zstdStream.js'
 import { concatObjects } from '../engine/snapshotCatalog.js'
 import type { LocatedSnapshot } from './locateSnapshots.js'
@@ -25,7 +25,7 @@ export async function openArchive({ storage, manifest }: LocatedSnapshot, option
       bytes.destroy()
       throw new Error('the snapshot is age-encrypted: give the passphrase (the job\'s encryption.passphrase) or an identity file (--identity)')
     }
-    bytes = await decryptAge(bytes, keys)
+    bytes = await (await import('../archive/ageStream.js')).decryptAge(bytes, keys)
   }
   const stage = manifest.compression === 'tar.gz' ? createGunzip() : manifest.compression === 'tar.zst' ? zstdStream('decompress', { signal: options.signal }) : undefined
   if (!stage) return bytes
