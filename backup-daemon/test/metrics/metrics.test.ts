@@ -7,6 +7,7 @@ import { expect } from 'chai'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { hashPassword } from '../../src/auth/password.js'
+import { RunMetrics } from '../../src/metrics/RunMetrics.js'
 import { createApp } from '../../src/server/createApp.js'
 import { spawnDaemon, type DaemonProcess } from '../api/support/daemonProcess.js'
 import { FakeEngine } from '../api/support/fakeEngine.js'
@@ -99,5 +100,24 @@ describe('GET /metrics (in-process app)', () => {
     expect((await off.request('/metrics')).status).to.equal(404)
     const doc = (await (await on.request('/api/v1/openapi')).json()) as { paths: Record<string, unknown> }
     expect(Object.keys(doc.paths).some((path) => path.includes('metrics'))).to.equal(false)
+  })
+})
+
+describe('metrics/RunMetrics exposition text', () => {
+  it('declares every family once, escapes label values, leaves unknown gauges out', async () => {
+    const metrics = new RunMetrics([{ name: 'a' }, { name: 'b', lastSuccessAt: new Date(1_700_000_000_000) }])
+    metrics.record({ job: 'a', status: 'cancelled', durationSeconds: 1.5, finishedAt: new Date() })
+    metrics.record({ job: 'we"ird\\', status: 'success', durationSeconds: 2, size: 10, finishedAt: new Date(1_800_000_000_000) })
+    const { body, contentType } = await metrics.render()
+    expect(contentType).to.equal('text/plain; version=0.0.4; charset=utf-8')
+    for (const name of ['runs_total', 'failures_total', 'last_duration_seconds', 'last_size_bytes', 'last_success_timestamp_seconds']) {
+      expect(body.split('\n').filter((l) => l.startsWith(`# TYPE backup_daemon_${name} `))).to.have.length(1)
+    }
+    expect(sample(body, 'backup_daemon_runs_total{job="a",status="cancelled"}')).to.equal(1)
+    expect(sample(body, 'backup_daemon_failures_total{job="a"}')).to.equal(1)
+    expect(sample(body, 'backup_daemon_last_success_timestamp_seconds{job="b"}')).to.equal(1_700_000_000)
+    expect(sample(body, 'backup_daemon_last_size_bytes{job="a"}')).to.equal(undefined)
+    expect(sample(body, 'backup_daemon_last_size_bytes{job="we\\"ird\\\\"}')).to.equal(10)
+    expect(body.endsWith('\n')).to.equal(true)
   })
 })
