@@ -44,10 +44,15 @@ export async function readManifest(storage: Storage, key: string): Promise<Manif
 export async function locateSnapshots(job: string, storages: Storage[], name?: string): Promise<Location[]> {
   return Promise.all(
     storages.map(async (storage): Promise<Location> => {
-      const { snapshots } = await listCatalog(storage, job)
-      const entry = name === undefined ? snapshots[0] : snapshots.find((s) => s.view.name === name)
-      if (!entry) return { storage, missing: name === undefined ? 'no snapshot' : `no snapshot named ${name}` }
-      return { storage, entry, manifest: await readManifest(storage, entry.manifestKey) }
+      try {
+        const { snapshots } = await listCatalog(storage, job)
+        const entry = name === undefined ? snapshots[0] : snapshots.find((s) => s.view.name === name)
+        if (!entry) return { storage, missing: name === undefined ? 'no snapshot' : `no snapshot named ${name}` }
+        return { storage, entry, manifest: await readManifest(storage, entry.manifestKey) }
+      } catch (err) {
+        // One unreachable storage must not hide the others' answers (restore can use another copy).
+        return { storage, missing: `cannot read the catalog: ${(err as Error).message}` }
+      }
     }),
   )
 }
