@@ -79,3 +79,36 @@ jobs:
     expect(restore.out).to.not.include(pg!.password)
   })
 })
+
+describe('backup-daemon restore --into-database (mongodb)', function () {
+  this.timeout(180_000)
+  it('backs up one database with run and restores it after the collection was emptied', async function () {
+    const uri = process.env.MONGODB_URI
+    if (!uri) {
+      console.log('    skipped: MONGODB_URI is not set (no MongoDB server can run on this machine)')
+      this.skip()
+    }
+    const { MongoClient } = await import('mongodb')
+    const client = await new MongoClient(uri).connect()
+    const tmp = await tempDir()
+    const database = `bd_restore_${Date.now()}`
+    try {
+      const posts = client.db(database).collection<{ _id: number; title: string }>('posts')
+      await posts.insertMany(Array.from({ length: 300 }, (_, i) => ({ _id: i, title: `post ${i}` })))
+      const file = join(tmp.dir, 'backup-daemon.yaml')
+      await writeFile(file, `dataDir: ./data\njobs:\n  - name: mongo\n    sources: [{ type: mongodb, name: m, uri: env:MONGODB_URI, database: ${database} }]\n    storages: [{ type: local, name: disk, path: ./backups }]\n`)
+      const backup = await cli(['run', 'mongo', '--config', file], tmp.dir, {})
+      expect(backup.code, backup.out).to.equal(0)
+      const snapshot = (await readdir(join(tmp.dir, 'backups/mongo'))).find((n) => n.endsWith('.manifest.json'))!.slice(0, -'.manifest.json'.length)
+      await posts.deleteMany({})
+      const restore = await cli(['restore', 'mongo', snapshot, '--config', file, '--into-database', '--force'], tmp.dir, {})
+      expect(restore.code, restore.out).to.equal(0)
+      expect(await posts.countDocuments()).to.equal(300)
+      expect(await posts.findOne({ _id: 7 })).to.deep.equal({ _id: 7, title: 'post 7' })
+    } finally {
+      await client.db(database).dropDatabase().catch(() => undefined)
+      await client.close()
+      await tmp.remove()
+    }
+  })
+})
