@@ -182,6 +182,11 @@ describe('schemas and operations (fixture)', function () {
     const config = await fixtureSanitized()
     const broken: Endpoint = { path: '/broken', method: 'get', handler: () => Response.json({}), custom: { openapi: { responses: { 200: { description: 'x', content: { 'application/json': { schema: { $ref: '#/components/schemas/Nope' } } } } } } } }
     expect(() => generateOpenAPIDocument({ ...config, endpoints: [...config.endpoints, broken] } as SanitizedConfig)).to.throw(OpenAPIReferenceError, /Nope/)
+    // A clash with a generated schema, also when the custom endpoint comes before the collection's own operations.
+    const clash: Endpoint = { path: '/clash', method: 'get', handler: () => Response.json({}), custom: { openapi: { components: { schemas: { Posts: { type: 'string' } } } } } }
+    expect(() => generateOpenAPIDocument({ ...config, endpoints: [...config.endpoints, clash] } as SanitizedConfig)).to.throw(OpenAPIReferenceError, /"Posts" is already defined/)
+    const early = { ...config, collections: config.collections.map((c) => (c.slug === 'posts' ? { ...c, endpoints: [clash, ...(c.endpoints || [])] } : c)) } as SanitizedConfig
+    expect(() => generateOpenAPIDocument(early)).to.throw(OpenAPIReferenceError, /"Posts" is already defined/)
   })
 
   it('catalog conditions read from the sanitized config: disableLocalStrategy, disableBulkEdit, disableDuplicate', async () => {

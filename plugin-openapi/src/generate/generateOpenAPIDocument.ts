@@ -16,6 +16,8 @@ import { createSchemaRegistry } from '../schemas/schemaRegistry.js'
 import { resolveOptions, type CustomEndpointOpenAPI, type OpenAPIPluginOptions, type ResolvedOptions } from '../types.js'
 import { collectRefs, customOperation, resolvesIn } from './customOperation.js'
 
+const commonSchemaNames = new Set(Object.keys(commonSchemas()))
+
 /** Marks the plugin's own endpoints (they are not documented: see README). */
 export const PLUGIN_ENDPOINT_MARK = 'openapiPluginEndpoint'
 
@@ -85,6 +87,8 @@ export function generateOpenAPIDocument(config: SanitizedConfig, options: OpenAP
   const usedIds = new Set<string>()
   const customOps: { where: string; op: OpenAPIV3_1.OperationObject }[] = []
   const customSchemas: Record<string, OpenAPIV3_1.SchemaObject> = {}
+  const customSchemaOwners = new Map<string, string>()
+  const clash = (where: string, name: string) => new OpenAPIReferenceError(`custom.openapi of ${where}: component schema "${name}" is already defined differently`)
   const tags = new Map<string, string | undefined>()
   const tagDescriptions = new Map<string, string>([
     ['Access', 'Permissions of the current user.'],
@@ -126,7 +130,12 @@ export function generateOpenAPIDocument(config: SanitizedConfig, options: OpenAP
           const op = customOperation(b, scope, method, fullPath, custom.openapi, apiRoute)
           if (add(method, fullPath, op)) customOps.push({ where: `${method.toUpperCase()} ${fullPath}`, op })
         }
-        Object.assign(customSchemas, custom.openapi.components?.schemas ?? {})
+        for (const [name, schema] of Object.entries(custom.openapi.components?.schemas ?? {})) {
+          const where = `${method.toUpperCase()} ${apiRoute}${base}${e.path}`
+          if (customSchemas[name] && JSON.stringify(customSchemas[name]) !== JSON.stringify(schema)) throw clash(where, name)
+          customSchemas[name] = schema
+          customSchemaOwners.set(name, where)
+        }
         continue
       }
       const entry = findCatalogEntry(scope, method, e.path, b)
@@ -154,6 +163,8 @@ export function generateOpenAPIDocument(config: SanitizedConfig, options: OpenAP
   }
   documentScope({ kind: 'root', name: '', slug: '', tag: 'Custom' }, '', config.endpoints, false)
 
+  // Generated schemas are built on demand, so a clash with them is only known once every operation exists.
+  for (const [name, where] of customSchemaOwners) if (registry.schemas[name] || commonSchemaNames.has(name)) throw clash(where, name)
   const document: OpenAPIV3_1.Document = {
     openapi: '3.1.0',
     info: { title: 'Payload CMS REST API', version: '1.0.0', ...o.info },
