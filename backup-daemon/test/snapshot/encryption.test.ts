@@ -5,7 +5,7 @@
  * config view, the log and the manifest.
  */
 import { expect } from 'chai'
-import { execFile } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { createWriteStream, readFileSync } from 'node:fs'
 import { readdir, readFile, writeFile } from 'node:fs/promises'
@@ -70,6 +70,23 @@ describe('encryption: age format', function () {
     expect((await collect(await decryptAge(Readable.from([encrypted]), { passphrase: 'correct horse battery staple' }))).equals(plain)).to.equal(true)
     const wrong = await decryptAge(Readable.from([encrypted]), { passphrase: 'wrong' }).then(collect).catch((e: unknown) => e)
     expect(wrong).to.be.instanceOf(Error)
+  })
+
+  it('passphrase: `age -d` itself decrypts it (the passphrase typed on a pseudo-terminal made by `script`)', async function () {
+    const hasScript = await run('sh', ['-c', 'command -v script']).then(() => true, () => false)
+    if (!hasAge || !hasScript) {
+      console.log('    skipped: needs /usr/bin/age and script(1) (apt-get install age bsdutils)')
+      this.skip()
+    }
+    const file = join(tmp.dir, 'p.age')
+    await pipeline(await encryptAge(Readable.from([plain]), { type: 'age', passphrase: 'typed on a tty' }), createWriteStream(file))
+    const out = join(tmp.dir, 'p.out')
+    // age reads a passphrase only from the terminal: `script` gives it one whose input is our stdin.
+    const child = spawn('script', ['-qec', `age -d -o '${out}' '${file}'`, '/dev/null'], { stdio: ['pipe', 'ignore', 'ignore'] })
+    setTimeout(() => child.stdin.end('typed on a tty\n'), 500)
+    const code = await new Promise((resolve) => child.on('close', resolve))
+    expect(code).to.equal(0)
+    expect((await readFile(out)).equals(plain)).to.equal(true)
   })
 
   it('streams: reading the first encrypted bytes pulls only a few chunks of the input', async () => {
