@@ -2,7 +2,6 @@
  * @module plugin-openapi/test/support/fixtureDocument
  * The fixture's sanitized config and its description, generated without a database (config only).
  */
-import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -13,17 +12,20 @@ import type { OpenAPIV3_1 } from '../../src/openapi.js'
 import type { OpenAPIPluginOptions } from '../../src/types.js'
 import { buildFixtureConfig, type FixtureArgs } from '../fixture/fixtureConfig.js'
 
+/** Building a config writes nothing (no database connection): this directory is never created. */
+const UNUSED_DIR = join(tmpdir(), 'openapi-fixture-unused')
+
 let cached: Promise<SanitizedConfig> | undefined
 
 /** The sanitized fixture config (built once; nothing is written to its data dir). */
 export function fixtureSanitized(): Promise<SanitizedConfig> {
-  cached ??= buildFixtureConfig({ dataDir: mkdtempSync(join(tmpdir(), 'openapi-fixture-')) })
+  cached ??= buildFixtureConfig({ dataDir: UNUSED_DIR })
   return cached
 }
 
 /** A fresh sanitized config with changes (option tests). */
 export function sanitizedWith(mutate: FixtureArgs['mutate'], plugin?: OpenAPIPluginOptions): Promise<SanitizedConfig> {
-  return buildFixtureConfig({ dataDir: mkdtempSync(join(tmpdir(), 'openapi-fixture-')), mutate, plugin })
+  return buildFixtureConfig({ dataDir: UNUSED_DIR, mutate, plugin })
 }
 
 /** The fixture's description with options. */
