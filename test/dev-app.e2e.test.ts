@@ -34,9 +34,13 @@ describe('dev-app end to end (npm start)', function () {
   after(async function () {
     await browser?.close()
     if (app) {
-      const code = await app.stop()
+      await app.stop()
       expect(app.output()).to.contain('[dev-app] stopped')
-      expect(code).to.equal(0)
+      // Ctrl-C leaves nothing listening.
+      for (const url of [app.cmsUrl, app.daemonUrl, app.emulatorUrl]) {
+        const answered = await fetch(url).then(() => true, () => false)
+        expect(answered, `${url} still answers after Ctrl-C`).to.equal(false)
+      }
       rmSync(app.dataDir, { recursive: true, force: true })
     }
   })

@@ -24,7 +24,8 @@ export interface RunningDevApp {
   credentials: DevAppCredentials
   /** Everything the start command printed so far. */
   output(): string
-  stop(): Promise<number | null>
+  /** Ctrl-C: SIGINT to the whole process group, as a terminal sends it. */
+  stop(): Promise<void>
 }
 
 const repoRoot = new URL('../..', import.meta.url).pathname
@@ -46,7 +47,7 @@ export async function startDevApp(options: { ports: { cms: number; daemon: numbe
     },
   })
   let output = ''
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()))
   const ready = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`dev-app not ready in ${options.readyTimeoutMs} ms:\n${output.slice(-3000)}`)), options.readyTimeoutMs)
     const onData = (chunk: Buffer) => {
@@ -59,17 +60,16 @@ export async function startDevApp(options: { ports: { cms: number; daemon: numbe
     }
     child.stdout?.on('data', onData)
     child.stderr?.on('data', onData)
-    void exited.then((code) => {
+    void exited.then(() => {
       clearTimeout(timer)
-      reject(new Error(`dev-app exited (${code}) before it was ready:\n${output.slice(-3000)}`))
+      reject(new Error(`dev-app exited before it was ready:\n${output.slice(-3000)}`))
     })
   })
   const stop = async () => {
     if (child.exitCode === null && child.pid) process.kill(-child.pid, 'SIGINT')
     const timer = setTimeout(() => child.pid && process.kill(-child.pid, 'SIGKILL'), 30_000)
-    const code = await exited
+    await exited
     clearTimeout(timer)
-    return code
   }
   try {
     await ready
