@@ -49,8 +49,10 @@ for (const step of selected) {
   const passing = count('passing')
   let failing = count('failing')
   const pending = count('pending')
-  // A suite that crashed before reporting still counts as a failure.
-  if (code !== 0 && failing === 0) failing = 1
+  // A suite that crashed before reporting still counts as a failure, and so does one that exited 0
+  // without mocha's "passing" line: a process whose imports never settled runs no test at all.
+  const reported = /^\s*\d+ passing/m.test(output)
+  if ((code !== 0 || !reported) && failing === 0) failing = 1
   totals.passed += passing
   totals.failed += failing
   totals.skipped += pending

@@ -117,6 +117,18 @@ describe('dev-app end to end (npm start)', function () {
     await saveScreenshot(page, 'dev-app-video-saved')
   })
 
+  it('documents the REST API, the storage plugin's endpoints included, on /api/docs', async function () {
+    const spec = (await (await fetch(`${app.cmsUrl}/api/openapi.json`)).json()) as { openapi: string; paths: Record<string, unknown> }
+    expect(spec.openapi).to.match(/^3\.1/)
+    for (const route of ['/api/posts', '/api/images/{id}', '/api/globals/site-settings', '/api/storage-host/stream/tus-auth', '/api/storage-host/stream/webhook']) {
+      expect(spec.paths, route).to.have.property(route)
+    }
+    await page.goto(`${app.cmsUrl}/api/docs`)
+    await page.getByText('/api/storage-host/stream/tus-auth').first().waitFor()
+    await page.getByText('/api/posts/{id}').first().waitFor()
+    await saveScreenshot(page, 'dev-app-api-docs')
+  })
+
   it('backs the CMS up from the daemon and the snapshot restores its database and media', async function () {
     const login = await fetch(`${app.daemonUrl}/api/v1/auth/login`, {
       method: 'POST',

@@ -9,6 +9,7 @@ import { sqliteAdapter } from '@payloadcms/db-sqlite'
 import { mongooseAdapter } from '@payloadcms/db-mongodb'
 import sharp from 'sharp'
 import { hostStoragePlugin } from '@hosted-media/plugin-storage'
+import { openapiPlugin } from '@hosted-media/plugin-openapi'
 
 import { Images } from './collections/Images.js'
 import { Posts } from './collections/Posts.js'
@@ -65,5 +66,7 @@ export default buildConfig({
         webhook: { secret: settings.stream.readOnlyKey },
       },
     }),
+    // Describes the sanitized config on first request, the storage plugin's endpoints (custom.openapi) included.
+    openapiPlugin({ info: { title: 'Hosted-media demo CMS', version: '1.0.0' } }),
   ],
 })

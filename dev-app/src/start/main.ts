@@ -80,12 +80,18 @@ try {
       env: { ...env, NODE_ENV: 'development', DEV_APP_ADMIN_EMAIL: credentials.adminEmail, DEV_APP_ADMIN_PASSWORD: credentials.adminPassword },
       doneLine: seedDoneLine,
     })
-  // Seen on a loaded machine: the seed process exiting 0 at once, having run nothing (tsx's transform
-  // cache being cleared by a parallel job). A second try costs a second; a CMS without tables costs more.
-  await seed().catch((error: Error) => {
-    step(`${error.message}; trying once more`)
-    return seed()
-  })
+  // Seen on these machines: importing @payloadcms/richtext-lexical under Node 20's ESM loader sometimes
+  // never settles, and the process exits (code 13, or 0 under tsx) having run nothing. Another try costs
+  // a second or two; a CMS without tables costs more.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await seed()
+      break
+    } catch (error) {
+      if (attempt === 3) throw error
+      step(`${(error as Error).message}; trying again`)
+    }
+  }
 
   if (!buildIsCurrent(settings.appRoot)) {
     step('building the admin panel (after a change or on first start; about a minute)…')
