@@ -117,7 +117,7 @@ describe('dev-app end to end (npm start)', function () {
     await saveScreenshot(page, 'dev-app-video-saved')
   })
 
-  it('documents the REST API, the storage plugin's endpoints included, on /api/docs', async function () {
+  it('documents the REST API, the storage plugin endpoints included, on /api/docs', async function () {
     const spec = (await (await fetch(`${app.cmsUrl}/api/openapi.json`)).json()) as { openapi: string; paths: Record<string, unknown> }
     expect(spec.openapi).to.match(/^3\.1/)
     for (const route of ['/api/posts', '/api/images/{id}', '/api/globals/site-settings', '/api/storage-host/stream/tus-auth', '/api/storage-host/stream/webhook']) {
