@@ -129,27 +129,31 @@ describe('dev-app end to end (npm start)', function () {
     await saveScreenshot(page, 'dev-app-api-docs')
   })
 
-  it('backs the CMS up from the daemon and the snapshot restores its database and media', async function () {
-    const login = await fetch(`${app.daemonUrl}/api/v1/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: app.credentials.daemonUsername, password: app.credentials.daemonPassword }),
-    })
-    expect(login.status).to.equal(200)
-    const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ')
-    const api = (route: string, init: RequestInit = {}) => fetch(`${app.daemonUrl}/api/v1${route}`, { ...init, headers: { cookie, ...init.headers } })
-
-    expect((await api('/jobs/cms/run', { method: 'POST' })).status).to.equal(202)
-    await waitFor(async () => ((await (await api('/jobs/cms/status')).json()) as { status: string }).status === 'idle', 120_000)
-    const status = (await (await api('/jobs/cms/status')).json()) as { lastResult: { success: boolean; error: string } }
-    expect(status.lastResult, status.lastResult.error).to.include({ success: true })
-
-    const { backups } = (await (await api('/jobs/cms/backups')).json()) as { backups: { name: string; size: number }[] }
-    expect(backups.length).to.be.greaterThan(0)
-    const download = await api(`/jobs/cms/backups/${encodeURIComponent(backups[0]!.name)}/download`)
-    expect(download.status).to.equal(200)
-    const archive = Buffer.from(await download.arrayBuffer())
-    expect(archive.length).to.equal(backups[0]!.size)
+  it('runs the backup job from the daemon UI and downloads the snapshot; restoring it reproduces the CMS database and media', async function () {
+    const ui = await browser!.newPage({ acceptDownloads: true })
+    await ui.goto(`${app.daemonUrl}/`)
+    await ui.waitForURL(/\/login/)
+    await ui.fill('input[name=username]', app.credentials.daemonUsername)
+    await ui.fill('input[name=password]', app.credentials.daemonPassword)
+    await ui.keyboard.press('Enter')
+    await ui.locator('tr[data-job="cms"]').waitFor()
+    await saveScreenshot(ui, 'dev-app-daemon-dashboard')
+    await ui.locator('a', { hasText: /^cms$/ }).click()
+    await ui.locator('.stream-state.live').waitFor()
+    await ui.getByRole('button', { name: 'Run now' }).click()
+    await ui.locator('#action-feedback', { hasText: 'Run started' }).waitFor()
+    // The run's lines arrive live; its last one is the commit of the snapshot.
+    await ui.locator('.log-line', { hasText: /committed cms-/ }).waitFor({ timeout: 120_000 })
+    await ui.locator('.result.ok').waitFor({ timeout: 30_000 })
+    await ui.locator('tr[data-snapshot]').first().waitFor()
+    await saveScreenshot(ui, 'dev-app-daemon-job')
+    const [download] = await Promise.all([ui.waitForEvent('download'), ui.locator('a.download').first().click()])
+    const archive = readFileSync((await download.path())!)
+    // The same snapshot sits on the local disk storage, byte for byte.
+    const stored = walk(path.join(app.dataDir, 'backups')).find((f) => f.endsWith(download.suggestedFilename()))
+    expect(stored, `no ${download.suggestedFilename()} in the disk storage`).to.be.a('string')
+    expect(sha256(readFileSync(stored!))).to.equal(sha256(archive))
+    await ui.close()
 
     const restored = mkdtempSync(path.join(tmpdir(), 'e2e-restore-'))
     writeFileSync(path.join(restored, 'snapshot.tar.gz'), archive)

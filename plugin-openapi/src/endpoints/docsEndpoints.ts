@@ -3,15 +3,35 @@
  * The docs page (Swagger UI) and its assets, served from swagger-ui-dist in node_modules: no CDN, works offline.
  */
 import { readFile } from 'node:fs/promises'
-import { createRequire } from 'node:module'
+import * as nodeModule from 'node:module'
 import { dirname, join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 
 import type { Endpoint } from 'payload'
 
 import { DOCS_ASSETS, DOCS_INIT_SCRIPT } from '../constants.js'
 import { PLUGIN_ENDPOINT_MARK } from '../generate/generateOpenAPIDocument.js'
 
-const distDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'))
+let distDir: string | undefined
+
+/**
+ * swagger-ui-dist's folder, found on first use. The call is indirect on purpose: a bundler (webpack in
+ * a Next.js build of the CMS) rewrites a visible `createRequire(...).resolve()` into a module id,
+ * which is not a path. The working directory is the fallback base for bundles whose
+ * `import.meta.url` no longer points into the package.
+ */
+function swaggerUiDir(): string {
+  if (distDir) return distDir
+  const makeRequire = (nodeModule as unknown as Record<string, unknown>)['create' + 'Require'] as typeof nodeModule.createRequire
+  for (const base of [import.meta.url, pathToFileURL(join(process.cwd(), 'package.json')).href]) {
+    try {
+      return (distDir = dirname(makeRequire(base).resolve('swagger-ui-dist/package.json')))
+    } catch {
+      // try the next base
+    }
+  }
+  throw new Error('plugin-openapi: the docs page needs the swagger-ui-dist package, which cannot be found')
+}
 const mark = { [PLUGIN_ENDPOINT_MARK]: true }
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
@@ -61,7 +81,7 @@ export function docsEndpoints(docsPath: string, specURL: string, docsURL: string
         // Only the listed names: the request path never reaches the file system.
         const type = Object.hasOwn(DOCS_ASSETS, asset) ? DOCS_ASSETS[asset] : undefined
         if (!type) return Response.json({ errors: [{ message: 'Not Found' }] }, { status: 404 })
-        const body = await readFile(join(distDir, asset))
+        const body = await readFile(join(swaggerUiDir(), asset))
         return new Response(new Uint8Array(body), { status: 200, headers: { 'Content-Type': type, 'Cache-Control': 'public, max-age=86400' } })
       },
     },
