@@ -74,24 +74,15 @@ process.on('SIGTERM', () => void stop(0))
 
 try {
   const nodeBin = process.execPath
-  const seed = () =>
-    runChild('seed', nodeBin, ['--import', 'tsx', path.join(settings.appRoot, 'src', 'start', 'seed.ts')], {
-      cwd: settings.appRoot,
-      env: { ...env, NODE_ENV: 'development', DEV_APP_ADMIN_EMAIL: credentials.adminEmail, DEV_APP_ADMIN_PASSWORD: credentials.adminPassword },
-      doneLine: seedDoneLine,
-    })
-  // Seen on these machines: importing @payloadcms/richtext-lexical under Node 20's ESM loader sometimes
-  // never settles, and the process exits (code 13, or 0 under tsx) having run nothing. Another try costs
-  // a second or two; a CMS without tables costs more.
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await seed()
-      break
-    } catch (error) {
-      if (attempt === 3) throw error
-      step(`${(error as Error).message}; trying again`)
-    }
-  }
+  // `--conditions=development`: Lexical's default Node entry files (`*.node.mjs`) pick their dev or prod
+  // build with a top-level `await import()`, and Node 20's ESM loader sometimes never settles that graph
+  // (the process exits 13, or 0 under tsx, having run nothing). The condition resolves straight to the
+  // development builds. The done line catches any other silent exit.
+  await runChild('seed', nodeBin, ['--conditions=development', '--import', 'tsx', path.join(settings.appRoot, 'src', 'start', 'seed.ts')], {
+    cwd: settings.appRoot,
+    env: { ...env, NODE_ENV: 'development', DEV_APP_ADMIN_EMAIL: credentials.adminEmail, DEV_APP_ADMIN_PASSWORD: credentials.adminPassword },
+    doneLine: seedDoneLine,
+  })
 
   if (!buildIsCurrent(settings.appRoot)) {
     step('building the admin panel (after a change or on first start; about a minute)…')
