@@ -25,7 +25,7 @@ const repoRoot = path.resolve(settings.appRoot, '..')
 
 mkdirSync(path.join(dataDir, 'db'), { recursive: true })
 const credentials = loadOrCreateCredentials(dataDir)
-const databaseUri = process.env.DATABASE_URI || `file:${path.join(dataDir, 'db', 'cms.db')}`
+const databaseUri = settings.databaseUri
 const env: NodeJS.ProcessEnv = {
   ...process.env,
   PAYLOAD_SECRET: process.env.PAYLOAD_SECRET || credentials.payloadSecret,
@@ -61,6 +61,7 @@ async function stop(code: number): Promise<void> {
   process.exit(code)
 }
 process.on('SIGINT', () => void stop(0))
+process.on('SIGTERM', () => void stop(0))
 
 /** One part dying takes the others down with a message, rather than leaving a half-working system. */
 function stopAllWhenItDies(name: string, child: ChildProcess): void {
@@ -70,7 +71,6 @@ function stopAllWhenItDies(name: string, child: ChildProcess): void {
     void stop(1)
   })
 }
-process.on('SIGTERM', () => void stop(0))
 
 try {
   const nodeBin = process.execPath
