@@ -61,6 +61,8 @@ async function build(sourcesTime) {
   const esbuild = await import('esbuild')
   const result = await esbuild.build({
     entryPoints: { main: join(srcDir, 'cli', 'main.ts') },
+    // Output independent of the launching process's working directory (it names modules in comments).
+    absWorkingDir: packageDir,
     bundle: true,
     splitting: true,
     platform: 'node',
