@@ -12,7 +12,7 @@ import { lstat, mkdir, realpath, rm, symlink, utimes } from 'node:fs/promises'
 import { dirname, isAbsolute, resolve, sep } from 'node:path'
 import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import tar from 'tar-stream'
+import { forEachTarEntry } from './forEachTarEntry.js'
 
 export interface ExtractOptions {
   /** Replace files that exist. @default false */
@@ -61,52 +61,30 @@ export async function extractTo(archive: Readable, dir: string, options: Extract
     if (existing && options.overwrite && !existing.isDirectory()) await rm(path, { force: true })
   }
 
-  const extract = tar.extract()
-  const done = new Promise<void>((resolveDone, reject) => {
-    extract.on('entry', (header, stream, next) => {
-      const handle = async () => {
-        const path = target(header.name)
-        const mtime = header.mtime ?? new Date()
-        if (header.type === 'directory') {
-          await parentOf(header.name, path)
-          await mkdir(path, { recursive: true, mode: (header.mode ?? 0o755) & 0o777 })
-          result.directories++
-          stream.resume()
-        } else if (header.type === 'file' || header.type === 'contiguous-file') {
-          await parentOf(header.name, path)
-          await clear(path)
-          const out = createWriteStream(path, { flags: options.overwrite ? 'w' : 'wx', mode: (header.mode ?? 0o644) & 0o777 })
-          await pipeline(stream, out, options.signal ? { signal: options.signal } : {})
-          await utimes(path, mtime, mtime)
-          result.files++
-          result.bytes += header.size ?? 0
-        } else if (header.type === 'symlink') {
-          const link = header.linkname ?? ''
-          await parentOf(header.name, path)
-          await clear(path)
-          await symlink(link, path)
-          result.links++
-          stream.resume()
-        } else {
-          throw new EscapeError(header.name, root, `entries of type ${header.type} are not restored`)
-        }
-      }
-      handle().then(
-        () => next(),
-        (err: Error) => {
-          // Settle here: tar-stream's next(err) destroys the extractor without an 'error' event.
-          reject(err)
-          stream.destroy()
-          extract.destroy(err)
-          archive.destroy()
-        },
-      )
-    })
-    extract.on('finish', resolveDone)
-    extract.on('error', reject)
+  await forEachTarEntry(archive, async (header, stream) => {
+    const path = target(header.name)
+    const mtime = header.mtime ?? new Date()
+    if (header.type === 'directory') {
+      await parentOf(header.name, path)
+      await mkdir(path, { recursive: true, mode: (header.mode ?? 0o755) & 0o777 })
+      result.directories++
+    } else if (header.type === 'file' || header.type === 'contiguous-file') {
+      await parentOf(header.name, path)
+      await clear(path)
+      const out = createWriteStream(path, { flags: options.overwrite ? 'w' : 'wx', mode: (header.mode ?? 0o644) & 0o777 })
+      await pipeline(stream, out, options.signal ? { signal: options.signal } : {})
+      await utimes(path, mtime, mtime)
+      result.files++
+      result.bytes += header.size ?? 0
+    } else if (header.type === 'symlink') {
+      const link = header.linkname ?? ''
+      await parentOf(header.name, path)
+      await clear(path)
+      await symlink(link, path)
+      result.links++
+    } else {
+      throw new EscapeError(header.name, root, `entries of type ${header.type} are not restored`)
+    }
   })
-  archive.on('error', (err) => extract.destroy(err))
-  archive.pipe(extract as unknown as NodeJS.WritableStream)
-  await done
   return result
 }

@@ -7,11 +7,11 @@
  */
 import { dirname, join } from 'node:path'
 import { Readable } from 'node:stream'
-import tar from 'tar-stream'
 import type { SourceConfig } from '../config/types.js'
 import { restoreMongo } from '../restore/restoreMongo.js'
 import { restorePostgres } from '../restore/restorePostgres.js'
 import { restoreSqlite } from '../restore/restoreSqlite.js'
+import { forEachTarEntry } from './forEachTarEntry.js'
 
 export const databaseTypes = ['sqlite', 'postgresql', 'mongodb'] as const
 
@@ -46,40 +46,26 @@ async function restoreEntry(source: SourceConfig, entry: Readable, options: Rest
 export async function restoreDatabases(archive: Readable, sources: SourceConfig[], options: RestoreDatabasesOptions): Promise<string[]> {
   const wanted = new Map(sources.map((source) => [source.name, source]))
   const restored: string[] = []
-  const extract = tar.extract()
-  const done = new Promise<void>((resolve, reject) => {
-    extract.on('entry', (header, stream, next) => {
-      const source = wanted.get(header.name.split('/')[0] ?? '')
-      if (!source || header.type !== 'file') {
-        stream.on('end', () => next())
+  await forEachTarEntry(archive, async (header, stream) => {
+    const source = wanted.get(header.name.split('/')[0] ?? '')
+    if (!source || header.type !== 'file') {
+      await new Promise<void>((resolve) => {
+        stream.on('end', () => resolve())
         stream.resume()
-        return
-      }
-      wanted.delete(source.name)
-      options.log(`restoring source "${source.name}" (${source.type}) from ${header.name}`)
+      })
+      return
+    }
+    wanted.delete(source.name)
+    options.log(`restoring source "${source.name}" (${source.type}) from ${header.name}`)
+    try {
       // tar-stream's entries are streamx streams: the restore functions take Node streams.
-      restoreEntry(source, Readable.from(stream as AsyncIterable<Buffer>, { objectMode: false }), options).then(
-        (where) => {
-          restored.push(source.name)
-          options.log(`restored source "${source.name}" into ${where}`)
-          stream.resume()
-          next()
-        },
-        (err: Error) => {
-          // Settle here: tar-stream's next(err) destroys the extractor without an 'error' event.
-          reject(new Error(`source "${source.name}": ${err.message}${options.overwrite ? '' : ' (the CLI\'s --force replaces existing data)'}`))
-          stream.destroy()
-          extract.destroy(err)
-          archive.destroy()
-        },
-      )
-    })
-    extract.on('finish', resolve)
-    extract.on('error', reject)
+      const where = await restoreEntry(source, Readable.from(stream as AsyncIterable<Buffer>, { objectMode: false }), options)
+      restored.push(source.name)
+      options.log(`restored source "${source.name}" into ${where}`)
+    } catch (err) {
+      throw new Error(`source "${source.name}": ${(err as Error).message}${options.overwrite ? '' : ' (the CLI\'s --force replaces existing data)'}`, { cause: err })
+    }
   })
-  archive.on('error', (err) => extract.destroy(err))
-  archive.pipe(extract as unknown as NodeJS.WritableStream)
-  await done
   if (wanted.size > 0) throw new Error(`not in the snapshot: source(s) ${[...wanted.keys()].map((n) => `"${n}"`).join(', ')}`)
   return restored
 }

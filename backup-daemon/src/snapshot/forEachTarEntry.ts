@@ -1,0 +1,44 @@
+/**
+ * @module snapshot/forEachTarEntry
+ * Walks a tar stream one entry at a time, for `restore --to` and `restore --into-database`.
+ */
+import type { Readable } from 'node:stream'
+import tar, { type ExtractEvents, type Header } from 'tar-stream'
+
+/** An entry's byte stream (a streamx Readable). */
+export type TarEntryStream = ExtractEvents['entry'][1]
+
+/**
+ * Calls `handle` for every entry in order; `handle` reads (or drains) the entry's stream before its
+ * promise settles. Resolves when the archive ends. A rejected `handle` stops the walk, destroys the
+ * streams and rejects with `mapError(err)`.
+ */
+export async function forEachTarEntry(
+  archive: Readable,
+  handle: (header: Header, entry: TarEntryStream) => Promise<void>,
+  mapError: (err: Error) => Error = (err) => err,
+): Promise<void> {
+  const extract = tar.extract()
+  const done = new Promise<void>((resolve, reject) => {
+    extract.on('entry', (header, entry, next) => {
+      handle(header, entry).then(
+        () => {
+          entry.resume()
+          next()
+        },
+        (err: Error) => {
+          // Settle here: tar-stream's next(err) destroys the extractor without an 'error' event.
+          reject(mapError(err))
+          entry.destroy()
+          extract.destroy(err)
+          archive.destroy()
+        },
+      )
+    })
+    extract.on('finish', resolve)
+    extract.on('error', reject)
+  })
+  archive.on('error', (err) => extract.destroy(err))
+  archive.pipe(extract as unknown as NodeJS.WritableStream)
+  await done
+}
