@@ -4,69 +4,56 @@
  * plugin-openapi documents them without knowing this plugin.
  */
 
-const errorBody = {
-  content: {
-    'application/json': {
-      schema: {
-        properties: { errors: { items: { properties: { message: { type: 'string' } }, required: ['message'], type: 'object' }, type: 'array' } },
-        required: ['errors'],
-        type: 'object',
-      },
-    },
-  },
-}
-const err = (description: string) => ({ ...errorBody, description })
+type Schema = Record<string, unknown>
+
+/** A required JSON request body. */
+const jsonBody = (schema: Schema) => ({ required: true, content: { 'application/json': { schema } } })
+/** A JSON response. */
+const jsonResponse = (description: string, schema: Schema) => ({ description, content: { 'application/json': { schema } } })
+/** The plugin's error body `{errors: [{message}]}`. */
+const err = (description: string) =>
+  jsonResponse(description, {
+    properties: { errors: { items: { properties: { message: { type: 'string' } }, required: ['message'], type: 'object' }, type: 'array' } },
+    required: ['errors'],
+    type: 'object',
+  })
 
 export const tusAuthOperation = {
   operationId: 'storageHostTusAuth',
   summary: 'Authorise a TUS resumable upload to the streaming host',
   tags: ['storage-host'],
   security: [{ cookieAuth: [] }, { bearerAuth: [] }],
-  requestBody: {
-    required: true,
-    content: {
-      'application/json': {
-        schema: {
-          type: 'object',
-          required: ['collection', 'filename', 'filesize', 'filetype'],
-          properties: {
-            collection: { type: 'string', description: 'target upload collection' },
-            filename: { type: 'string' },
-            filesize: { type: 'integer', minimum: 1 },
-            filetype: { type: 'string', description: 'MIME type' },
-            head: { type: 'string', maxLength: 8192, description: 'base64 of the first bytes of the file' },
-            title: { type: 'string', description: 'required when a new video is created' },
-            videoId: { type: 'string', description: 'resume: GUID of an existing video' },
-            videoToken: { type: 'string', description: 'resume: the token returned with videoId' },
-          },
-        },
-      },
+  requestBody: jsonBody({
+    type: 'object',
+    required: ['collection', 'filename', 'filesize', 'filetype'],
+    properties: {
+      collection: { type: 'string', description: 'target upload collection' },
+      filename: { type: 'string' },
+      filesize: { type: 'integer', minimum: 1 },
+      filetype: { type: 'string', description: 'MIME type' },
+      head: { type: 'string', maxLength: 8192, description: 'base64 of the first bytes of the file' },
+      title: { type: 'string', description: 'required when a new video is created' },
+      videoId: { type: 'string', description: 'resume: GUID of an existing video' },
+      videoToken: { type: 'string', description: 'resume: the token returned with videoId' },
     },
-  },
+  }),
   responses: {
-    '200': {
-      description: 'Signature to proceed (`upload`) or the video is already on the host (`uploaded`)',
-      content: {
-        'application/json': {
-          schema: {
-            type: 'object',
-            required: ['type', 'videoId', 'videoToken', 'libraryId'],
-            properties: {
-              type: { enum: ['upload', 'uploaded'], type: 'string' },
-              videoId: { type: 'string' },
-              videoToken: { type: 'string' },
-              libraryId: { type: 'integer' },
-              authorizationSignature: { type: 'string' },
-              authorizationExpire: { type: 'integer' },
-              thumbnailTime: { type: 'integer' },
-              filename: { type: 'string' },
-              signedReceipt: { type: 'string' },
-              status: { type: 'string' },
-            },
-          },
-        },
+    '200': jsonResponse('Signature to proceed (`upload`) or the video is already on the host (`uploaded`)', {
+      type: 'object',
+      required: ['type', 'videoId', 'videoToken', 'libraryId'],
+      properties: {
+        type: { enum: ['upload', 'uploaded'], type: 'string' },
+        videoId: { type: 'string' },
+        videoToken: { type: 'string' },
+        libraryId: { type: 'integer' },
+        authorizationSignature: { type: 'string' },
+        authorizationExpire: { type: 'integer' },
+        thumbnailTime: { type: 'integer' },
+        filename: { type: 'string' },
+        signedReceipt: { type: 'string' },
+        status: { type: 'string' },
       },
-    },
+    }),
     '400': err('Missing or invalid fields, SVG/XML, missing title, TUS not enabled for the collection'),
     '403': err('Access denied'),
     '404': err('Unknown collection'),
@@ -86,23 +73,13 @@ export const webhookOperation = {
     { in: 'header', name: 'X-HostStream-Signature-Algorithm', required: true, schema: { const: 'hmac-sha256', type: 'string' } },
     { in: 'header', name: 'X-HostStream-Signature-Version', required: true, schema: { const: 'v1', type: 'string' } },
   ],
-  requestBody: {
-    required: true,
-    content: {
-      'application/json': {
-        schema: {
-          type: 'object',
-          required: ['Status', 'VideoGuid', 'VideoLibraryId'],
-          properties: { Status: { type: 'integer' }, VideoGuid: { type: 'string' }, VideoLibraryId: { type: 'integer' } },
-        },
-      },
-    },
-  },
+  requestBody: jsonBody({
+    type: 'object',
+    required: ['Status', 'VideoGuid', 'VideoLibraryId'],
+    properties: { Status: { type: 'integer' }, VideoGuid: { type: 'string' }, VideoLibraryId: { type: 'integer' } },
+  }),
   responses: {
-    '200': {
-      description: 'Acknowledged',
-      content: { 'application/json': { schema: { type: 'object', properties: { message: { const: 'Acknowledged', type: 'string' } } } } },
-    },
+    '200': jsonResponse('Acknowledged', { type: 'object', properties: { message: { const: 'Acknowledged', type: 'string' } } }),
     '400': err('Wrong signature algorithm or version, or malformed body'),
     '401': err('Missing or bad signature, or unknown library'),
   },
@@ -113,46 +90,32 @@ export const storageUploadOperation = {
   summary: 'Presigned URL for a browser-direct upload to the storage host',
   tags: ['storage-host'],
   security: [{ cookieAuth: [] }, { bearerAuth: [] }],
-  requestBody: {
-    required: true,
-    content: {
-      'application/json': {
-        schema: {
-          type: 'object',
-          required: ['collectionSlug', 'filename', 'mimeType', 'size'],
-          properties: {
-            collectionSlug: { type: 'string' },
-            filename: { type: 'string' },
-            mimeType: { type: 'string' },
-            size: { type: 'integer', minimum: 0 },
-            docPrefix: { type: 'string' },
-          },
-        },
-      },
+  requestBody: jsonBody({
+    type: 'object',
+    required: ['collectionSlug', 'filename', 'mimeType', 'size'],
+    properties: {
+      collectionSlug: { type: 'string' },
+      filename: { type: 'string' },
+      mimeType: { type: 'string' },
+      size: { type: 'integer', minimum: 0 },
+      docPrefix: { type: 'string' },
     },
-  },
+  }),
   responses: {
-    '200': {
-      description: 'PUT the bytes to `url` with `headers`, then create the document with `clientUploadContext`',
-      content: {
-        'application/json': {
-          schema: {
-            type: 'object',
-            properties: {
-              url: { type: 'string', format: 'uri' },
-              method: { const: 'PUT', type: 'string' },
-              headers: { additionalProperties: { type: 'string' }, type: 'object' },
-              filename: { type: 'string' },
-              expiresAt: { type: 'integer' },
-              clientUploadContext: {
-                type: 'object',
-                properties: { _objectKey: { type: 'string' }, prefix: { type: 'string' }, signedReceipt: { type: 'string' } },
-              },
-            },
-          },
+    '200': jsonResponse('PUT the bytes to `url` with `headers`, then create the document with `clientUploadContext`', {
+      type: 'object',
+      properties: {
+        url: { type: 'string', format: 'uri' },
+        method: { const: 'PUT', type: 'string' },
+        headers: { additionalProperties: { type: 'string' }, type: 'object' },
+        filename: { type: 'string' },
+        expiresAt: { type: 'integer' },
+        clientUploadContext: {
+          type: 'object',
+          properties: { _objectKey: { type: 'string' }, prefix: { type: 'string' }, signedReceipt: { type: 'string' } },
         },
       },
-    },
+    }),
     '400': err('Invalid file name, MIME type or size; SVG/XML'),
     '403': err('Access denied'),
     '404': err('Unknown collection'),
