@@ -20,7 +20,9 @@ import { tusAuthEndpoint } from './endpoints/tusAuth.js'
 import { webhookEndpoint } from './endpoints/webhook.js'
 import { HostDataField } from './fields/hostDataField.js'
 import { bindVideoTokenHook } from './hooks/bindVideoToken.js'
+import { verifyUploadReferenceHook } from './hooks/verifyUploadReference.js'
 import { resolveOptions } from './options/resolveOptions.js'
+import { coreHasUploadInstructions } from './payload/compat.js'
 import { STORAGE_UPLOAD_PATH } from './constants.js'
 import type { HostStoragePluginOptions } from './types.js'
 
@@ -75,7 +77,9 @@ export const hostStoragePlugin =
     for (const target of options.collections.values()) {
       const adapter = target.target === 'storage' ? storageAdapter(options.storage!, target) : streamAdapter(options.stream!)
       const publicUrls = target.target === 'storage' && options.storage?.publicUrls
-      cloudCollections[target.slug] = { adapter, disableLocalStorage: true, prefix: target.prefix || undefined, ...(publicUrls ? { disablePayloadAccessControl: true } : {}) }
+      // A 4.x core has no `_objectKey`: a client upload's folder is kept in `prefix`, so the field must exist.
+      const prefix = target.prefix || (coreHasUploadInstructions && target.target === 'storage' ? '' : undefined)
+      cloudCollections[target.slug] = { adapter, disableLocalStorage: true, prefix, ...(publicUrls ? { disablePayloadAccessControl: true } : {}) }
     }
     // Disabled: plugin-cloud-storage still inserts its fields (`url`, `prefix`, `_objectKey`), nothing else.
     if (options.disabled) return cloudStoragePlugin({ alwaysInsertFields: true, collections: cloudCollections, enabled: false })(config)
@@ -103,7 +107,8 @@ export const hostStoragePlugin =
     // Admin components: upload handlers (providers) and the TUS field on `hostData.stream.videoToken`.
     const providers = [...(config.admin?.components?.providers ?? [])]
     for (const target of options.collections.values()) {
-      if (target.target === 'storage' && options.storage?.clientUploads) {
+      // A core with upload instructions drives client uploads from its own admin (`useInAdmin`).
+      if (target.target === 'storage' && options.storage?.clientUploads && !coreHasUploadInstructions) {
         providers.push({
           clientProps: { collectionSlug: target.slug, enabled: true, prefix: target.prefix || undefined, serverHandlerPath: STORAGE_UPLOAD_PATH },
           path: `${CLIENT_PATH}#StorageClientUploadHandler`,
@@ -136,7 +141,7 @@ export const hostStoragePlugin =
     config = cloudStoragePlugin({ collections: cloudCollections })(config)
     config.collections = config.collections!.map((collection) =>
       options.collections.has(collection.slug)
-        ? { ...collection, hooks: { ...collection.hooks, beforeOperation: [rememberOperation as never, ...(collection.hooks?.beforeOperation ?? [])] } }
+        ? { ...collection, hooks: { ...collection.hooks, beforeOperation: [rememberOperation as never, verifyUploadReferenceHook as never, ...(collection.hooks?.beforeOperation ?? [])] } }
         : collection,
     )
     return config

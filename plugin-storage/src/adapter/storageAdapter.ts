@@ -5,16 +5,20 @@
  * or 302 to the token-signed CDN URL) and generate their URLs.
  */
 import type { Adapter, GeneratedAdapter } from '@payloadcms/plugin-cloud-storage/types'
-import { buildStoragePathData, getStorageFilePath } from '@payloadcms/plugin-cloud-storage/utilities'
 import { APIError, type PayloadRequest } from 'payload'
 
 import { storageApiConfig } from '../context.js'
 import type { ResolvedCollection, ResolvedStorage } from '../options/resolveOptions.js'
-import { UPLOAD_CONTENT_SECURITY_POLICY } from '../payload/internal.js'
+import { objectKey, serveKey, storedKey, UPLOAD_CONTENT_SECURITY_POLICY, uploadKey } from '../payload/compat.js'
+import { uploadContextOf } from '../payload/uploadReference.js'
 import { signCdnUrl } from '../upstream/signatures.js'
 import { deleteObject, getObject, putObject } from '../upstream/storageApi.js'
 import { UpstreamError } from '../upstream/UpstreamError.js'
+import { uploadInstructionsFor } from './clientUploadInstructions.js'
 import { trackUpload, undoCreate } from './uploadTracker.js'
+
+/** Arguments of the 4.x staticHandler (`uploadReference`) and the 3.x one (`clientUploadContext`). */
+type ServeArgs = Parameters<GeneratedAdapter['staticHandler']>[1] & { params: { uploadReference?: unknown } }
 
 /** Public URL of a key on the pull zone, token-signed when configured. */
 export function cdnUrlFor(storage: ResolvedStorage, key: string): string | undefined {
@@ -25,20 +29,23 @@ export function cdnUrlFor(storage: ResolvedStorage, key: string): string | undef
 
 const PASSED_HEADERS = ['content-type', 'content-length', 'content-range', 'accept-ranges', 'etag', 'last-modified']
 
-async function serve(storage: ResolvedStorage, target: ResolvedCollection, req: PayloadRequest, args: Parameters<GeneratedAdapter['staticHandler']>[1]): Promise<Response> {
+async function serve(storage: ResolvedStorage, target: ResolvedCollection, req: PayloadRequest, args: ServeArgs): Promise<Response> {
   const collection = req.payload.collections[args.params.collection]?.config
   if (!collection) return new Response(null, { status: 404 })
-  const key = await getStorageFilePath({
-    clientUploadContext: args.params.clientUploadContext,
+  const upload = uploadContextOf(req, args.params)
+  // An upload reference that does not verify reads nothing; the plugin's hook refuses the request next.
+  if (upload.refused) return new Response(new Uint8Array(0), { status: 200 })
+  const key = await serveKey({
     collection,
     collectionPrefix: target.prefix,
-    doc: args.doc as never,
+    doc: args.doc,
     filename: args.params.filename,
     prefixQueryParam: args.params.prefix,
     req,
+    uploadContext: upload.context,
   })
   // Client-upload probes of the core read the bytes themselves: always proxy those.
-  if (storage.serve === 'redirect' && !args.params.clientUploadContext) {
+  if (storage.serve === 'redirect' && !upload.context) {
     return new Response(null, { headers: { 'Cache-Control': 'private, no-store', Location: cdnUrlFor(storage, key) ?? '' }, status: 302 })
   }
   let upstream: Response
@@ -65,23 +72,25 @@ export function storageAdapter(storage: ResolvedStorage, target: ResolvedCollect
   const api = storageApiConfig(storage)
   return () => ({
     name: 'storage-host',
+    // 3.x reads `clientUploads`, 4.x `uploadInstructions`; each core ignores the other key.
     clientUploads: storage.clientUploads ? { access: storage.clientUploads.access } : undefined,
-    generateURL: ({ filename, prefix }) =>
-      cdnUrlFor(storage, buildStoragePathData({ collectionPrefix: target.prefix, docPrefix: prefix, filename }).storageFilePath) ?? '',
-    handleDelete: async ({ storageFilePath }) => {
-      await deleteObject(api, storageFilePath)
+    ...(storage.clientUploads ? { uploadInstructions: uploadInstructionsFor(storage, target) } : {}),
+    generateURL: ({ filename, prefix }) => cdnUrlFor(storage, objectKey(target.prefix, prefix, filename)) ?? '',
+    handleDelete: async ({ doc, filename, storageFilePath }) => {
+      await deleteObject(api, storedKey({ collectionPrefix: target.prefix, doc, filename, storageFilePath }))
     },
     handleUpload: async ({ collection, data, file, req, storageFilePath }) => {
+      const key = uploadKey({ collectionPrefix: target.prefix, docPrefix: (data as { prefix?: string } | undefined)?.prefix, filename: file.filename, storageFilePath })
       const body = file.tempFilePath && (!file.buffer || file.buffer.length === 0) ? { path: file.tempFilePath, size: file.filesize } : { buffer: file.buffer }
       try {
-        await trackUpload(req, storageFilePath, () => putObject(api, storageFilePath, body, file.mimeType), (k) => deleteObject(api, k))
+        await trackUpload(req, key, () => putObject(api, key, body, file.mimeType), (k) => deleteObject(api, k))
       } catch (err) {
         await undoCreate(req, collection.slug, (data as { id?: unknown } | undefined)?.id)
         const reason = err instanceof UpstreamError ? err.message : 'the storage host could not be reached'
         throw new APIError(`Storing "${file.filename}" on the storage host failed (${reason}). Nothing was saved.`, 502, undefined, true)
       }
     },
-    // Payload checks the receipt's signature, user, collection and filename; the key comes from it.
+    // 3.x checks the receipt's signature, user, collection and filename; the key comes from it.
     requiresClientUploadReceipt: true,
     staticHandler: (req, args) => serve(storage, target, req, args),
   })

@@ -50,6 +50,12 @@ export function streamAdapter(stream: ResolvedStream): Adapter {
     },
     requiresClientUploadReceipt: true,
     staticHandler: async (req, { doc, params }) => {
+      // 4.x reads the bytes of a client upload back through here before saving; a video's bytes are on
+      // the streaming host and the CMS needs none of them: answer an empty file (the plugin's
+      // beforeOperation hook verifies the reference, the bind hook the video token).
+      if ((params as { uploadReference?: unknown }).uploadReference !== undefined) {
+        return new Response(new Uint8Array(0), { status: 200 })
+      }
       // Payload passes the document only when read access is a query; otherwise look it up (with access).
       let videoId = (doc as WithStream | undefined)?.hostData?.stream?.videoId
       if (!videoId) {

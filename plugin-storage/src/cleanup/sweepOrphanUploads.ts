@@ -2,11 +2,12 @@
  * @module cleanup/sweepOrphanUploads
  * Client uploads write the object before the document exists; when the browser never creates the
  * document (tab closed, validation error), the object stays behind. Each client upload lives in its own
- * `{prefix}/{_objectKey}/` folder, and the document stores `_objectKey`, so an orphan is a folder that
- * no document references. Only folders older than the receipt lifetime (6 h) are considered: until
- * then the receipt may still be turned into a document.
+ * `{prefix}/{uuid}/` folder, which the document records (3.x: the uuid in `_objectKey`; 4.x, which has
+ * no such field: the folder as `prefix`), so an orphan is a folder that no document references. Only
+ * folders older than the receipt lifetime (6 h) are considered: until then the receipt may still be
+ * turned into a document.
  */
-import type { Payload } from 'payload'
+import type { Payload, Where } from 'payload'
 
 import { RECEIPT_LIFETIME_MS } from '../constants.js'
 import { storageApiConfig } from '../context.js'
@@ -31,6 +32,7 @@ export async function sweepOrphanUploads(payload: Payload, options: ResolvedOpti
   for (const target of options.collections.values()) {
     if (target.target !== 'storage') continue
     const base = target.prefix.replace(/^\/+|\/+$/g, '')
+    const hasObjectKey = payload.collections[target.slug]?.config.fields.some((f) => 'name' in f && f.name === '_objectKey')
     let entries: StorageListEntry[]
     try {
       entries = await listDirectory(api, base)
@@ -42,9 +44,10 @@ export async function sweepOrphanUploads(payload: Payload, options: ResolvedOpti
       if (!entry.IsDirectory || !UUID.test(entry.ObjectName)) continue
       const changed = Date.parse(entry.LastChanged.endsWith('Z') ? entry.LastChanged : `${entry.LastChanged}Z`)
       if (Number.isFinite(changed) && changed > cutoff) continue
-      const referenced = await payload.count({ collection: target.slug, overrideAccess: true, where: { _objectKey: { equals: entry.ObjectName } } })
-      if (referenced.totalDocs > 0) continue
       const folder = base ? `${base}/${entry.ObjectName}` : entry.ObjectName
+      const where: Where = hasObjectKey ? { _objectKey: { equals: entry.ObjectName } } : { prefix: { equals: folder } }
+      const referenced = await payload.count({ collection: target.slug, overrideAccess: true, where })
+      if (referenced.totalDocs > 0) continue
       for (const file of await listDirectory(api, folder)) {
         if (file.IsDirectory) continue
         const key = `${folder}/${file.ObjectName}`

@@ -8,15 +8,13 @@
  * Request: `{collectionSlug, filename, mimeType, size, docPrefix?}` (`collection` and `filesize` are
  * accepted as aliases). Response: `{url, method, headers, filename, clientUploadContext, expiresAt}`.
  */
-import { resolveSignedURLKey } from '@payloadcms/plugin-cloud-storage/utilities'
 import type { Endpoint, PayloadRequest } from 'payload'
 
+import { mayUploadDirectly, signClientUpload } from '../adapter/clientUploadInstructions.js'
 import { STORAGE_UPLOAD_PATH } from '../constants.js'
 import type { PluginContext } from '../context.js'
 import type { ResolvedStorage } from '../options/resolveOptions.js'
 import { storageUploadOperation } from '../openapi/operations.js'
-import { assertClientUploadAccess, assertClientUploadAllowed, assertClientUploadFileSize } from '../payload/internal.js'
-import { presignPut } from '../upstream/presignPut.js'
 import { HttpError, readJsonObject, withErrors } from './httpError.js'
 
 async function handleStorageUpload(ctx: PluginContext, storage: ResolvedStorage, req: PayloadRequest): Promise<Response> {
@@ -29,33 +27,19 @@ async function handleStorageUpload(ctx: PluginContext, storage: ResolvedStorage,
   if (!collection) throw new HttpError(404, `Collection "${collectionSlug}" not found.`)
   const target = ctx.options.collections.get(collectionSlug)
   if (!target || target.target !== 'storage') throw new HttpError(400, 'Client uploads are not enabled for this collection.')
-
-  const allowed = await assertClientUploadAccess({ collectionSlug, req }).then(
-    () => true,
-    () => false,
-  )
-  // `access` can only narrow the CMS check, never widen it.
-  if (!allowed || (storage.clientUploads?.access && !(await storage.clientUploads.access({ collectionSlug, req })))) {
-    throw new HttpError(403, 'You are not allowed to upload to this collection.')
-  }
-  assertClientUploadAllowed({ collection, filename: body.filename as string, mimeType: body.mimeType as string })
-  assertClientUploadFileSize(size as number)
+  if (!(await mayUploadDirectly(storage, req, collectionSlug))) throw new HttpError(403, 'You are not allowed to upload to this collection.')
   const max = req.payload.config.upload?.limits?.fileSize
-  if (max !== undefined && (size as number) > max) throw new HttpError(413, `The file exceeds the maximum size of ${max} bytes.`)
+  if (typeof size === 'number' && max !== undefined && size > max) throw new HttpError(413, `The file exceeds the maximum size of ${max} bytes.`)
 
-  const resolved = await resolveSignedURLKey({
-    collectionPrefix: target.prefix,
+  const signed = await signClientUpload(storage, target, req, {
     collectionSlug,
     docPrefix: typeof body.docPrefix === 'string' ? body.docPrefix : undefined,
     filename: body.filename as string,
-    req,
+    mimeType: body.mimeType as string,
+    size: size as number,
   })
-  const presigned = await presignPut(storage, resolved.storageFilePath, body.mimeType as string, size as number, storage.clientUploads?.expiresIn ?? 600)
-  return Response.json({
-    ...presigned,
-    clientUploadContext: resolved.clientUploadContext,
-    filename: resolved.sanitizedFilename,
-  })
+  const { context, ...presigned } = signed
+  return Response.json({ ...presigned, clientUploadContext: context })
 }
 
 /** The endpoint, registered when `storage.clientUploads` is on. */

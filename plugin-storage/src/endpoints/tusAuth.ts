@@ -6,14 +6,13 @@
  * to the CMS document later.
  */
 import type { Endpoint, PayloadRequest } from 'payload'
-import { getSanitizedUploadFilename } from 'payload/shared'
 
 import { signVideoToken, userKey, verifyVideoToken } from '../auth/videoToken.js'
 import { TUS_AUTH_PATH } from '../constants.js'
 import { type PluginContext, streamApiConfig } from '../context.js'
 import type { ResolvedStream } from '../options/resolveOptions.js'
 import { tusAuthOperation } from '../openapi/operations.js'
-import { assertClientUploadAccess, createClientUploadReceipt } from '../payload/internal.js'
+import { assertClientUploadAccess, createUploadReceipt, sanitizeUploadFilename } from '../payload/compat.js'
 import type { TusAuthRequest, TusAuthResponse } from '../types.js'
 import { createVideo, getVideo } from '../upstream/streamApi.js'
 import { tusSignature } from '../upstream/signatures.js'
@@ -58,7 +57,7 @@ async function handleTusAuth(ctx: PluginContext, stream: ResolvedStream, req: Pa
 
   const api = streamApiConfig(stream)
   // The receipt's file name does not depend on the host: look it up while the host answers.
-  const filenamePromise = body.head !== undefined ? uniqueFilename(req, body.collection, getSanitizedUploadFilename(body.filename)) : undefined
+  const filenamePromise = body.head !== undefined ? uniqueFilename(req, body.collection, sanitizeUploadFilename(body.filename)) : undefined
   filenamePromise?.catch(() => undefined)
   let videoId: string
   let videoToken: string
@@ -93,8 +92,8 @@ async function handleTusAuth(ctx: PluginContext, stream: ResolvedStream, req: Pa
   if (filenamePromise) {
     const filename = await filenamePromise
     response.filename = filename
-    // Payload's own receipt: the core checks it (and its filename) when the document is submitted.
-    response.signedReceipt = createClientUploadReceipt({ collectionSlug: body.collection, context: { prefix: '', videoId }, filename, req })
+    // 3.x: Payload's own receipt, checked by the core; 4.x: the plugin's, checked by its hook.
+    response.signedReceipt = createUploadReceipt({ collectionSlug: body.collection, context: { prefix: '', videoId }, filename, req })
   }
   return Response.json(response)
 }

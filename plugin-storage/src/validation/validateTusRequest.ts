@@ -5,11 +5,12 @@
  * size limit, accepted types, and last the magic-byte sniff of `head` against `filetype`.
  */
 import { fileTypeFromBuffer } from 'file-type'
-import { getSanitizedUploadFilename, validateMimeType } from 'payload/shared'
+import { validateMimeType } from 'payload/shared'
 
 import { MAX_HEAD_CHARS } from '../constants.js'
 import { HttpError } from '../endpoints/httpError.js'
-import { isSvgMimeType, isXmlMimeType } from '../payload/internal.js'
+import { sanitizeUploadFilename } from '../payload/compat.js'
+import { isSvgMimeType, isXmlMimeType } from '../payload/fallbacks.js'
 import type { TusAuthRequest } from '../types.js'
 
 const REQUIRED = ['collection', 'filename', 'filesize', 'filetype'] as const
@@ -62,7 +63,7 @@ export async function validateTusFile(request: TusAuthRequest, checks: TusFileCh
   const { filename, filesize, filetype } = request
   let sanitizedName = ''
   try {
-    sanitizedName = filename.trim() ? getSanitizedUploadFilename(filename) : ''
+    sanitizedName = filename.trim() ? sanitizeUploadFilename(filename) : ''
   } catch {
     // payload's sanitizer throws on traversal attempts such as `../../`
   }

@@ -5,14 +5,19 @@
 import { TUS_AUTH_PATH } from '../../src/constants.js'
 import type { RunningCms } from './startCms.js'
 
-export async function tusAuth(cms: RunningCms, body: Record<string, unknown>, auth?: string): Promise<Response> {
+export async function tusAuth(cms: Pick<RunningCms, 'fetch'>, body: Record<string, unknown>, auth?: string): Promise<Response> {
   return cms.fetch(`/api${TUS_AUTH_PATH}`, { auth, body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' }, method: 'POST' })
 }
 
-/** Creates the document the way the admin UI does after a TUS upload: the file by receipt, no bytes. */
-export function saveVideo(cms: RunningCms, a: { filename: string; size: number; signedReceipt?: string; videoToken?: string; title?: string }, auth?: string): Promise<Response> {
+/**
+ * Creates the document the way the admin UI does after a TUS upload: the file by receipt, no bytes.
+ * The receipt goes under both names, as a client serving either generation sends it: 3.x reads
+ * `clientUploadContext`, 4.x `uploadReference`, and each ignores the other.
+ */
+export function saveVideo(cms: Pick<RunningCms, 'fetch'>, a: { filename: string; size: number; signedReceipt?: string; videoToken?: string; title?: string }, auth?: string): Promise<Response> {
   const form = new FormData()
-  form.append('file', JSON.stringify({ clientUploadContext: { signedReceipt: a.signedReceipt }, filename: a.filename, mimeType: 'video/mp4', size: a.size }))
+  const reference = { signedReceipt: a.signedReceipt }
+  form.append('file', JSON.stringify({ clientUploadContext: reference, filename: a.filename, mimeType: 'video/mp4', size: a.size, uploadReference: reference }))
   form.append('_payload', JSON.stringify({ hostData: { stream: { videoToken: a.videoToken } }, title: a.title ?? 'A video' }))
   return cms.fetch('/api/videos', { auth, body: form, method: 'POST' })
 }

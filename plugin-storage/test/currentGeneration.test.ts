@@ -1,0 +1,245 @@
+/**
+ * The "current generation" on a real Payload 4 build (Node 24, SQLite), installed from the npm registry
+ * into a throwaway project (support/payload4Project.ts), with the plugin's sources from this checkout,
+ * against the emulator over real HTTP:
+ * - client uploads through the core's `POST /api/upload-instructions` and the adapter's
+ *   `uploadInstructions` hook: presigned PUT to the host, the document created by `uploadReference`
+ *   (sizes generated from the bytes read back), served back identical, deleted with its sizes;
+ * - forged, tampered and foreign references refused with nothing saved; access narrowed by
+ *   `clientUploads.access`; SVG and oversize refused;
+ * - `stream.tus.access` replacing tus-auth's default check; a video through TUS saved by receipt and
+ *   token, followed to `finished` by the host's signed callbacks;
+ * - a file sent through the CMS itself still stored (the adapter computes keys the 4.x core no longer
+ *   hands over).
+ */
+import { expect } from 'chai'
+import { startEmulator, type RunningEmulator } from 'dev-app/emulator'
+
+import { WEBHOOK_PATH } from '../src/constants.js'
+import type { TusAuthResponse } from '../src/types.js'
+import { saveVideo, tusAuth } from './support/api.js'
+import { headOf, mp4Bytes, pngBytes } from './support/media.js'
+import { PAYLOAD4_VERSION, preparePayload4Project, startPayload4Cms, type Payload4Project, type RemoteCms } from './support/payload4Project.js'
+import { startTus } from './support/tus.js'
+
+interface Instructions {
+  type: 'http'
+  file: { filename: string; mimeType: string; size: number; uploadReference: { prefix: string; signedReceipt: string } }
+  request: { method: 'PUT'; url: string; headers: Record<string, string> }
+}
+
+interface MediaDoc {
+  id: number
+  filename: string
+  prefix: string
+  url: string
+  width: number
+  height: number
+  sizes: { thumbnail: { filename: string; width: number; height: number } }
+}
+
+interface VideoDoc {
+  id: number
+  filename: string
+  hostData: { stream: { videoId: string; status: string; playlistUrl: string; resolutions?: Array<{ resolution: string; url: string }> } }
+}
+
+const json = (body: unknown): RequestInit => ({ body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' }, method: 'POST' })
+
+describe('current generation on Payload 4 (upload-instructions, stream.tus.access)', function () {
+  // The first run installs Payload 4 + Node 24 from the registry.
+  this.timeout(300_000)
+  let project: Payload4Project
+  let emu: RunningEmulator
+  let cms: RemoteCms
+  let narrowed: RemoteCms
+
+  const instructions = (target: RemoteCms, body: Record<string, unknown>, auth?: string | false) => target.fetch('/api/upload-instructions', { ...json(body), auth })
+  const createByReference = (target: RemoteCms, i: Instructions, reference: unknown = i.file.uploadReference, auth?: string) => {
+    const form = new FormData()
+    form.append('file', JSON.stringify({ filename: i.file.filename, mimeType: i.file.mimeType, size: i.file.size, uploadReference: reference }))
+    form.append('_payload', JSON.stringify({ alt: 'direct' }))
+    return target.fetch('/api/media', { auth, body: form, method: 'POST' })
+  }
+  const mediaCount = async (target: RemoteCms) => ((await (await target.fetch('/api/media/count')).json()) as { totalDocs: number }).totalDocs
+  /** Signs, PUTs the bytes to the host, answers the instructions. */
+  const uploadDirect = async (target: RemoteCms, bytes: Buffer, filename: string, mimeType: string, auth?: string) => {
+    const res = await instructions(target, { collectionSlug: 'media', filename, filesize: bytes.length, mimeType }, auth)
+    expect(res.status, await res.clone().text()).to.equal(200)
+    const i = (await res.json()) as Instructions
+    const put = await fetch(i.request.url, { body: new Uint8Array(bytes), headers: i.request.headers, method: i.request.method })
+    expect(put.status, await put.clone().text()).to.equal(200)
+    return i
+  }
+
+  before(async function () {
+    project = await preparePayload4Project((line) => console.log(`      ${line}`))
+    emu = await startEmulator({ stream: { encodingStepMs: 50 } })
+    ;[cms, narrowed] = await Promise.all([
+      startPayload4Cms(project, emu, { fileSizeLimit: 5 * 1024 * 1024, scenario: 'default' }),
+      startPayload4Cms(project, emu, { scenario: 'narrowed' }),
+    ])
+    emu.setWebhookUrl(`${cms.url}/api${WEBHOOK_PATH}`)
+  })
+  after(async () => {
+    await Promise.all([cms?.close(), narrowed?.close()])
+    await emu?.close()
+  })
+
+  it('runs a real Payload 4 build on Node 24, which serves upload-instructions', async () => {
+    expect(cms.payloadVersion).to.equal(PAYLOAD4_VERSION)
+    expect(Number(cms.nodeVersion.slice(1).split('.')[0])).to.be.at.least(24)
+    const anonymous = await instructions(cms, { collectionSlug: 'media', filename: 'a.png', filesize: 10, mimeType: 'image/png' }, false)
+    expect(anonymous.status, 'the endpoint exists and checks access').to.equal(403)
+    // The plugin's earlier-generation endpoint is still there for custom clients.
+    const earlier = await cms.fetch('/api/storage-host/storage/upload', json({ collectionSlug: 'media', filename: 'a.png', mimeType: 'image/png', size: 10 }))
+    expect(earlier.status).to.equal(200)
+  })
+
+  it('signs a PUT through upload-instructions; the document is created by reference with sizes; served back; deleted', async () => {
+    const png = await pngBytes(90, 60)
+    const res = await instructions(cms, { collectionSlug: 'media', filename: 'direct photo.png', filesize: png.length, mimeType: 'image/png' })
+    expect(res.status, await res.clone().text()).to.equal(200)
+    const i = (await res.json()) as Instructions
+    expect(i.type).to.equal('http')
+    expect(i.request.method).to.equal('PUT')
+    expect(i.request.url.startsWith(`${emu.storage.s3Endpoint}/${emu.storage.zoneName}/`)).to.equal(true)
+    expect(i.file.filename, "the core's sanitized name").to.match(/^direct.photo\.png$/)
+    expect(i.file.uploadReference.signedReceipt).to.be.a('string')
+    expect(JSON.stringify(i)).not.to.include(emu.storage.accessKey)
+
+    // The binding holds: another type is refused by the host.
+    const wrongType = await fetch(i.request.url, { body: new Uint8Array(png), headers: { ...i.request.headers, 'Content-Type': 'image/jpeg' }, method: 'PUT' })
+    expect(wrongType.status).to.equal(403)
+    const put = await fetch(i.request.url, { body: new Uint8Array(png), headers: i.request.headers, method: 'PUT' })
+    expect(put.status).to.equal(200)
+    const key = `${i.file.uploadReference.prefix}/${i.file.filename}`
+    expect(emu.storedFilePath(key), 'the bytes went to the host directly').to.be.a('string')
+
+    const created = await createByReference(cms, i)
+    expect(created.status, await created.clone().text()).to.equal(201)
+    const { doc } = (await created.json()) as { doc: MediaDoc }
+    expect(doc.filename).to.equal(i.file.filename)
+    expect(doc.prefix, 'the upload folder is the document prefix').to.equal(i.file.uploadReference.prefix)
+    expect([doc.width, doc.height]).to.deep.equal([90, 60])
+    expect(doc.sizes.thumbnail.width).to.equal(40)
+    const thumbKey = `${doc.prefix}/${doc.sizes.thumbnail.filename}`
+    expect(emu.storedFilePath(thumbKey), 'the size was generated and stored beside the original').to.be.a('string')
+
+    const served = await cms.fetch(`/api/media/file/${encodeURIComponent(doc.filename)}`)
+    expect(served.status).to.equal(200)
+    expect(Buffer.from(await served.arrayBuffer()).equals(png)).to.equal(true)
+
+    const deleted = await cms.fetch(`/api/media/${doc.id}`, { method: 'DELETE' })
+    expect(deleted.status).to.equal(200)
+    expect(emu.storedFilePath(key)).to.equal(undefined)
+    expect(emu.storedFilePath(thumbKey)).to.equal(undefined)
+  })
+
+  it('refuses forged, tampered and foreign references with nothing saved', async () => {
+    const png = await pngBytes(30, 30)
+    const i = await uploadDirect(cms, png, 'mine.png', 'image/png')
+    const before = await mediaCount(cms)
+
+    const missing = await createByReference(cms, i, { prefix: i.file.uploadReference.prefix })
+    expect(missing.status).to.equal(400)
+    const [encoded, signature] = i.file.uploadReference.signedReceipt.split('.')
+    const payload = JSON.parse(Buffer.from(encoded!, 'base64url').toString()) as { context: { prefix: string } }
+    payload.context.prefix = 'elsewhere'
+    const tampered = `${Buffer.from(JSON.stringify(payload)).toString('base64url')}.${signature}`
+    const forged = await createByReference(cms, i, { prefix: 'elsewhere', signedReceipt: tampered })
+    expect(forged.status).to.equal(400)
+    expect(((await forged.json()) as { errors: Array<{ message: string }> }).errors[0]!.message).to.match(/upload reference/i)
+    const foreign = await createByReference(cms, i, undefined, cms.otherToken)
+    expect(foreign.status, 'a receipt is bound to the user it was issued to').to.equal(400)
+    const renamed = await createByReference(cms, { ...i, file: { ...i.file, filename: 'other-name.png' } })
+    expect(renamed.status, 'and to the file name').to.equal(400)
+    expect(await mediaCount(cms)).to.equal(before)
+
+    // The genuine reference still works afterwards.
+    const ok = await createByReference(cms, i)
+    expect(ok.status, await ok.clone().text()).to.equal(201)
+  })
+
+  it('sweeps the folder of a client upload that never became a document, and only that one', async () => {
+    const kept = await uploadDirect(cms, await pngBytes(20, 20), 'kept.png', 'image/png')
+    expect((await createByReference(cms, kept)).status).to.equal(201)
+    const orphan = await uploadDirect(cms, await pngBytes(20, 20), 'orphan.png', 'image/png')
+    const orphanKey = `${orphan.file.uploadReference.prefix}/${orphan.file.filename}`
+    expect(emu.storedFilePath(orphanKey)).to.be.a('string')
+
+    const deleted = await cms.sweepOrphanUploads()
+    expect(deleted).to.include(orphanKey)
+    expect(emu.storedFilePath(orphanKey)).to.equal(undefined)
+    expect(emu.storedFilePath(`${kept.file.uploadReference.prefix}/${kept.file.filename}`), 'a referenced upload stays').to.be.a('string')
+  })
+
+  it('checks the file and narrows access with clientUploads.access', async () => {
+    const svg = await instructions(cms, { collectionSlug: 'media', filename: 'x.svg', filesize: 100, mimeType: 'image/svg+xml' })
+    expect(svg.status).to.equal(400)
+    const tooBig = await instructions(cms, { collectionSlug: 'media', filename: 'big.png', filesize: 6 * 1024 * 1024, mimeType: 'image/png' })
+    expect(tooBig.status, 'over upload.limits.fileSize').to.equal(400)
+
+    const admin = await instructions(narrowed, { collectionSlug: 'media', filename: 'a.png', filesize: 10, mimeType: 'image/png' })
+    expect(admin.status).to.equal(200)
+    const other = await instructions(narrowed, { collectionSlug: 'media', filename: 'a.png', filesize: 10, mimeType: 'image/png' }, narrowed.otherToken)
+    expect(other.status, 'access refuses this user although the CMS check lets them create').to.equal(403)
+  })
+
+  it('stream.tus.access replaces the default check of tus-auth', async () => {
+    const video = mp4Bytes(64 * 1024)
+    const body = { collection: 'videos', filename: 'clip.mp4', filesize: video.length, filetype: 'video/mp4', head: headOf(video), title: 'Clip' }
+    expect((await tusAuth(narrowed, body)).status).to.equal(200)
+    expect((await tusAuth(narrowed, body, narrowed.otherToken)).status).to.equal(403)
+    // Without `access`, the default check lets the other user (who may create videos) through.
+    expect((await tusAuth(cms, body, cms.otherToken)).status).to.equal(200)
+  })
+
+  it('uploads a video through TUS, saves it by receipt and token, and follows the callbacks to finished', async () => {
+    const video = mp4Bytes(256 * 1024)
+    const res = await tusAuth(cms, { collection: 'videos', filename: 'My Clip.mp4', filesize: video.length, filetype: 'video/mp4', head: headOf(video), title: 'My clip' })
+    expect(res.status, await res.clone().text()).to.equal(200)
+    const auth = (await res.json()) as TusAuthResponse
+    await startTus(emu.stream.tusEndpoint, auth, video).done
+
+    const forged = await saveVideo(cms, { filename: auth.filename!, signedReceipt: auth.signedReceipt, size: video.length, videoToken: `${auth.videoToken}x` })
+    expect(forged.status, 'a forged token is refused').to.equal(400)
+    const saved = await saveVideo(cms, { filename: auth.filename!, signedReceipt: auth.signedReceipt, size: video.length, videoToken: auth.videoToken })
+    expect(saved.status, await saved.clone().text()).to.equal(201)
+    const { doc } = (await saved.json()) as { doc: VideoDoc }
+    expect(doc.hostData.stream.videoId).to.equal(auth.videoId)
+    expect(doc.hostData.stream.playlistUrl).to.equal(`${emu.stream.cdnUrl}/${auth.videoId}/playlist.m3u8`)
+
+    await emu.whenEncoded(auth.videoId)
+    let current: VideoDoc | undefined
+    for (let i = 0; i < 50 && current?.hostData.stream.status !== 'finished'; i++) {
+      current = (await (await cms.fetch(`/api/videos/${doc.id}?depth=0`)).json()) as VideoDoc
+      if (current.hostData.stream.status !== 'finished') await new Promise((r) => setTimeout(r, 100))
+    }
+    expect(current!.hostData.stream.status).to.equal('finished')
+    expect(current!.hostData.stream.resolutions!.length).to.be.greaterThan(0)
+
+    const deleted = await cms.fetch(`/api/videos/${doc.id}`, { method: 'DELETE' })
+    expect(deleted.status).to.equal(200)
+    expect(emu.videos().some((v) => v.guid === auth.videoId), 'the video is deleted on the host').to.equal(false)
+  })
+
+  it('still stores a file sent through the CMS itself, with its sizes, and deletes them', async () => {
+    const png = await pngBytes(64, 64)
+    const form = new FormData()
+    form.append('file', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'server side.png')
+    form.append('_payload', JSON.stringify({ alt: 'through the CMS' }))
+    const created = await cms.fetch('/api/media', { body: form, method: 'POST' })
+    expect(created.status, await created.clone().text()).to.equal(201)
+    const { doc } = (await created.json()) as { doc: MediaDoc }
+    const key = doc.prefix ? `${doc.prefix}/${doc.filename}` : doc.filename
+    const thumbKey = doc.prefix ? `${doc.prefix}/${doc.sizes.thumbnail.filename}` : doc.sizes.thumbnail.filename
+    expect(emu.storedFilePath(key)).to.be.a('string')
+    expect(emu.storedFilePath(thumbKey)).to.be.a('string')
+    const served = await cms.fetch(`/api/media/file/${encodeURIComponent(doc.filename)}`)
+    expect(Buffer.from(await served.arrayBuffer()).equals(png)).to.equal(true)
+    expect((await cms.fetch(`/api/media/${doc.id}`, { method: 'DELETE' })).status).to.equal(200)
+    expect(emu.storedFilePath(key)).to.equal(undefined)
+    expect(emu.storedFilePath(thumbKey)).to.equal(undefined)
+  })
+})
