@@ -9,9 +9,11 @@
  *   `clientUploads.access`; SVG and oversize refused;
  * - `stream.tus.access` replacing tus-auth's default check; a video through TUS saved by receipt and
  *   token, followed to `finished` by the host's signed callbacks;
- * - a file sent through the CMS itself still stored (the adapter computes keys the 4.x core no longer
- *   hands over).
+ * - files and videos sent through the CMS itself still stored (the adapter computes keys the 4.x core
+ *   no longer hands over), and a failed write still leaves neither document nor object behind.
  */
+import { createServer, request as httpRequest, type Server } from 'node:http'
+
 import { expect } from 'chai'
 import { startEmulator, type RunningEmulator } from 'dev-app/emulator'
 
@@ -241,5 +243,56 @@ describe('current generation on Payload 4 (upload-instructions, stream.tus.acces
     expect((await cms.fetch(`/api/media/${doc.id}`, { method: 'DELETE' })).status).to.equal(200)
     expect(emu.storedFilePath(key)).to.equal(undefined)
     expect(emu.storedFilePath(thumbKey)).to.equal(undefined)
+  })
+
+  it('sends a video posted to the CMS itself on to the streaming host', async () => {
+    const video = mp4Bytes(128 * 1024)
+    const form = new FormData()
+    form.append('file', new Blob([new Uint8Array(video)], { type: 'video/mp4' }), 'server clip.mp4')
+    form.append('_payload', JSON.stringify({ title: 'Server clip' }))
+    const created = await cms.fetch('/api/videos', { body: form, method: 'POST' })
+    expect(created.status, await created.clone().text()).to.equal(201)
+    const { doc } = (await created.json()) as { doc: VideoDoc }
+    const stored = (await (await cms.fetch(`/api/videos/${doc.id}?depth=0`)).json()) as VideoDoc
+    const videoId = stored.hostData.stream.videoId
+    expect(videoId, 'the adapter recorded the video it created').to.be.a('string')
+    expect(emu.videos().find((v) => v.guid === videoId)?.storageSize).to.equal(video.length)
+  })
+
+  it('fails a create whose size cannot be stored, and leaves neither document nor object behind', async () => {
+    // A proxy in front of the emulator's storage API that refuses the thumbnail's PUT only.
+    const proxy: Server = createServer((req, res) => {
+      if (req.method === 'PUT' && /-40x40/.test(req.url ?? '')) {
+        req.resume()
+        res.writeHead(500).end('boom')
+        return
+      }
+      const upstream = httpRequest(`${emu.storage.endpoint}${req.url}`, { headers: req.headers, method: req.method }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers)
+        answer.pipe(res)
+      })
+      req.pipe(upstream)
+    })
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
+    const address = proxy.address()
+    const storageEndpoint = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
+    const faulty = await startPayload4Cms(project, emu, { scenario: 'default', storageEndpoint })
+    try {
+      const before = await mediaCount(faulty)
+      const png = await pngBytes(64, 64)
+      const form = new FormData()
+      form.append('file', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'broken.png')
+      form.append('_payload', JSON.stringify({ alt: 'never stored' }))
+      const res = await faulty.fetch('/api/media', { body: form, method: 'POST' })
+      expect(res.status).to.be.oneOf([500, 502])
+      const body = (await res.json()) as { errors: Array<{ message: string }> }
+      expect(body.errors[0]!.message).to.match(/storage host failed.*HTTP 500/)
+      expect(await mediaCount(faulty)).to.equal(before)
+      expect(emu.storedFilePath('broken.png'), 'no orphan original').to.equal(undefined)
+    } finally {
+      await faulty.close()
+      proxy.closeAllConnections()
+      await new Promise<void>((resolve) => proxy.close(() => resolve()))
+    }
   })
 })

@@ -22,6 +22,8 @@ export interface CmsProcessInput {
   /** `default`, or `narrowed`: `clientUploads.access` and `stream.tus.access` refuse `other@example.com`. */
   scenario: 'default' | 'narrowed'
   fileSizeLimit?: number
+  /** Replaces the storage API base URL (a fault-injecting proxy in front of the emulator). */
+  storageEndpoint?: string
 }
 
 export interface CmsProcessReady {
@@ -35,7 +37,8 @@ export interface CmsProcessReady {
 const notOther = ({ req }: { req: { user?: unknown } }): boolean => (req.user as { email?: string } | undefined)?.email !== 'other@example.com'
 
 function scenarioOptions(input: CmsProcessInput): HostStoragePluginOptions {
-  const base = emulatorOptions(input.emulator as RunningEmulator)
+  const emulated = emulatorOptions(input.emulator as RunningEmulator)
+  const base = input.storageEndpoint ? { ...emulated, storage: { ...emulated.storage!, endpoint: input.storageEndpoint } } : emulated
   if (input.scenario === 'default') return base
   return {
     ...base,
