@@ -16,6 +16,12 @@ export const WEBHOOK_PATH = `/${PLUGIN_SLUG}/stream/webhook`
 /** `POST /api/storage-host/storage/upload`: presigned URL for a client upload (earlier generation). */
 export const STORAGE_UPLOAD_PATH = `/${PLUGIN_SLUG}/storage/upload`
 
+/**
+ * Name of the upload instruction a 4.x admin dispatches (`payload:upload:<name>` window event) when it
+ * saves a video document: the TUS field has uploaded the video already and answers with its receipt.
+ */
+export const TUS_UPLOAD_INSTRUCTION = 'storage-host-tus'
+
 /** Maximum length of the base64 `head` of tus-auth. */
 export const MAX_HEAD_CHARS = 8192
 

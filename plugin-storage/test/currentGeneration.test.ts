@@ -195,6 +195,13 @@ describe('current generation on Payload 4 (upload-instructions, stream.tus.acces
     expect((await tusAuth(narrowed, body, narrowed.otherToken)).status).to.equal(403)
     // Without `access`, the default check lets the other user (who may create videos) through.
     expect((await tusAuth(cms, body, cms.otherToken)).status).to.equal(200)
+
+    // The admin's save asks upload-instructions: a `dispatch` the TUS field answers, same access rule.
+    const ask = { collectionSlug: 'videos', filename: 'clip.mp4', filesize: video.length, mimeType: 'video/mp4' }
+    const dispatch = await instructions(narrowed, ask)
+    expect(dispatch.status, await dispatch.clone().text()).to.equal(200)
+    expect(await dispatch.json()).to.deep.equal({ type: 'dispatch', name: 'storage-host-tus', file: { filename: 'clip.mp4', mimeType: 'video/mp4', size: video.length, uploadReference: {} } })
+    expect((await instructions(narrowed, ask, narrowed.otherToken)).status).to.equal(403)
   })
 
   it('uploads a video through TUS, saves it by receipt and token, and follows the callbacks to finished', async () => {

@@ -6,8 +6,10 @@
  * redirects to the video's original on the stream pull zone.
  */
 import type { Adapter } from '@payloadcms/plugin-cloud-storage/types'
-import { APIError } from 'payload'
+import { APIError, Forbidden, type PayloadRequest } from 'payload'
 
+import { checkTusAccess } from '../auth/tusAccess.js'
+import { TUS_UPLOAD_INSTRUCTION } from '../constants.js'
 import { streamApiConfig, streamUrls } from '../context.js'
 import type { ResolvedStream } from '../options/resolveOptions.js'
 import { staticStreamData } from '../stream/refreshStreamData.js'
@@ -19,11 +21,40 @@ import { undoCreate } from './uploadTracker.js'
 
 type WithStream = { hostData?: { stream?: StreamHostData } }
 
+/**
+ * The 4.x capability: a 4.x admin asks `POST /api/upload-instructions` before it saves a video document.
+ * The answer is a `dispatch` instruction: the browser's TUS field (which uploaded the video through
+ * tus-auth already, with progress and resume) answers it with the receipt. No bytes, no server work
+ * beyond the same access check as tus-auth.
+ */
+function tusUploadInstructions(stream: ResolvedStream) {
+  return {
+    enabled: true,
+    generate: async (args: { collectionSlug: string; filename: string; filesize: number; mimeType: string; overrideAccess?: boolean; req: PayloadRequest }) => {
+      const { req } = args
+      if (!args.overrideAccess) {
+        if (!req.user) throw new Forbidden(req.t)
+        await checkTusAccess(stream, req, { collection: args.collectionSlug, filename: args.filename, filesize: args.filesize, filetype: args.mimeType }).catch(() => {
+          throw new Forbidden(req.t)
+        })
+      }
+      return {
+        type: 'dispatch' as const,
+        name: TUS_UPLOAD_INSTRUCTION,
+        file: { filename: args.filename, mimeType: args.mimeType, size: args.filesize, uploadReference: {} },
+      }
+    },
+    useInAdmin: true,
+  }
+}
+
 /** Builds the adapter factory for a stream collection. */
 export function streamAdapter(stream: ResolvedStream): Adapter {
   const api = streamApiConfig(stream)
   return () => ({
     name: 'storage-host-stream',
+    // 4.x reads `uploadInstructions`; 3.x ignores it (its admin uses the provider's upload handler).
+    ...(stream.tus ? { uploadInstructions: tusUploadInstructions(stream) } : {}),
     generateURL: ({ data }) => {
       const videoId = (data as WithStream | undefined)?.hostData?.stream?.videoId
       return videoId ? streamUrls(stream, videoId).playlistUrl : ''

@@ -7,13 +7,14 @@
  */
 import type { Endpoint, PayloadRequest } from 'payload'
 
+import { checkTusAccess } from '../auth/tusAccess.js'
 import { signVideoToken, userKey, verifyVideoToken } from '../auth/videoToken.js'
 import { TUS_AUTH_PATH } from '../constants.js'
 import { type PluginContext, streamApiConfig } from '../context.js'
 import type { ResolvedStream } from '../options/resolveOptions.js'
 import { tusAuthOperation } from '../openapi/operations.js'
-import { assertClientUploadAccess, createUploadReceipt, sanitizeUploadFilename } from '../payload/compat.js'
-import type { TusAuthRequest, TusAuthResponse } from '../types.js'
+import { createUploadReceipt, sanitizeUploadFilename } from '../payload/compat.js'
+import type { TusAuthResponse } from '../types.js'
 import { createVideo, getVideo } from '../upstream/streamApi.js'
 import { tusSignature } from '../upstream/signatures.js'
 import { uniqueFilename } from '../validation/uniqueFilename.js'
@@ -24,28 +25,13 @@ import { HttpError, readJsonObject, withErrors } from './httpError.js'
 const UPLOADED_STATUSES = new Set([1, 2, 3, 4, 7, 8])
 const STATUS_NAMES = ['created', 'uploaded', 'processing', 'transcoding', 'finished', 'error', 'uploadFailed', 'jitSegmenting', 'jitPlaylistsCreated']
 
-async function checkAccess(stream: ResolvedStream, req: PayloadRequest, body: TusAuthRequest): Promise<void> {
-  const tus = stream.tus
-  let allowed: boolean
-  if (tus?.access) {
-    allowed = await tus.access({ collectionSlug: body.collection, req })
-  } else {
-    allowed = await assertClientUploadAccess({ collectionSlug: body.collection, req }).then(
-      () => true,
-      () => false,
-    )
-  }
-  if (allowed && tus?.checkAccess) allowed = await tus.checkAccess(req, body)
-  if (!allowed) throw new HttpError(403, 'You are not allowed to upload to this collection.')
-}
-
 async function handleTusAuth(ctx: PluginContext, stream: ResolvedStream, req: PayloadRequest): Promise<Response> {
   const user = userKey(req)
   if (!user) throw new HttpError(403, 'An authenticated session is required.')
   const body = parseTusRequest(await readJsonObject(req))
   const collection = req.payload.collections[body.collection]?.config
   if (!collection) throw new HttpError(404, `Collection "${body.collection}" not found.`)
-  await checkAccess(stream, req, body)
+  await checkTusAccess(stream, req, body)
   const target = ctx.options.collections.get(body.collection)
   if (!target || target.target !== 'stream') throw new HttpError(400, 'TUS uploads are not enabled for this collection.')
 
