@@ -11,41 +11,9 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-import type { RunningEmulator } from 'dev-app/emulator'
-
 import { resolveOptions, sweepOrphanUploads } from '../../src/index.js'
-import type { HostStoragePluginOptions } from '../../src/types.js'
-import { emulatorOptions, startCms } from './startCms.js'
-
-export interface CmsProcessInput {
-  emulator: Pick<RunningEmulator, 'storage' | 'stream'>
-  /** `default`, or `narrowed`: `clientUploads.access` and `stream.tus.access` refuse `other@example.com`. */
-  scenario: 'default' | 'narrowed'
-  fileSizeLimit?: number
-  /** Replaces the storage API base URL (a fault-injecting proxy in front of the emulator). */
-  storageEndpoint?: string
-}
-
-export interface CmsProcessReady {
-  url: string
-  token: string
-  otherToken: string
-  payloadVersion: string
-  nodeVersion: string
-}
-
-const notOther = ({ req }: { req: { user?: unknown } }): boolean => (req.user as { email?: string } | undefined)?.email !== 'other@example.com'
-
-function scenarioOptions(input: CmsProcessInput): HostStoragePluginOptions {
-  const emulated = emulatorOptions(input.emulator as RunningEmulator)
-  const base = input.storageEndpoint ? { ...emulated, storage: { ...emulated.storage!, endpoint: input.storageEndpoint } } : emulated
-  if (input.scenario === 'default') return base
-  return {
-    ...base,
-    storage: { ...base.storage!, clientUploads: { access: notOther, sweepInterval: 0 } },
-    stream: { ...base.stream!, tus: { access: notOther } },
-  }
-}
+import { type CmsProcessInput, type CmsProcessReady, scenarioOptions } from './cmsScenario.js'
+import { startCms } from './startCms.js'
 
 const input = JSON.parse(process.env.CMS_PROCESS_INPUT ?? '{}') as CmsProcessInput
 const options = scenarioOptions(input)

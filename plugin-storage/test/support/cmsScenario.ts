@@ -1,0 +1,40 @@
+/**
+ * @module test/support/cmsScenario
+ * Plugin options of a CMS started in another process (`cmsProcess.ts`, the Payload 4 admin app): the
+ * parent passes the emulator's coordinates and a scenario name as JSON, because options with callbacks
+ * cannot cross a process boundary.
+ */
+import type { RunningEmulator } from 'dev-app/emulator'
+
+import type { HostStoragePluginOptions } from '../../src/types.js'
+import { emulatorOptions } from './startCms.js'
+
+export interface CmsProcessInput {
+  emulator: Pick<RunningEmulator, 'storage' | 'stream'>
+  /** `default`, or `narrowed`: `clientUploads.access` and `stream.tus.access` refuse `other@example.com`. */
+  scenario: 'default' | 'narrowed'
+  fileSizeLimit?: number
+  /** Replaces the storage API base URL (a fault-injecting proxy in front of the emulator). */
+  storageEndpoint?: string
+}
+
+export interface CmsProcessReady {
+  url: string
+  token: string
+  otherToken: string
+  payloadVersion: string
+  nodeVersion: string
+}
+
+const notOther = ({ req }: { req: { user?: unknown } }): boolean => (req.user as { email?: string } | undefined)?.email !== 'other@example.com'
+
+export function scenarioOptions(input: CmsProcessInput): HostStoragePluginOptions {
+  const emulated = emulatorOptions(input.emulator as RunningEmulator)
+  const base = input.storageEndpoint ? { ...emulated, storage: { ...emulated.storage!, endpoint: input.storageEndpoint } } : emulated
+  if (input.scenario === 'default') return base
+  return {
+    ...base,
+    storage: { ...base.storage!, clientUploads: { access: notOther, sweepInterval: 0 } },
+    stream: { ...base.stream!, tus: { access: notOther } },
+  }
+}
