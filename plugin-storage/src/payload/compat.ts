@@ -90,12 +90,13 @@ export function uploadKey(args: { storageFilePath?: string; collectionPrefix: st
   return objectKey(args.collectionPrefix, args.docPrefix, args.filename)
 }
 
-/** Object key of a stored file (`handleDelete`): the document's prefix, else the collection's. */
-export function storedKey(args: { storageFilePath?: string; collectionPrefix: string; doc: { prefix?: unknown; _objectKey?: unknown }; filename: string }): string {
+/**
+ * Object key of a stored file (`handleDelete`): 3.x hands it over (`_objectKey` included); 4.x documents
+ * keep their whole folder in `prefix`, else the collection's prefix applies.
+ */
+export function storedKey(args: { storageFilePath?: string; collectionPrefix: string; doc: { prefix?: unknown }; filename: string }): string {
   if (args.storageFilePath) return args.storageFilePath
-  const objectKeySegment = typeof args.doc._objectKey === 'string' && args.doc._objectKey ? args.doc._objectKey : undefined
-  const docPrefix = typeof args.doc.prefix === 'string' ? args.doc.prefix : undefined
-  return objectKey(args.collectionPrefix, objectKeySegment ? [docPrefix, objectKeySegment].filter(Boolean).join('/') : docPrefix, args.filename)
+  return objectKey(args.collectionPrefix, typeof args.doc.prefix === 'string' ? args.doc.prefix : undefined, args.filename)
 }
 
 /** `docPrefix || collectionPrefix` + file name, sanitized the way plugin-cloud-storage does. */
