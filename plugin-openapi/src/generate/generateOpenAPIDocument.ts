@@ -26,8 +26,11 @@ export class OpenAPIReferenceError extends Error {
   override name = 'OpenAPIReferenceError'
 }
 
-/** Payload prefixes its own collections; folder collections are ordinary (spec) even when so named. */
-function isSystemCollection(slug: string, config: SanitizedConfig): boolean {
+/**
+ * Payload prefixes its own collections and globals (4.x adds the `payload-jobs-stats` global); folder
+ * collections are ordinary (spec) even when so named.
+ */
+function isSystemEntity(slug: string, config: SanitizedConfig): boolean {
   const folders = (config as { folders?: { slug?: string } | false }).folders
   if (folders && folders.slug === slug) return false
   return /^(payload|cms)-/.test(slug)
@@ -151,7 +154,7 @@ export function generateOpenAPIDocument(config: SanitizedConfig, options: OpenAP
   const inList = (slug: string, include: string[] | undefined, exclude: string[]) => (!include || include.includes(slug)) && !exclude.includes(slug)
   for (const collection of config.collections) {
     if (!inList(collection.slug, o.includeCollections, o.excludeCollections)) continue
-    const system = isSystemCollection(collection.slug, config) && !o.includeSystem
+    const system = isSystemEntity(collection.slug, config) && !o.includeSystem
     const name = registry.nameOf(collection.slug)
     const scope: Scope = { kind: 'collection', collection, name, slug: collection.slug, tag: collection.slug }
     documentScope(scope, `/${collection.slug}`, collection.endpoints, system)
@@ -159,7 +162,7 @@ export function generateOpenAPIDocument(config: SanitizedConfig, options: OpenAP
   for (const global of config.globals) {
     if (!inList(global.slug, o.includeGlobals, o.excludeGlobals)) continue
     const scope: Scope = { kind: 'global', global, name: `Global${registry.nameOf(global.slug, 'global')}`, slug: global.slug, tag: `globals/${global.slug}` }
-    documentScope(scope, `/globals/${global.slug}`, global.endpoints, false)
+    documentScope(scope, `/globals/${global.slug}`, global.endpoints, isSystemEntity(global.slug, config) && !o.includeSystem)
   }
   documentScope({ kind: 'root', name: '', slug: '', tag: 'Custom' }, '', config.endpoints, false)
 

@@ -49,7 +49,8 @@ export const authOperations = {
       },
       ['user'],
     )
-    return { '/me': operation({ id: `me${s.name}`, summary: `The logged-in ${s.slug} user (or null)`, tag: s.tag, responses: { 200: json('Current user.', schema) }, security: b.security.optional }) }
+    // CMS 4 reads the user's own document with access control: a user who may not read it gets 403.
+    return { '/me': operation({ id: `me${s.name}`, summary: `The logged-in ${s.slug} user (or null)`, tag: s.tag, responses: { 200: json('Current user.', schema), ...errors(403) }, security: b.security.optional }) }
   },
   logout(b: BuildContext, s: CollectionScope): BuiltOperations {
     return { '/logout': operation({ id: `logout${s.name}`, summary: 'Log out: ends the session and expires the cookie', tag: s.tag, responses: { 200: json('Logged out.', message()), ...errors(400) }, security: b.security.required }) }

@@ -24,7 +24,10 @@ export const systemOperations = {
     return { '/access': operation({ id: 'getAccess', summary: 'Permissions of the current user on every collection and global', tag: 'Access', responses: { 200: json('Permissions.', ref('Permissions')) }, security: b.security.optional }) }
   },
   createUploadInstructions(b: BuildContext): BuiltOperations {
-    const body = objectSchema({ collectionSlug: { type: 'string' }, filename: { type: 'string' }, filesize: { type: 'integer', minimum: 0 }, mimeType: { type: 'string' } }, ['collectionSlug', 'filename', 'filesize', 'mimeType'])
+    const body = objectSchema(
+      { collectionSlug: { type: 'string' }, docPrefix: { type: 'string' }, filename: { type: 'string' }, filesize: { type: 'integer', minimum: 0 }, mimeType: { type: 'string' } },
+      ['collectionSlug', 'filename', 'filesize', 'mimeType'],
+    )
     const answer = {
       type: 'object',
       description: 'Where to send the bytes (`type: http`) or which client handler runs (`type: dispatch`); `file` goes as the `file` field of the create or update request.',
@@ -37,10 +40,10 @@ export const systemOperations = {
     }
   },
   putUploadInstructions(b: BuildContext): BuiltOperations {
-    return { '/upload-instructions/{uploadId}': operation({ id: 'putStagedUpload', summary: 'Send the bytes of a staged upload', tag: 'Upload instructions', parameters: [pathParam('uploadId', { type: 'string' })], requestBody: { required: true, content: { 'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } }, responses: { 200: json('Stored.', { type: 'object', additionalProperties: true }), ...errors(400, 401, 403, 404) }, security: b.security.required }) }
+    return { '/upload-instructions/{uploadId}': operation({ id: 'putStagedUpload', summary: 'Send the bytes of a staged upload', tag: 'Upload instructions', parameters: [pathParam('uploadId', { type: 'string' })], requestBody: { required: true, content: { 'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } }, responses: { 204: { description: 'Stored: the file can now be used in a create or update request.' }, ...errors(400, 401, 403, 404) }, security: b.security.required }) }
   },
   deleteUploadInstructions(b: BuildContext): BuiltOperations {
-    return { '/upload-instructions/{uploadId}': operation({ id: 'deleteStagedUpload', summary: 'Remove a staged upload', tag: 'Upload instructions', parameters: [pathParam('uploadId', { type: 'string' })], responses: { 200: json('Removed.', { type: 'object', additionalProperties: true }), ...errors(401, 403, 404) }, security: b.security.required }) }
+    return { '/upload-instructions/{uploadId}': operation({ id: 'deleteStagedUpload', summary: 'Remove a staged upload', tag: 'Upload instructions', parameters: [pathParam('uploadId', { type: 'string' })], responses: { 204: { description: 'Removed.' }, ...errors(401, 403, 404) }, security: b.security.required }) }
   },
   runJobs(b: BuildContext, s: Scope): BuiltOperations {
     const schema = objectSchema({ message: { type: 'string' }, noJobsRemaining: { type: 'boolean' }, remainingJobsFromQueried: { type: 'integer' } }, ['message'])

@@ -13,6 +13,8 @@ export interface CallOptions {
   query?: string
   body?: unknown
   multipart?: { file: { name: string; type: string; bytes: Uint8Array }; payload?: unknown }
+  /** A raw request body (e.g. the bytes of a staged upload). */
+  raw?: { type: string; bytes: Uint8Array }
   token?: string
   headers?: Record<string, string>
 }
@@ -90,6 +92,9 @@ export class ApiClient {
       form.append('file', new Blob([Buffer.from(o.multipart.file.bytes)], { type: o.multipart.file.type }), o.multipart.file.name)
       if (o.multipart.payload !== undefined) form.append('_payload', JSON.stringify(o.multipart.payload))
       body = form
+    } else if (o.raw) {
+      headers['Content-Type'] = o.raw.type
+      body = Buffer.from(o.raw.bytes)
     } else if (o.body !== undefined) {
       headers['Content-Type'] = 'application/json'
       body = JSON.stringify(o.body)

