@@ -81,8 +81,8 @@ export interface Payload4Project {
 }
 
 /**
- * Installs the project (about 40 s the first time, with the npm cache warm much less) or reuses it, and
- * copies the plugin's current sources in. `PAYLOAD4_PROJECT_DIR` overrides where it lives.
+ * Installs the project (1-2 minutes the first time on these machines, less with a warm npm cache) or
+ * reuses it, and copies both plugins' current sources in. `PAYLOAD4_PROJECT_DIR` overrides where it lives.
  */
 export async function preparePayload4Project(log: (line: string) => void = () => undefined): Promise<Payload4Project> {
   const manifest = await projectManifest()
