@@ -8,7 +8,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { BadPathError, resolveInside } from './auth/resolveInside.js'
+import { resolveInside } from './auth/resolveInside.js'
 import { cdnPullZone } from './cdn/cdnPullZone.js'
 import { extractPathToken } from './cdn/pathToken.js'
 import { resolveOptions } from './config/resolveOptions.js'
@@ -125,13 +125,8 @@ export async function startEmulator(emulatorOptions: EmulatorOptions = {}): Prom
     videos: () => ctx.videos.list().map(toEmulatedVideo),
     whenEncoded: (guid) => ctx.videos.whenEncoded(guid),
     storedFilePath(zonePath) {
-      try {
-        const { absolute, relative } = resolveInside(dirs.zone, zonePath.replace(/^\/+/, ''))
-        return relative !== '' && statSync(absolute, { throwIfNoEntry: false })?.isFile() ? absolute : undefined
-      } catch (error) {
-        if (error instanceof BadPathError) return undefined
-        throw error
-      }
+      const target = resolveInside(dirs.zone, zonePath.replace(/^\/+/, ''))
+      return target && target.relative !== '' && statSync(target.absolute, { throwIfNoEntry: false })?.isFile() ? target.absolute : undefined
     },
     close() {
       closed ??= (async () => {

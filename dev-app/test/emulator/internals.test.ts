@@ -2,7 +2,7 @@ import { expect } from 'chai'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { BadPathError, resolveInside } from '../../src/emulator/auth/resolveInside.js'
+import { resolveInside } from '../../src/emulator/auth/resolveInside.js'
 import { safeEqual } from '../../src/emulator/auth/safeEqual.js'
 import { planResolutions } from '../../src/emulator/encoding/planResolutions.js'
 import { sniffVideo } from '../../src/emulator/encoding/sniffVideo.js'
@@ -80,7 +80,7 @@ describe('emulator internals', () => {
     })
     it('refuses every escape', () => {
       for (const bad of ['..', 'a/../../b', '%2e%2e/x', 'a/%2F/b', 'a%2Fb', 'a//b', 'a/./b', 'a%5C..%5Cb', 'a%00b', '%E0%A4%A']) {
-        expect(() => resolveInside('/data/zone', bad), bad).to.throw(BadPathError)
+        expect(resolveInside('/data/zone', bad), bad).to.equal(undefined)
       }
     })
   })

@@ -4,15 +4,13 @@
  */
 import path from 'node:path'
 
-/** Thrown for a path that would escape its root or is otherwise malformed (answered with 400). */
-export class BadPathError extends Error {}
-
 /**
  * Decodes each segment of `rawPath` and joins it under `root`. Refuses `..`, `.`, empty inner
  * segments, backslashes and NUL bytes *after* decoding, so `%2e%2e` and `%2f` tricks fail too.
- * Returns the absolute path and the normalised relative path (`/` separated, no leading slash).
+ * Returns the absolute path and the normalised relative path (`/` separated, no leading slash), or
+ * undefined for a path that would escape the root or is malformed (each caller answers its own 400).
  */
-export function resolveInside(root: string, rawPath: string): { absolute: string; relative: string } {
+export function resolveInside(root: string, rawPath: string): { absolute: string; relative: string } | undefined {
   const segments = rawPath.split('/').filter((segment, index, all) => !(segment === '' && (index === 0 || index === all.length - 1)))
   const decoded: string[] = []
   for (const segment of segments) {
@@ -20,18 +18,14 @@ export function resolveInside(root: string, rawPath: string): { absolute: string
     try {
       value = decodeURIComponent(segment)
     } catch {
-      throw new BadPathError('Malformed path encoding')
+      return undefined
     }
-    if (value === '' || value === '.' || value === '..' || /[\\/\0]/.test(value)) {
-      throw new BadPathError('Invalid path')
-    }
+    if (value === '' || value === '.' || value === '..' || /[\\/\0]/.test(value)) return undefined
     decoded.push(value)
   }
   const relative = decoded.join('/')
   const absolute = path.resolve(root, ...decoded)
   // Belt and braces: the joined path must still be the root or below it.
-  if (absolute !== path.resolve(root) && !absolute.startsWith(path.resolve(root) + path.sep)) {
-    throw new BadPathError('Invalid path')
-  }
+  if (absolute !== path.resolve(root) && !absolute.startsWith(path.resolve(root) + path.sep)) return undefined
   return { absolute, relative }
 }

@@ -8,7 +8,7 @@
  * embedded as a path segment (`bcdn_token=...`), right after the host or right after `/cdn/{zone}`.
  */
 import { stat } from 'node:fs/promises'
-import { BadPathError, resolveInside } from '../auth/resolveInside.js'
+import { resolveInside } from '../auth/resolveInside.js'
 import type { UpstreamHandler } from '../context.js'
 import { safeDecode } from '../http/safeDecode.js'
 import { contentTypeOf } from '../http/contentTypeOf.js'
@@ -45,11 +45,8 @@ export const cdnPullZone: UpstreamHandler = async (req, res, { rawPath, query },
     sendText(res, 404, 'Not Found', undefined, cors)
     return true
   }
-  let target: { absolute: string; relative: string }
-  try {
-    target = resolveInside(ctx.dirs.zone, objectPath)
-  } catch (error) {
-    if (!(error instanceof BadPathError)) throw error
+  const target = resolveInside(ctx.dirs.zone, objectPath)
+  if (!target) {
     sendText(res, 400, 'Bad Request', undefined, cors)
     return true
   }

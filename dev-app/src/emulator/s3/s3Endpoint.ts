@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto'
 import { rm, stat } from 'node:fs/promises'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { BadPathError, resolveInside } from '../auth/resolveInside.js'
+import { resolveInside } from '../auth/resolveInside.js'
 import type { UpstreamHandler } from '../context.js'
 import { safeDecode } from '../http/safeDecode.js'
 import { contentTypeOf } from '../http/contentTypeOf.js'
@@ -93,11 +93,8 @@ export const s3Endpoint: UpstreamHandler = async (req, res, { rawPath, query }, 
     sendS3Error(req, res, refusal.status, refusal.code, refusal.message)
     return true
   }
-  let target: { absolute: string; relative: string }
-  try {
-    target = resolveInside(ctx.dirs.zone, key)
-  } catch (error) {
-    if (!(error instanceof BadPathError)) throw error
+  const target = resolveInside(ctx.dirs.zone, key)
+  if (!target) {
     sendS3Error(req, res, 400, 'InvalidArgument', 'Invalid object key')
     return true
   }

@@ -6,7 +6,7 @@
 import { rm, stat, mkdir } from 'node:fs/promises'
 import type { ServerResponse } from 'node:http'
 import { safeEqual } from '../auth/safeEqual.js'
-import { BadPathError, resolveInside } from '../auth/resolveInside.js'
+import { resolveInside } from '../auth/resolveInside.js'
 import type { UpstreamHandler } from '../context.js'
 import { safeDecode } from '../http/safeDecode.js'
 import { contentTypeOf } from '../http/contentTypeOf.js'
@@ -35,11 +35,8 @@ export const storageApi: UpstreamHandler = async (req, res, { rawPath }, ctx) =>
     reply(res, 401, 'Unauthorized')
     return true
   }
-  let target: { absolute: string; relative: string }
-  try {
-    target = resolveInside(ctx.dirs.zone, objectPath)
-  } catch (error) {
-    if (!(error instanceof BadPathError)) throw error
+  const target = resolveInside(ctx.dirs.zone, objectPath)
+  if (!target) {
     req.resume()
     reply(res, 400, 'Invalid path')
     return true
