@@ -1,7 +1,7 @@
 /**
  * plugin-storage in the admin panel of a real Payload 4 build (the "current generation"), in headless
- * Chromium: a Next.js app on Node 24 with the plugin's test collections (plugin-storage/test/payload4-app),
- * built from this checkout's sources, against the emulator.
+ * Chromium: a Next.js app on Node 24 (the dev-app's route files, plus plugin-storage/test/payload4-app: the
+ * plugin's test collections and import map), built from this checkout's sources, against the emulator.
  * - An image saved in the admin goes to the storage host by the core's own client-upload flow
  *   (`upload-instructions` answered by the plugin's adapter, PUT from the browser): it lands in its own
  *   upload folder, which only that flow creates, with its size generated beside it.

@@ -10,8 +10,8 @@
  * repository, so nothing can resolve to the workspace's Payload 3), reused by later runs, and removed by a
  * later install once unused for a day.
  *
- * The same project is also a Next.js app (`test/payload4-app/`: the standard Payload route files, a
- * config with the plugin's test collections): `buildPayload4Admin` and `startPayload4Admin` serve the
+ * The same project is also a Next.js app (the dev-app's standard Payload route files, plus
+ * `test/payload4-app/`: a config with the plugin's test collections and its import map): `buildPayload4Admin` and `startPayload4Admin` serve the
  * 4.x admin panel for the browser test of the repository's e2e suite. plugin-openapi's sources and tests
  * are copied in as well, so `runMochaInPayload4` runs its conformance suite against a 4.x CMS.
  */
@@ -116,6 +116,10 @@ export async function preparePayload4Project(log: (line: string) => void = () =>
   await mkdir(join(dir, 'node_modules', '@hosted-media'), { recursive: true })
   await rm(join(dir, 'node_modules', plugin.name), { force: true, recursive: true })
   await symlink(join('..', '..', 'plugin-storage'), join(dir, 'node_modules', plugin.name))
+  // The standard Payload route files are the dev-app's (one copy in the repository); this app adds its
+  // own config and import map.
+  await rm(join(dir, 'app'), { force: true, recursive: true })
+  await cp(join(repoRoot, 'dev-app', 'src', 'app'), join(dir, 'app'), { filter: (source) => !source.endsWith('importMap.js') && !source.endsWith('importMap.d.ts'), recursive: true })
   await cp(join(pluginRoot, 'test', 'payload4-app'), dir, { recursive: true })
   await rm(join(dir, 'plugin-openapi'), { force: true, recursive: true })
   for (const folder of ['src', 'test']) await cp(join(openapiRoot, folder), join(dir, 'plugin-openapi', folder), { recursive: true })
@@ -242,6 +246,7 @@ async function hashTree(root: string, hash: ReturnType<typeof createHash>): Prom
 export async function buildPayload4Admin(project: Payload4Project, log: (line: string) => void = () => undefined): Promise<void> {
   const hash = createHash('sha256')
   await hashTree(join(project.dir, 'plugin-storage'), hash)
+  await hashTree(join(project.dir, 'app'), hash)
   await hashTree(join(pluginRoot, 'test', 'payload4-app'), hash)
   const digest = hash.digest('hex')
   const marker = join(project.dir, '.next', 'hosted-media-build-hash')
