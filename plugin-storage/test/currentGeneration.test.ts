@@ -19,7 +19,7 @@ import { startEmulator, type RunningEmulator } from 'dev-app/emulator'
 
 import { WEBHOOK_PATH } from '../src/constants.js'
 import type { TusAuthResponse } from '../src/types.js'
-import { saveVideo, tusAuth } from './support/api.js'
+import { multipart, saveVideo, tusAuth } from './support/api.js'
 import { headOf, mp4Bytes, pngBytes } from './support/media.js'
 import { PAYLOAD4_VERSION, preparePayload4Project, startPayload4Cms, type Payload4Project, type RemoteCms } from './support/payload4Project.js'
 import { startTus } from './support/tus.js'
@@ -235,10 +235,7 @@ describe('current generation on Payload 4 (upload-instructions, stream.tus.acces
 
   it('still stores a file sent through the CMS itself, with its sizes, and deletes them', async () => {
     const png = await pngBytes(64, 64)
-    const form = new FormData()
-    form.append('file', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'server side.png')
-    form.append('_payload', JSON.stringify({ alt: 'through the CMS' }))
-    const created = await cms.fetch('/api/media', { body: form, method: 'POST' })
+    const created = await cms.fetch('/api/media', { body: multipart(png, 'server side.png', 'image/png', { alt: 'through the CMS' }), method: 'POST' })
     expect(created.status, await created.clone().text()).to.equal(201)
     const { doc } = (await created.json()) as { doc: MediaDoc }
     const key = doc.prefix ? `${doc.prefix}/${doc.filename}` : doc.filename
@@ -254,10 +251,7 @@ describe('current generation on Payload 4 (upload-instructions, stream.tus.acces
 
   it('sends a video posted to the CMS itself on to the streaming host', async () => {
     const video = mp4Bytes(128 * 1024)
-    const form = new FormData()
-    form.append('file', new Blob([new Uint8Array(video)], { type: 'video/mp4' }), 'server clip.mp4')
-    form.append('_payload', JSON.stringify({ title: 'Server clip' }))
-    const created = await cms.fetch('/api/videos', { body: form, method: 'POST' })
+    const created = await cms.fetch('/api/videos', { body: multipart(video, 'server clip.mp4', 'video/mp4', { title: 'Server clip' }), method: 'POST' })
     expect(created.status, await created.clone().text()).to.equal(201)
     const { doc } = (await created.json()) as { doc: VideoDoc }
     const stored = (await (await cms.fetch(`/api/videos/${doc.id}?depth=0`)).json()) as VideoDoc
@@ -287,10 +281,7 @@ describe('current generation on Payload 4 (upload-instructions, stream.tus.acces
     try {
       const before = await mediaCount(faulty)
       const png = await pngBytes(64, 64)
-      const form = new FormData()
-      form.append('file', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'broken.png')
-      form.append('_payload', JSON.stringify({ alt: 'never stored' }))
-      const res = await faulty.fetch('/api/media', { body: form, method: 'POST' })
+      const res = await faulty.fetch('/api/media', { body: multipart(png, 'broken.png', 'image/png', { alt: 'never stored' }), method: 'POST' })
       expect(res.status).to.be.oneOf([500, 502])
       const body = (await res.json()) as { errors: Array<{ message: string }> }
       expect(body.errors[0]!.message).to.match(/storage host failed.*HTTP 500/)

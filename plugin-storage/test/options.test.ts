@@ -12,14 +12,8 @@ import { startEmulator, type RunningEmulator } from 'dev-app/emulator'
 
 import { hostStoragePlugin, resolveOptions } from '../src/index.js'
 import { mp4Bytes, pngBytes } from './support/media.js'
+import { multipart } from './support/api.js'
 import { emulatorOptions, startCms, type RunningCms } from './support/startCms.js'
-
-function multipart(file: Buffer, filename: string, type: string, data: Record<string, unknown> = {}): FormData {
-  const form = new FormData()
-  form.append('file', new Blob([new Uint8Array(file)], { type }), filename)
-  form.append('_payload', JSON.stringify(data))
-  return form
-}
 
 describe('options', function () {
   this.timeout(60_000)

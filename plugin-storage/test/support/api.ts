@@ -1,6 +1,7 @@
 /**
  * @module test/support/api
- * The two calls of the browser flow for videos: tus-auth, and saving the document by receipt + token.
+ * The two calls of the browser flow for videos (tus-auth, and saving the document by receipt + token), and
+ * the multipart body of a file sent through the CMS itself.
  */
 import { TUS_AUTH_PATH } from '../../src/constants.js'
 import type { RunningCms } from './startCms.js'
@@ -22,3 +23,11 @@ export function saveVideo(cms: Pick<RunningCms, 'fetch'>, a: { filename: string;
   return cms.fetch('/api/videos', { auth, body: form, method: 'POST' })
 }
 
+
+/** A create/update body with the file's bytes (`file`) and the other fields as JSON (`_payload`). */
+export function multipart(file: Buffer, filename: string, type: string, data: Record<string, unknown> = {}): FormData {
+  const form = new FormData()
+  form.append('file', new Blob([new Uint8Array(file)], { type }), filename)
+  form.append('_payload', JSON.stringify(data))
+  return form
+}
