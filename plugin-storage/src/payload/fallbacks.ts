@@ -11,18 +11,9 @@ import { APIError, type CollectionConfig, executeAccess, Forbidden, type Payload
 import { sanitizeFilename } from 'payload/shared'
 
 import { RECEIPT_LIFETIME_MS } from '../constants.js'
+import { isSvgOrXml, MIME_ESSENCE_PATTERN } from '../validation/fileRules.js'
 
 export const UPLOAD_CONTENT_SECURITY_POLICY = "script-src 'none'; frame-src 'none'; object-src 'none'"
-
-const MIME_PATTERN = /^[!#$%&'*+.^`|~\w-]+\/[!#$%&'*+.^`|~\w-]+$/
-
-export const mimeEssence = (mimeType: string): string => (mimeType.split(';', 1)[0] ?? '').trim().toLowerCase()
-export const isSvgMimeType = (mimeType: string): boolean => mimeEssence(mimeType) === 'image/svg+xml'
-export const isXmlMimeType = (mimeType: string): boolean => {
-  const essence = mimeEssence(mimeType)
-  return essence === 'application/xml' || essence === 'text/xml' || essence.endsWith('+xml')
-}
-const extensionOf = (name: string): string => (name.includes('.') ? (name.split('.').pop() ?? '').toLowerCase() : '')
 
 export async function assertClientUploadAccess({ collectionSlug, req }: { collectionSlug: string; req: PayloadRequest }): Promise<void> {
   const collection = req.payload.collections[collectionSlug]?.config
@@ -46,11 +37,10 @@ export function assertClientUploadAllowed({ collection, filename, mimeType }: { 
   }
   if (!sanitized) throw new APIError('A valid filename is required for client uploads.', 400)
   const allowRestricted = typeof collection.upload === 'object' && collection.upload.allowRestrictedFileTypes === true
-  if (typeof mimeType !== 'string' || mimeType !== mimeType.trim() || !MIME_PATTERN.test(mimeType.split(';', 1)[0] ?? '')) {
+  if (typeof mimeType !== 'string' || mimeType !== mimeType.trim() || !MIME_ESSENCE_PATTERN.test(mimeType.split(';', 1)[0] ?? '')) {
     throw new APIError('A valid MIME type is required for client uploads.', 400)
   }
-  const ext = extensionOf(sanitized)
-  if (!allowRestricted && (isSvgMimeType(mimeType) || isXmlMimeType(mimeType) || ext === 'svg' || ext === 'xml')) {
+  if (!allowRestricted && isSvgOrXml(sanitized, mimeType)) {
     throw new APIError('SVG and XML files must be uploaded through Payload.', 400)
   }
 }

@@ -10,11 +10,10 @@ import { validateMimeType } from 'payload/shared'
 import { MAX_HEAD_CHARS } from '../constants.js'
 import { HttpError } from '../endpoints/httpError.js'
 import { sanitizeUploadFilename } from '../payload/compat.js'
-import { isSvgMimeType, isXmlMimeType } from '../payload/fallbacks.js'
+import { extensionOf, isSvgOrXml, MIME_ESSENCE_PATTERN, mimeEssence as essence } from './fileRules.js'
 import type { TusAuthRequest } from '../types.js'
 
 const REQUIRED = ['collection', 'filename', 'filesize', 'filetype'] as const
-const MIME_PATTERN = /^[!#$%&'*+.^`|~\w-]+\/[!#$%&'*+.^`|~\w-]+$/
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
 /** Executables and scripts a media host must never receive, whatever the collection allows. */
 const RESTRICTED_EXTENSIONS = new Set(['exe', 'dll', 'com', 'bat', 'cmd', 'msi', 'sh', 'js', 'mjs', 'php', 'html', 'htm', 'jar', 'ps1', 'vbs', 'app', 'dmg', 'deb', 'rpm'])
@@ -32,8 +31,6 @@ export function parseTusRequest(body: Record<string, unknown>): TusAuthRequest {
   return body as unknown as TusAuthRequest
 }
 
-const essence = (mime: string): string => (mime.split(';', 1)[0] ?? '').trim().toLowerCase()
-const extensionOf = (name: string): string => (name.includes('.') ? (name.split('.').pop() ?? '').toLowerCase() : '')
 
 /** Decodes and checks `head`; answers its bytes (or undefined when absent). */
 export function decodeHead(head: string | undefined): Buffer | undefined {
@@ -68,12 +65,12 @@ export async function validateTusFile(request: TusAuthRequest, checks: TusFileCh
     // payload's sanitizer throws on traversal attempts such as `../../`
   }
   if (!sanitizedName || sanitizedName.startsWith('.') || filename.length > 255) throw new HttpError(400, 'Invalid file name.')
-  if (filetype !== filetype.trim() || !MIME_PATTERN.test(essence(filetype))) throw new HttpError(400, 'Invalid MIME type.')
+  if (filetype !== filetype.trim() || !MIME_ESSENCE_PATTERN.test(essence(filetype))) throw new HttpError(400, 'Invalid MIME type.')
   if (!Number.isSafeInteger(filesize) || filesize <= 0) throw new HttpError(400, 'Invalid file size.')
   const headBytes = decodeHead(request.head)
 
   const ext = extensionOf(sanitizedName)
-  if (isSvgMimeType(filetype) || isXmlMimeType(filetype) || ext === 'svg' || ext === 'xml' || (headBytes && looksLikeXml(headBytes))) {
+  if (isSvgOrXml(sanitizedName, filetype) || (headBytes && looksLikeXml(headBytes))) {
     throw new HttpError(400, 'SVG and XML files cannot be uploaded to the streaming host.')
   }
   if (checks.maxFileSize !== undefined && filesize > checks.maxFileSize) {
