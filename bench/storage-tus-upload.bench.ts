@@ -45,16 +45,11 @@ if (process.argv[2] === 'cms-child') {
 
 /** A file that starts like an MP4 (`ftyp`, then one `mdat` box), `size` bytes, written in 8 MiB blocks. */
 async function writeVideo(path: string, size: number): Promise<Buffer> {
+  const { mp4Header } = (await import(new URL('../plugin-storage/test/support/media.ts', import.meta.url).href)) as { mp4Header(size: number): Buffer }
   const out = createWriteStream(path)
   const block = Buffer.alloc(8 * MiB)
   for (let i = 0; i < block.length; i++) block[i] = (i * 131) & 0xff
-  const head = Buffer.alloc(32)
-  head.writeUInt32BE(24, 0)
-  head.write('ftypisom', 4, 'latin1')
-  head.writeUInt32BE(0x200, 12)
-  head.write('isommp41', 16, 'latin1')
-  head.writeUInt32BE(size - 24, 24)
-  head.write('mdat', 28, 'latin1')
+  const head = mp4Header(size)
   const firstBlock = Buffer.from(block)
   head.copy(firstBlock, 0)
   let written = 0

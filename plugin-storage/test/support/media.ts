@@ -11,15 +11,22 @@ export function pngBytes(width = 120, height = 80): Promise<Buffer> {
     .toBuffer()
 }
 
-/** An MP4 of `size` bytes: a 24-byte `ftyp` box then one `mdat` box with a recognisable pattern. */
+/** The first 32 bytes of an MP4 of `size` bytes: a 24-byte `ftyp` box, then the header of one `mdat` box. */
+export function mp4Header(size: number): Buffer {
+  const head = Buffer.alloc(32)
+  head.writeUInt32BE(24, 0)
+  head.write('ftypisom', 4, 'latin1')
+  head.writeUInt32BE(0x200, 12)
+  head.write('isommp41', 16, 'latin1')
+  head.writeUInt32BE(size - 24, 24)
+  head.write('mdat', 28, 'latin1')
+  return head
+}
+
+/** An MP4 of `size` bytes: {@link mp4Header}, then `mdat` data with a recognisable pattern. */
 export function mp4Bytes(size = 256 * 1024): Buffer {
   const buf = Buffer.alloc(size)
-  buf.writeUInt32BE(24, 0)
-  buf.write('ftypisom', 4, 'latin1')
-  buf.writeUInt32BE(0x200, 12)
-  buf.write('isommp41', 16, 'latin1')
-  buf.writeUInt32BE(size - 24, 24)
-  buf.write('mdat', 28, 'latin1')
+  mp4Header(size).copy(buf, 0)
   for (let i = 32; i < size; i++) buf[i] = (i * 31) & 0xff
   return buf
 }
