@@ -120,7 +120,7 @@ function finish(parsed: ParsedConfig, baseDir: string): DaemonConfig {
     dataDir,
     server: {
       ...server,
-      auth: auth ?? { enabled: false, username: '', password: '', tokenExpiration: 30, cookies: { secure: false, sameSite: 'Lax' } },
+      auth: auth ?? { enabled: false, username: '', password: '', tokenExpiration: 30, cookies: { secure: false, sameSite: 'Lax' }, allowedOrigins: [] },
     },
     logs: { system: parsed.logs.system, perJob: parsed.logs.perJob, directory: parsed.logs.directory ? abs(parsed.logs.directory) : join(dataDir, 'logs') },
     logLimits: parsed.logLimits,

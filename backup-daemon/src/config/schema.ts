@@ -65,6 +65,8 @@ const auth = z.strictObject({
   password: z.string().default(''),
   tokenExpiration: z.int().min(1).default(30),
   cookies: cookies.default({ secure: false, sameSite: 'Lax' }),
+  /** Origins (`https://backup.example.com`) besides the daemon's own allowed to send state-changing requests. */
+  allowedOrigins: z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'expected an origin: scheme://host[:port], no path')).default([]),
 })
 
 const server = z.strictObject({

@@ -34,6 +34,8 @@ export interface AuthConfig {
   /** Session lifetime in minutes. @default 30 */
   tokenExpiration: number
   cookies: CookieOptions
+  /** Origins besides the daemon's own allowed to send state-changing requests (CSRF rule). @default [] */
+  allowedOrigins: string[]
 }
 
 export interface CookieOptions {

@@ -26,7 +26,7 @@ describe('api: the real daemon process', function () {
       server: {
         address: '127.0.0.1:0',
         secret: '',
-        auth: { enabled: true, username: 'operator', password: await hashPassword(password), tokenExpiration: 10, cookies: { secure: false, sameSite: 'Strict' } },
+        auth: { enabled: true, username: 'operator', password: await hashPassword(password), tokenExpiration: 10, cookies: { secure: false, sameSite: 'Strict' }, allowedOrigins: [] },
         ui: { enabled: false },
       },
       jobs: [

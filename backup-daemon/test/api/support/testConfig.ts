@@ -29,6 +29,7 @@ export function testConfig(o: TestConfigOverrides = {}): DaemonConfig {
         password: testPassword,
         tokenExpiration: 30,
         cookies: { secure: false, sameSite: 'Lax' },
+        allowedOrigins: [],
         ...o.auth,
       },
       permissions: { allowManualRun: true, allowBackupDownload: true, showConfig: true, ...o.permissions },
