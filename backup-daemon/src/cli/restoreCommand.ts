@@ -68,7 +68,7 @@ export async function restoreCommand(args: RestoreArgs): Promise<number> {
   }
 
   const keys: AgeKeys = {}
-  if (job.encryption?.passphrase !== undefined) keys.passphrase = job.encryption.passphrase
+  if (job.encryption?.type === 'age' && job.encryption.passphrase !== undefined) keys.passphrase = job.encryption.passphrase
   if (args.identity) keys.identities = parseIdentities(await readFile(args.identity, 'utf8'))
   try {
     const archive = await openArchive(chosen, { keys, signal: controller.signal })

@@ -23,6 +23,12 @@ function uniqueNames(items: unknown, path: Path, what: string, report: Report): 
 }
 
 export function crossChecks(raw: unknown, report: Report): void {
+  const server = record(record(raw)?.server)
+  // As the original documents it: the UI cannot be served without a listener. Only an explicit
+  // `ui.enabled: true` is refused; the default just goes away with the listener.
+  if (server?.enabled === false && record(server.ui)?.enabled === true) {
+    report(['server', 'ui', 'enabled'], 'server.enabled is false (no HTTP listener): the UI cannot be served; remove ui.enabled or set it to false')
+  }
   const jobs = record(raw)?.jobs
   uniqueNames(jobs, ['jobs'], 'job', report)
   if (!Array.isArray(jobs)) return
@@ -37,5 +43,9 @@ export function crossChecks(raw: unknown, report: Report): void {
     }
     uniqueNames(job.sources, ['jobs', index, 'sources'], 'source', report)
     uniqueNames(job.storages, ['jobs', index, 'storages'], 'storage', report)
+    if (typeof job.defaultStorage === 'string' && Array.isArray(job.storages)) {
+      const names = job.storages.map((s) => record(s)?.name).filter((n): n is string => typeof n === 'string')
+      if (!names.includes(job.defaultStorage)) report(['jobs', index, 'defaultStorage'], `no storage named "${job.defaultStorage}" in this job (storages: ${names.join(', ')})`)
+    }
   })
 }

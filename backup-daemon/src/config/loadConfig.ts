@@ -14,8 +14,13 @@ import { ConfigError, type ConfigIssue } from './ConfigError.js'
 import { configSchema, type ParsedConfig } from './schema.js'
 import { crossChecks } from './crossChecks.js'
 import { resolveEnv } from './resolveEnv.js'
+import { applySnaprAliases, formatPath, pathInFile, type Path } from './snaprAliases.js'
 
-type Path = (string | number)[]
+/** A loaded config and the notices about it (the original's spellings used where we prefer ours). */
+export interface LoadedConfig {
+  config: DaemonConfig
+  notices: ConfigIssue[]
+}
 
 /**
  * Loads and validates a config file.
@@ -24,6 +29,11 @@ type Path = (string | number)[]
  * const config = await loadConfig('/etc/backup-daemon.yaml')
  */
 export async function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): Promise<DaemonConfig> {
+  return (await readConfig(file, env)).config
+}
+
+/** `loadConfig` with the notices `check-config` prints. */
+export async function readConfig(file: string, env: NodeJS.ProcessEnv = process.env): Promise<LoadedConfig> {
   const absolute = resolve(file)
   let text: string
   try {
@@ -31,11 +41,15 @@ export async function loadConfig(file: string, env: NodeJS.ProcessEnv = process.
   } catch (err) {
     throw new ConfigError(file, [{ path: '', line: 0, column: 0, message: `cannot read the file: ${(err as Error).message}` }])
   }
-  return parseConfig(text, file, dirname(absolute), env)
+  return parseConfigWithNotices(text, file, dirname(absolute), env)
 }
 
 /** Validates YAML text; relative paths are resolved against `baseDir`. */
 export function parseConfig(text: string, file: string, baseDir: string, env: NodeJS.ProcessEnv = process.env): DaemonConfig {
+  return parseConfigWithNotices(text, file, baseDir, env).config
+}
+
+export function parseConfigWithNotices(text: string, file: string, baseDir: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   const lineCounter = new LineCounter()
   const doc = parseDocument(text, { lineCounter, prettyErrors: false })
   const at = (offset: number) => {
@@ -47,21 +61,41 @@ export function parseConfig(text: string, file: string, baseDir: string, env: No
   }
   const raw: unknown = doc.toJS() ?? {}
   const issues: ConfigIssue[] = []
-  const withEnv = resolveEnv(raw, env, (path, message) => issues.push({ path: formatPath(path), ...at(offsetOf(doc, path)), message }))
-  crossChecks(withEnv, (path, message) => issues.push({ path: formatPath(path), ...at(offsetOf(doc, path)), message }))
-  const result = configSchema.safeParse(withEnv)
-  if (!result.success) issues.push(...result.error.issues.flatMap((issue) => toIssues(doc, withEnv, issue, at)))
+  const notices: ConfigIssue[] = []
+  const inFile = (path: Path) => ({ path: formatPath(path), ...at(offsetOf(doc, path)) })
+  const withEnv = resolveEnv(raw, env, (path, message) => issues.push({ ...inFile(path), message }))
+  // The alias step names keys: point at the key itself.
+  const keyInFile = (path: Path) => {
+    const last = path[path.length - 1]
+    return typeof last === 'string' ? { path: formatPath(path), ...at(offsetOf(doc, path.slice(0, -1), last)) } : inFile(path)
+  }
+  const { value: aliased, moves } = applySnaprAliases(
+    withEnv,
+    (path, message) => issues.push({ ...keyInFile(path), message }),
+    (path, message) => notices.push({ ...keyInFile(path), message }),
+  )
+  // Paths below are in our spelling; `pathInFile` maps them back to the keys as written.
+  const place = (path: Path, key?: string) => {
+    const written = pathInFile(moves, key === undefined ? path : [...path, key])
+    return { path: formatPath(written), ...at(key === undefined ? offsetOf(doc, written) : offsetOf(doc, written.slice(0, -1), String(written[written.length - 1]))) }
+  }
+  crossChecks(aliased, (path, message) => issues.push({ ...place(path), message }))
+  const result = configSchema.safeParse(aliased)
+  if (!result.success) issues.push(...result.error.issues.flatMap((issue) => toIssues(aliased, issue, place)))
   if (issues.length > 0 || !result.success) {
     issues.sort((a, b) => a.line - b.line || a.column - b.column)
     throw new ConfigError(file, issues)
   }
-  return finish(result.data, baseDir)
+  notices.sort((a, b) => a.line - b.line || a.column - b.column)
+  return { config: finish(result.data, baseDir), notices }
 }
 
-function toIssues(doc: Document, input: unknown, issue: z.core.$ZodIssue, at: (offset: number) => { line: number; column: number }): ConfigIssue[] {
+type Place = (path: Path, key?: string) => { path: string; line: number; column: number }
+
+function toIssues(input: unknown, issue: z.core.$ZodIssue, place: Place): ConfigIssue[] {
   const path = issue.path as Path
   if (issue.code === 'unrecognized_keys') {
-    return issue.keys.map((key) => ({ path: formatPath([...path, key]), ...at(offsetOf(doc, path, key)), message: `unknown key "${key}"` }))
+    return issue.keys.map((key) => ({ ...place(path, key), message: `unknown key "${key}"` }))
   }
   let message = issue.message
   if (issue.code === 'invalid_union' && path[path.length - 1] !== 'type') message = 'unknown or missing "type"'
@@ -69,7 +103,7 @@ function toIssues(doc: Document, input: unknown, issue: z.core.$ZodIssue, at: (o
   if (issue.code === 'invalid_union' && path[path.length - 1] === 'type' && Array.isArray(options)) message = `unknown type; expected one of: ${options.join(', ')}`
   if (issue.code === 'invalid_value' && path[path.length - 1] === 'type') message = `unknown type; expected one of: ${issue.values.join(', ')}`
   if (issue.code === 'invalid_type' && valueAt(input, path) === undefined) message = 'required key is missing'
-  return [{ path: formatPath(path), ...at(offsetOf(doc, path)), message }]
+  return [{ ...place(path), message }]
 }
 
 function valueAt(input: unknown, path: Path): unknown {
@@ -102,10 +136,6 @@ function offsetOf(doc: Document, path: Path, key?: string): number {
   return offset
 }
 
-function formatPath(path: Path): string {
-  return path.map((step, i) => (typeof step === 'number' ? `[${step}]` : i === 0 ? step : `.${step}`)).join('')
-}
-
 /** Defaults that depend on other values, and paths made absolute. */
 function finish(parsed: ParsedConfig, baseDir: string): DaemonConfig {
   const abs = (path: string) => (isAbsolute(path) ? path : join(baseDir, path))
@@ -122,14 +152,15 @@ function finish(parsed: ParsedConfig, baseDir: string): DaemonConfig {
       ...server,
       auth: auth ?? { enabled: false, username: '', password: '', tokenExpiration: 30, cookies: { secure: false, sameSite: 'Lax' }, allowedOrigins: [] },
     },
-    logs: { system: parsed.logs.system, perJob: parsed.logs.perJob, directory: parsed.logs.directory ? abs(parsed.logs.directory) : join(dataDir, 'logs') },
+    logs: { ...parsed.logs, directory: parsed.logs.directory ? abs(parsed.logs.directory) : join(dataDir, 'logs') },
     logLimits: parsed.logLimits,
     jobs: parsed.jobs.map(({ compression, encryption, ...job }) => ({
       ...job,
       ...(typeof compression === 'string' ? { compression } : { compression: compression.type, ...(compression.level !== undefined && { compressionLevel: compression.level }) }),
-      ...(encryption && {
+      ...(encryption?.type === 'age' && {
         encryption: { type: encryption.type, ...(encryption.recipients ? { recipients: encryption.recipients } : { passphrase: encryption.passphrase ?? encryption.password }) },
       }),
+      ...(encryption?.type === 'openssl' && { encryption }),
       sources: (job.sources as { type: string }[]).map((s) => resolvePaths(s, sourceFactory(s.type)?.pathKeys)),
       storages: (job.storages as { type: string }[]).map((s) => resolvePaths(s, storageFactory(s.type)?.pathKeys)),
     })) as DaemonConfig['jobs'],

@@ -8,13 +8,16 @@ import { Cron } from 'croner'
 import { z } from 'zod'
 import { sourceFactories } from '../sources/all.js'
 import { storageFactories } from '../storages/all.js'
-import { compressionSchema, encryptionSchema, notifySchema, retentionSchema } from './snapshotOptions.js'
+import { compressionSchema, encryptionSchema, notifySchema, retentionSchema, splitSchema } from './snapshotOptions.js'
 
 const union = (schemas: z.ZodObject[], what: string) => {
   const [first, ...rest] = schemas
   if (!first) throw new Error(`no ${what} types registered`)
   return rest.length === 0 ? first : z.discriminatedUnion('type', [first, ...rest])
 }
+
+/** Every storage type gets `includeJobName` (the original's key) without declaring it. */
+const withStorageCommon = (schema: z.ZodObject) => schema.extend({ includeJobName: z.boolean().default(true) })
 
 /** Names that end up in file names and URLs. */
 const jobName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'use letters, digits, ".", "_" and "-" (the name is used in file names and URLs)')
@@ -35,12 +38,17 @@ const job = z
     schedule: z.string().default(''),
     timezone: z.string().min(1).optional(),
     active: z.boolean().default(true),
-    compression: compressionSchema.default('tar.gz'),
+    /** The original's default: plain tar. */
+    compression: compressionSchema.default('tar'),
     encryption: encryptionSchema.optional(),
     sources: z.array(union(sourceFactories.map((f) => f.configSchema), 'source')).min(1),
-    storages: z.array(union(storageFactories.map((f) => f.configSchema), 'storage')).min(1),
+    storages: z.array(union(storageFactories.map((f) => withStorageCommon(f.configSchema)), 'storage')).min(1),
+    /** A storage `name` of this job (checked in `crossChecks`). */
+    defaultStorage: z.string().min(1).optional(),
     retention: retentionSchema.optional(),
-    split: z.strictObject({ chunkSize: z.int().min(1024, 'chunkSize must be at least 1024 bytes') }).optional(),
+    split: splitSchema.optional(),
+    beforeScript: z.string().optional(),
+    afterScript: z.string().optional(),
     notify: z.array(notifySchema).default([]),
   })
 
@@ -55,6 +63,7 @@ export function validTimezone(zone: string): boolean {
 
 const cookies = z.strictObject({
   secure: z.boolean().default(false),
+  /** The original's lowercase `lax|strict|none` is capitalised by the alias step. */
   sameSite: z.enum(['Strict', 'Lax', 'None']).default('Lax'),
   domain: z.string().min(1).optional(),
 })
@@ -70,6 +79,9 @@ const auth = z.strictObject({
 })
 
 const server = z.strictObject({
+  /** false: scheduler only, no listener. */
+  enabled: z.boolean().default(true),
+  defaultLanguage: z.enum(['en', 'ru']).default('en'),
   address: z
     .string()
     .regex(/^(\[[0-9a-fA-F:]+\]|[^:\s]*):\d{1,5}$/, 'expected "host:port", e.g. "0.0.0.0:8080"')
@@ -88,16 +100,34 @@ const server = z.strictObject({
   metrics: z.strictObject({ enabled: z.boolean().default(true) }).default({ enabled: true }),
 })
 
+/** The original's default number of lines kept and shown per log. */
+export const defaultLogLimit = 10_000
+const logLimit = z
+  .int()
+  .min(0)
+  .default(defaultLogLimit)
+  .transform((n) => n || defaultLogLimit)
+
 export const configSchema = z
   .strictObject({
     dataDir: z.string().min(1).default('./data'),
-    server: server.default({ address: '0.0.0.0:8080', secret: '', permissions: { allowManualRun: true, allowBackupDownload: true, showConfig: true }, ui: { enabled: true }, metrics: { enabled: true } }),
+    server: server.default({ enabled: true, defaultLanguage: 'en', address: '0.0.0.0:8080', secret: '', permissions: { allowManualRun: true, allowBackupDownload: true, showConfig: true }, ui: { enabled: true }, metrics: { enabled: true } }),
     logs: z
-      .strictObject({ system: z.boolean().default(true), perJob: z.boolean().default(true), directory: z.string().min(1).optional() })
-      .default({ system: true, perJob: true }),
+      .strictObject({
+        system: z.boolean().default(true),
+        perJob: z.boolean().default(true),
+        /** The original's `logs.path` (mapped by the alias step). */
+        directory: z.string().min(1).optional(),
+        maxSizeMB: z.int().min(0).default(100),
+        maxBackups: z.int().min(0).default(7),
+        maxAgeDays: z.int().min(0).default(30),
+        compress: z.boolean().default(true),
+      })
+      .default({ system: true, perJob: true, maxSizeMB: 100, maxBackups: 7, maxAgeDays: 30, compress: true }),
+    /** Also the original's `server.logLimits` (moved here by the alias step). 0 = the default. */
     logLimits: z
-      .strictObject({ jobLogs: z.int().min(1).default(1000), systemLogs: z.int().min(1).default(1000) })
-      .default({ jobLogs: 1000, systemLogs: 1000 }),
+      .strictObject({ jobLogs: logLimit, systemLogs: logLimit })
+      .default({ jobLogs: defaultLogLimit, systemLogs: defaultLogLimit }),
     jobs: z.array(job).default([]),
   })
   .superRefine((value, ctx) => {

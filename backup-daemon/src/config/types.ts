@@ -4,6 +4,7 @@
  * The YAML keys mirror the original service's `snapr.yaml`; `config/schema.ts` validates a file into
  * this shape (with line and column on every error) and must stay assignable to it.
  */
+import type { OpensslCipher } from './opensslCiphers.js'
 
 export interface DaemonConfig {
   /** Folder for the state file (`state.json`) and, unless `logs.directory` says otherwise, the logs. @default "./data" next to the config file */
@@ -15,6 +16,10 @@ export interface DaemonConfig {
 }
 
 export interface ServerConfig {
+  /** false: scheduler only, no HTTP listener (the original's `server.enabled`). The loader always sets it; absent means true. */
+  enabled?: boolean
+  /** The web UI's default language (the original's `server.defaultLanguage`). The loader always sets it; absent means "en". */
+  defaultLanguage?: 'en' | 'ru'
   /** `host:port` to listen on. @default "0.0.0.0:8080" */
   address: string
   /** HS256 key for session JWTs; empty means a random key per process (a restart logs everybody out). */
@@ -53,17 +58,27 @@ export interface Permissions {
 export interface LogsConfig {
   system: boolean
   perJob: boolean
-  /** Where log files are kept so a restart keeps them. @default "<dataDir>/logs" */
+  /** Where log files are kept so a restart keeps them (the original's `logs.path`). @default "<dataDir>/logs" */
   directory: string
+  // The rotation keys are always set by the loader; hand-built configs (tests) may leave them out,
+  // which means the defaults.
+  /** Rotate a log file once it reaches this many MiB; 0 = never by size. @default 100 */
+  maxSizeMB?: number
+  /** Rotated files kept per log; 0 = keep all. @default 7 */
+  maxBackups?: number
+  /** Rotated files older than this many days are deleted; 0 = never by age. @default 30 */
+  maxAgeDays?: number
+  /** gzip rotated files. @default true */
+  compress?: boolean
 }
 
-/** Lines kept per log. */
+/** Lines kept per log in memory, and the default `tail` of the log endpoints. @default 10000 each (the original's) */
 export interface LogLimits {
   jobLogs: number
   systemLogs: number
 }
 
-export type Compression = 'tar' | 'tar.gz' | 'tar.zst'
+export type Compression = 'tar' | 'tar.gz' | 'tar.zst' | 'tar.xz' | 'zip'
 
 export interface JobConfig {
   name: string
@@ -72,27 +87,43 @@ export interface JobConfig {
   /** IANA time zone for the schedule. @default the machine's zone */
   timezone?: string
   active: boolean
-  /** In YAML a string or `{ type, level }`; always the type here. @default "tar.gz" */
+  /** In YAML a string (aliases `gz`, `gzip`, `zst`, `zstd`, `xz`) or `{ type, level }`; always the type here. @default "tar" (the original's) */
   compression: Compression
-  /** gzip 1-9 (@default 6) or zstd 1-19 (@default 3); from `compression.level`. */
+  /** gzip 1-9 (@default 6), zstd 1-19 (@default 3) or xz 0-9 (@default 6); from `compression.level`. */
   compressionLevel?: number
-  /** age encryption of the compressed archive, before it is split. */
+  /** Encryption of the compressed archive (age, or the original's `openssl enc`), before it is split. */
   encryption?: EncryptionConfig
   sources: SourceConfig[]
   storages: StorageConfig[]
   retention?: RetentionConfig
-  /** Split the archive into parts of this many bytes. */
+  /** Split the archive into parts of this many bytes (YAML: a number or `1GB`-style string). */
   split?: { chunkSize: number }
-  /** Told about each run's end. @default [] */
+  /** The storage (by `name`) the listing and downloads prefer. */
+  defaultStorage?: string
+  /** Shell snippet (`/bin/sh -c`) run before the sources are read; a failure fails the run. */
+  beforeScript?: string
+  /** Shell snippet run after every run (success, failure or cancel). */
+  afterScript?: string
+  /** Told about each run's end (YAML: `notify`, or the original's `notifiers`). @default [] */
   notify: NotifyConfig[]
 }
 
+export type EncryptionConfig = AgeEncryptionConfig | OpensslEncryptionConfig
+
 /** age encryption: a passphrase (scrypt) or recipients (`age1...`), never both. */
-export interface EncryptionConfig {
+export interface AgeEncryptionConfig {
   type: 'age'
   /** Usually `env:BACKUP_PASSPHRASE` (`password` is accepted as an alias in YAML). */
   passphrase?: string
   recipients?: string[]
+}
+
+/** The original's `openssl enc -<cipher> -salt -pbkdf2` encryption (YAML `type` defaults to openssl). */
+export interface OpensslEncryptionConfig {
+  type: 'openssl'
+  /** @default "aes-256-cbc" */
+  cipher: OpensslCipher
+  password: string
 }
 
 /** Which snapshots survive a successful run, per storage (a split set counts as one): the union of all rules. */
@@ -105,28 +136,42 @@ export interface RetentionConfig {
 
 export type NotifyEvent = 'success' | 'failure'
 
-export interface WebhookNotifyConfig {
-  type: 'webhook'
-  url: string
-  headers: Record<string, string>
+/** Keys every notifier has. `on: []` (the original's `onSuccess: false, onFailure: false`) = off. */
+interface NotifyCommon {
+  /** A label for logs and the config view (the original's `name`). */
+  name?: string
   /** @default ["failure"] */
   on: NotifyEvent[]
   /** Milliseconds. @default 10000 */
   timeout: number
 }
 
-export interface EmailNotifyConfig {
+export interface WebhookNotifyConfig extends NotifyCommon {
+  type: 'webhook'
+  url: string
+  /** @default "POST" */
+  method: 'POST' | 'PUT' | 'PATCH'
+  headers: Record<string, string>
+}
+
+/** YAML: `smtp: {...}`, or the original's flat `smtpHost`, `smtpPort`, `smtpUser`, `smtpPass`, `useTLS`. */
+export interface EmailNotifyConfig extends NotifyCommon {
   type: 'email'
   smtp: { host: string; port: number; secure: boolean; username?: string; password?: string }
   from: string
   to: string | string[]
-  /** @default ["failure"] */
-  on: NotifyEvent[]
-  /** Milliseconds. @default 10000 */
-  timeout: number
 }
 
-export type NotifyConfig = WebhookNotifyConfig | EmailNotifyConfig
+/** Telegram Bot API `sendMessage` with a short run summary. */
+export interface TelegramNotifyConfig extends NotifyCommon {
+  type: 'telegram'
+  botToken: string
+  chatId: string
+  /** Bot API base URL (tests point it at a local server). @default "https://api.telegram.org" */
+  apiBase: string
+}
+
+export type NotifyConfig = WebhookNotifyConfig | EmailNotifyConfig | TelegramNotifyConfig
 
 /** A source; `type` selects the implementation in `sources/all.ts`. Issue 5 adds more types. */
 export type SourceConfig = LocalSourceConfig | SqliteSourceConfig | PostgresqlSourceConfig | MongodbSourceConfig
@@ -136,17 +181,27 @@ export interface LocalSourceConfig {
   /** Unique within the job; the folder name inside the archive. */
   name: string
   path: string
-  /** Glob patterns (picomatch) relative to `path`. */
+  /** Exclude patterns (`sources/support/excludeMatcher.ts`): globs on the relative path or the name, `dir/`, bare names. YAML also `excludes`. */
   exclude?: string[]
 }
 
 /** A storage; `type` selects the implementation in `storages/all.ts`. Issue 5 adds more types. */
 export type StorageConfig = LocalStorageConfig | HostStorageConfig | S3StorageConfig
 
-export interface LocalStorageConfig {
-  type: 'local'
+/** Keys every storage entry has (added to every storage type by `config/schema.ts`). */
+export interface StorageCommon {
   /** Unique within the job. */
   name: string
+  /**
+   * true: snapshots under `<path>/<job>/`; false: directly under `<path>/`. Always set by the loader
+   * (default true); storage configs built by hand (tests) may leave it out, which means true: read it
+   * as `includeJobName !== false`.
+   */
+  includeJobName?: boolean
+}
+
+export interface LocalStorageConfig extends StorageCommon {
+  type: 'local'
   path: string
 }
 
@@ -192,9 +247,8 @@ export interface MongodbSourceConfig {
   gzip?: boolean
 }
 
-export interface HostStorageConfig {
+export interface HostStorageConfig extends StorageCommon {
   type: 'host'
-  name: string
   /** Storage API base URL. @default "https://storage.bunnycdn.com" */
   endpoint?: string
   zoneName: string
@@ -208,9 +262,8 @@ export interface HostStorageConfig {
   pullZoneTokenTTL?: number
 }
 
-export interface S3StorageConfig {
+export interface S3StorageConfig extends StorageCommon {
   type: 's3'
-  name: string
   bucket: string
   /** @default "us-east-1" */
   region?: string

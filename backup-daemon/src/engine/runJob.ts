@@ -13,6 +13,7 @@ import type { LogLevel } from '../logs/formatLine.js'
 import { createSource } from '../sources/all.js'
 import type { Storage } from '../storages/types.js'
 import { describePolicy, hasRules } from './retentionPlan.js'
+import { withHooks } from './runHooks.js'
 import { applyRetention, removeLeftovers } from './snapshotCatalog.js'
 
 export interface RunJobOptions {
@@ -26,7 +27,12 @@ export interface RunJobOptions {
 
 const mib = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MiB`
 
-export async function runJob({ job, storages, signal, log, level }: RunJobOptions): Promise<Manifest> {
+/** The run between the job's `beforeScript` and `afterScript` (`engine/runHooks.ts`). */
+export function runJob(options: RunJobOptions): Promise<Manifest> {
+  return withHooks(options.job, options, () => writeRun(options))
+}
+
+async function writeRun({ job, storages, signal, log, level }: RunJobOptions): Promise<Manifest> {
   for (const storage of storages) {
     const removed = await removeLeftovers(storage, job.name)
     if (removed) log('warn', `storage "${storage.name}": removed ${removed} object(s) left by an unfinished run`)
@@ -44,7 +50,8 @@ export async function runJob({ job, storages, signal, log, level }: RunJobOption
   })
   // After compression (encrypted bytes do not compress) and before splitting (every part is ciphertext).
   // Imported on first use: the age library and its ciphers add ~16 MiB of RSS to a process that loads them.
-  if (job.encryption) archive = await (await import('../archive/ageStream.js')).encryptAge(archive, job.encryption)
+  if (job.encryption?.type === 'openssl') throw new Error('openssl encryption is not available in this build')
+  if (job.encryption?.type === 'age') archive = await (await import('../archive/ageStream.js')).encryptAge(archive, job.encryption)
   const manifest = await writeSnapshot({
     archive,
     storages,

@@ -29,7 +29,7 @@ export function textOf(report: RunReport): string {
 
 export function emailNotifier(config: EmailNotifyConfig, index: number): Notifier {
   return {
-    label: `notify[${index}] email via ${config.smtp.host}:${config.smtp.port}`,
+    label: `notify[${index}]${config.name ? ` "${config.name}"` : ''} email via ${config.smtp.host}:${config.smtp.port}`,
     wants: (report) => wantsEvent(config.on, report),
     async send(report) {
       const { createTransport } = await import('nodemailer')

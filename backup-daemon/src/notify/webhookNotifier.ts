@@ -1,6 +1,6 @@
 /**
  * @module notify/webhookNotifier
- * POSTs the run report as JSON to a URL with the configured headers; any non-2xx answer or a timeout
+ * POSTs (or `method`) the run report as JSON to a URL with the configured headers; any non-2xx answer or a timeout
  * is a failure (logged by the engine, never failing the backup).
  */
 import type { WebhookNotifyConfig } from '../config/types.js'
@@ -11,11 +11,11 @@ export const wantsEvent = (on: string[], report: RunReport) => on.includes(repor
 export function webhookNotifier(config: WebhookNotifyConfig, index: number): Notifier {
   const host = new URL(config.url).host
   return {
-    label: `notify[${index}] webhook ${host}`,
+    label: `notify[${index}]${config.name ? ` "${config.name}"` : ''} webhook ${host}`,
     wants: (report) => wantsEvent(config.on, report),
     async send(report) {
       const response = await fetch(config.url, {
-        method: 'POST',
+        method: config.method,
         headers: { 'content-type': 'application/json', 'user-agent': 'backup-daemon', ...config.headers },
         body: JSON.stringify(report),
         signal: AbortSignal.timeout(config.timeout),

@@ -39,15 +39,17 @@ describe('api: jobs', () => {
     })
   })
 
-  it('GET /jobs/{name}/config: 200 redacted config, 404 unknown, 403 when showConfig is off', async () => {
-    const { get } = await setup()
+  it('GET /jobs/{name}/config: 200 {job, config}, 404 unknown, 200 {name, schedule} when showConfig is off', async () => {
+    const { get, engine } = await setup()
     const res = await get('/api/v1/jobs/nightly/config')
     expect(res.status).to.equal(200)
-    expect(await res.json()).to.have.nested.property('encryption.password', '[redacted]')
+    expect(await res.json()).to.deep.equal({ job: 'nightly', config: engine.jobConfig('nightly') })
     expect((await get('/api/v1/jobs/nope/config')).status).to.equal(404)
     const off = await (await setup({ permissions: { showConfig: false } })).get('/api/v1/jobs/nightly/config')
-    expect(off.status).to.equal(403)
-    expect((await off.json()).detail).to.include('showConfig')
+    expect(off.status).to.equal(200)
+    expect(await off.json()).to.deep.equal({ name: 'nightly', schedule: engine.getJob('nightly').schedule })
+    const offMissing = await (await setup({ permissions: { showConfig: false } })).get('/api/v1/jobs/nope/config')
+    expect(offMissing.status).to.equal(404)
   })
 
   it('POST /jobs/{name}/run: 202 RunStarted, 409 while running, 404 unknown, 403 when manual runs are off, 503 when stopping', async () => {

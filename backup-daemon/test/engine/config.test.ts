@@ -35,9 +35,13 @@ ${extra}`
     expect(config.server.address).to.equal('0.0.0.0:8080')
     expect(config.server.auth.enabled).to.equal(false)
     expect(config.dataDir).to.equal(join(tmp.dir, 'data'))
-    expect(config.logs).to.deep.equal({ system: true, perJob: true, directory: join(tmp.dir, 'data', 'logs') })
+    expect(config.logs).to.deep.equal({ system: true, perJob: true, directory: join(tmp.dir, 'data', 'logs'), maxSizeMB: 100, maxBackups: 7, maxAgeDays: 30, compress: true })
+    expect(config.logLimits).to.deep.equal({ jobLogs: 10000, systemLogs: 10000 })
+    expect(config.server).to.include({ enabled: true, defaultLanguage: 'en' })
     const [nightly] = config.jobs
-    expect(nightly).to.include({ name: 'nightly', active: true, compression: 'tar.gz' })
+    // Omitted compression is plain tar, as in the original service.
+    expect(nightly).to.include({ name: 'nightly', active: true, compression: 'tar' })
+    expect(nightly!.storages[0]).to.include({ includeJobName: true })
     expect((nightly!.sources[0] as LocalSourceConfig).path).to.equal(join(tmp.dir, 'src'))
     expect((nightly!.storages[0] as LocalStorageConfig).path).to.equal(join(tmp.dir, 'out'))
   })

@@ -43,7 +43,7 @@ describe('config: encryption, retention, notify, metrics', () => {
     const j = config.jobs[0]!
     expect(j.encryption).to.deep.equal({ type: 'age', passphrase: 'pp' })
     expect(j.retention).to.deep.equal({ last: 2, daily: 7, weekly: 4, monthly: 12 })
-    expect(j.notify[0]).to.deep.equal({ type: 'webhook', url: 'https://hooks.example.test/x', headers: {}, on: ['failure'], timeout: 10000 })
+    expect(j.notify[0]).to.deep.equal({ type: 'webhook', url: 'https://hooks.example.test/x', method: 'POST', headers: {}, on: ['failure'], timeout: 10000 })
     expect(j.notify[1]).to.deep.include({ smtp: { host: 'smtp.example.test', port: 587, secure: false }, on: ['success', 'failure'] })
     expect(config.server.metrics).to.deep.equal({ enabled: false })
     expect((await load(job(''))).server.metrics).to.deep.equal({ enabled: true })

@@ -6,7 +6,9 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
 import type { AppEnv, RouteDeps } from '../appEnv.js'
 import { HttpError } from '../HttpError.js'
 import { jsonResponse, problemResponses, sessionSecurity } from '../responses.js'
-import { CancelResultSchema, JobConfigSchema, JobListSchema, JobParamsSchema, JobStatusSchema, RunStartedSchema } from '../schemas.js'
+import type { JobDetail } from '../../engine/redactJob.js'
+import { CancelResultSchema, JobListSchema, JobParamsSchema, JobStatusSchema, RunStartedSchema } from '../schemas.js'
+import { JobConfigResponseSchema } from './jobConfigSchema.js'
 
 export function jobRoutes(api: OpenAPIHono<AppEnv>, { config, engine, session }: RouteDeps): void {
   const { permissions } = config.server
@@ -43,14 +45,18 @@ export function jobRoutes(api: OpenAPIHono<AppEnv>, { config, engine, session }:
       ...common,
       method: 'get',
       path: '/jobs/{name}/config',
-      summary: "One job's configuration, secrets redacted",
-      description: 'Refused with 403 when `server.permissions.showConfig` is off.',
+      summary: "One job's configuration, without secrets",
+      description: '`{job, config}`; only `{name, schedule}` when `server.permissions.showConfig` is off.',
       request: { params: JobParamsSchema },
-      responses: { 200: jsonResponse(JobConfigSchema, 'The job configuration'), ...problemResponses(401, 403, 404) },
+      responses: { 200: jsonResponse(JobConfigResponseSchema, 'The job configuration'), ...problemResponses(401, 404) },
     }),
     (c) => {
-      if (!permissions.showConfig) throw new HttpError(403, { message: 'showing job configuration is switched off (server.permissions.showConfig)' })
-      return c.json(engine.jobConfig(c.req.valid('param').name), 200)
+      const name = c.req.valid('param').name
+      if (!permissions.showConfig) {
+        const { schedule } = engine.getJob(name)
+        return c.json({ name, schedule }, 200)
+      }
+      return c.json({ job: name, config: engine.jobConfig(name) as JobDetail }, 200)
     },
   )
 
