@@ -13,6 +13,7 @@ import type { RunReport } from '../../src/notify/types.js'
 import { configIn, makeTree, tempDir } from '../engine/helpers.js'
 
 interface Hit {
+  method: string
   path: string
   headers: IncomingHttpHeaders
   body: RunReport
@@ -43,7 +44,7 @@ describe('notifications: webhook and email', function () {
       let body = ''
       req.on('data', (chunk) => (body += chunk))
       req.on('end', () => {
-        hits.push({ path: req.url ?? '', headers: req.headers, body: JSON.parse(body) as RunReport })
+        hits.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: JSON.parse(body) as RunReport })
         res.statusCode = status
         res.end('ok')
       })
@@ -157,9 +158,51 @@ describe('notifications: webhook and email', function () {
     for (const secret of [token, smtpPassword, 'wrong-smtp-password', 'secret-path']) expect(log).to.not.include(secret)
     const view = JSON.stringify(engine.jobConfig('job'))
     for (const secret of [token, 'wrong-smtp-password', 'secret-path']) expect(view).to.not.include(secret)
-    const notify = engine.jobConfig('job').notify as Record<string, unknown>[]
-    expect(notify[0]).to.deep.include({ url: `${httpUrl}/[redacted]`, headers: { Authorization: '[redacted]', 'X-Team': '[redacted]' } })
-    expect((notify[1]!.smtp as Record<string, unknown>).password).to.equal('[redacted]')
+    const notifiers = engine.jobConfig('job').notifiers as Record<string, unknown>[]
+    expect(notifiers[0]).to.deep.include({ type: 'webhook', urlHost: new URL(httpUrl).host, onSuccess: true, onFailure: false })
+    expect(notifiers[0]).to.not.have.any.keys('url', 'headers')
+    expect(notifiers[1]).to.deep.include({ type: 'email', smtpHost: '127.0.0.1', from: 'backups@example.test' })
+    expect(JSON.stringify(notifiers[1])).to.not.include('password')
+    await engine.stop()
+  })
+
+  it("the original's spelling: notifiers with onSuccess/onFailure, webhook method, email's flat smtp keys", async () => {
+    const original = `    notifiers:
+      - name: ops-webhook
+        type: webhook
+        url: ${httpUrl}/put-here
+        method: PUT
+        headers: { Authorization: "Bearer ${token}" }
+        onSuccess: true
+        onFailure: true
+      - name: mail-team
+        type: email
+        smtpHost: 127.0.0.1
+        smtpPort: ${smtpPort}
+        smtpUser: mailer
+        smtpPass: env:TEST_SMTP_PASSWORD
+        from: alerts@example.test
+        to: [devops@example.test]
+        useTLS: false
+        onSuccess: true
+        onFailure: false
+      - name: muted
+        type: webhook
+        url: ${httpUrl}/never
+        onSuccess: false
+        onFailure: false
+`
+    const engine = await engineFor(original)
+    engine.run('job', 'manual')
+    expect((await engine.whenIdle('job')).status).to.equal('success')
+    expect(hits.map((h) => `${h.method} ${h.path}`)).to.deep.equal(['PUT /put-here'])
+    expect(hits[0]!.headers.authorization).to.equal(`Bearer ${token}`)
+    expect(hits[0]!.body).to.include({ job: 'job', status: 'success' })
+    expect(mails).to.have.length(1)
+    expect(mails[0]).to.include({ user: 'mailer', from: 'alerts@example.test' })
+    const log = engine.logs.tail({ kind: 'job', job: 'job' }, 100).join('\n')
+    expect(log).to.include('notify[0] "ops-webhook" webhook')
+    expect(log).to.include('notify[1] "mail-team" email via 127.0.0.1')
     await engine.stop()
   })
 })
