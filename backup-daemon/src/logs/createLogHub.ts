@@ -1,7 +1,8 @@
 /**
  * @module logs/createLogHub
- * The `LogHub` of `engine/types.ts`: the system log and one log per job, bounded by `logLimits`,
- * kept in files under `logs.directory` (`system.log`, `jobs/<job>.log`) and reloaded on start, with
+ * The `LogHub` of `engine/types.ts`: the system log and one log per job, bounded by `logLimits` in
+ * memory, kept in files under `logs.directory` (`system.log`, `jobs/<job>.log`) rotated by size and
+ * pruned by count and age as `logs.maxSizeMB`/`maxBackups`/`maxAgeDays`/`compress` say, reloaded on start, with
  * live subscribers. `append` stamps plain messages with the time and a level (INFO, or ERROR when
  * the message says "error"); lines already stamped are kept as they are. A log switched off in the config keeps nothing, but subscribers (the CLI's `run`)
  * still see its lines.
@@ -10,7 +11,7 @@ import { join } from 'node:path'
 import type { DaemonConfig } from '../config/types.js'
 import type { LogHub, LogScope } from '../engine/types.js'
 import { formatLine, type LogLevel } from './formatLine.js'
-import { LogFile } from './LogFile.js'
+import { defaultRotation, LogFile, type RotationOptions } from './LogFile.js'
 
 /** A line that already starts with an RFC 3339 time (made by `formatLine`). */
 const formatted = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z /
@@ -20,6 +21,18 @@ export interface DaemonLogHub extends LogHub {
   log(scope: LogScope, level: LogLevel, message: string): void
   /** Closes the files. */
   close(): void
+  /** Resolves when the rotated files queued so far are compressed and pruned. */
+  settled(): Promise<void>
+}
+
+/** The loader always sets the rotation keys; hand-built configs (tests) get the original's defaults. */
+function rotationOf(logs: DaemonConfig['logs']): RotationOptions {
+  return {
+    maxBytes: (logs.maxSizeMB ?? defaultRotation.maxBytes / 1048576) * 1048576,
+    maxBackups: logs.maxBackups ?? defaultRotation.maxBackups,
+    maxAgeDays: logs.maxAgeDays ?? defaultRotation.maxAgeDays,
+    compress: logs.compress ?? defaultRotation.compress,
+  }
 }
 
 /**
@@ -30,6 +43,7 @@ export function createLogHub(config: DaemonConfig, options: { persist?: boolean 
   const jobNames = new Set(config.jobs.map((job) => job.name))
   const files = new Map<string, LogFile>()
   const listeners = new Map<string, Set<(line: string) => void>>()
+  const rotation = rotationOf(config.logs)
   const keyOf = (scope: LogScope) => (scope.kind === 'system' ? 'system' : `job:${scope.job}`)
 
   const enabled = (scope: LogScope) => (scope.kind === 'system' ? config.logs.system : config.logs.perJob && jobNames.has(scope.job))
@@ -41,7 +55,8 @@ export function createLogHub(config: DaemonConfig, options: { persist?: boolean 
     if (!file) {
       const path = scope.kind === 'system' ? join(config.logs.directory, 'system.log') : join(config.logs.directory, 'jobs', `${scope.job}.log`)
       const limit = scope.kind === 'system' ? config.logLimits.systemLogs : config.logLimits.jobLogs
-      file = new LogFile(persist ? path : undefined, limit)
+      // A rotation failure (disk full) is reported on stderr: writing it to a log could fail the same way.
+      file = new LogFile(persist ? path : undefined, limit, rotation, (message) => process.stderr.write(`backup-daemon: ${message}\n`))
       files.set(key, file)
     }
     return file
@@ -84,6 +99,9 @@ export function createLogHub(config: DaemonConfig, options: { persist?: boolean 
     close() {
       for (const file of files.values()) file.close()
       files.clear()
+    },
+    async settled() {
+      await Promise.all([...files.values()].map((file) => file.settled()))
     },
   }
 }

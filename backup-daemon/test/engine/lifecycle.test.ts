@@ -103,7 +103,7 @@ describe('engine: cancel, restart, logs, schedules', function () {
     expect(e.logs.tail({ kind: 'system' }, 100)).to.have.length(7)
     await e.stop()
     const onDisk = (await readFile(join(tmp.dir, 'data', 'logs', 'jobs', 'a.log'), 'utf8')).trim().split('\n')
-    expect(onDisk.length).to.be.within(5, 10)
+    expect(onDisk.length).to.be.greaterThan(5) // the file is bounded by size (logs.maxSizeMB rotation), not by lines
     const again = await start([{ name: 'a' }], top)
     expect(again.logs.tail({ kind: 'job', job: 'a' }, 100)).to.deep.equal(jobLines)
     expect(again.logs.enabled({ kind: 'job', job: 'nope' })).to.equal(false)
