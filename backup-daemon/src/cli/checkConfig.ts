@@ -1,10 +1,16 @@
-/** @module cli/checkConfig `backup-daemon check-config --config FILE`. */
-import { load, out } from './output.js'
+/**
+ * @module cli/checkConfig
+ * `backup-daemon check-config --config FILE`: every error with its place (exit 1), or `config OK`
+ * after a notice per key written in the original service's spelling where we prefer ours.
+ */
+import { formatIssue } from '../config/ConfigError.js'
+import { loadWithNotices, out } from './output.js'
 
 export async function checkConfig(file: string): Promise<number> {
-  const config = await load(file)
-  if (!config) return 1
-  out(`config OK: ${config.jobs.length} job(s)`)
+  const loaded = await loadWithNotices(file)
+  if (!loaded) return 1
+  for (const notice of loaded.notices) out(`notice: ${formatIssue(file, notice)}`)
+  out(`config OK: ${loaded.config.jobs.length} job(s)`)
   return 0
 }
 

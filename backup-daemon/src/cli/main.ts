@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
+import { findConfigFile } from '../config/findConfigFile.js'
 import { usage } from './usage.js'
 
 async function main(argv: string[]): Promise<number> {
@@ -41,10 +42,11 @@ async function main(argv: string[]): Promise<number> {
     return 0
   }
   const [command = 'serve', ...rest] = positionals
-  const config = values.config ?? process.env.BACKUP_DAEMON_CONFIG
+  // --config, $BACKUP_DAEMON_CONFIG, $SNAPR_CONFIG_FILE, then the original's search paths (config/findConfigFile.ts).
   const needConfig = () => {
-    if (!config) process.stderr.write(`${command}: --config FILE is required\n`)
-    return config
+    const found = findConfigFile({ flag: values.config })
+    if ('error' in found) process.stderr.write(`${command}: ${found.error}\n`)
+    return 'file' in found ? found.file : undefined
   }
   const extra = (allowed: number) => {
     if (rest.length <= allowed) return false

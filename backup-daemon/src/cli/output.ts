@@ -3,8 +3,8 @@
  * What every command shares: stdout lines (ANSI colours only for a terminal or FORCE_COLOR), loading
  * the config with every issue printed, and waiting for SIGINT/SIGTERM.
  */
-import { ConfigError, formatIssue } from '../config/ConfigError.js'
-import { loadConfig } from '../config/loadConfig.js'
+import { ConfigError, formatIssue, type ConfigIssue } from '../config/ConfigError.js'
+import { readConfig } from '../config/loadConfig.js'
 import type { DaemonConfig } from '../config/types.js'
 import { stripAnsi } from '../logs/formatLine.js'
 
@@ -13,8 +13,13 @@ export const out = (line: string) => process.stdout.write((colour ? line : strip
 
 /** Loads the config or prints every issue; undefined means "exit 1". */
 export async function load(file: string): Promise<DaemonConfig | undefined> {
+  return (await loadWithNotices(file))?.config
+}
+
+/** `load` plus the notices (the original's spellings met) for `check-config`. */
+export async function loadWithNotices(file: string): Promise<{ config: DaemonConfig; notices: ConfigIssue[] } | undefined> {
   try {
-    return await loadConfig(file)
+    return await readConfig(file)
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err
     for (const issue of err.issues) process.stderr.write(formatIssue(file, issue) + '\n')

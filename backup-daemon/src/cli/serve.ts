@@ -1,6 +1,6 @@
 /**
  * @module cli/serve
- * `backup-daemon --config FILE`: engine and HTTP server until SIGTERM/SIGINT, then the server closes,
+ * `backup-daemon --config FILE`: engine and HTTP server (none with `server.enabled: false`) until SIGTERM/SIGINT, then the server closes,
  * the engine cancels runs in flight and cleans up, and the process exits 0.
  */
 import { isPasswordHash } from '../auth/password.js'
@@ -15,20 +15,30 @@ export async function serve(file: string): Promise<number> {
   if (config.server.auth.enabled && !isPasswordHash(config.server.auth.password)) {
     engine.logs.log({ kind: 'system' }, 'warn', 'server.auth.password is plain text; store a hash from `backup-daemon hash-password`')
   }
+  // `server.enabled: false` (the original's scheduler-only mode): schedules and logs, no listener.
   let server
-  try {
-    server = await startServer({ config, engine })
-  } catch (err) {
-    await engine.stop()
-    throw err
+  let keepAlive: NodeJS.Timeout | undefined
+  if (config.server.enabled !== false) {
+    try {
+      server = await startServer({ config, engine })
+    } catch (err) {
+      await engine.stop()
+      throw err
+    }
+    out(`backup-daemon listening on ${server.url}`)
+    engine.logs.log({ kind: 'system' }, 'info', `listening on ${server.url}`)
+  } else {
+    // Without a listener nothing else keeps the process alive (croner's timers are unref'd).
+    keepAlive = setInterval(() => undefined, 1 << 30)
+    out('backup-daemon running the schedules only (server.enabled: false, no HTTP listener)')
+    engine.logs.log({ kind: 'system' }, 'info', 'HTTP server disabled (server.enabled: false): running the schedules only')
   }
-  out(`backup-daemon listening on ${server.url}`)
-  engine.logs.log({ kind: 'system' }, 'info', `listening on ${server.url}`)
   const signal = await nextSignal()
   engine.logs.log({ kind: 'system' }, 'info', `${signal}: shutting down`)
   // A second signal while shutting down means "now".
   void nextSignal().then(() => process.exit(1))
-  await server.close()
+  await server?.close()
+  clearInterval(keepAlive)
   await engine.stop()
   return 0
 }

@@ -2,8 +2,9 @@
 export const usage = `Usage: backup-daemon [command] [options]
 
 Commands:
-  (none), serve           start the daemon: schedules, HTTP API and web UI (needs --config)
-  check-config            validate the config; print every error as file:line:column key: message
+  (none), serve           start the daemon: schedules, HTTP API and web UI (server.enabled: false: schedules only)
+  check-config            validate the config; print every error as file:line:column key: message, and
+                          a notice where the original's spelling of a key is used
   hash-password           print a password hash for server.auth.password (reads stdin, or prompts)
   run JOB                 run one job once in the foreground, print its log, exit non-zero on failure
   verify JOB [SNAPSHOT]   re-read a snapshot (default: the newest) on every storage of the job and check
@@ -13,7 +14,8 @@ Commands:
                           --into-database restore the job's sqlite/postgresql/mongodb sources in place
 
 Options:
-  -c, --config FILE       the YAML config (default: $BACKUP_DAEMON_CONFIG)
+  -c, --config FILE       the YAML config; without it: $BACKUP_DAEMON_CONFIG, $SNAPR_CONFIG_FILE, then the
+                          first of ./snapr.yaml, ~/.config/snapr/snapr.yaml, ~/snapr.yaml, /etc/snapr/snapr.yaml
   -h, --help              show this help
   -v, --version           print the version
   --storage NAME          verify/restore: only this storage of the job
