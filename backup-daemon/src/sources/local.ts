@@ -8,9 +8,9 @@
 import { createReadStream } from 'node:fs'
 import { lstat, opendir, readFile, readlink, stat } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
-import picomatch from 'picomatch'
 import { z } from 'zod'
 import type { LocalSourceConfig } from '../config/types.js'
+import { excludeMatcher } from './support/excludeMatcher.js'
 import type { Source, SourceContext, SourceEntry, SourceFactory } from './types.js'
 
 /** Files up to this size are read in one call rather than streamed. */
@@ -28,8 +28,7 @@ export class LocalSource implements Source {
     private readonly context: SourceContext,
   ) {
     this.root = resolve(root)
-    const matchers = exclude.map((glob) => picomatch(glob, { dot: true }))
-    this.excluded = (path) => matchers.some((match) => match(path))
+    this.excluded = excludeMatcher(exclude)
   }
 
   async *entries(signal: AbortSignal): AsyncIterable<SourceEntry> {
