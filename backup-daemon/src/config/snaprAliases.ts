@@ -188,10 +188,10 @@ export function applySnaprAliases(raw: unknown, report: Report, notice: Report):
     for (const [key, ours] of flat) {
       smtp[ours] = entry[key]
       delete entry[key]
-      moves.set(formatPath([...path, 'smtp', ours]), [...filePath, key])
     }
+    // Also for keys left out: a missing smtpHost is reported as `smtpHost`, at the entry.
+    for (const [key, ours] of smtpKeys) moves.set(formatPath([...path, 'smtp', ours]), [...filePath, key])
     entry.smtp = smtp
-    // A missing smtpHost is reported at the entry, where the original's flat keys are.
     moves.set(formatPath([...path, 'smtp']), filePath)
     notice([...filePath, flat[0]![0]], 'smtpHost/smtpPort/smtpUser/smtpPass/useTLS are the original\'s spelling of "smtp: {host, port, username, password, secure}"; both work, "smtp" is preferred')
   }

@@ -112,6 +112,8 @@ jobs:
     const issues = issuesOf(job('    notifiers:\n      - type: email\n        smtpHost: h\n        smtpPort: many\n        from: a@b.c\n        to: [d@e.f]\n'))
     expect(issues).to.have.length(1)
     expect(issues[0]).to.include({ path: 'jobs[0].notifiers[0].smtpPort', line: 8, column: 19 })
+    const noHost = issuesOf(job('    notifiers:\n      - { type: email, smtpPort: 25, from: a@b.c, to: [d@e.f] }\n'))
+    expect(noHost).to.deep.equal([{ path: 'jobs[0].notifiers[0].smtpHost', line: 6, column: 9, message: 'required key is missing' }])
     const unknown = issuesOf(job('', '[{ type: local, path: /a, excludes: [x], exlude: [y] }]'))
     expect(unknown[0]).to.include({ path: 'jobs[0].sources[0].exlude', line: 3, column: 55, message: 'unknown key "exlude"' })
   })
