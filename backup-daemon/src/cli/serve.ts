@@ -6,12 +6,16 @@
 import { isPasswordHash } from '../auth/password.js'
 import { createEngine } from '../engine/createEngine.js'
 import { startServer } from '../server/startServer.js'
-import { load, nextSignal, out } from './output.js'
+import { formatIssue } from '../config/ConfigError.js'
+import { loadWithNotices, nextSignal, out } from './output.js'
 
 export async function serve(file: string): Promise<number> {
-  const config = await load(file)
-  if (!config) return 1
+  const loaded = await loadWithNotices(file)
+  if (!loaded) return 1
+  const { config } = loaded
   const engine = await createEngine(config)
+  // The original's spellings are fine; say once per start which ones we prefer (check-config prints them too).
+  for (const notice of loaded.notices) engine.logs.log({ kind: 'system' }, 'info', `config notice: ${formatIssue(file, notice)}`)
   if (config.server.auth.enabled && !isPasswordHash(config.server.auth.password)) {
     engine.logs.log({ kind: 'system' }, 'warn', 'server.auth.password is plain text; store a hash from `backup-daemon hash-password`')
   }
