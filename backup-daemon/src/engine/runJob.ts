@@ -33,6 +33,9 @@ export function runJob(options: RunJobOptions): Promise<Manifest> {
 }
 
 async function writeRun({ job, storages, signal, log, level }: RunJobOptions): Promise<Manifest> {
+  // Until the compat-snapshots writers are merged: refuse rather than write a mislabelled archive.
+  if (job.encryption?.type === 'openssl') throw new Error('openssl encryption is not available in this build')
+  if (job.compression === 'tar.xz' || job.compression === 'zip') throw new Error(`${job.compression} compression is not available in this build`)
   for (const storage of storages) {
     const removed = await removeLeftovers(storage, job.name)
     if (removed) log('warn', `storage "${storage.name}": removed ${removed} object(s) left by an unfinished run`)
@@ -50,7 +53,6 @@ async function writeRun({ job, storages, signal, log, level }: RunJobOptions): P
   })
   // After compression (encrypted bytes do not compress) and before splitting (every part is ciphertext).
   // Imported on first use: the age library and its ciphers add ~16 MiB of RSS to a process that loads them.
-  if (job.encryption?.type === 'openssl') throw new Error('openssl encryption is not available in this build')
   if (job.encryption?.type === 'age') archive = await (await import('../archive/ageStream.js')).encryptAge(archive, job.encryption)
   const manifest = await writeSnapshot({
     archive,
