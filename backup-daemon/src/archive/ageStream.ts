@@ -7,7 +7,7 @@
 import { Readable } from 'node:stream'
 import type { ReadableStream as WebReadableStream } from 'node:stream/web'
 import { Decrypter, Encrypter } from 'age-encryption'
-import type { EncryptionConfig } from '../config/types.js'
+import type { AgeEncryptionConfig } from '../config/types.js'
 import { ScryptRecipient } from './scryptRecipient.js'
 
 /**
@@ -39,7 +39,7 @@ function toWeb(input: Readable): ReadableStream<Uint8Array> {
 const fromWeb = (stream: ReadableStream<Uint8Array>): Readable => Readable.fromWeb(stream as unknown as WebReadableStream<Uint8Array>)
 
 /** The age-encrypted bytes of `input`. */
-export async function encryptAge(input: Readable, config: EncryptionConfig): Promise<Readable> {
+export async function encryptAge(input: Readable, config: AgeEncryptionConfig): Promise<Readable> {
   const encrypter = new Encrypter()
   if (config.passphrase !== undefined) {
     encrypter.addRecipient(new ScryptRecipient(config.passphrase, scryptWorkFactor))

@@ -4,6 +4,7 @@
  * The YAML keys mirror the original service's `snapr.yaml`; `config/schema.ts` validates a file into
  * this shape (with line and column on every error) and must stay assignable to it.
  */
+import type { OpensslCipher } from './opensslCiphers.js'
 
 export interface DaemonConfig {
   /** Folder for the state file (`state.json`) and, unless `logs.directory` says otherwise, the logs. @default "./data" next to the config file */
@@ -63,7 +64,7 @@ export interface LogLimits {
   systemLogs: number
 }
 
-export type Compression = 'tar' | 'tar.gz' | 'tar.zst'
+export type Compression = 'tar' | 'tar.gz' | 'tar.zst' | 'tar.xz' | 'zip'
 
 export interface JobConfig {
   name: string
@@ -87,12 +88,21 @@ export interface JobConfig {
   notify: NotifyConfig[]
 }
 
+export type EncryptionConfig = AgeEncryptionConfig | OpensslEncryptionConfig
+
 /** age encryption: a passphrase (scrypt) or recipients (`age1...`), never both. */
-export interface EncryptionConfig {
+export interface AgeEncryptionConfig {
   type: 'age'
   /** Usually `env:BACKUP_PASSPHRASE` (`password` is accepted as an alias in YAML). */
   passphrase?: string
   recipients?: string[]
+}
+
+/** `openssl enc -<cipher> -salt -pbkdf2` (the original service's encryption). */
+export interface OpensslEncryptionConfig {
+  type: 'openssl'
+  cipher: OpensslCipher
+  password: string
 }
 
 /** Which snapshots survive a successful run, per storage (a split set counts as one): the union of all rules. */

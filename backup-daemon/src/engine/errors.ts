@@ -49,3 +49,11 @@ export class EngineStoppingError extends EngineError {
     super('the daemon is shutting down and accepts no new runs')
   }
 }
+
+/** A listed snapshot that cannot be whole (a split set with a part missing): never served or restored as if it were. */
+export class SnapshotDamagedError extends EngineError {
+  override name = 'SnapshotDamagedError'
+  constructor(readonly filename: string, readonly reason: string) {
+    super(`snapshot "${filename}" is damaged (${reason}); download its parts one by one`)
+  }
+}

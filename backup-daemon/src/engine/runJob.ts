@@ -34,7 +34,7 @@ export async function runJob({ job, storages, signal, log, level }: RunJobOption
   signal.throwIfAborted()
   const sources = job.sources.map((config) => createSource(config, { log: (lvl, message) => log(lvl, message) }))
   const createdAt = new Date()
-  const name = snapshotName(job.name, createdAt, job.compression, job.encryption !== undefined)
+  const name = snapshotName(job.name, createdAt, job.compression, job.encryption?.type)
   log('info', `writing ${name} to ${storages.map((s) => `${s.type}:${s.name}`).join(', ')}`)
   let archive = createArchive(sources, {
     compression: job.compression,
@@ -43,15 +43,14 @@ export async function runJob({ job, storages, signal, log, level }: RunJobOption
     onSource: (source) => log('info', `reading source "${source.name}" (${source.type})`),
   })
   // After compression (encrypted bytes do not compress) and before splitting (every part is ciphertext).
-  // Imported on first use: the age library and its ciphers add ~16 MiB of RSS to a process that loads them.
-  if (job.encryption) archive = await (await import('../archive/ageStream.js')).encryptAge(archive, job.encryption)
+  if (job.encryption) archive = await (await import('../archive/encryptArchive.js')).encryptArchive(archive, job.encryption)
   const manifest = await writeSnapshot({
     archive,
     storages,
     job: job.name,
     name,
     compression: job.compression,
-    ...(job.encryption && { encryption: 'age' as const }),
+    ...(job.encryption && { encryption: job.encryption }),
     createdAt,
     chunkSize: job.split?.chunkSize,
     signal,
