@@ -9,7 +9,7 @@
  * (decrypted, decompressed, every entry), so a truncated one, a split set missing a part or a wrong
  * password is refused before anything is written.
  */
-import { readFile } from 'node:fs/promises'
+import { readFile, rm, stat } from 'node:fs/promises'
 import { parseIdentities, type AgeKeys } from '../archive/ageStream.js'
 import { extractTo } from '../snapshot/extractTo.js'
 import { locateSnapshots, type LocatedSnapshot } from '../snapshot/locateSnapshots.js'
@@ -17,7 +17,7 @@ import { describeReadError, openArchive } from '../snapshot/openArchive.js'
 import { databaseTypes, restoreDatabases } from '../snapshot/restoreDatabases.js'
 import { verifySnapshot } from '../snapshot/verifySnapshot.js'
 import { nextSignal } from './output.js'
-import { archiveKeys, openJob } from './snapshotCommand.js'
+import { archiveKeys, openJob, type JobContext } from './snapshotCommand.js'
 
 export interface RestoreArgs {
   file: string
@@ -40,6 +40,11 @@ export async function restoreCommand(args: RestoreArgs): Promise<number> {
   }
   const opened = await openJob(args.file, args.job, args.storage)
   if (typeof opened === 'number') return opened
+  return restoreIn(opened, args)
+}
+
+/** The restore with the job and its storages at hand (the CLI loads them from the config file). */
+export async function restoreIn(opened: JobContext, args: Omit<RestoreArgs, 'file' | 'job' | 'storage'>): Promise<number> {
   const { job } = opened
   const controller = new AbortController()
   void nextSignal().then((signal) => controller.abort(new Error(`${signal}: restore interrupted`)))
@@ -73,6 +78,8 @@ export async function restoreCommand(args: RestoreArgs): Promise<number> {
   const options = archiveKeys(job)
   const keys: AgeKeys = { ...options.keys }
   if (args.identity) keys.identities = parseIdentities(await readFile(args.identity, 'utf8'))
+  // A failed restore into a folder it created removes that folder again (nothing half-restored is left).
+  const created = args.to !== undefined && !(await stat(args.to).then(() => true, () => false))
   try {
     const archive = await openArchive(chosen, { ...options, keys, signal: controller.signal })
     if (args.to) {
@@ -84,6 +91,7 @@ export async function restoreCommand(args: RestoreArgs): Promise<number> {
     }
     return 0
   } catch (err) {
+    if (created && args.to) await rm(args.to, { recursive: true, force: true })
     process.stderr.write(`restore failed: ${describeReadError(chosen, err as Error).message}\n`)
     return controller.signal.aborted ? 130 : 1
   }

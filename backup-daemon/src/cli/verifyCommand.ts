@@ -7,11 +7,17 @@
 import { locateSnapshots } from '../snapshot/locateSnapshots.js'
 import { verifySnapshot } from '../snapshot/verifySnapshot.js'
 import { nextSignal } from './output.js'
-import { archiveKeys, openJob } from './snapshotCommand.js'
+import { archiveKeys, openJob, type JobContext } from './snapshotCommand.js'
 
 export async function verifyCommand(file: string, name: string, snapshot: string | undefined, storage?: string): Promise<number> {
   const opened = await openJob(file, name, storage)
   if (typeof opened === 'number') return opened
+  return verifyIn(opened, snapshot)
+}
+
+/** The verification with the job and its storages at hand (the CLI loads them from the config file). */
+export async function verifyIn(opened: JobContext, snapshot: string | undefined): Promise<number> {
+  const name = opened.job.name
   const controller = new AbortController()
   void nextSignal().then((signal) => controller.abort(new Error(`${signal}: verify interrupted`)))
   let failed = 0
