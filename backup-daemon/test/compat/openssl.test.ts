@@ -38,8 +38,8 @@ const through = async (data: Buffer, transform: NodeJS.ReadWriteStream) => {
   const chunks: Buffer[] = []
   // Small chunks: the header and blocks arrive split at every possible place.
   const pieces = Array.from({ length: Math.ceil(data.length / 7) }, (_, i) => data.subarray(i * 7, i * 7 + 7))
-  await pipeline(Readable.from(pieces), transform, async (source: AsyncIterable<Buffer>) => {
-    for await (const chunk of source) chunks.push(chunk)
+  await pipeline(Readable.from(pieces), transform, async (source: AsyncIterable<string | Buffer>) => {
+    for await (const chunk of source) chunks.push(Buffer.from(chunk))
   })
   return Buffer.concat(chunks)
 }
