@@ -50,10 +50,15 @@ export class EngineStoppingError extends EngineError {
   }
 }
 
-/** A listed snapshot that cannot be whole (a split set with a part missing): never served or restored as if it were. */
-export class SnapshotDamagedError extends EngineError {
+/**
+ * A listed split set that cannot be whole (a part missing, sizes not adding up): never served as one
+ * download (its listing says `fullDownloadSupported: false`, like a set the storage cannot stream, so
+ * the server answers it the same way); its parts still download one by one.
+ */
+export class SnapshotDamagedError extends FullDownloadUnsupportedError {
   override name = 'SnapshotDamagedError'
-  constructor(readonly filename: string, readonly reason: string) {
-    super(`snapshot "${filename}" is damaged (${reason}); download its parts one by one`)
+  constructor(filename: string, readonly reason: string) {
+    super(filename)
+    this.message = `snapshot "${filename}" is damaged (${reason}): it cannot be downloaded whole; download its parts one by one`
   }
 }

@@ -67,7 +67,7 @@ export function readListing(storage: Storage, layout: JobLayout | string, object
   for (const object of objects) {
     // Temporary objects are ours (always below `J/`), whatever the layout.
     if (object.incomplete) {
-      if (object.key.startsWith(`${job}/`) || object.key.startsWith(prefix)) orphans.push(object)
+      if (object.key.startsWith(`${job}/`)) orphans.push(object)
       continue
     }
     if (!object.key.startsWith(prefix)) continue
@@ -145,7 +145,15 @@ function toEntry(
     const parts = [...set.parts].sort(byPartOrder)
     const damageReason = damageOf(set)
     return {
-      view: { ...base, path: set.folder, size: set.total, isSplit: true, partsCount: set.count, damaged: damageReason !== undefined, ...(damageReason && { damageReason }) },
+      view: {
+        ...base,
+        path: set.folder,
+        size: set.total,
+        isSplit: true,
+        partsCount: set.count,
+        damaged: damageReason !== undefined,
+        ...(damageReason && { damageReason, fullDownloadSupported: false }),
+      },
       dataKeys: parts.map((p) => p.key),
       dataSizes: parts.map((p) => p.size),
       ...format,

@@ -9,7 +9,7 @@ import { access, readdir, rm, truncate, unlink, writeFile } from 'node:fs/promis
 import { join } from 'node:path'
 import { buffer } from 'node:stream/consumers'
 import { createEngine, type DaemonEngine } from '../../src/engine/createEngine.js'
-import { SnapshotDamagedError, SnapshotNotFoundError } from '../../src/engine/errors.js'
+import { FullDownloadUnsupportedError, SnapshotDamagedError, SnapshotNotFoundError } from '../../src/engine/errors.js'
 import type { SnapshotDownload, SnapshotView } from '../../src/engine/types.js'
 import { tempDir } from '../engine/helpers.js'
 import { legacyConfig, makeFiles, makeSqlite, restore, snapshotOfFiles, sqliteValue, verify } from './support/compatFixture.js'
@@ -97,7 +97,7 @@ describe('compat: the original service\'s snapshots', function () {
     expect(theirs.zstSplit!.parts.length).to.be.greaterThan(2)
     expect(split.path).to.equal(`legacy/${theirs.zstSplit!.wrapper}`)
     const missing = views.get(theirs.missingPart!.name)!
-    expect(missing).to.include({ damaged: true, isSplit: true })
+    expect(missing).to.include({ damaged: true, isSplit: true, fullDownloadSupported: false })
     expect(missing.damageReason).to.match(/1 of \d+ part\(s\) missing/)
     const cut = views.get(theirs.truncatedPart!.name)!
     expect(cut).to.include({ damaged: true })
@@ -121,8 +121,11 @@ describe('compat: the original service\'s snapshots', function () {
       await e.openSnapshot('legacy', theirs.missingPart!.name)
       expect.fail('a damaged set was served')
     } catch (err) {
-      expect(err).to.be.instanceOf(SnapshotDamagedError)
+      expect(err).to.be.instanceOf(SnapshotDamagedError).and.to.be.instanceOf(FullDownloadUnsupportedError)
+      expect((err as Error).message).to.match(/is damaged \(1 of \d+ part\(s\) missing\)/)
     }
+    const present = theirs.missingPart!.parts[0]!
+    expect(await download(await e.openSnapshot('legacy', present))).to.deep.equal(theirs.missingPart!.bytes.subarray(0, 50_000))
     // Listed, then deleted before the bytes are read: 404, not a server error.
     const gone = await e.openSnapshot('legacy', theirs.xz!.name)
     await unlink(join(theirs.xz!.dir, theirs.xz!.name))
