@@ -42,8 +42,12 @@ export function zipToTar(zipBytes: Readable, signal?: AbortSignal): Readable {
       const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
         yauzl.open(path, { lazyEntries: true, autoClose: false, strictFileNames: false, validateEntrySizes: true }, (err, file) => (err ? reject(new Error(`not a readable zip archive: ${err.message}`)) : resolve(file))),
       )
+      // yauzl reports errors through the callbacks of the calls below; an event between them must not crash.
+      zip.on('error', () => {})
       const pack = tar.pack()
       const packed = pipeline(pack as unknown as Readable, out, { end: true })
+      // Awaited on success; on a failure the error below is the one reported.
+      packed.catch(() => {})
       try {
         for (;;) {
           signal?.throwIfAborted()
@@ -55,6 +59,7 @@ export function zipToTar(zipBytes: Readable, signal?: AbortSignal): Readable {
             }
             const onEnd = () => {
               zip.off('entry', onEntry)
+              zip.off('error', reject)
               resolve(undefined)
             }
             zip.once('entry', onEntry)

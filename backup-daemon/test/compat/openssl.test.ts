@@ -61,6 +61,27 @@ describe('compat: openssl enc -pbkdf2 encryption', function () {
     })
   }
 
+  it('streams: reading the first bytes pulls a few chunks of a 64 MiB input, both ways', async () => {
+    for (const make of [() => encryptOpenssl(password, 'aes-256-ctr'), () => decryptOpenssl(password, 'aes-256-ctr')]) {
+      let produced = 0
+      const input = Readable.from(
+        (function* () {
+          for (let i = 0; i < 1024; i++) {
+            produced += 65_536
+            yield i === 0 ? Buffer.concat([Buffer.from('Salted__12345678'), Buffer.alloc(65_520)]) : Buffer.alloc(65_536)
+          }
+        })(),
+        { objectMode: false, highWaterMark: 65_536 },
+      )
+      const output = input.pipe(make())
+      const iterator = output[Symbol.asyncIterator]()
+      for (let i = 0; i < 4; i++) await iterator.next()
+      expect(produced).to.be.lessThan(1024 * 1024)
+      output.destroy()
+      input.destroy()
+    }
+  })
+
   it('CBC: a wrong password or a file that is not openssl output is a clear error', async () => {
     const encrypted = await openssl(['-aes-256-cbc', '-salt'], randomBytes(5000), password)
     for (const [input, pass] of [
