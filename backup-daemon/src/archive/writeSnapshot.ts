@@ -131,6 +131,11 @@ export async function writeSnapshot(options: WriteSnapshotOptions): Promise<Mani
       await pending.commit(key).catch((err: unknown) => Promise.reject(storageError(storage, err)))
       committed.push({ storage, key })
     }
+    // With `includeJobName: false` the temporary objects went to `J/`: a delete below it removes that
+    // folder again where folders exist (local), so the shared folder holds only snapshots.
+    for (const storage of storages) {
+      if (layoutIn(storage, job).prefix === '') await storage.delete(`${tempDir(layoutIn(storage, job))}/.done.incomplete`).catch(() => {})
+    }
     return manifest
   } catch (err) {
     const reason = signal.aborted ? signal.reason : err

@@ -223,6 +223,7 @@ describe('compat: the original service\'s snapshots', function () {
     const root = await readdir(shared)
     expect(root).to.include(other.name).and.to.include(`${list[0]!.name}.manifest.json`).and.not.to.include(older.name)
     expect(root.filter((n) => n.endsWith('.incomplete'))).to.deep.equal([])
+    expect(root, 'the temporary folder is removed again').not.to.include('legacy')
     expect(await download(await e.openSnapshot('legacy', `${old.name}.part-aaa`))).to.deep.equal(old.bytes.subarray(0, 65_536))
   })
 
