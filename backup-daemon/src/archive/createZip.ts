@@ -35,12 +35,16 @@ export function createZip(sources: Source[], options: ZipOptions): Readable {
   signal.addEventListener('abort', abort, { once: true })
   out.once('close', () => signal.removeEventListener('abort', abort))
 
+  // Settles (rejects) when the output ends early (a failure, the consumer gone): the entry being added
+  // then stops waiting for yazl, and its file stream is closed.
+  const stopped = new Promise<never>((_resolve, reject) => out.once('close', () => reject(new Error('the zip stream was closed'))))
+  stopped.catch(() => {})
   const fill = async () => {
     for (const source of sources) {
       options.onSource?.(source)
       for await (const entry of source.entries(signal)) {
         signal.throwIfAborted()
-        await addEntry(zip, entry, signal, fail)
+        await addEntry(zip, entry, signal, fail, stopped)
       }
     }
     zip.end()
@@ -49,7 +53,7 @@ export function createZip(sources: Source[], options: ZipOptions): Readable {
   return out
 }
 
-async function addEntry(zip: yazl.ZipFile, entry: SourceEntry, signal: AbortSignal, fail: (err: unknown) => void): Promise<void> {
+async function addEntry(zip: yazl.ZipFile, entry: SourceEntry, signal: AbortSignal, fail: (err: unknown) => void, stopped: Promise<never>): Promise<void> {
   const mtime = entry.mtime ?? new Date()
   const mode = (entry.mode ?? (entry.type === 'directory' ? 0o755 : 0o644)) & 0o7777
   if (entry.type === 'directory') {
@@ -62,19 +66,28 @@ async function addEntry(zip: yazl.ZipFile, entry: SourceEntry, signal: AbortSign
   }
   if (entry.type !== 'file' || !entry.open) return
   const open = entry.open.bind(entry)
+  let body: Readable | undefined
   // Resolves when yazl has read the whole entry: the next file is opened only then.
-  await new Promise<void>((resolve, reject) => {
+  const read = new Promise<void>((resolve, reject) => {
     const sizeOption = entry.size === undefined ? {} : { size: entry.size }
     zip.addReadStreamLazy(entry.name, { mtime, mode: fileType.file | mode, ...sizeOption }, (callback) => {
-      let body: Readable = open(signal)
+      let stream: Readable = open(signal)
       // A file that changed since its lstat is cut or padded to the announced size (yazl checks it).
-      if (entry.size !== undefined) body = body.pipe(exactSize(entry.size))
-      body.once('end', () => resolve())
-      body.once('error', (err) => {
+      if (entry.size !== undefined) stream = stream.pipe(exactSize(entry.size))
+      body = stream
+      stream.once('end', () => resolve())
+      stream.once('error', (err) => {
         reject(err)
         fail(err)
       })
-      callback(null, body)
+      callback(null, stream)
     })
   })
+  read.catch(() => {})
+  try {
+    await Promise.race([read, stopped])
+  } catch (err) {
+    body?.destroy()
+    throw err
+  }
 }

@@ -4,14 +4,15 @@
  * `zip -r` wrote, and a zip entry escaping the folder is refused by the same checks as a tar's.
  */
 import { expect } from 'chai'
-import { access, mkdir, readdir, readFile, readlink, symlink } from 'node:fs/promises'
+import { randomBytes } from 'node:crypto'
+import { access, mkdir, readdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { buffer } from 'node:stream/consumers'
 import { xzStream } from '../../src/archive/xzStream.js'
 import { createEngine } from '../../src/engine/createEngine.js'
 import type { Compression, JobConfig } from '../../src/config/types.js'
-import { tempDir } from '../engine/helpers.js'
+import { tempDir, waitFor } from '../engine/helpers.js'
 import { exec, legacyConfig, makeFiles, makeSqlite, restore, snapshotOfFiles } from './support/compatFixture.js'
 import { writeOriginal } from './support/originalSnapshots.js'
 
@@ -95,6 +96,26 @@ describe('compat: tar.xz and zip snapshots', function () {
     const again = await restore(split.job, { snapshot: split.snapshot.name, to: splitTo })
     expect(again.code, again.stderr).to.equal(0)
     expect(await snapshotOfFiles(join(splitTo, 'files'))).to.deep.equal(expected)
+  })
+
+  it('zip: a run cancelled mid-write leaves nothing listed and no file behind', async () => {
+    await writeFile(join(tmp.dir, 'live', 'big.bin'), randomBytes(48 * 1024 * 1024))
+    const config = await legacyConfig(tmp.dir, (job) => {
+      job.compression = 'zip'
+    })
+    const engine = await createEngine(config, { schedule: false, persistLogs: false })
+    try {
+      engine.run('legacy', 'manual')
+      // Cancel once bytes are being written to the storage.
+      await waitFor(async () => (await readdir(join(tmp.dir, 'store', 'legacy')).catch(() => [])).some((n) => n.endsWith('.incomplete')), 60_000, 'a temporary object')
+      engine.cancel('legacy')
+      const info = await engine.whenIdle('legacy')
+      expect(info.status).to.equal('cancelled')
+      expect(await engine.listSnapshots('legacy')).to.deep.equal([])
+      for (const store of ['store', 'spare']) expect(await readdir(join(tmp.dir, store, 'legacy')).catch(() => [])).to.deep.equal([])
+    } finally {
+      await engine.stop()
+    }
   })
 
   it('reads what `tar -cJf` and `zip -r` wrote (the original service\'s commands)', async () => {
