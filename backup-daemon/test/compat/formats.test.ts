@@ -124,8 +124,11 @@ describe('compat: tar.xz and zip snapshots', function () {
     const store = join(tmp.dir, 'store')
     const xz = await writeOriginal({ store, job: 'legacy', sources, at: new Date('2026-03-01T00:00:00Z'), compression: 'tar.xz' })
     const zip = await writeOriginal({ store, job: 'legacy', sources, at: new Date('2026-03-02T00:00:00Z'), compression: 'zip' })
+    // And plain `tar -cJf` (xz's own defaults, no -T0).
+    const plain = { name: 'legacy-20260303-000000.tar.xz' }
+    await exec('tar', ['-cJf', join(store, 'legacy', plain.name), '-C', sources, 'local_1'])
     const config = await legacyConfig(tmp.dir)
-    for (const snapshot of [xz, zip]) {
+    for (const snapshot of [xz, zip, plain]) {
       const to = join(tmp.dir, `restored-${snapshot.name}`)
       const result = await restore(config.jobs[0]!, { snapshot: snapshot.name, to })
       expect(result.code, result.stderr).to.equal(0)
