@@ -1,6 +1,7 @@
 /**
  * @module archive/createArchive
- * Turns the entries of the sources into one tar (optionally gzip) byte stream. Entries are added one at
+ * Turns the entries of the sources into one tar (optionally gzip, zstd or xz compressed) byte stream, or
+ * a zip (`archive/createZip.ts`). Entries are added one at
  * a time and each waits until tar-stream has taken its bytes, so nothing is read faster than the
  * consumer writes: memory stays flat whatever the size of the data. Aborting `signal` destroys the
  * stream with the abort reason (the file being read is closed too).
@@ -11,15 +12,17 @@ import { pipeline } from 'node:stream/promises'
 import tar from 'tar-stream'
 import type { Compression } from '../config/types.js'
 import type { Source, SourceEntry } from '../sources/types.js'
+import { createZip } from './createZip.js'
 import { exactSize } from './exactSize.js'
 import { memoryGovernor } from './memoryGovernor.js'
 import { spoolToFile } from './spoolToFile.js'
+import { xzStream } from './xzStream.js'
 import { zstdStream } from './zstdStream.js'
 
 export interface ArchiveOptions {
   compression: Compression
   signal: AbortSignal
-  /** gzip level (1 fastest to 9 smallest; @default 6, the level of `tar -czf`) or zstd level (1 to 19; @default 3). */
+  /** gzip level (1 fastest to 9 smallest; @default 6, the level of `tar -czf`), zstd level (1 to 19; @default 3) or xz preset (@default 6). */
   level?: number
   /** Called once per source before its entries are read. */
   onSource?(source: Source): void
@@ -27,6 +30,7 @@ export interface ArchiveOptions {
 
 export function createArchive(sources: Source[], options: ArchiveOptions): Readable {
   const { signal } = options
+  if (options.compression === 'zip') return createZip(sources, options)
   const pack = tar.pack()
   const fill = async () => {
     for (const source of sources) {
@@ -47,6 +51,8 @@ export function createArchive(sources: Source[], options: ArchiveOptions): Reada
     stages.push(createGzip({ level: options.level ?? 6, chunkSize: 128 * 1024, memLevel: constants.Z_DEFAULT_MEMLEVEL }))
   } else if (options.compression === 'tar.zst') {
     stages.push(zstdStream('compress', { level: options.level ?? 3, signal }))
+  } else if (options.compression === 'tar.xz') {
+    stages.push(xzStream('compress', { level: options.level ?? 6, signal }))
   }
   // Count the bytes going into tar (reads) for the memory governor; gzip's output is smaller.
   const account = memoryGovernor()

@@ -19,8 +19,10 @@ export interface Manifest {
   /** Snapshot name; for a split set, its set ID. */
   name: string
   compression: Compression
-  /** `age` when the archive bytes are age-encrypted (after compression); absent in older manifests. */
-  encryption?: 'age' | null
+  /** `age` or `openssl` when the archive bytes are encrypted (after compression); absent when not. */
+  encryption?: 'age' | 'openssl' | null
+  /** The `openssl enc` cipher (e.g. `aes-256-cbc`) when `encryption` is `openssl`. */
+  cipher?: string
   createdAt: string
   /** Bytes of the whole archive (all parts). */
   size: number

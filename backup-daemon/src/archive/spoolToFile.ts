@@ -11,6 +11,8 @@ import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 
 export interface Spooled {
+  /** The temporary file (for readers that need random access). */
+  path: string
   size: number
   open(): Readable
   cleanup(): Promise<void>
@@ -23,7 +25,7 @@ export async function spoolToFile(body: Readable, signal: AbortSignal): Promise<
   try {
     await pipeline(body, createWriteStream(file), { signal })
     const { size } = await stat(file)
-    return { size, open: () => createReadStream(file), cleanup }
+    return { path: file, size, open: () => createReadStream(file), cleanup }
   } catch (err) {
     await cleanup()
     throw err

@@ -8,9 +8,10 @@
 import { createHash } from 'node:crypto'
 import { once } from 'node:events'
 import { PassThrough, Readable } from 'node:stream'
-import type { Compression } from '../config/types.js'
+import type { Compression, EncryptionConfig } from '../config/types.js'
 import type { PendingObject, Storage } from '../storages/types.js'
-import { manifestKey, partKey, partsFolder, wholeKey } from './layout.js'
+import { layoutIn } from './jobStorage.js'
+import { manifestKey, partKey, partsFolder, tempDir, wholeKey, type SnapshotEncryption } from './layout.js'
 import type { Manifest } from './manifest.js'
 
 export interface WriteSnapshotOptions {
@@ -19,8 +20,8 @@ export interface WriteSnapshotOptions {
   job: string
   name: string
   compression: Compression
-  /** Recorded in the manifest: the archive bytes are age-encrypted. */
-  encryption?: 'age'
+  /** Recorded in the manifest (type, and the cipher for openssl; never a secret): the archive bytes are encrypted. */
+  encryption?: SnapshotEncryption | EncryptionConfig
   createdAt: Date
   chunkSize?: number
   signal: AbortSignal
@@ -45,7 +46,7 @@ export async function writeSnapshot(options: WriteSnapshotOptions): Promise<Mani
   const openPart = (): OpenPart => {
     // Errors reach us through the storages' write promises; the listener keeps a destroyed stream from crashing the process.
     const streams = storages.map(() => new PassThrough({ highWaterMark: 256 * 1024 }).on('error', () => {}))
-    const writes = storages.map((storage, i) => storage.write(job, streams[i]!, signal).catch((err: unknown) => Promise.reject(storageError(storage, err))))
+    const writes = storages.map((storage, i) => storage.write(tempDir(layoutIn(storage, job)), streams[i]!, signal).catch((err: unknown) => Promise.reject(storageError(storage, err))))
     // Keep the handles as soon as they exist, so a failure elsewhere can still discard them; a write that
     // fails before reading its stream must end that stream, or the loop below would wait for 'drain' forever.
     writes.forEach((write, i) => write.then((p) => pendingAll.push(p), (err: Error) => streams[i]!.destroy(err)))
@@ -91,35 +92,49 @@ export async function writeSnapshot(options: WriteSnapshotOptions): Promise<Mani
     }
     const total = parts.reduce((sum, p) => sum + p.size, 0)
     const split = options.chunkSize !== undefined
-    const folder = partsFolder(job, options.name, parts.length, total)
-    const keys = parts.map((_, index) => (split ? partKey(folder, options.name, index) : wholeKey(job, options.name)))
+    // Keys per storage: each has its own layout (`includeJobName`); each storage gets a manifest with its own keys.
+    const keysIn = (storage: Storage | undefined) => {
+      const layout = storage ? layoutIn(storage, job) : job
+      const folder = partsFolder(layout, options.name, parts.length, total)
+      return parts.map((_, index) => (split ? partKey(folder, options.name, index) : wholeKey(layout, options.name)))
+    }
+    const keys = keysIn(undefined)
     const manifest: Manifest = {
       version: 1,
       job,
       name: options.name,
       compression: options.compression,
-      ...(options.encryption && { encryption: options.encryption }),
+      ...encryptionRecord(options.encryption),
       createdAt: options.createdAt.toISOString(),
       size: total,
       sha256: whole.digest('hex'),
       chunkSize: options.chunkSize ?? null,
       parts: parts.map((p, index) => ({ key: keys[index]!, size: p.size, sha256: p.sha256 })),
     }
+    const storageKeys = storages.map(keysIn)
     for (const [index, p] of parts.entries()) {
       for (const [s, pending] of p.pending.entries()) {
         signal.throwIfAborted()
-        await pending.commit(keys[index]!).catch((err: unknown) => Promise.reject(storageError(storages[s]!, err)))
-        committed.push({ storage: storages[s]!, key: keys[index]! })
+        const key = storageKeys[s]![index]!
+        await pending.commit(key).catch((err: unknown) => Promise.reject(storageError(storages[s]!, err)))
+        committed.push({ storage: storages[s]!, key })
       }
     }
     // The manifest goes last: its presence is the commit point of the whole snapshot.
-    const body = Buffer.from(JSON.stringify(manifest, null, 2) + '\n')
-    for (const storage of storages) {
+    for (const [s, storage] of storages.entries()) {
       signal.throwIfAborted()
-      const pending = await storage.write(job, Readable.from([body]), signal).catch((err: unknown) => Promise.reject(storageError(storage, err)))
+      const own: Manifest = { ...manifest, parts: manifest.parts.map((part, index) => ({ ...part, key: storageKeys[s]![index]! })) }
+      const body = Buffer.from(JSON.stringify(own, null, 2) + '\n')
+      const pending = await storage.write(tempDir(layoutIn(storage, job)), Readable.from([body]), signal).catch((err: unknown) => Promise.reject(storageError(storage, err)))
       pendingAll.push(pending)
-      await pending.commit(manifestKey(job, options.name)).catch((err: unknown) => Promise.reject(storageError(storage, err)))
-      committed.push({ storage, key: manifestKey(job, options.name) })
+      const key = manifestKey(layoutIn(storage, job), options.name)
+      await pending.commit(key).catch((err: unknown) => Promise.reject(storageError(storage, err)))
+      committed.push({ storage, key })
+    }
+    // With `includeJobName: false` the temporary objects went to `J/`: a delete below it removes that
+    // folder again where folders exist (local), so the shared folder holds only snapshots.
+    for (const storage of storages) {
+      if (layoutIn(storage, job).prefix === '') await storage.delete(`${tempDir(layoutIn(storage, job))}/.done.incomplete`).catch(() => {})
     }
     return manifest
   } catch (err) {
@@ -139,4 +154,11 @@ function storageError(storage: Storage, err: unknown): Error {
   if (err instanceof Error && err.name === 'AbortError') return err
   const message = err instanceof Error ? err.message : String(err)
   return new Error(`storage "${storage.name}" (${storage.type}) failed: ${message}`, { cause: err })
+}
+
+/** The manifest's `encryption` and `cipher` fields. */
+function encryptionRecord(encryption: SnapshotEncryption | EncryptionConfig | undefined): Pick<Manifest, 'encryption' | 'cipher'> {
+  if (encryption === undefined) return {}
+  if (typeof encryption === 'string') return { encryption }
+  return encryption.type === 'openssl' ? { encryption: 'openssl', cipher: encryption.cipher } : { encryption: 'age' }
 }

@@ -4,17 +4,20 @@
  * `--into-database` restores the job's database sources (`sqlite`, `postgresql`, `mongodb`, or only
  * those named by `--source`) where they read from. Either way the snapshot's parts are verified against
  * the manifest first (a storage whose copy fails is skipped for the next one holding the snapshot),
- * then decrypted (the job's passphrase, or `--identity FILE` for recipients) and decompressed.
+ * then decrypted (the job's passphrase or openssl password, or `--identity FILE` for age recipients) and
+ * decompressed. A snapshot without a manifest (the original service's) is first read to its end
+ * (decrypted, decompressed, every entry), so a truncated one, a split set missing a part or a wrong
+ * password is refused before anything is written.
  */
-import { readFile } from 'node:fs/promises'
+import { readFile, rm, stat } from 'node:fs/promises'
 import { parseIdentities, type AgeKeys } from '../archive/ageStream.js'
 import { extractTo } from '../snapshot/extractTo.js'
 import { locateSnapshots, type LocatedSnapshot } from '../snapshot/locateSnapshots.js'
-import { openArchive } from '../snapshot/openArchive.js'
+import { describeReadError, openArchive } from '../snapshot/openArchive.js'
 import { databaseTypes, restoreDatabases } from '../snapshot/restoreDatabases.js'
 import { verifySnapshot } from '../snapshot/verifySnapshot.js'
 import { nextSignal } from './output.js'
-import { openJob } from './snapshotCommand.js'
+import { archiveKeys, openJob, type JobContext } from './snapshotCommand.js'
 
 export interface RestoreArgs {
   file: string
@@ -37,6 +40,11 @@ export async function restoreCommand(args: RestoreArgs): Promise<number> {
   }
   const opened = await openJob(args.file, args.job, args.storage)
   if (typeof opened === 'number') return opened
+  return restoreIn(opened, args)
+}
+
+/** The restore with the job and its storages at hand (the CLI loads them from the config file). */
+export async function restoreIn(opened: JobContext, args: Omit<RestoreArgs, 'file' | 'job' | 'storage'>): Promise<number> {
   const { job } = opened
   const controller = new AbortController()
   void nextSignal().then((signal) => controller.abort(new Error(`${signal}: restore interrupted`)))
@@ -54,7 +62,7 @@ export async function restoreCommand(args: RestoreArgs): Promise<number> {
       say(`${where}: ${location.missing}`)
       continue
     }
-    const check = await verifySnapshot(location, controller.signal)
+    const check = await verifySnapshot(location, controller.signal, archiveKeys(job))
     if (check.ok) {
       say(`${where}: ${args.snapshot} verified (${check.partsChecked} part(s), ${check.bytes} bytes)`)
       chosen = location
@@ -67,21 +75,24 @@ export async function restoreCommand(args: RestoreArgs): Promise<number> {
     return 1
   }
 
-  const keys: AgeKeys = {}
-  if (job.encryption?.type === 'age' && job.encryption.passphrase !== undefined) keys.passphrase = job.encryption.passphrase
+  const options = archiveKeys(job)
+  const keys: AgeKeys = { ...options.keys }
   if (args.identity) keys.identities = parseIdentities(await readFile(args.identity, 'utf8'))
+  // A failed restore into a folder it created removes that folder again (nothing half-restored is left).
+  const created = args.to !== undefined && !(await stat(args.to).then(() => true, () => false))
   try {
-    const archive = await openArchive(chosen, { keys, signal: controller.signal })
+    const archive = await openArchive(chosen, { ...options, keys, signal: controller.signal })
     if (args.to) {
       const result = await extractTo(archive, args.to, { overwrite: args.force, signal: controller.signal })
       say(`restored ${result.files} file(s), ${result.directories} folder(s), ${result.links} link(s), ${result.bytes} bytes into ${args.to}`)
     } else {
-      const restored = await restoreDatabases(archive, sources, { overwrite: args.force, signal: controller.signal, log: say })
+      const restored = await restoreDatabases(archive, sources, { overwrite: args.force, signal: controller.signal, log: say }, job.sources)
       say(`restored ${restored.length} database source(s)`)
     }
     return 0
   } catch (err) {
-    process.stderr.write(`restore failed: ${(err as Error).message}\n`)
+    if (created && args.to) await rm(args.to, { recursive: true, force: true })
+    process.stderr.write(`restore failed: ${describeReadError(chosen, err as Error).message}\n`)
     return controller.signal.aborted ? 130 : 1
   }
 }

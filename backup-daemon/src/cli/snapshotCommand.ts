@@ -4,7 +4,8 @@
  * these commands never touch the daemon's state or schedules, so they run beside a live daemon).
  */
 import type { JobConfig } from '../config/types.js'
-import { createStorage } from '../storages/all.js'
+import { createJobStorage } from '../archive/jobStorage.js'
+import type { OpenArchiveOptions } from '../snapshot/openArchive.js'
 import type { Storage } from '../storages/types.js'
 import { load } from './output.js'
 
@@ -27,5 +28,13 @@ export async function openJob(file: string, name: string, storage?: string): Pro
     process.stderr.write(`job "${name}" has no storage "${storage}" (storages: ${job.storages.map((s) => s.name).join(', ')})\n`)
     return 2
   }
-  return { job, storages: entries.map(createStorage) }
+  return { job, storages: entries.map(createJobStorage) }
+}
+
+/** The job's keys for reading its encrypted snapshots (age passphrase, openssl password and cipher). */
+export function archiveKeys(job: JobConfig): Omit<OpenArchiveOptions, 'signal'> {
+  const encryption = job.encryption
+  if (encryption?.type === 'openssl') return { openssl: { password: encryption.password, cipher: encryption.cipher } }
+  if (encryption?.type === 'age' && encryption.passphrase !== undefined) return { keys: { passphrase: encryption.passphrase } }
+  return {}
 }

@@ -12,7 +12,7 @@ import type { LogLevel } from '../logs/formatLine.js'
 import { RunMetrics } from '../metrics/RunMetrics.js'
 import { createNotifiers, notifyAll } from '../notify/createNotifiers.js'
 import type { Notifier, RunReport } from '../notify/types.js'
-import { createStorage } from '../storages/all.js'
+import { createJobStorage } from '../archive/jobStorage.js'
 import type { Storage } from '../storages/types.js'
 import { EngineStoppingError, JobBusyError, JobNotFoundError, NoRunInFlightError } from './errors.js'
 import { formatDuration } from './formatDuration.js'
@@ -20,7 +20,7 @@ import { openSnapshot } from './openSnapshot.js'
 import { redactJob } from './redactJob.js'
 import { RunLock } from './RunLock.js'
 import { runJob } from './runJob.js'
-import { listCatalog, removeLeftovers } from './snapshotCatalog.js'
+import { defaultStorageOf, listJobSnapshots, removeLeftovers } from './snapshotCatalog.js'
 import { StateStore } from './StateStore.js'
 import type { Engine, JobRunStatus, JobView, RunInfo } from './types.js'
 
@@ -68,7 +68,7 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
   const logs = createLogHub(config, { persist: options.persistLogs ?? true })
   const state = new StateStore(config.dataDir)
   const locks = new RunLock(config.dataDir)
-  const jobs = new Map<string, JobRuntime>(config.jobs.map((job) => [job.name, { config: job, storages: job.storages.map(createStorage), notifiers: createNotifiers(job.notify), status: 'idle' }]))
+  const jobs = new Map<string, JobRuntime>(config.jobs.map((job) => [job.name, { config: job, storages: job.storages.map(createJobStorage), notifiers: createNotifiers(job.notify), status: 'idle' }]))
   let stopping = false
   let stopped: Promise<void> | undefined
 
@@ -243,10 +243,9 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
     },
     async listSnapshots(name) {
       const job = runtime(name)
-      const lists = await Promise.all(job.storages.map((storage) => listCatalog(storage, name)))
-      return lists.flatMap((list) => list.snapshots.map((entry) => entry.view)).sort((a, b) => b.createdAt.localeCompare(a.createdAt))
+      return (await listJobSnapshots(name, job.storages, defaultStorageOf(job.config))).map(({ entry }) => entry.view)
     },
-    openSnapshot: (name, filename) => openSnapshot(name, runtime(name).storages, filename),
+    openSnapshot: (name, filename) => openSnapshot(name, runtime(name).storages, filename, defaultStorageOf(runtime(name).config)),
     async whenIdle(name) {
       await runtime(name).done
       return state.get(name).run

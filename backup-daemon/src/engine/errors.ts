@@ -49,3 +49,16 @@ export class EngineStoppingError extends EngineError {
     super('the daemon is shutting down and accepts no new runs')
   }
 }
+
+/**
+ * A listed split set that cannot be whole (a part missing, sizes not adding up): never served as one
+ * download (its listing says `fullDownloadSupported: false`, like a set the storage cannot stream, so
+ * the server answers it the same way); its parts still download one by one.
+ */
+export class SnapshotDamagedError extends FullDownloadUnsupportedError {
+  override name = 'SnapshotDamagedError'
+  constructor(filename: string, readonly reason: string) {
+    super(filename)
+    this.message = `snapshot "${filename}" is damaged (${reason}): it cannot be downloaded whole; download its parts one by one`
+  }
+}

@@ -2,37 +2,71 @@
  * @module engine/openSnapshot
  * Finds a listed snapshot (or one part of a split set) by the name the API uses and says how to
  * serve it: a redirect when the storage prefers one, else a stream. Only listed objects can be opened,
- * so no `{filename}` can reach anything else in a storage.
+ * so no `{filename}` can reach anything else in a storage. The copy served is the listed one
+ * (`defaultStorage` first); an object deleted between the listing and the download is a
+ * `SnapshotNotFoundError` (404), not a server error.
  */
 import { Readable } from 'node:stream'
-import { FullDownloadUnsupportedError, SnapshotNotFoundError } from './errors.js'
-import { concatObjects, listCatalog } from './snapshotCatalog.js'
+import { FullDownloadUnsupportedError, SnapshotDamagedError, SnapshotNotFoundError } from './errors.js'
+import { concatObjects, listJobSnapshots } from './snapshotCatalog.js'
 import type { SnapshotDownload } from './types.js'
 import type { Storage } from '../storages/types.js'
 
 const contentTypeOf = (name: string) =>
-  name.endsWith('.age') ? 'application/octet-stream' : name.endsWith('.gz') ? 'application/gzip' : name.endsWith('.zst') ? 'application/zstd' : 'application/x-tar'
+  name.endsWith('.age') || name.endsWith('.enc') || /\.part-[a-z]+$/.test(name)
+    ? 'application/octet-stream'
+    : name.endsWith('.gz')
+      ? 'application/gzip'
+      : name.endsWith('.zst')
+        ? 'application/zstd'
+        : name.endsWith('.xz')
+          ? 'application/x-xz'
+          : name.endsWith('.zip')
+            ? 'application/zip'
+            : 'application/x-tar'
 
-export async function openSnapshot(job: string, storages: Storage[], filename: string): Promise<SnapshotDownload> {
-  for (const storage of storages) {
-    const { snapshots } = await listCatalog(storage, job)
-    for (const { view, dataKeys, dataSizes } of snapshots) {
-      if (view.name === filename) {
-        if (!view.isSplit) return single(storage, dataKeys[0]!, view.name, view.size)
-        if (!storage.canStream) throw new FullDownloadUnsupportedError(filename)
-        const size = view.size
-        return { kind: 'stream', filename, size, contentType: contentTypeOf(filename), open: async () => Readable.from(concatObjects(storage, dataKeys)) }
+export async function openSnapshot(job: string, storages: Storage[], filename: string, defaultStorage?: string): Promise<SnapshotDownload> {
+  for (const { storage, entry } of await listJobSnapshots(job, storages, defaultStorage)) {
+    const { view, dataKeys, dataSizes } = entry
+    if (view.name === filename) {
+      if (!view.isSplit) return single(job, storage, dataKeys[0]!, view.name, view.size)
+      if (view.damaged) throw new SnapshotDamagedError(filename, view.damageReason ?? 'incomplete')
+      if (!storage.canStream) throw new FullDownloadUnsupportedError(filename)
+      return {
+        kind: 'stream',
+        filename,
+        size: view.size,
+        contentType: contentTypeOf(filename),
+        // The first part is opened before the answer starts, so a set deleted since the listing is a 404.
+        open: async () => {
+          const first = await opened(job, storage, dataKeys[0]!, filename)
+          const rest = dataKeys.slice(1)
+          return Readable.from((async function* () {
+            for await (const chunk of first) yield chunk as Buffer
+            yield* concatObjects(storage, rest)
+          })())
+        },
       }
-      // One part of a split set, by its file name (`<set>.part-aab`).
-      const index = view.isSplit ? dataKeys.findIndex((key) => key.slice(key.lastIndexOf('/') + 1) === filename) : -1
-      if (index >= 0) return single(storage, dataKeys[index]!, filename, dataSizes[index]!)
     }
+    // One part of a split set, by its file name (`<set>.part-aab`).
+    const index = view.isSplit ? dataKeys.findIndex((key) => key.slice(key.lastIndexOf('/') + 1) === filename) : -1
+    if (index >= 0) return single(job, storage, dataKeys[index]!, filename, dataSizes[index]!)
   }
   throw new SnapshotNotFoundError(job, filename)
 }
 
-async function single(storage: Storage, key: string, filename: string, size: number): Promise<SnapshotDownload> {
+/** Opens an object; "no such object" becomes `SnapshotNotFoundError`. */
+async function opened(job: string, storage: Storage, key: string, filename: string): Promise<Readable> {
+  try {
+    return await storage.open(key)
+  } catch (err) {
+    if (storage.isNotExist(err)) throw new SnapshotNotFoundError(job, filename)
+    throw err
+  }
+}
+
+async function single(job: string, storage: Storage, key: string, filename: string, size: number): Promise<SnapshotDownload> {
   const url = await storage.downloadUrl?.(key)
   if (url) return { kind: 'redirect', url }
-  return { kind: 'stream', filename, size, contentType: contentTypeOf(filename), open: () => storage.open(key) }
+  return { kind: 'stream', filename, size, contentType: contentTypeOf(filename), open: () => opened(job, storage, key, filename) }
 }

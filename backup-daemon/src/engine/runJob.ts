@@ -33,9 +33,6 @@ export function runJob(options: RunJobOptions): Promise<Manifest> {
 }
 
 async function writeRun({ job, storages, signal, log, level }: RunJobOptions): Promise<Manifest> {
-  // Until the compat-snapshots writers are merged: refuse rather than write a mislabelled archive.
-  if (job.encryption?.type === 'openssl') throw new Error('openssl encryption is not available in this build')
-  if (job.compression === 'tar.xz' || job.compression === 'zip') throw new Error(`${job.compression} compression is not available in this build`)
   for (const storage of storages) {
     const removed = await removeLeftovers(storage, job.name)
     if (removed) log('warn', `storage "${storage.name}": removed ${removed} object(s) left by an unfinished run`)
@@ -43,7 +40,7 @@ async function writeRun({ job, storages, signal, log, level }: RunJobOptions): P
   signal.throwIfAborted()
   const sources = job.sources.map((config) => createSource(config, { log: (lvl, message) => log(lvl, message) }))
   const createdAt = new Date()
-  const name = snapshotName(job.name, createdAt, job.compression, job.encryption !== undefined)
+  const name = snapshotName(job.name, createdAt, job.compression, job.encryption?.type)
   log('info', `writing ${name} to ${storages.map((s) => `${s.type}:${s.name}`).join(', ')}`)
   let archive = createArchive(sources, {
     compression: job.compression,
@@ -52,15 +49,14 @@ async function writeRun({ job, storages, signal, log, level }: RunJobOptions): P
     onSource: (source) => log('info', `reading source "${source.name}" (${source.type})`),
   })
   // After compression (encrypted bytes do not compress) and before splitting (every part is ciphertext).
-  // Imported on first use: the age library and its ciphers add ~16 MiB of RSS to a process that loads them.
-  if (job.encryption?.type === 'age') archive = await (await import('../archive/ageStream.js')).encryptAge(archive, job.encryption)
+  if (job.encryption) archive = await (await import('../archive/encryptArchive.js')).encryptArchive(archive, job.encryption)
   const manifest = await writeSnapshot({
     archive,
     storages,
     job: job.name,
     name,
     compression: job.compression,
-    ...(job.encryption && { encryption: 'age' as const }),
+    ...(job.encryption && { encryption: job.encryption }),
     createdAt,
     chunkSize: job.split?.chunkSize,
     signal,

@@ -62,6 +62,7 @@ export async function extractTo(archive: Readable, dir: string, options: Extract
   }
 
   await forEachTarEntry(archive, async (header, stream) => {
+    if (header.type === 'directory' && /^(\.\/?)+$/.test(header.name)) return // `tar -C dir .` names the root itself `./`
     const path = target(header.name)
     const mtime = header.mtime ?? new Date()
     if (header.type === 'directory') {

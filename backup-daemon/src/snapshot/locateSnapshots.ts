@@ -1,8 +1,8 @@
 /**
  * @module snapshot/locateSnapshots
- * Finds a job's committed snapshot (by name, or the newest) on each of its storages and reads its
- * manifest, for `verify` and `restore`. Only listed snapshots are found: a name can never reach an
- * object outside the job's catalog.
+ * Finds a job's listed snapshot (by name, or the newest) on each of its storages and reads its
+ * manifest when it has one (the original service's snapshots have none), for `verify` and `restore`.
+ * Only listed snapshots are found: a name can never reach an object outside the job's catalog.
  */
 import type { Manifest } from '../archive/manifest.js'
 import { listCatalog, type CatalogEntry } from '../engine/snapshotCatalog.js'
@@ -11,7 +11,8 @@ import type { Storage } from '../storages/types.js'
 export interface LocatedSnapshot {
   storage: Storage
   entry: CatalogEntry
-  manifest: Manifest
+  /** Absent for a snapshot without a manifest (`entry.view.checksummed` false). */
+  manifest?: Manifest
 }
 
 export type Location = LocatedSnapshot | { storage: Storage; missing: string }
@@ -48,6 +49,7 @@ export async function locateSnapshots(job: string, storages: Storage[], name?: s
         const { snapshots } = await listCatalog(storage, job)
         const entry = name === undefined ? snapshots[0] : snapshots.find((s) => s.view.name === name)
         if (!entry) return { storage, missing: name === undefined ? 'no snapshot' : `no snapshot named ${name}` }
+        if (!entry.manifestKey) return { storage, entry }
         return { storage, entry, manifest: await readManifest(storage, entry.manifestKey) }
       } catch (err) {
         // One unreachable storage must not hide the others' answers (restore can use another copy).

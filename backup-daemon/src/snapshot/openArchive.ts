@@ -1,35 +1,86 @@
 /**
  * @module snapshot/openArchive
- * The tar bytes of a snapshot: its parts read in order, decrypted when the manifest says `age`,
- * decompressed by the manifest's `compression`. The reverse of the run's pipeline, streamed.
+ * The tar bytes of a snapshot: its parts read in order, decrypted (age, or OpenSSL's `enc -pbkdf2`
+ * format), decompressed by the compression (the manifest's, or the name's for a snapshot without one),
+ * and a zip re-packed as tar (`zipToTar`). The reverse of the run's pipeline, streamed.
+ *
+ * OpenSSL's CTR mode has no integrity: with a wrong password the decrypted bytes are garbage that only
+ * the archive reader notices. Errors of an openssl-encrypted snapshot's decompression or parsing are
+ * therefore reported as "wrong password or not an openssl-encrypted file" (`describeReadError`).
  */
 import { PassThrough, Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { createGunzip } from 'node:zlib'
 import type { AgeKeys } from '../archive/ageStream.js'
+import { wrongPasswordMessage } from '../archive/opensslStream.js'
+import { xzStream } from '../archive/xzStream.js'
 import { zstdStream } from '../archive/zstdStream.js'
+import { opensslCiphers, type OpensslCipher } from '../config/opensslCiphers.js'
 import { concatObjects } from '../engine/snapshotCatalog.js'
 import type { LocatedSnapshot } from './locateSnapshots.js'
+import { zipToTar } from './zipToTar.js'
 
 export interface OpenArchiveOptions {
-  /** Keys for an encrypted snapshot (the job's passphrase, or identities for recipients). */
+  /** Keys for an age-encrypted snapshot (the job's passphrase, or identities for recipients). */
   keys?: AgeKeys
+  /** Password and cipher for an openssl-encrypted snapshot (the job's `encryption`). */
+  openssl?: { password: string; cipher?: OpensslCipher }
   signal?: AbortSignal
 }
 
-export async function openArchive({ storage, manifest }: LocatedSnapshot, options: OpenArchiveOptions = {}): Promise<Readable> {
-  let bytes: Readable = Readable.from(concatObjects(storage, manifest.parts.map((part) => part.key)))
-  if (manifest.encryption === 'age') {
-    const keys = options.keys ?? {}
-    if (keys.passphrase === undefined && !keys.identities?.length) {
+/** How the bytes of a located snapshot are encoded. */
+export function formatOf({ entry, manifest }: LocatedSnapshot) {
+  return { compression: manifest?.compression ?? entry.compression, encryption: manifest ? manifest.encryption ?? undefined : entry.encryption }
+}
+
+/** An archive error, worded for an openssl-encrypted snapshot whose garbage may come from a wrong password. */
+export function describeReadError(located: LocatedSnapshot, err: Error): Error {
+  if (formatOf(located).encryption !== 'openssl' || err.message.startsWith(wrongPasswordMessage)) return err
+  return new Error(`${wrongPasswordMessage}: the decrypted bytes are not a valid ${formatOf(located).compression} archive (${err.message})`, { cause: err })
+}
+
+export async function openArchive(located: LocatedSnapshot, options: OpenArchiveOptions = {}): Promise<Readable> {
+  const { storage, entry, manifest } = located
+  const { compression, encryption } = formatOf(located)
+  const keys = manifest?.parts.map((part) => part.key) ?? entry.dataKeys
+  let bytes: Readable = Readable.from(concatObjects(storage, keys))
+  if (encryption === 'age') {
+    const ageKeys = options.keys ?? {}
+    if (ageKeys.passphrase === undefined && !ageKeys.identities?.length) {
       bytes.destroy()
       throw new Error('the snapshot is age-encrypted: give the passphrase (the job\'s encryption.passphrase) or an identity file (--identity)')
     }
-    bytes = await (await import('../archive/ageStream.js')).decryptAge(bytes, keys)
+    bytes = await (await import('../archive/ageStream.js')).decryptAge(bytes, ageKeys)
+  } else if (encryption === 'openssl') {
+    if (!options.openssl) {
+      bytes.destroy()
+      throw new Error('the snapshot is openssl-encrypted (.enc): the job needs encryption: { type: openssl, password, cipher }')
+    }
+    const recorded = manifest?.cipher
+    const cipher = recorded && (opensslCiphers as readonly string[]).includes(recorded) ? (recorded as OpensslCipher) : options.openssl.cipher ?? 'aes-256-cbc'
+    const { decryptOpenssl } = await import('../archive/opensslStream.js')
+    const decrypt = decryptOpenssl(options.openssl.password, cipher)
+    bytes.on('error', (err) => decrypt.destroy(err))
+    bytes = bytes.pipe(decrypt)
   }
-  const stage = manifest.compression === 'tar.gz' ? createGunzip() : manifest.compression === 'tar.zst' ? zstdStream('decompress', { signal: options.signal }) : undefined
-  if (!stage) return bytes
-  const out = new PassThrough()
-  pipeline(bytes, stage, out, options.signal ? { signal: options.signal } : {}).catch((err: Error) => out.destroy(err))
-  return out
+  const stage =
+    compression === 'tar.gz'
+      ? createGunzip()
+      : compression === 'tar.zst'
+        ? zstdStream('decompress', { signal: options.signal })
+        : compression === 'tar.xz'
+          ? xzStream('decompress', { signal: options.signal })
+          : undefined
+  let out: Readable = bytes
+  if (stage) {
+    const through = new PassThrough()
+    pipeline(bytes, stage, through, options.signal ? { signal: options.signal } : {}).catch((err: Error) => through.destroy(err))
+    out = through
+  }
+  if (compression === 'zip') out = zipToTar(out, options.signal)
+  if (encryption !== 'openssl') return out
+  // Reword what the readers of the tar stream see (they get this stream's error).
+  const worded = new PassThrough()
+  pipeline(out, worded).catch((err: Error) => worded.destroy(describeReadError(located, err)))
+  return worded
 }

@@ -1,7 +1,8 @@
 /**
  * @module snapshot/restoreDatabases
  * Restores the database sources of a job from a snapshot's tar stream with the restore functions of
- * `restore/`: each `sqlite`, `postgresql` or `mongodb` source's entry (`<source name>/...`) goes back
+ * `restore/`: each `sqlite`, `postgresql` or `mongodb` source's entry (`<source name>/...`, or
+ * `./<type>_<n>/...` in the original service's archives, the n-th source of that type) goes back
  * where the source reads from (the same file, database or server). `overwrite` replaces an existing
  * SQLite file, adds `--clean --if-exists` to pg_restore and drops MongoDB collections first.
  */
@@ -43,11 +44,20 @@ async function restoreEntry(source: SourceConfig, entry: Readable, options: Rest
 }
 
 /** Restores every chosen database source found in the archive; rejects when one is missing or fails. */
-export async function restoreDatabases(archive: Readable, sources: SourceConfig[], options: RestoreDatabasesOptions): Promise<string[]> {
+export async function restoreDatabases(archive: Readable, sources: SourceConfig[], options: RestoreDatabasesOptions, allSources: SourceConfig[] = sources): Promise<string[]> {
   const wanted = new Map(sources.map((source) => [source.name, source]))
+  // The original service archives source i of a type as `./<type>_<n>/...` (n counting that type from 1).
+  const originalFolders = new Map<string, string>()
+  const counters = new Map<string, number>()
+  for (const source of allSources) {
+    const n = (counters.get(source.type) ?? 0) + 1
+    counters.set(source.type, n)
+    originalFolders.set(`${source.type}_${n}`, source.name)
+  }
   const restored: string[] = []
   await forEachTarEntry(archive, async (header, stream) => {
-    const source = wanted.get(header.name.split('/')[0] ?? '')
+    const top = header.name.replace(/^(\.\/)+/, '').split('/')[0] ?? ''
+    const source = wanted.get(top) ?? wanted.get(originalFolders.get(top) ?? '')
     if (!source || header.type !== 'file') {
       await new Promise<void>((resolve) => {
         stream.on('end', () => resolve())

@@ -1,11 +1,16 @@
 /**
  * @module snapshot/verifySnapshot
- * Re-reads every part of a snapshot from its storage and checks it against the manifest: same keys in
- * the same order as the listing, and each part's size and sha256, then the whole archive's sha256.
- * Streams (memory does not grow with the parts' size).
+ * Checks a listed snapshot. With our manifest: re-reads every part from its storage and checks it
+ * against the manifest (same keys in the same order as the listing, each part's size and sha256, then
+ * the whole archive's sha256; no key needed). Without one (the original service's snapshots): the
+ * split set must be complete (the listing says), and the archive must decrypt, decompress and read to
+ * its last entry, which catches a truncated or corrupt archive and a wrong password. A snapshot listed
+ * as damaged fails at once. Streams (memory does not grow with the parts' size).
  */
 import { createHash } from 'node:crypto'
 import type { LocatedSnapshot } from './locateSnapshots.js'
+import { describeReadError, openArchive, type OpenArchiveOptions } from './openArchive.js'
+import { forEachTarEntry } from './forEachTarEntry.js'
 
 export interface VerifyResult {
   ok: boolean
@@ -13,9 +18,14 @@ export interface VerifyResult {
   problems: string[]
   partsChecked: number
   bytes: number
+  /** Entries read (snapshots without a manifest only). */
+  entries?: number
 }
 
-export async function verifySnapshot({ storage, entry, manifest }: LocatedSnapshot, signal?: AbortSignal): Promise<VerifyResult> {
+export async function verifySnapshot(located: LocatedSnapshot, signal?: AbortSignal, keys: Omit<OpenArchiveOptions, 'signal'> = {}): Promise<VerifyResult> {
+  const { storage, entry, manifest } = located
+  if (entry.view.damaged) return { ok: false, problems: [`damaged: ${entry.view.damageReason ?? 'incomplete'}`], partsChecked: 0, bytes: 0 }
+  if (!manifest) return readThrough(located, signal, keys)
   const problems: string[] = []
   const listed = entry.dataKeys
   const declared = manifest.parts.map((part) => part.key)
@@ -47,4 +57,23 @@ export async function verifySnapshot({ storage, entry, manifest }: LocatedSnapsh
   }
   if (problems.length === 0 && whole.digest('hex') !== manifest.sha256) problems.push(`whole archive: sha256 differs from the manifest's`)
   return { ok: problems.length === 0, problems, partsChecked, bytes }
+}
+
+/** Reads an unchecksummed snapshot's archive to its end. */
+async function readThrough(located: LocatedSnapshot, signal: AbortSignal | undefined, keys: Omit<OpenArchiveOptions, 'signal'>): Promise<VerifyResult> {
+  const { entry } = located
+  const bytes = entry.dataSizes.reduce((sum, size) => sum + size, 0)
+  let entries = 0
+  try {
+    const archive = await openArchive(located, { ...keys, ...(signal && { signal }) })
+    await forEachTarEntry(archive, async (_header, stream) => {
+      entries++
+      for await (const _chunk of stream) signal?.throwIfAborted()
+    })
+  } catch (err) {
+    if (signal?.aborted) throw err
+    const problem = describeReadError(located, err as Error).message
+    return { ok: false, problems: [`the archive does not read to its end: ${problem}`], partsChecked: entry.dataKeys.length, bytes, entries }
+  }
+  return { ok: true, problems: [], partsChecked: entry.dataKeys.length, bytes, entries }
 }

@@ -8,7 +8,7 @@ import { testConfig, type TestConfigOverrides } from './support/testConfig.js'
 
 const snapshot = (name: string, extra: Partial<SnapshotView> = {}): SnapshotView => ({
   id: name, name, jobName: 'nightly', path: `/backups/${name}`, size: 11, createdAt: '2026-11-21T03:00:00.000Z',
-  storageType: 'local', isSplit: false, fullDownloadSupported: true, partsCount: 1, ...extra,
+  storageType: 'local', isSplit: false, fullDownloadSupported: true, partsCount: 1, checksummed: true, damaged: false, storage: 'disk', storages: ['disk'], ...extra,
 })
 
 async function setup(overrides: TestConfigOverrides = {}) {

@@ -23,11 +23,11 @@ for (let i = 0; i < 300; i++) {
 }
 engine.snapshots.set('nightly-files', [
   {
-    view: { id: 'a', name: 'nightly-files-2026-11-21T02-00-00Z.tar.gz', jobName: 'nightly-files', path: '/backups', size: 123456789, createdAt: new Date(Date.now() - 6 * 3600e3).toISOString(), storageType: 'local', isSplit: false, fullDownloadSupported: true, partsCount: 1 },
+    view: { id: 'a', name: 'nightly-files-2026-11-21T02-00-00Z.tar.gz', jobName: 'nightly-files', path: '/backups', size: 123456789, createdAt: new Date(Date.now() - 6 * 3600e3).toISOString(), storageType: 'local', isSplit: false, fullDownloadSupported: true, partsCount: 1, checksummed: true, damaged: false, storage: 'disk', storages: ['disk'] },
     bytes: Buffer.from('hello snapshot'),
   },
   {
-    view: { id: 'b', name: 'nightly-files-2026-11-20T02-00-00Z', jobName: 'nightly-files', path: '/backups', size: 5 * 1024 ** 3, createdAt: new Date(Date.now() - 30 * 3600e3).toISOString(), storageType: 's3', isSplit: true, fullDownloadSupported: true, partsCount: 5 },
+    view: { id: 'b', name: 'nightly-files-2026-11-20T02-00-00Z', jobName: 'nightly-files', path: '/backups', size: 5 * 1024 ** 3, createdAt: new Date(Date.now() - 30 * 3600e3).toISOString(), storageType: 's3', isSplit: true, fullDownloadSupported: true, partsCount: 5, checksummed: true, damaged: false, storage: 's3', storages: ['s3'] },
     bytes: Buffer.from('split'),
   },
 ])
