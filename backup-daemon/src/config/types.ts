@@ -24,6 +24,8 @@ export interface ServerConfig {
   ui: { enabled: boolean }
   /** Prometheus metrics at `GET /metrics`; absent means enabled. @default { enabled: true } */
   metrics?: { enabled: boolean }
+  /** Language a web UI starts in (`GET /settings`); absent means `en`. */
+  defaultLanguage?: 'en' | 'ru'
 }
 
 export interface AuthConfig {

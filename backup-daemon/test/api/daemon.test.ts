@@ -7,6 +7,7 @@ import { hashPassword } from '../../src/auth/password.js'
 import { spawnDaemon, type DaemonProcess } from './support/daemonProcess.js'
 import { cookieAttributes } from './support/requests.js'
 import { openSse } from './support/sseClient.js'
+import { validateSchema } from './support/validateSchema.js'
 
 const password = 'real-process-password'
 
@@ -62,6 +63,35 @@ describe('api: the real daemon process', function () {
     const cookie = setCookie.split(';')[0]!
     const headers = { cookie }
 
+    // What the original web client reads, from the real process: a public status, a never-run job with no
+    // lastResult (not a failure), error = detail in Problems, and bodies that match the served document.
+    const doc = await (await fetch(`${base}/openapi`)).json()
+    const components = doc.components.schemas
+    const matches = (body: unknown, name: string) => expect(validateSchema(body, { $ref: `#/components/schemas/${name}` }, components), name).to.deep.equal([])
+    const publicStatus = await (await fetch(`${base}/status`)).json()
+    expect(publicStatus).to.include({ status: 'ok', jobsCount: 1 })
+    expect(publicStatus).not.to.have.property('jobs')
+    matches(publicStatus, 'DaemonStatus')
+    const fullStatus = await (await fetch(`${base}/status`, { headers })).json()
+    expect(fullStatus.jobs).to.include({ total: 1, idle: 1 })
+    matches(fullStatus, 'DaemonStatus')
+    const fresh = await (await fetch(`${base}/jobs/files/status`, { headers })).json()
+    expect(fresh).to.include({ name: 'files', status: 'idle' })
+    expect(fresh).not.to.have.any.keys('lastResult', 'lastRun', 'cancelling')
+    expect(Date.parse(fresh.nextRun)).to.be.greaterThan(Date.now())
+    matches(fresh, 'JobStatus')
+    const listed = await (await fetch(`${base}/jobs`, { headers })).json()
+    expect(listed.jobs[0]).not.to.have.property('lastResult')
+    matches(listed, 'JobList')
+    matches(await (await fetch(`${base}/settings`)).json(), 'Settings')
+    for (const filename of ['..%2F..%2Fstate.json', 'x%5C..%5Cy', '%252e%252e%252fstate.json']) {
+      const refused = await fetch(`${base}/jobs/files/backups/${filename}/download`, { headers })
+      expect(refused.status, filename).to.equal(400)
+      const problem = await refused.json()
+      expect(problem.error).to.equal(problem.detail)
+      matches(problem, 'Problem')
+    }
+
     const system = await (await fetch(`${base}/logs/system?tail=1000`, { headers })).json()
     expect(system.logs.join('\n')).to.include('failed login').and.not.to.include('nope')
 
@@ -76,14 +106,17 @@ describe('api: the real daemon process', function () {
       stream.close()
     }
 
-    let status: { status: string; lastResult: { success: boolean; duration: string; error: string } } | undefined
+    let status: { status: string; lastResult?: { success: boolean; duration?: string; error?: string } } | undefined
     for (let i = 0; i < 300; i++) {
       status = await (await fetch(`${base}/jobs/files/status`, { headers })).json()
-      if (status!.status === 'idle' && status!.lastResult.duration !== '') break
+      if (status!.status === 'idle' && status!.lastResult) break
       await new Promise((r) => setTimeout(r, 100))
     }
     expect(status!.status).to.equal('idle')
-    expect(status!.lastResult, JSON.stringify(status)).to.include({ success: true, error: '' })
+    expect(status!.lastResult, JSON.stringify(status)).to.include({ success: true })
+    expect(status!.lastResult!.duration).to.match(/s$/)
+    expect(status!.lastResult).not.to.have.property('error')
+    matches(status, 'JobStatus')
 
     const log = await (await fetch(`${base}/jobs/files/logs?tail=500`, { headers })).json()
     expect(log.job).to.equal('files')
@@ -108,7 +141,6 @@ describe('api: the real daemon process', function () {
     expect((await fetch(`${base}/jobs/files/backups/not-a-snapshot.tar.gz/download`, { headers })).status).to.equal(404)
     expect((await fetch(`${base}/jobs/nope/status`, { headers })).status).to.equal(404)
     expect((await fetch(`${base}/jobs/files/cancel`, { method: 'POST', headers })).status).to.equal(409)
-    const doc = await (await fetch(`${base}/openapi`)).json()
     expect(doc.openapi).to.equal('3.1.0')
   })
 

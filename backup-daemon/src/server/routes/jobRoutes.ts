@@ -33,8 +33,9 @@ export function jobRoutes(api: OpenAPIHono<AppEnv>, { config, engine, session }:
       responses: { 200: jsonResponse(JobStatusSchema, 'The job status'), ...problemResponses(401, 404) },
     }),
     (c) => {
-      const { active, name, status, lastResult, lastRun, nextRun } = engine.getJob(c.req.valid('param').name)
-      return c.json({ active, name, status, lastResult, lastRun, nextRun }, 200)
+      // JobStatus is JobSummary without the counts and the schedule; absent optional fields stay absent.
+      const { schedule: _schedule, sourcesCount: _sources, storagesCount: _storages, ...status } = engine.getJob(c.req.valid('param').name)
+      return c.json(status, 200)
     },
   )
 
