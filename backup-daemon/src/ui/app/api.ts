@@ -41,7 +41,7 @@ export interface SystemStatus {
   jobs?: { total: number; active: number; idle: number; running: number; cancelling: number }
 }
 
-/** `GET /jobs/{name}/config`: the secret-free view, or only `{name, schedule}` when `showConfig` is off. */
+/** `GET /jobs/{name}/config`: `{job, config}` with the secret-free view (only name and schedule when `showConfig` is off). */
 export type JobConfigResponse = { job: string; config: Record<string, unknown> } | { name: string; schedule: string }
 
 export interface AuthCheck {

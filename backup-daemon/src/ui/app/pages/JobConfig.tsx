@@ -2,7 +2,7 @@
 /**
  * @module ui/app/pages/JobConfig
  * The job's configuration as the daemon returns it: `{job, config}` with a view that holds no secrets.
- * A daemon with `showConfig` off answers only `{name, schedule}`; the section then says so.
+ * A daemon with `showConfig` off answers only the name and schedule; the section then says so.
  */
 import { useEffect, useState } from 'preact/hooks'
 import { api } from '../api.js'
@@ -14,8 +14,11 @@ export function JobConfig({ name }: { name: string }) {
   useEffect(() => {
     api.jobConfig(name).then(
       (c) => {
-        if ('config' in c) setConfig(JSON.stringify(c.config, null, 2))
-        else setHidden(true)
+        // With showConfig off only the name and schedule come back (inside `config`, as the original
+        // service answers, or on their own): nothing to show beyond what the page already says.
+        const detail: Record<string, unknown> = 'config' in c ? c.config : c
+        if (Object.keys(detail).every((key) => key === 'name' || key === 'schedule')) setHidden(true)
+        else setConfig(JSON.stringify(detail, null, 2))
       },
       (err: unknown) => setError(err instanceof Error ? err.message : String(err)),
     )
