@@ -101,10 +101,17 @@ function SnapshotBadges({ snapshot }: { snapshot: Snapshot }) {
   )
 }
 
+/**
+ * The `{filename}` that downloads `s`: its `id` (= `name` on this daemon and the original). An `id` that
+ * is no file name (an engine listing `<storage>/<name>`) would be refused with 400, so `name` stands in.
+ */
+const fileOf = (s: Snapshot): string => (/[/\\]/.test(s.id) ? s.name : s.id)
+
 function Downloads({ job, snapshot: s }: { job: string; snapshot: Snapshot }) {
+  const id = fileOf(s)
   const whole =
     !s.isSplit || s.fullDownloadSupported ? (
-      <a class="download" href={downloadUrl(job, s.id)} download aria-label={`Download ${s.name}`}>
+      <a class="download" href={downloadUrl(job, id)} download aria-label={`Download ${s.name}`}>
         Download
       </a>
     ) : (
@@ -119,7 +126,7 @@ function Downloads({ job, snapshot: s }: { job: string; snapshot: Snapshot }) {
       <details class="parts">
         <summary>{s.partsCount} parts</summary>
         <ul>
-          {Array.from({ length: s.partsCount }, (_, i) => partName(s.id, i)).map((part, i) => (
+          {Array.from({ length: s.partsCount }, (_, i) => partName(id, i)).map((part, i) => (
             <li key={part}>
               <a class="download-part" href={downloadUrl(job, part)} download aria-label={`Download part ${i + 1} of ${s.name}`} data-part={part}>
                 Part {i + 1}
