@@ -1,6 +1,7 @@
 import { expect } from 'chai'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
+import { request as httpRequest } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { hashPassword } from '../../src/auth/password.js'
@@ -90,6 +91,25 @@ describe('api: the real daemon process', function () {
       const problem = await refused.json()
       expect(problem.error).to.equal(problem.detail)
       matches(problem, 'Problem')
+    }
+    // Literal `..` segments and backslashes, sent raw (no client normalising them): the URL parser resolves
+    // `..` before routing (a 404 Problem for the path it leads to) and Node's HTTP parser refuses a raw
+    // backslash with a bare 400; neither reaches a download.
+    for (const path of ['/api/v1/jobs/files/backups/../../../data/state.json/download', '/api/v1/jobs/files/backups/..\\..\\state.json/download']) {
+      const { status, type, body } = await new Promise<{ status: number; type: string; body: string }>((resolve, reject) => {
+        const { hostname, port } = new URL(daemon!.url)
+        // Options rather than a URL string: a URL would be normalised by the client before sending.
+        const req = httpRequest({ hostname, port, path, headers }, (res) => {
+          let body = ''
+          res.on('data', (chunk: Buffer) => (body += chunk.toString()))
+          res.on('end', () => resolve({ status: res.statusCode!, type: String(res.headers['content-type']), body }))
+        })
+        req.on('error', reject)
+        req.end()
+      })
+      expect([400, 404], `${path}: ${body}`).to.include(status)
+      if (body) expect(type, `${path}: ${status} ${body}`).to.equal('application/problem+json')
+      expect(body).not.to.include('"jobs"')
     }
 
     const system = await (await fetch(`${base}/logs/system?tail=1000`, { headers })).json()
