@@ -184,16 +184,21 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
   const view = (job: JobRuntime, refresh = true): JobView => {
     if (refresh) state.refresh()
     const saved = state.cached(job.config.name)
+    const { success, duration, error } = saved.lastResult
+    const next = nextRun(job)
+    // Empty optional fields are left out (the original's shape): no lastResult before a run has ended.
+    const ended = success || Boolean(duration) || Boolean(error)
     return {
       name: job.config.name,
       active: job.config.active,
       schedule: job.config.schedule,
       sourcesCount: job.config.sources.length,
       storagesCount: job.config.storages.length,
-      status: job.status,
-      lastResult: saved.lastResult,
-      lastRun: saved.lastRun,
-      nextRun: nextRun(job),
+      status: job.status === 'idle' ? 'idle' : 'running',
+      ...(job.status === 'cancelling' ? { cancelling: true as const } : {}),
+      ...(ended ? { lastResult: { success, ...(duration ? { duration } : {}), ...(error ? { error } : {}) } } : {}),
+      ...(saved.lastRun ? { lastRun: saved.lastRun } : {}),
+      ...(next ? { nextRun: next } : {}),
     }
   }
 

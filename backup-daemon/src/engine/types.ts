@@ -6,27 +6,41 @@
  */
 import type { Readable } from 'node:stream'
 
+/** The engine's own run state of a job; the API shows `cancelling` as `running` plus `cancelling: true`. */
 export type JobRunStatus = 'idle' | 'running' | 'cancelling'
 
+/**
+ * How the newest ended run went. In the state file every member is there ("" when empty); in a
+ * `JobView` empty `duration` and `error` are left out, as the original service does.
+ */
 export interface LastResult {
   success: boolean
-  /** Human duration, e.g. "1m2.5s"; "" before the first run. */
-  duration: string
-  /** "" on success or before the first run. */
-  error: string
+  /** Human duration, e.g. "1m2.5s". */
+  duration?: string
+  /** Why the run failed; absent on success. */
+  error?: string
 }
 
-/** A job as the API shows it (JobSummary and JobStatus of the spec). Timestamps are RFC 3339, "" when unknown. */
+/**
+ * A job as the API shows it (JobSummary and JobStatus of the spec), in the original service's shape:
+ * `status` is only `idle` or `running`, and empty optional fields are left out (a job that never ended a
+ * run has no `lastResult`, so clients do not take it for a failure). Timestamps are RFC 3339.
+ */
 export interface JobView {
   name: string
   active: boolean
   schedule: string
   sourcesCount: number
   storagesCount: number
-  status: JobRunStatus
-  lastResult: LastResult
-  lastRun: string
-  nextRun: string
+  status: 'idle' | 'running'
+  /** Present (true) while a cancel of the run in flight is in progress. */
+  cancelling?: true
+  /** Absent until a run has ended. */
+  lastResult?: LastResult
+  /** Start of the newest run; absent before the first. */
+  lastRun?: string
+  /** Absent for inactive or unscheduled jobs. */
+  nextRun?: string
 }
 
 /** Metadata of the newest run, for `GET /jobs/{name}/logs`. Strings are "" when unknown. */

@@ -1,7 +1,8 @@
 /**
  * @module server/problem
  * RFC 9457 Problem Details, in the spec's shape: every error response of `/api/v1` has this body and the
- * `application/problem+json` content type.
+ * `application/problem+json` content type. It also carries `error` (the same text as `detail`): the
+ * original service's web client reads `{error}` for its toast text, and RFC 9457 allows extension members.
  */
 
 export const problemContentType = 'application/problem+json'
@@ -20,6 +21,8 @@ export interface Problem {
   detail: string
   instance: string
   errors: ProblemFieldError[]
+  /** Same text as `detail`, for clients that read `{error}` (the original web client). */
+  error: string
 }
 
 const titles: Record<number, string> = {
@@ -49,5 +52,5 @@ export interface ProblemInit {
  * kind of problem it is, `detail` says what happened to this request.
  */
 export function problem(status: number, { detail, instance, errors = [] }: ProblemInit): Problem {
-  return { type: 'about:blank', title: titles[status] ?? 'Error', status, detail, instance, errors }
+  return { type: 'about:blank', title: titles[status] ?? 'Error', status, detail, instance, errors, error: detail }
 }

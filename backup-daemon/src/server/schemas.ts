@@ -1,7 +1,9 @@
 /**
  * @module server/schemas
  * The spec's resources as zod schemas (registered as OpenAPI components by name), and the request
- * parameters shared by several routes. Every field of the spec is present and required in responses.
+ * parameters shared by several routes. Every field the spec names is declared; fields the original
+ * service leaves out when empty (a job's `lastResult`, `lastRun`, `nextRun`, and inside `lastResult`
+ * `duration` and `error`) are optional here, and the test validates served bodies against these.
  */
 import { z } from '@hono/zod-openapi'
 
@@ -19,14 +21,23 @@ export const ProblemSchema = z
         value: z.unknown().openapi({ description: 'The value the request carried (null when absent).' }),
       }),
     ),
+    error: z.string().openapi({ description: 'The same text as `detail`, for clients that read `{error}` (the original web client).' }),
   })
   .openapi('Problem')
 
 export const LastResultSchema = z
-  .object({ success: z.boolean(), duration: z.string(), error: z.string() })
-  .openapi('LastResult')
+  .object({
+    success: z.boolean(),
+    duration: z.string().optional().openapi({ description: 'Go-style duration, e.g. "1m2.5s"; left out when unknown' }),
+    error: z.string().optional().openapi({ description: 'Why the run failed; left out on success' }),
+  })
+  .openapi('LastResult', { description: 'How the newest ended run went; a job has none until a run has ended (so a never-run job is not a failed one).' })
 
-const jobStatusValue = z.enum(['idle', 'running', 'cancelling'])
+const jobStatusValue = z.enum(['idle', 'running']).openapi({ description: 'A run being cancelled is still `running`, with `cancelling: true`.' })
+const cancelling = z.literal(true).optional().openapi({ description: 'Present while a cancel of the run in flight is in progress.' })
+const lastResult = LastResultSchema.optional()
+const lastRun = z.string().optional().openapi({ description: 'RFC 3339 start of the newest run; left out before the first' })
+const nextRun = z.string().optional().openapi({ description: 'RFC 3339; left out when the job is inactive or not scheduled' })
 
 export const JobSummarySchema = z
   .object({
@@ -36,9 +47,10 @@ export const JobSummarySchema = z
     sourcesCount: z.number().int(),
     storagesCount: z.number().int(),
     status: jobStatusValue,
-    lastResult: LastResultSchema,
-    lastRun: z.string().openapi({ description: 'RFC 3339, "" before the first run' }),
-    nextRun: z.string().openapi({ description: 'RFC 3339, "" when not scheduled' }),
+    cancelling,
+    lastResult,
+    lastRun,
+    nextRun,
   })
   .openapi('JobSummary')
 
@@ -49,9 +61,10 @@ export const JobStatusSchema = z
     active: z.boolean(),
     name: z.string(),
     status: jobStatusValue,
-    lastResult: LastResultSchema,
-    lastRun: z.string(),
-    nextRun: z.string(),
+    cancelling,
+    lastResult,
+    lastRun,
+    nextRun,
   })
   .openapi('JobStatus')
 
@@ -85,6 +98,11 @@ export const SnapshotSchema = z
     isSplit: z.boolean(),
     fullDownloadSupported: z.boolean(),
     partsCount: z.number().int(),
+    checksummed: z.boolean().openapi({ description: "false for snapshots without the daemon's sha256 manifest (e.g. the original service's)" }),
+    damaged: z.boolean().openapi({ description: 'true when the listing shows the snapshot cannot be whole (e.g. a missing part)' }),
+    damageReason: z.string().optional().openapi({ description: 'Present only when `damaged`' }),
+    storage: z.string().openapi({ description: 'Name of the storage whose copy is listed and downloaded' }),
+    storages: z.array(z.string()).openapi({ description: 'Every storage of the job that holds a copy' }),
   })
   .openapi('Snapshot')
 
@@ -106,24 +124,36 @@ export const SettingsSchema = z
     }),
     logs: z.object({ perJob: z.boolean(), system: z.boolean() }),
     permissions: z.object({ allowBackupDownload: z.boolean(), allowManualRun: z.boolean(), showConfig: z.boolean() }),
+    defaultLanguage: z.enum(['en', 'ru']).openapi({ description: 'Language a web UI starts in (`server.defaultLanguage`, default `en`)' }),
   })
   .openapi('Settings')
 
+/** The daemon's extra status fields, answered only with a session (or auth off). */
+export const DaemonStatusDetailsSchema = z.object({
+  startedAt: z.string().openapi({ description: 'RFC 3339 time the server started' }),
+  uptimeSeconds: z.number().int(),
+  authEnabled: z.boolean(),
+  jobs: z.object({
+    total: z.number().int(),
+    active: z.number().int(),
+    idle: z.number().int(),
+    running: z.number().int(),
+    cancelling: z.number().int(),
+  }),
+})
+
 export const DaemonStatusSchema = z
   .object({
+    status: z.literal('ok'),
     version: z.string(),
-    startedAt: z.string().openapi({ description: 'RFC 3339 time the server started' }),
-    uptimeSeconds: z.number().int(),
-    authEnabled: z.boolean(),
-    jobs: z.object({
-      total: z.number().int(),
-      active: z.number().int(),
-      idle: z.number().int(),
-      running: z.number().int(),
-      cancelling: z.number().int(),
-    }),
+    uptime: z.number().int().openapi({ description: 'Seconds since the server started' }),
+    environment: z.string().openapi({ description: '`NODE_ENV`, `production` when unset' }),
+    jobsCount: z.number().int(),
+    ...DaemonStatusDetailsSchema.partial().shape,
   })
-  .openapi('DaemonStatus')
+  .openapi('DaemonStatus', {
+    description: 'Public: `status`, `version`, `uptime`, `environment`, `jobsCount`. With a valid session (or auth off) also `startedAt`, `uptimeSeconds`, `authEnabled` and `jobs`.',
+  })
 
 export const StreamFrameSchema = z
   .object({
@@ -158,9 +188,19 @@ export const JobParamsSchema = z.object({
   name: z.string().min(1).openapi({ param: { name: 'name', in: 'path' }, description: 'Job name as declared in the config' }),
 })
 
+/**
+ * A download `{filename}` names a listed snapshot or part, never a path: `/`, `\`, `..` and their
+ * percent-encoded forms (left after the router's one decoding, e.g. from `%252F`) are refused.
+ */
+export const isSafeFilename = (value: string): boolean => !/[/\\]|\.\.|%2f|%5c|%2e/i.test(value)
+
 export const DownloadParamsSchema = JobParamsSchema.extend({
   filename: z
     .string()
     .min(1)
-    .openapi({ param: { name: 'filename', in: 'path' }, description: "A snapshot's `name` as listed; for a split snapshot its set ID" }),
+    .refine(isSafeFilename, { message: 'not a snapshot name: "/", "\\" and ".." are not allowed' })
+    .openapi({
+      param: { name: 'filename', in: 'path' },
+      description: "A snapshot's `id` (= `name`) as listed; for a split snapshot its set ID (the whole set) or `<id>.part-aaa` (one part). `/`, `\\` and `..` are refused (400).",
+    }),
 })

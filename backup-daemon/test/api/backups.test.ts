@@ -1,15 +1,17 @@
 import { expect } from 'chai'
 import { createApp } from '../../src/server/createApp.js'
 import { contentDisposition } from '../../src/server/contentDisposition.js'
-import type { SnapshotView } from '../../src/engine/types.js'
-import { FakeEngine } from './support/fakeEngine.js'
+import { FakeEngine, type FakeSnapshot } from './support/fakeEngine.js'
 import { loginCookie } from './support/requests.js'
 import { testConfig, type TestConfigOverrides } from './support/testConfig.js'
 
-const snapshot = (name: string, extra: Partial<SnapshotView> = {}): SnapshotView => ({
+const snapshot = (name: string, extra: Partial<FakeSnapshot['view']> = {}): FakeSnapshot['view'] => ({
   id: name, name, jobName: 'nightly', path: `/backups/${name}`, size: 11, createdAt: '2026-11-21T03:00:00.000Z',
-  storageType: 'local', isSplit: false, fullDownloadSupported: true, partsCount: 1, checksummed: true, damaged: false, storage: 'disk', storages: ['disk'], ...extra,
+  storageType: 'local', isSplit: false, fullDownloadSupported: true, partsCount: 1,
+  checksummed: true, damaged: false, storage: 'disk', storages: ['disk'], ...extra,
 })
+
+const partBytes = [Buffer.from('first part '), Buffer.from('second part '), Buffer.from('last')]
 
 async function setup(overrides: TestConfigOverrides = {}) {
   const engine = new FakeEngine()
@@ -17,7 +19,12 @@ async function setup(overrides: TestConfigOverrides = {}) {
     { view: snapshot('nightly-20261121.tar.gz'), bytes: Buffer.from('hello bytes') },
     { view: snapshot('nightly-é "x".tar.gz'), bytes: Buffer.from([0, 1, 2, 3]) },
     { view: snapshot('signed.tar.gz'), redirect: 'https://storage.example.org/signed?token=abc' },
-    { view: snapshot('set-1', { isSplit: true, partsCount: 3, fullDownloadSupported: false }), fullDownloadUnsupported: true },
+    { view: snapshot('set-1', { isSplit: true, partsCount: 3, fullDownloadSupported: false }), fullDownloadUnsupported: true, parts: partBytes },
+    {
+      view: snapshot('nightly-20261120-030000.tar.gz', { isSplit: true, partsCount: 3, size: 27, checksummed: false, storage: 'offsite', storages: ['offsite', 'disk'] }),
+      parts: partBytes,
+    },
+    { view: snapshot('broken.tar.gz', { isSplit: true, partsCount: 3, damaged: true, damageReason: 'part aab is missing' }), parts: partBytes },
   ])
   const app = createApp({ config: testConfig(overrides), engine })
   const cookie = await loginCookie(app)
@@ -31,8 +38,14 @@ describe('api: backups', () => {
     expect(res.status).to.equal(200)
     const body = await res.json()
     expect(body.job).to.equal('nightly')
-    expect(body.backups).to.have.length(4)
+    expect(body.backups).to.have.length(6)
     expect(body.backups[0]).to.deep.equal(snapshot('nightly-20261121.tar.gz'))
+    for (const item of body.backups) expect(item.id, 'id = name').to.equal(item.name)
+    // The daemon's additions: checksum manifest or not, damage and its reason, the storage(s) holding it.
+    expect(body.backups[4]).to.include({ checksummed: false, damaged: false, storage: 'offsite' })
+    expect(body.backups[4].storages).to.deep.equal(['offsite', 'disk'])
+    expect(body.backups[4]).not.to.have.property('damageReason')
+    expect(body.backups[5]).to.include({ damaged: true, damageReason: 'part aab is missing' })
     expect((await get('/api/v1/jobs/weekly/backups')).status).to.equal(200)
     expect((await get('/api/v1/jobs/nope/backups')).status).to.equal(404)
   })
@@ -87,9 +100,42 @@ describe('api: backups', () => {
     expect(res.headers.get('location')).to.equal('https://storage.example.org/signed?token=abc')
   })
 
+  it('downloads a split set whole by its id and each part by <id>.part-aaa, as the original web client asks', async () => {
+    const { get } = await setup()
+    const id = 'nightly-20261120-030000.tar.gz'
+    const whole = await get(`/api/v1/jobs/nightly/backups/${encodeURIComponent(id)}/download`)
+    expect(whole.status).to.equal(200)
+    expect(Buffer.from(await whole.arrayBuffer()).equals(Buffer.concat(partBytes))).to.equal(true)
+    for (const [i, suffix] of ['aaa', 'aab', 'aac'].entries()) {
+      const part = await get(`/api/v1/jobs/nightly/backups/${encodeURIComponent(`${id}.part-${suffix}`)}/download`)
+      expect(part.status, suffix).to.equal(200)
+      expect(part.headers.get('content-disposition')).to.include(`filename="${id}.part-${suffix}"`)
+      expect(Buffer.from(await part.arrayBuffer()).equals(partBytes[i]!)).to.equal(true)
+    }
+    // A part of a set the storage cannot stream whole is still downloadable on its own.
+    expect((await get('/api/v1/jobs/nightly/backups/set-1.part-aab/download')).status).to.equal(200)
+    expect((await get(`/api/v1/jobs/nightly/backups/${id}.part-aad/download`)).status).to.equal(404)
+  })
+
+  it('answers a {filename} with /, \\ or .. (also percent-encoded) with a 400 Problem, before the engine is asked', async () => {
+    const { get, engine } = await setup()
+    let asked = 0
+    const original = engine.openSnapshot.bind(engine)
+    engine.openSnapshot = (job, name) => ((asked += 1), original(job, name))
+    for (const filename of ['..%2F..%2Fetc%2Fpasswd', '..%2E', 'a..b.tar.gz', 'x%2e%2ey', 'x%5Cy', '..%5C..%5Cwin.ini', 'x%252Fy', 'x%252e%252e', 'x%255cy']) {
+      const res = await get(`/api/v1/jobs/nightly/backups/${filename}/download`)
+      expect(res.status, filename).to.equal(400)
+      expect(res.headers.get('content-type')).to.equal('application/problem+json')
+      const body = await res.json()
+      expect(body.errors[0].location, filename).to.equal('path.filename')
+      expect(body.error).to.equal(body.detail)
+    }
+    expect(asked).to.equal(0)
+  })
+
   it('404 for a name that is not listed or an unknown job, 501 when a split set cannot be streamed whole', async () => {
     const { get } = await setup()
-    for (const path of ['/api/v1/jobs/nightly/backups/other.tar.gz/download', '/api/v1/jobs/nope/backups/x/download', '/api/v1/jobs/nightly/backups/..%2F..%2Fetc%2Fpasswd/download']) {
+    for (const path of ['/api/v1/jobs/nightly/backups/other.tar.gz/download', '/api/v1/jobs/nope/backups/x/download']) {
       const res = await get(path)
       expect(res.status, path).to.equal(404)
       expect(res.headers.get('content-type')).to.equal('application/problem+json')

@@ -1,12 +1,14 @@
 import { expect } from 'chai'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
+import { request as httpRequest } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { hashPassword } from '../../src/auth/password.js'
 import { spawnDaemon, type DaemonProcess } from './support/daemonProcess.js'
 import { cookieAttributes } from './support/requests.js'
 import { openSse } from './support/sseClient.js'
+import { validateSchema } from './support/validateSchema.js'
 
 const password = 'real-process-password'
 
@@ -62,6 +64,54 @@ describe('api: the real daemon process', function () {
     const cookie = setCookie.split(';')[0]!
     const headers = { cookie }
 
+    // What the original web client reads, from the real process: a public status, a never-run job with no
+    // lastResult (not a failure), error = detail in Problems, and bodies that match the served document.
+    const doc = await (await fetch(`${base}/openapi`)).json()
+    const components = doc.components.schemas
+    const matches = (body: unknown, name: string) => expect(validateSchema(body, { $ref: `#/components/schemas/${name}` }, components), name).to.deep.equal([])
+    const publicStatus = await (await fetch(`${base}/status`)).json()
+    expect(publicStatus).to.include({ status: 'ok', jobsCount: 1 })
+    expect(publicStatus).not.to.have.property('jobs')
+    matches(publicStatus, 'DaemonStatus')
+    const fullStatus = await (await fetch(`${base}/status`, { headers })).json()
+    expect(fullStatus.jobs).to.include({ total: 1, idle: 1 })
+    matches(fullStatus, 'DaemonStatus')
+    const fresh = await (await fetch(`${base}/jobs/files/status`, { headers })).json()
+    expect(fresh).to.include({ name: 'files', status: 'idle' })
+    expect(fresh).not.to.have.any.keys('lastResult', 'lastRun', 'cancelling')
+    expect(Date.parse(fresh.nextRun)).to.be.greaterThan(Date.now())
+    matches(fresh, 'JobStatus')
+    const listed = await (await fetch(`${base}/jobs`, { headers })).json()
+    expect(listed.jobs[0]).not.to.have.property('lastResult')
+    matches(listed, 'JobList')
+    matches(await (await fetch(`${base}/settings`)).json(), 'Settings')
+    for (const filename of ['..%2F..%2Fstate.json', 'x%5C..%5Cy', '%252e%252e%252fstate.json']) {
+      const refused = await fetch(`${base}/jobs/files/backups/${filename}/download`, { headers })
+      expect(refused.status, filename).to.equal(400)
+      const problem = await refused.json()
+      expect(problem.error).to.equal(problem.detail)
+      matches(problem, 'Problem')
+    }
+    // Literal `..` segments and backslashes, sent raw (no client normalising them): the URL parser resolves
+    // `..` before routing (a 404 Problem for the path it leads to) and Node's HTTP parser refuses a raw
+    // backslash with a bare 400; neither reaches a download.
+    for (const path of ['/api/v1/jobs/files/backups/../../../data/state.json/download', '/api/v1/jobs/files/backups/..\\..\\state.json/download']) {
+      const { status, type, body } = await new Promise<{ status: number; type: string; body: string }>((resolve, reject) => {
+        const { hostname, port } = new URL(daemon!.url)
+        // Options rather than a URL string: a URL would be normalised by the client before sending.
+        const req = httpRequest({ hostname, port, path, headers }, (res) => {
+          let body = ''
+          res.on('data', (chunk: Buffer) => (body += chunk.toString()))
+          res.on('end', () => resolve({ status: res.statusCode!, type: String(res.headers['content-type']), body }))
+        })
+        req.on('error', reject)
+        req.end()
+      })
+      expect([400, 404], `${path}: ${body}`).to.include(status)
+      if (body) expect(type, `${path}: ${status} ${body}`).to.equal('application/problem+json')
+      expect(body).not.to.include('"jobs"')
+    }
+
     const system = await (await fetch(`${base}/logs/system?tail=1000`, { headers })).json()
     expect(system.logs.join('\n')).to.include('failed login').and.not.to.include('nope')
 
@@ -76,14 +126,17 @@ describe('api: the real daemon process', function () {
       stream.close()
     }
 
-    let status: { status: string; lastResult: { success: boolean; duration: string; error: string } } | undefined
+    let status: { status: string; lastResult?: { success: boolean; duration?: string; error?: string } } | undefined
     for (let i = 0; i < 300; i++) {
       status = await (await fetch(`${base}/jobs/files/status`, { headers })).json()
-      if (status!.status === 'idle' && status!.lastResult.duration !== '') break
+      if (status!.status === 'idle' && status!.lastResult) break
       await new Promise((r) => setTimeout(r, 100))
     }
     expect(status!.status).to.equal('idle')
-    expect(status!.lastResult, JSON.stringify(status)).to.include({ success: true, error: '' })
+    expect(status!.lastResult, JSON.stringify(status)).to.include({ success: true })
+    expect(status!.lastResult!.duration).to.match(/s$/)
+    expect(status!.lastResult).not.to.have.property('error')
+    matches(status, 'JobStatus')
 
     const log = await (await fetch(`${base}/jobs/files/logs?tail=500`, { headers })).json()
     expect(log.job).to.equal('files')
@@ -108,7 +161,6 @@ describe('api: the real daemon process', function () {
     expect((await fetch(`${base}/jobs/files/backups/not-a-snapshot.tar.gz/download`, { headers })).status).to.equal(404)
     expect((await fetch(`${base}/jobs/nope/status`, { headers })).status).to.equal(404)
     expect((await fetch(`${base}/jobs/files/cancel`, { method: 'POST', headers })).status).to.equal(409)
-    const doc = await (await fetch(`${base}/openapi`)).json()
     expect(doc.openapi).to.equal('3.1.0')
   })
 

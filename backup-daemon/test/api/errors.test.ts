@@ -6,7 +6,7 @@ import { FakeEngine } from './support/fakeEngine.js'
 import { loginCookie } from './support/requests.js'
 import { testConfig } from './support/testConfig.js'
 
-const problemKeys = ['detail', 'errors', 'instance', 'status', 'title', 'type']
+const problemKeys = ['detail', 'error', 'errors', 'instance', 'status', 'title', 'type']
 
 describe('api: errors and headers', () => {
   it('unknown paths under /api/v1 are 404 Problems, also without a session', async () => {
@@ -18,7 +18,30 @@ describe('api: errors and headers', () => {
       const body = await res.json()
       expect(Object.keys(body).sort()).to.deep.equal(problemKeys)
       expect(body.instance).to.equal(path)
+      expect(body.error).to.equal(body.detail)
     }
+  })
+
+  it('every Problem carries error = detail (the original web client shows {error}): validation, 401, 404, 405, 409', async () => {
+    const engine = new FakeEngine()
+    const app = createApp({ config: testConfig(), engine })
+    const cookie = await loginCookie(app)
+    const answers = [
+      await app.request('/api/v1/jobs/nightly/logs?tail=-1', { headers: { cookie } }),
+      await app.request('/api/v1/jobs'),
+      await app.request('/api/v1/jobs/nope/status', { headers: { cookie } }),
+      await app.request('/api/v1/jobs/nightly/run', { headers: { cookie } }),
+      await app.request('/api/v1/jobs/nightly/cancel', { method: 'POST', headers: { cookie } }),
+      await app.request('/api/v1/auth/login', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{' }),
+      await app.request('/no/such/page'),
+    ]
+    expect(answers.map((r) => r.status)).to.deep.equal([400, 401, 404, 405, 409, 400, 404])
+    for (const res of answers) {
+      const body = await res.json()
+      expect(Object.keys(body).sort(), res.url).to.deep.equal(problemKeys)
+      expect(body.error, res.url).to.be.a('string').and.equal(body.detail).and.not.equal('')
+    }
+    expect((await (await app.request('/api/v1/jobs/nightly/logs?tail=-1', { headers: { cookie } })).json()).error).to.equal('request validation failed: query.tail')
   })
 
   it('a known path with the wrong method is a 405 Problem with Allow', async () => {
@@ -43,7 +66,7 @@ describe('api: errors and headers', () => {
       expect(res.headers.get('content-type')).to.equal('application/problem+json')
       const text = await res.text()
       expect(text).not.to.include('secret').and.not.to.include('hunter2').and.not.to.include('EACCES')
-      expect(JSON.parse(text).detail).to.equal('internal error')
+      expect(JSON.parse(text)).to.include({ detail: 'internal error', error: 'internal error' })
     } finally {
       console.error = original
     }

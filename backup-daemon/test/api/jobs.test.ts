@@ -36,10 +36,37 @@ describe('api: jobs', () => {
     expect(missing.headers.get('content-type')).to.equal('application/problem+json')
     expect(await missing.json()).to.deep.equal({
       type: 'about:blank', title: 'Not Found', status: 404, detail: 'job "nope" not found', instance: '/api/v1/jobs/nope/status', errors: [],
+      error: 'job "nope" not found',
     })
   })
 
-  it('GET /jobs/{name}/config: 200 {job, config}, 404 unknown, 200 {name, schedule} when showConfig is off', async () => {
+  it('leaves empty optional fields out: a never-run job has no lastResult, lastRun or nextRun; a success no error', async () => {
+    const engine = new FakeEngine([
+      fakeJob('fresh', { lastResult: undefined, lastRun: undefined, nextRun: undefined, active: false }),
+      fakeJob('ok', { lastResult: { success: true, duration: '2s' } }),
+      fakeJob('failed', { lastResult: { success: false, duration: '1s', error: 'boom' } }),
+    ])
+    const app = createApp({ config: testConfig(), engine })
+    const cookie = await loginCookie(app)
+    const { jobs } = await (await app.request('/api/v1/jobs', { headers: { cookie } })).json()
+    expect(jobs[0]).to.deep.equal({ name: 'fresh', active: false, schedule: '0 3 * * *', sourcesCount: 1, storagesCount: 1, status: 'idle' })
+    expect(jobs[1].lastResult).to.deep.equal({ success: true, duration: '2s' })
+    expect(jobs[2].lastResult).to.deep.equal({ success: false, duration: '1s', error: 'boom' })
+    const fresh = await (await app.request('/api/v1/jobs/fresh/status', { headers: { cookie } })).json()
+    expect(fresh).to.deep.equal({ name: 'fresh', active: false, status: 'idle' })
+  })
+
+  it('shows a run being cancelled as status running plus cancelling: true, in the list and the status', async () => {
+    const { post, get } = await setup()
+    await post('/api/v1/jobs/nightly/run')
+    expect(await (await get('/api/v1/jobs/nightly/status')).json()).to.include({ status: 'running' }).and.not.have.property('cancelling')
+    expect((await post('/api/v1/jobs/nightly/cancel')).status).to.equal(200)
+    expect(await (await get('/api/v1/jobs/nightly/status')).json()).to.include({ status: 'running', cancelling: true })
+    const listed = (await (await get('/api/v1/jobs')).json()).jobs[0]
+    expect(listed).to.include({ name: 'nightly', status: 'running', cancelling: true })
+  })
+
+  it('GET /jobs/{name}/config: 200 {job, config}, 404 unknown, 200 {job, config: {name, schedule}} when showConfig is off', async () => {
     const { get, engine } = await setup()
     const res = await get('/api/v1/jobs/nightly/config')
     expect(res.status).to.equal(200)
@@ -47,7 +74,7 @@ describe('api: jobs', () => {
     expect((await get('/api/v1/jobs/nope/config')).status).to.equal(404)
     const off = await (await setup({ permissions: { showConfig: false } })).get('/api/v1/jobs/nightly/config')
     expect(off.status).to.equal(200)
-    expect(await off.json()).to.deep.equal({ name: 'nightly', schedule: engine.getJob('nightly').schedule })
+    expect(await off.json()).to.deep.equal({ job: 'nightly', config: { name: 'nightly', schedule: engine.getJob('nightly').schedule } })
     const offMissing = await (await setup({ permissions: { showConfig: false } })).get('/api/v1/jobs/nope/config')
     expect(offMissing.status).to.equal(404)
   })
@@ -93,7 +120,7 @@ describe('api: jobs', () => {
       ['GET', '/api/v1/jobs'], ['GET', '/api/v1/jobs/nightly/status'], ['GET', '/api/v1/jobs/nightly/config'],
       ['POST', '/api/v1/jobs/nightly/run'], ['POST', '/api/v1/jobs/nightly/cancel'], ['GET', '/api/v1/jobs/nightly/backups'],
       ['GET', '/api/v1/jobs/nightly/backups/x.tar.gz/download'], ['GET', '/api/v1/jobs/nightly/logs'], ['GET', '/api/v1/jobs/nightly/logs/stream'],
-      ['GET', '/api/v1/logs/system'], ['GET', '/api/v1/logs/system/stream'], ['GET', '/api/v1/status'],
+      ['GET', '/api/v1/logs/system'], ['GET', '/api/v1/logs/system/stream'],
     ] as const) {
       const res = await app.request(path, { method })
       expect(res.status, `${method} ${path}`).to.equal(401)

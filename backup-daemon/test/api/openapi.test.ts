@@ -1,13 +1,15 @@
 import { validate, compileErrors } from '@readme/openapi-parser'
 import { expect } from 'chai'
 import { createApp } from '../../src/server/createApp.js'
-import { FakeEngine } from './support/fakeEngine.js'
+import { FakeEngine, fakeJob, type FakeSnapshot } from './support/fakeEngine.js'
+import { loginCookie } from './support/requests.js'
 import { testConfig } from './support/testConfig.js'
+import { validateSchema } from './support/validateSchema.js'
 
 interface Operation {
   security?: Record<string, string[]>[]
   parameters?: { name: string; in: string; schema: Record<string, unknown> }[]
-  responses: Record<string, { content?: Record<string, unknown> }>
+  responses: Record<string, { content?: Record<string, { schema: Record<string, unknown> }> }>
 }
 type Doc = { openapi: string; servers: { url: string }[]; paths: Record<string, Record<string, Operation>>; components: Record<string, Record<string, unknown>> }
 
@@ -42,7 +44,7 @@ describe('api: OpenAPI document and docs page', () => {
     const { doc } = await load()
     expect(doc.components.securitySchemes).to.deep.include({ cookieAuth: { type: 'apiKey', in: 'cookie', name: 'backup_session', description: (doc.components.securitySchemes as { cookieAuth: { description: string } }).cookieAuth.description } })
     const open = Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).filter(([, op]) => !op.security).map(([m]) => `${m} ${path}`))
-    expect(open.sort()).to.deep.equal(['get /auth/check', 'get /docs', 'get /openapi', 'get /settings', 'post /auth/login', 'post /auth/logout'])
+    expect(open.sort()).to.deep.equal(['get /auth/check', 'get /docs', 'get /openapi', 'get /settings', 'get /status', 'post /auth/login', 'post /auth/logout'])
   })
 
   it('documents tail as an integer 0..50000 with default 100, and Problem responses as application/problem+json', async () => {
@@ -54,9 +56,102 @@ describe('api: OpenAPI document and docs page', () => {
     expect(Object.keys(run.responses).sort()).to.deep.equal(['202', '400', '401', '403', '404', '409', '500', '503'])
     expect(run.responses['409']!.content).to.have.key('application/problem+json')
     expect(doc.paths['/jobs/{name}/logs/stream']!.get!.responses['200']!.content).to.have.key('text/event-stream')
-    for (const name of ['JobSummary', 'JobStatus', 'LastResult', 'JobLog', 'SystemLog', 'Snapshot', 'RunStarted', 'CancelResult', 'AuthCheck', 'LoginResult', 'Settings', 'StreamFrame', 'Problem']) {
+    for (const name of ['JobSummary', 'JobStatus', 'LastResult', 'JobLog', 'SystemLog', 'Snapshot', 'RunStarted', 'CancelResult', 'AuthCheck', 'LoginResult', 'Settings', 'StreamFrame', 'Problem', 'DaemonStatus']) {
       expect(doc.components.schemas, name).to.have.property(name)
     }
+  })
+
+  it('marks as optional exactly the fields the daemon leaves out when empty, and documents cancelling and the Snapshot additions', async () => {
+    const { doc } = await load()
+    const schemas = doc.components.schemas as Record<string, { required: string[]; properties: Record<string, { enum?: unknown[] }> }>
+    expect(schemas.JobSummary!.required.sort()).to.deep.equal(['active', 'name', 'schedule', 'sourcesCount', 'status', 'storagesCount'])
+    expect(schemas.JobStatus!.required.sort()).to.deep.equal(['active', 'name', 'status'])
+    expect(schemas.LastResult!.required).to.deep.equal(['success'])
+    expect(schemas.JobSummary!.properties.status!.enum).to.deep.equal(['idle', 'running'])
+    expect(schemas.JobStatus!.properties.cancelling!.enum).to.deep.equal([true])
+    expect(schemas.Snapshot!.required).to.include.members(['id', 'name', 'checksummed', 'damaged', 'storage', 'storages']).and.not.include('damageReason')
+    expect(schemas.Problem!.required).to.include('error')
+    expect(schemas.DaemonStatus!.required.sort()).to.deep.equal(['environment', 'jobsCount', 'status', 'uptime', 'version'])
+    expect(schemas.Settings!.required).to.include('defaultLanguage')
+  })
+
+  it('describes every JSON body the API serves: each response validates against its documented schema', async () => {
+    const engine = new FakeEngine([
+      fakeJob('nightly'),
+      fakeJob('fresh', { lastResult: undefined, lastRun: undefined, nextRun: undefined }),
+      fakeJob('broken', { lastResult: { success: false, duration: '3s', error: 'disk full' } }),
+      fakeJob('stopping', { status: 'running', cancelling: true }),
+    ])
+    const view = (name: string, extra: Partial<FakeSnapshot['view']> = {}): FakeSnapshot['view'] => ({
+      id: name, name, jobName: 'nightly', path: `/b/${name}`, size: 3, createdAt: '2026-11-21T03:00:00.000Z', storageType: 'local',
+      isSplit: false, fullDownloadSupported: true, partsCount: 1, checksummed: true, damaged: false, storage: 'disk', storages: ['disk'], ...extra,
+    })
+    engine.snapshots.set('nightly', [
+      { view: view('a.tar.gz'), bytes: Buffer.from('abc') },
+      { view: view('b.tar.gz', { isSplit: true, partsCount: 2, checksummed: false, damaged: true, damageReason: 'part aab is missing' }), fullDownloadUnsupported: true, parts: [Buffer.from('x')] },
+    ])
+    engine.logs.append({ kind: 'job', job: 'nightly' }, 'a line')
+    const app = createApp({ config: testConfig(), engine })
+    const { doc } = await load()
+    const cookie = await loginCookie(app)
+    const components = doc.components.schemas as Record<string, Record<string, unknown>>
+    const calls: [method: string, template: string, path: string, session: boolean][] = [
+      ['get', '/settings', '/settings', false],
+      ['get', '/auth/check', '/auth/check', false],
+      ['get', '/auth/check', '/auth/check', true],
+      ['get', '/status', '/status', false],
+      ['get', '/status', '/status', true],
+      ['get', '/jobs', '/jobs', true],
+      ['get', '/jobs', '/jobs', false],
+      ...['nightly', 'fresh', 'broken', 'stopping', 'nope'].map((job) => ['get', '/jobs/{name}/status', `/jobs/${job}/status`, true] as [string, string, string, boolean]),
+      ['get', '/jobs/{name}/config', '/jobs/nightly/config', true],
+      ['get', '/jobs/{name}/config', '/jobs/nope/config', true],
+      ['post', '/jobs/{name}/run', '/jobs/nightly/run', true],
+      ['post', '/jobs/{name}/run', '/jobs/nightly/run', true],
+      ['post', '/jobs/{name}/cancel', '/jobs/fresh/cancel', true],
+      ['post', '/jobs/{name}/cancel', '/jobs/nightly/cancel', true],
+      ['get', '/jobs/{name}/status', '/jobs/nightly/status', true],
+      ['get', '/jobs/{name}/backups', '/jobs/nightly/backups', true],
+      ['get', '/jobs/{name}/backups', '/jobs/nope/backups', true],
+      ['get', '/jobs/{name}/backups/{filename}/download', '/jobs/nightly/backups/..%2Fx/download', true],
+      ['get', '/jobs/{name}/backups/{filename}/download', '/jobs/nightly/backups/zzz/download', true],
+      ['get', '/jobs/{name}/backups/{filename}/download', '/jobs/nightly/backups/b.tar.gz/download', true],
+      ['get', '/jobs/{name}/logs', '/jobs/nightly/logs?tail=5', true],
+      ['get', '/jobs/{name}/logs', '/jobs/fresh/logs', true],
+      ['get', '/jobs/{name}/logs', '/jobs/nightly/logs?tail=x', true],
+      ['get', '/logs/system', '/logs/system', true],
+      ['post', '/auth/login', '/auth/login', false],
+      ['post', '/auth/logout', '/auth/logout', false],
+    ]
+    const seen = new Set<string>()
+    for (const [method, template, path, session] of calls) {
+      const init: RequestInit = { method: method.toUpperCase(), headers: session ? { cookie } : {} }
+      if (template === '/auth/login') Object.assign(init, { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'wrong' }) })
+      const res = await app.request(`/api/v1${path}`, init)
+      const where = `${method.toUpperCase()} ${path} -> ${res.status}`
+      const documented = doc.paths[template]![method]!.responses[String(res.status)]
+      expect(documented, `${where} is not documented`).to.not.equal(undefined)
+      const type = res.headers.get('content-type')!.split(';')[0]!
+      const schema = documented!.content?.[type]?.schema
+      expect(schema, `${where}: ${type} is not documented`).to.not.equal(undefined)
+      const errors = validateSchema(await res.json(), schema!, components)
+      expect(errors, where).to.deep.equal([])
+      seen.add(`${template} ${res.status}`)
+    }
+    // The calls reached the shapes this test is about.
+    expect([...seen]).to.include.members(['/status 200', '/jobs/{name}/status 404', '/jobs/{name}/run 409', '/jobs/{name}/backups/{filename}/download 400', '/jobs/{name}/backups/{filename}/download 501', '/jobs 401', '/auth/login 401'])
+  })
+
+  it('the schema check itself refuses undeclared, missing and mistyped fields', async () => {
+    const { doc } = await load()
+    const components = doc.components.schemas as Record<string, Record<string, unknown>>
+    const ref = { $ref: '#/components/schemas/JobStatus' }
+    expect(validateSchema({ name: 'x', active: true, status: 'idle' }, ref, components)).to.deep.equal([])
+    expect(validateSchema({ name: 'x', active: true, status: 'cancelling' }, ref, components)).to.have.length(1)
+    expect(validateSchema({ name: 'x', active: true, status: 'idle', extra: 1 }, ref, components)).to.deep.equal(['$: "extra" is not declared'])
+    expect(validateSchema({ name: 'x', status: 'idle' }, ref, components)).to.deep.equal(['$: missing required "active"'])
+    expect(validateSchema({ name: 'x', active: true, status: 'idle', lastResult: { success: 'yes' } }, ref, components)).to.deep.equal(['$.lastResult.success: expected boolean, got string'])
+    expect(validateSchema({ name: 'x', active: true, status: 'idle', cancelling: false }, ref, components)).to.have.length(1)
   })
 
   it('serves an offline docs page whose CSP allows only its own script and same-origin fetches', async () => {

@@ -142,7 +142,7 @@ describe('backup-daemon CLI (child processes of bin/backup-daemon.js)', function
       expect(() => engine.run('slow', 'manual')).to.throw(JobBusyError)
       expect((await run.done).code).to.equal(0)
       const job = engine.getJob('slow')
-      expect(job.lastResult.success).to.equal(true)
+      expect(job.lastResult?.success).to.equal(true)
       expect(job.lastRun).to.not.equal('')
       expect(await engine.listSnapshots('slow')).to.have.length(1)
     } finally {

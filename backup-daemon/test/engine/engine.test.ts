@@ -45,7 +45,7 @@ describe('engine: runs, snapshots, split, retention', () => {
     expect(info).to.include({ status: 'success', error: '', startTime: startedAt })
     const job = e.getJob('whole')
     expect(job).to.include({ status: 'idle', lastRun: startedAt, sourcesCount: 1, storagesCount: 1 })
-    expect(job.lastResult.success).to.equal(true)
+    expect(job.lastResult?.success).to.equal(true)
     const [snapshot, ...rest] = await e.listSnapshots('whole')
     expect(rest).to.have.length(0)
     expect(snapshot).to.include({ jobName: 'whole', storageType: 'local', isSplit: false, partsCount: 1, fullDownloadSupported: true })

@@ -39,7 +39,7 @@ describe('engine: cancel, restart, logs, schedules', function () {
     await waitFor(async () => (await filesBelow(join(tmp.dir, 'backups'))).length >= 2, 20_000, 'parts to be written')
     const { cancelledAt } = e.cancel('slow')
     expect(cancelledAt).to.be.a('string')
-    expect(e.getJob('slow').status).to.equal('cancelling')
+    expect(e.getJob('slow')).to.include({ status: 'running', cancelling: true })
     const info = await e.whenIdle('slow')
     expect(info).to.include({ status: 'cancelled', error: 'cancelled' })
     expect(e.getJob('slow')).to.deep.include({ status: 'idle', lastResult: { success: false, duration: info.duration, error: 'cancelled' } })
@@ -84,7 +84,7 @@ describe('engine: cancel, restart, logs, schedules', function () {
     const e = await start([{ name: 'a' }])
     expect(e.runInfo('a').status).to.equal('failed')
     expect(e.getJob('a').lastResult).to.include({ success: false })
-    expect(e.getJob('a').lastResult.error).to.match(/interrupted/)
+    expect(e.getJob('a').lastResult?.error).to.match(/interrupted/)
   })
 
   it('bounds logs by logLimits in memory and on disk, across restarts', async () => {
@@ -124,7 +124,7 @@ describe('engine: cancel, restart, logs, schedules', function () {
   it('fires a schedule and never overlaps runs of one job', async () => {
     await slowData(24)
     const e = await start([{ name: 'tick', extra: '    schedule: "* * * * * *"\n    retention: { last: 1 }\n' }])
-    expect(Date.parse(e.getJob('tick').nextRun)).to.be.greaterThan(Date.now() - 1000)
+    expect(Date.parse(e.getJob('tick').nextRun!)).to.be.greaterThan(Date.now() - 1000)
     const events: string[] = []
     e.logs.subscribe({ kind: 'job', job: 'tick' }, (line) => {
       const plain = stripAnsi(line)
@@ -135,7 +135,7 @@ describe('engine: cancel, restart, logs, schedules', function () {
     await e.stop()
     expect(events.join(',')).to.match(/^(start,end,)+(start,end)?/)
     for (let i = 0; i < events.length; i++) expect(events[i], events.join(',')).to.equal(i % 2 === 0 ? 'start' : 'end')
-    expect(e.getJob('tick').lastResult.success).to.equal(true)
+    expect(e.getJob('tick').lastResult?.success).to.equal(true)
     // A manual run while a scheduled one goes on is refused rather than run beside it.
     await sleep(0)
   })

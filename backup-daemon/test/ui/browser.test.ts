@@ -156,8 +156,8 @@ describe('web UI in Chromium against a real daemon', function () {
   })
 
   it('shows the system log live, with search and follow', async () => {
-    await page.getByRole('link', { name: 'System log' }).click()
-    await page.waitForURL(/\/logs\/system$/)
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'System' }).click()
+    await page.waitForURL(/\/system$/)
     await page.locator('.log-line', { hasText: 'listening on' }).waitFor()
     // A shorter tail reconnects and still shows the newest lines.
     await page.getByLabel('Lines').selectOption('100')

@@ -1,6 +1,7 @@
 import { expect } from 'chai'
 import { formatBytes } from '../../src/ui/lib/formatBytes.js'
 import { formatRelative } from '../../src/ui/lib/formatRelative.js'
+import { formatUptime } from '../../src/ui/lib/formatUptime.js'
 
 describe('ui/lib/formatRelative', () => {
   const now = new Date('2026-01-10T12:00:00Z')
@@ -44,5 +45,18 @@ describe('ui/lib/formatBytes', () => {
   it('rejects negative and non-finite sizes', () => {
     expect(formatBytes(-1)).to.equal('—')
     expect(formatBytes(Number.NaN)).to.equal('—')
+  })
+})
+
+describe('ui/lib/formatUptime', () => {
+  it('shows the two largest units and drops a zero second one', () => {
+    expect(formatUptime(0)).to.equal('0s')
+    expect(formatUptime(42.9)).to.equal('42s')
+    expect(formatUptime(312)).to.equal('5m 12s')
+    expect(formatUptime(3 * 3600 + 4 * 60 + 5)).to.equal('3h 4m')
+    expect(formatUptime(3 * 3600 + 5)).to.equal('3h')
+    expect(formatUptime(2 * 86_400 + 3 * 3600 + 59)).to.equal('2d 3h')
+    expect(formatUptime(-1)).to.equal('—')
+    expect(formatUptime(Number.NaN)).to.equal('—')
   })
 })

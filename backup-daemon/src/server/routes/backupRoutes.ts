@@ -13,6 +13,8 @@ import { DownloadParamsSchema, JobParamsSchema, SnapshotListSchema } from '../sc
 
 const archiveBytes = z.string().openapi({ format: 'binary' })
 
+/** A listed snapshot as served (the spec's fields plus `checksummed`, `damaged`, `storage`, `storages`). */
+
 export function backupRoutes(api: OpenAPIHono<AppEnv>, { config, engine, session }: RouteDeps): void {
   const common = { tags: ['backups'], security: sessionSecurity, middleware: [session] }
 
@@ -36,10 +38,12 @@ export function backupRoutes(api: OpenAPIHono<AppEnv>, { config, engine, session
       ...common,
       method: 'get',
       path: '/jobs/{name}/backups/{filename}/download',
-      summary: 'Download a snapshot (a split set as one stream)',
+      summary: 'Download a snapshot, a split set as one stream, or one part of a set',
       description:
-        '200 with the archive bytes, or 307 to a signed storage URL. 403 when `server.permissions.allowBackupDownload` is off, ' +
-        '404 for a name that is not listed, 501 when the storage cannot stream a split set as one download.',
+        '`{filename}` is a listed `id` (= `name`), a split set ID, or `<id>.part-aaa` for one part. ' +
+        '200 with the bytes, or 307 to a signed storage URL. 400 for a `{filename}` with `/`, `\\` or `..`, ' +
+        '403 when `server.permissions.allowBackupDownload` is off, 404 for a name that is not listed, ' +
+        '501 when the storage cannot stream a split set as one download.',
       request: { params: DownloadParamsSchema },
       responses: {
         200: {

@@ -1,7 +1,7 @@
 /**
  * @module server/routes/jobConfigSchema
  * The response of `GET /jobs/{name}/config`: `{job, config: JobDetail}` (the original service's
- * secret-free job view, built by `engine/redactJob.ts`), or `{name, schedule}` when
+ * secret-free job view, built by `engine/redactJob.ts`), or `{job, config: {name, schedule}}` when
  * `server.permissions.showConfig` is off, so the job page can still render.
  */
 import { z } from '@hono/zod-openapi'
@@ -39,6 +39,8 @@ export const JobDetailSchema = z
 export const JobConfigResponseSchema = z
   .union([
     z.object({ job: z.string(), config: JobDetailSchema }),
-    z.object({ name: z.string(), schedule: z.string() }).openapi('JobConfigHidden', { description: 'With `server.permissions.showConfig: false`: only what the job page needs.' }),
+    z
+      .object({ job: z.string(), config: z.object({ name: z.string(), schedule: z.string() }) })
+      .openapi('JobConfigHidden', { description: 'With `server.permissions.showConfig: false`: only what the job page needs.' }),
   ])
   .openapi('JobConfigResponse')

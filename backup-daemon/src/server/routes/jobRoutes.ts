@@ -35,8 +35,9 @@ export function jobRoutes(api: OpenAPIHono<AppEnv>, { config, engine, session }:
       responses: { 200: jsonResponse(JobStatusSchema, 'The job status'), ...problemResponses(401, 404) },
     }),
     (c) => {
-      const { active, name, status, lastResult, lastRun, nextRun } = engine.getJob(c.req.valid('param').name)
-      return c.json({ active, name, status, lastResult, lastRun, nextRun }, 200)
+      // JobStatus is JobSummary without the counts and the schedule; absent optional fields stay absent.
+      const { schedule: _schedule, sourcesCount: _sources, storagesCount: _storages, ...status } = engine.getJob(c.req.valid('param').name)
+      return c.json(status, 200)
     },
   )
 
@@ -46,7 +47,7 @@ export function jobRoutes(api: OpenAPIHono<AppEnv>, { config, engine, session }:
       method: 'get',
       path: '/jobs/{name}/config',
       summary: "One job's configuration, without secrets",
-      description: '`{job, config}`; only `{name, schedule}` when `server.permissions.showConfig` is off.',
+      description: '`{job, config}`; with `server.permissions.showConfig` off, `config` holds only `name` and `schedule` (as the original service answers).',
       request: { params: JobParamsSchema },
       responses: { 200: jsonResponse(JobConfigResponseSchema, 'The job configuration'), ...problemResponses(401, 404) },
     }),
@@ -54,7 +55,7 @@ export function jobRoutes(api: OpenAPIHono<AppEnv>, { config, engine, session }:
       const name = c.req.valid('param').name
       if (!permissions.showConfig) {
         const { schedule } = engine.getJob(name)
-        return c.json({ name, schedule }, 200)
+        return c.json({ job: name, config: { name, schedule } }, 200)
       }
       return c.json({ job: name, config: engine.jobConfig(name) as JobDetail }, 200)
     },

@@ -1,38 +1,67 @@
 /**
  * @module server/routes/systemRoutes
- * `GET /status` (needs a session when auth is on: it tells what runs) and `GET /settings` (public: the UI
- * reads it before login to know what to offer).
+ * `GET /status` and `GET /settings`, both public. `/status` answers what the original service's web client
+ * reads before and after login (`status`, `version`, `uptime`, `environment`, `jobsCount`); what runs and
+ * how (job counts by state, auth) is added only for a valid session or with auth off. `/settings` is read
+ * by the UI before login to know what to offer.
  */
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
+import type { Context } from 'hono'
 import { readFileSync } from 'node:fs'
 import type { AppEnv, RouteDeps } from '../appEnv.js'
-import { jsonResponse, problemResponses, sessionSecurity } from '../responses.js'
+import { HttpError } from '../HttpError.js'
+import { jsonResponse, problemResponses } from '../responses.js'
 import { DaemonStatusSchema, SettingsSchema } from '../schemas.js'
 
 /** The package version, read once (the OpenAPI document and `/status` report it). */
 export const daemonVersion: string = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version
 
+/** `NODE_ENV` as the original reports its environment; a daemon started without it is a production one. */
+const environment = process.env.NODE_ENV || 'production'
+
 export function systemRoutes(api: OpenAPIHono<AppEnv>, { config, engine, session, startedAt }: RouteDeps): void {
+  /** Whether the request carries a valid session (always true with auth off); refreshes the cookie like any session check. */
+  const hasSession = async (c: Context): Promise<boolean> => {
+    try {
+      let passed = false
+      await session(c, async () => {
+        passed = true
+      })
+      return passed
+    } catch (err) {
+      if (err instanceof HttpError && err.status === 401) return false
+      throw err
+    }
+  }
+
   api.openapi(
     createRoute({
       method: 'get',
       path: '/status',
       tags: ['system'],
-      summary: 'Daemon version, uptime and job counts',
-      security: sessionSecurity,
-      middleware: [session],
-      responses: { 200: jsonResponse(DaemonStatusSchema, 'Daemon status'), ...problemResponses(401) },
+      summary: 'Daemon status, version and uptime (public); job counts with a session',
+      responses: { 200: jsonResponse(DaemonStatusSchema, 'Daemon status'), ...problemResponses() },
     }),
-    (c) => {
+    async (c) => {
       const jobs = engine.listJobs()
-      const count = (status: string) => jobs.filter((j) => j.status === status).length
+      const uptime = Math.floor((Date.now() - startedAt.getTime()) / 1000)
+      const base = { status: 'ok' as const, version: daemonVersion, uptime, environment, jobsCount: jobs.length }
+      if (!(await hasSession(c))) return c.json(base, 200)
+      const running = jobs.filter((j) => j.status === 'running')
+      const cancelling = running.filter((j) => j.cancelling).length
       return c.json(
         {
-          version: daemonVersion,
+          ...base,
           startedAt: startedAt.toISOString(),
-          uptimeSeconds: Math.floor((Date.now() - startedAt.getTime()) / 1000),
+          uptimeSeconds: uptime,
           authEnabled: config.server.auth.enabled,
-          jobs: { total: jobs.length, active: jobs.filter((j) => j.active).length, idle: count('idle'), running: count('running'), cancelling: count('cancelling') },
+          jobs: {
+            total: jobs.length,
+            active: jobs.filter((j) => j.active).length,
+            idle: jobs.length - running.length,
+            running: running.length - cancelling,
+            cancelling,
+          },
         },
         200,
       )
@@ -55,6 +84,7 @@ export function systemRoutes(api: OpenAPIHono<AppEnv>, { config, engine, session
           logLimits: { jobLogs: logLimits.jobLogs, systemLogs: logLimits.systemLogs },
           logs: { perJob: logs.perJob, system: logs.system },
           permissions: { allowBackupDownload, allowManualRun, showConfig },
+          defaultLanguage: server.defaultLanguage ?? 'en',
         },
         200,
       )

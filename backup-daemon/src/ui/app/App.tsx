@@ -11,7 +11,7 @@ import { DashboardPage } from './pages/DashboardPage.js'
 import { JobPage } from './pages/JobPage.js'
 import { LoginPage } from './pages/LoginPage.js'
 import { NotFoundPage } from './pages/NotFoundPage.js'
-import { SystemLogPage } from './pages/SystemLogPage.js'
+import { SystemPage } from './pages/SystemPage.js'
 import { linkClick, loginPath, navigate, useLocation } from './router.js'
 
 export function App() {
@@ -87,7 +87,8 @@ export function App() {
   } else if (needsLogin) page = <p class="boot">Loading…</p>
   else if (location.path === '/') page = <DashboardPage />
   else if (jobMatch) page = <JobPage name={decodeURIComponent(jobMatch[1]!)} settings={settings} />
-  else if (location.path === '/logs/system') page = <SystemLogPage settings={settings} />
+  // `/logs/system` was this page's address before it showed the daemon's status too.
+  else if (location.path === '/system' || location.path === '/logs/system') page = <SystemPage settings={settings} />
   else page = <NotFoundPage />
 
   const signedIn = !auth.authEnabled || auth.authenticated
@@ -105,11 +106,9 @@ export function App() {
             <a href="/" onClick={linkClick} aria-current={location.path === '/' ? 'page' : undefined}>
               Jobs
             </a>
-            {settings.logs.system && (
-              <a href="/logs/system" onClick={linkClick} aria-current={location.path === '/logs/system' ? 'page' : undefined}>
-                System log
-              </a>
-            )}
+            <a href="/system" onClick={linkClick} aria-current={location.path === '/system' || location.path === '/logs/system' ? 'page' : undefined}>
+              System
+            </a>
           </nav>
         )}
         <div class="topbar-end">

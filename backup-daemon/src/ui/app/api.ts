@@ -6,7 +6,7 @@
  */
 import type { JobView, RunInfo, SnapshotView } from '../../engine/types.js'
 
-export type { JobView, RunInfo, SnapshotView }
+export type { JobView, RunInfo }
 
 export const API_BASE = '/api/v1'
 
@@ -14,7 +14,35 @@ export interface Settings {
   logLimits: { jobLogs: number; systemLogs: number }
   logs: { perJob: boolean; system: boolean }
   permissions: { allowBackupDownload: boolean; allowManualRun: boolean; showConfig: boolean }
+  /** The language a UI starts in; this UI has only English. */
+  defaultLanguage?: string
 }
+
+/**
+ * One listed snapshot: the spec's fields plus what the daemon adds (read defensively: a daemon
+ * without them lists neither badge).
+ */
+export type Snapshot = SnapshotView & {
+  checksummed?: boolean
+  damaged?: boolean
+  damageReason?: string
+  storage?: string
+  storages?: string[]
+}
+
+/** `GET /status`: public fields, and with a session the daemon's own details. */
+export interface SystemStatus {
+  status: string
+  version?: string
+  uptime?: number
+  environment?: string
+  jobsCount?: number
+  startedAt?: string
+  jobs?: { total: number; active: number; idle: number; running: number; cancelling: number }
+}
+
+/** `GET /jobs/{name}/config`: `{job, config}` with the secret-free view (only name and schedule when `showConfig` is off). */
+export type JobConfigResponse = { job: string; config: Record<string, unknown> } | { name: string; schedule: string }
 
 export interface AuthCheck {
   authenticated: boolean
@@ -26,6 +54,8 @@ export interface Problem {
   title?: string
   status?: number
   detail?: string
+  /** Same as `detail` (kept for clients of the original service). */
+  error?: string
   errors?: { location: string; message: string; value?: unknown }[]
 }
 
@@ -35,7 +65,7 @@ export class ApiError extends Error {
     readonly status: number,
     readonly problem: Problem,
   ) {
-    super(problem.detail || problem.title || `HTTP ${status}`)
+    super(problem.detail || problem.error || problem.title || `HTTP ${status}`)
     this.name = 'ApiError'
   }
 }
@@ -86,18 +116,28 @@ export const api = {
   logout: () => request<unknown>('POST', '/auth/logout', undefined, { handle401: false }),
   jobs: () => request<{ jobs: JobView[] }>('GET', '/jobs'),
   jobStatus: (name: string) => request<Omit<JobView, 'schedule' | 'sourcesCount' | 'storagesCount'>>('GET', `${job(name)}/status`),
-  jobConfig: (name: string) => request<Record<string, unknown>>('GET', `${job(name)}/config`),
+  jobConfig: (name: string) => request<JobConfigResponse>('GET', `${job(name)}/config`),
+  status: () => request<SystemStatus>('GET', '/status'),
   jobRunInfo: (name: string) => request<RunInfo & { job: string; logs: string[] }>('GET', `${job(name)}/logs?tail=0`),
   run: (name: string) => request<{ job: string; startedAt: string }>('POST', `${job(name)}/run`),
   cancel: (name: string) => request<{ job: string; cancelledAt: string }>('POST', `${job(name)}/cancel`),
   /** The newest `tail` lines of a log; `path` is a `LogSource.tail`. */
   logTail: (path: string, tail: number) => request<{ logs: string[] }>('GET', `${path}?tail=${tail}`),
-  backups: (name: string) => request<{ backups: SnapshotView[]; job: string }>('GET', `${job(name)}/backups`),
+  backups: (name: string) => request<{ backups: Snapshot[]; job: string }>('GET', `${job(name)}/backups`),
 }
 
-/** URL of a snapshot download (a plain link: the cookie goes along, redirects are followed). */
+/**
+ * URL of a download (a plain link: the cookie goes along, redirects are followed): `filename` is a
+ * snapshot's `id`, a split set's `id` (the whole set) or a part name from `partName`.
+ */
 export function downloadUrl(jobName: string, filename: string): string {
   return `${API_BASE}${job(jobName)}/backups/${encodeURIComponent(filename)}/download`
+}
+
+/** The `{filename}` of part `index` (0-based) of split set `id`: `<id>.part-aaa`, `.part-aab`, ... */
+export function partName(id: string, index: number): string {
+  const letters = [676, 26, 1].map((unit) => String.fromCharCode(97 + (Math.floor(index / unit) % 26))).join('')
+  return `${id}.part-${letters}`
 }
 
 /** A log's two endpoints: the JSON tail (path under `/api/v1`) and the SSE stream (URL). */

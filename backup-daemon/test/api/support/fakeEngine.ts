@@ -8,12 +8,27 @@ import { Readable } from 'node:stream'
 import { FullDownloadUnsupportedError, JobBusyError, JobNotFoundError, NoRunInFlightError, SnapshotNotFoundError } from '../../../src/engine/errors.js'
 import type { Engine, JobView, LogHub, LogScope, RunInfo, SnapshotDownload, SnapshotView } from '../../../src/engine/types.js'
 
+/** What a listing item carries besides the spec's fields (CONTRACT.md: filled by the engine's snapshot catalog). */
+export interface SnapshotExtras {
+  checksummed: boolean
+  damaged: boolean
+  damageReason?: string
+  storage: string
+  storages: string[]
+}
+
 export interface FakeSnapshot {
-  view: SnapshotView
+  view: SnapshotView & SnapshotExtras
   bytes?: Buffer
+  /** Bytes of each part of a split set, in order: `<id>.part-aaa`, `.part-aab`, ... are downloadable. */
+  parts?: Buffer[]
   redirect?: string
   fullDownloadUnsupported?: boolean
 }
+
+/** `aaa`, `aab`, ... for part index 0, 1, ... (the original service's part suffixes). */
+export const partSuffix = (index: number): string =>
+  [676, 26, 1].map((unit) => String.fromCharCode(97 + (Math.floor(index / unit) % 26))).join('')
 
 const scopeKey = (scope: LogScope) => (scope.kind === 'system' ? 'system' : `job:${scope.job}`)
 
@@ -96,7 +111,8 @@ export class FakeEngine implements Engine {
   }
   runInfo(name: string): RunInfo {
     const job = this.job(name)
-    return { startTime: job.lastRun, endTime: job.lastRun, duration: job.lastResult.duration, error: job.lastResult.error, status: job.status === 'idle' ? 'success' : job.status }
+    const status = job.cancelling ? 'cancelling' : job.status === 'idle' ? (job.lastResult ? (job.lastResult.success ? 'success' : 'failed') : 'idle') : job.status
+    return { startTime: job.lastRun ?? '', endTime: job.lastRun ?? '', duration: job.lastResult?.duration ?? '', error: job.lastResult?.error ?? '', status }
   }
   run(name: string, trigger: 'manual' | 'schedule'): { startedAt: string } {
     const job = this.job(name)
@@ -108,17 +124,30 @@ export class FakeEngine implements Engine {
   cancel(name: string): { cancelledAt: string } {
     const job = this.job(name)
     if (job.status !== 'running') throw new NoRunInFlightError(name)
-    job.status = 'cancelling'
+    job.cancelling = true
     return { cancelledAt: new Date().toISOString() }
   }
-  async listSnapshots(name: string): Promise<SnapshotView[]> {
+  async listSnapshots(name: string): Promise<(SnapshotView & SnapshotExtras)[]> {
     this.job(name)
     return (this.snapshots.get(name) ?? []).map((s) => s.view)
   }
   async openSnapshot(name: string, filename: string): Promise<SnapshotDownload> {
     this.job(name)
-    const snap = (this.snapshots.get(name) ?? []).find((s) => s.view.name === filename)
+    const all = this.snapshots.get(name) ?? []
+    const part = /^(.+)\.part-([a-z]{3})$/.exec(filename)
+    const set = part && all.find((s) => s.view.id === part[1] && s.parts)
+    if (set) {
+      const index = set.parts!.findIndex((_, i) => partSuffix(i) === part![2])
+      if (index < 0) throw new SnapshotNotFoundError(name, filename)
+      const bytes = set.parts![index]!
+      return { kind: 'stream', filename, size: bytes.length, contentType: 'application/octet-stream', open: async () => Readable.from([bytes]) }
+    }
+    const snap = all.find((s) => s.view.id === filename)
     if (!snap) throw new SnapshotNotFoundError(name, filename)
+    if (snap.parts && !snap.fullDownloadUnsupported) {
+      const bytes = Buffer.concat(snap.parts)
+      return { kind: 'stream', filename, size: bytes.length, contentType: 'application/gzip', open: async () => Readable.from([bytes]) }
+    }
     if (snap.fullDownloadUnsupported) throw new FullDownloadUnsupportedError(filename)
     if (snap.redirect) return { kind: 'redirect', url: snap.redirect }
     const bytes = snap.bytes ?? Buffer.alloc(0)

@@ -13,7 +13,7 @@ import { testConfig, testPassword, testUser } from '../../api/support/testConfig
 const engine = new FakeEngine([
   fakeJob('nightly-files', { schedule: '0 2 * * *' }),
   fakeJob('db-every-15-min', { schedule: '*/15 * * * 1-5', status: 'running', lastResult: { success: false, duration: '4.1s', error: 'mongodb: connection refused' } }),
-  fakeJob('weekly-archive', { schedule: '0 3 * * 0', active: false, lastRun: '', nextRun: '', lastResult: { success: false, duration: '', error: '' } }),
+  fakeJob('weekly-archive', { schedule: '0 3 * * 0', active: false, lastRun: undefined, nextRun: undefined, lastResult: undefined }),
 ])
 const ESC = '\u001b'
 for (let i = 0; i < 300; i++) {
@@ -23,12 +23,12 @@ for (let i = 0; i < 300; i++) {
 }
 engine.snapshots.set('nightly-files', [
   {
-    view: { id: 'a', name: 'nightly-files-2026-11-21T02-00-00Z.tar.gz', jobName: 'nightly-files', path: '/backups', size: 123456789, createdAt: new Date(Date.now() - 6 * 3600e3).toISOString(), storageType: 'local', isSplit: false, fullDownloadSupported: true, partsCount: 1, checksummed: true, damaged: false, storage: 'disk', storages: ['disk'] },
+    view: { id: 'nightly-files-2026-11-21T02-00-00Z.tar.gz', name: 'nightly-files-2026-11-21T02-00-00Z.tar.gz', jobName: 'nightly-files', path: '/backups', size: 123456789, createdAt: new Date(Date.now() - 6 * 3600e3).toISOString(), storageType: 'local', isSplit: false, fullDownloadSupported: true, partsCount: 1, checksummed: true, damaged: false, storage: 'disk', storages: ['disk', 'offsite'] },
     bytes: Buffer.from('hello snapshot'),
   },
   {
-    view: { id: 'b', name: 'nightly-files-2026-11-20T02-00-00Z', jobName: 'nightly-files', path: '/backups', size: 5 * 1024 ** 3, createdAt: new Date(Date.now() - 30 * 3600e3).toISOString(), storageType: 's3', isSplit: true, fullDownloadSupported: true, partsCount: 5, checksummed: true, damaged: false, storage: 's3', storages: ['s3'] },
-    bytes: Buffer.from('split'),
+    view: { id: 'nightly-files-20261120-020000.tar.gz', name: 'nightly-files-20261120-020000.tar.gz', jobName: 'nightly-files', path: '/backups', size: 5 * 1024 ** 3, createdAt: new Date(Date.now() - 30 * 3600e3).toISOString(), storageType: 's3', isSplit: true, fullDownloadSupported: true, partsCount: 5, checksummed: false, damaged: true, damageReason: 'part aae is missing', storage: 'offsite', storages: ['offsite'] },
+    parts: ['sp', 'l', 'i', 't', '!'].map((p) => Buffer.from(p)),
   },
 ])
 const config = testConfig({ ui: true, address: `127.0.0.1:${process.env.PORT ?? 0}`, auth: { enabled: process.env.AUTH !== 'off' } })

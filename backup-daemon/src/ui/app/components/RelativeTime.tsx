@@ -6,7 +6,7 @@
  */
 import { formatRelative } from '../../lib/formatRelative.js'
 
-export function RelativeTime({ time, empty = '—' }: { time: string; empty?: string }) {
+export function RelativeTime({ time, empty = '—' }: { time?: string; empty?: string }) {
   if (!time) return <span class="muted">{empty}</span>
   const date = new Date(time)
   if (Number.isNaN(date.getTime())) return <span>{time}</span>

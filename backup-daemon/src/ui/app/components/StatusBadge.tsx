@@ -1,16 +1,18 @@
 /** @jsxImportSource preact */
 /**
  * @module ui/app/components/StatusBadge
- * A job's run status; running and cancelling pulse (the live indicator), with the word always shown
- * so colour is never the only signal.
+ * A job's run status (`idle` or `running`); a running job pulses (the live indicator), and one whose
+ * cancel is in progress (`cancelling: true`) says "stopping…". The word is always shown so colour is
+ * never the only signal.
  */
 
-export function StatusBadge({ status }: { status: string }) {
-  const live = status === 'running' || status === 'cancelling'
+export function StatusBadge({ status, cancelling = false }: { status: string; cancelling?: boolean }) {
+  const live = status === 'running'
+  const stopping = live && cancelling
   return (
-    <span class={`badge status-${status}`} data-status={status}>
+    <span class={`badge status-${stopping ? 'cancelling' : status}`} data-status={status} data-cancelling={stopping ? 'true' : undefined}>
       {live && <span class="live-dot" aria-hidden="true" />}
-      {status}
+      {stopping ? 'stopping…' : status}
     </span>
   )
 }

@@ -76,7 +76,7 @@ export function DashboardPage() {
                   </div>
                 </th>
                 <td data-label="Status">
-                  <StatusBadge status={job.status} />
+                  <StatusBadge status={job.status} cancelling={job.cancelling} />
                 </td>
                 <td data-label="Schedule">
                   <div>
@@ -87,7 +87,7 @@ export function DashboardPage() {
                 <td data-label="Last result">
                   <LastResult job={job} />
                 </td>
-                <td data-label="Duration">{job.lastResult.duration || <span class="muted">—</span>}</td>
+                <td data-label="Duration">{job.lastResult?.duration || <span class="muted">—</span>}</td>
                 <td data-label="Last run">
                   <RelativeTime time={job.lastRun} empty="never" />
                 </td>
@@ -106,12 +106,14 @@ export function DashboardPage() {
   )
 }
 
-export function LastResult({ job }: { job: Pick<JobView, 'lastRun' | 'lastResult'> }) {
-  if (!job.lastRun && !job.lastResult.duration && !job.lastResult.error) return <span class="muted">no run yet</span>
-  if (job.lastResult.success) return <span class="result ok">✓ success</span>
+/** A missing `lastResult` means no run has ended yet: never shown as a failure. */
+export function LastResult({ job }: { job: Pick<JobView, 'lastResult'> }) {
+  const result = job.lastResult
+  if (!result) return <span class="muted">no run yet</span>
+  if (result.success) return <span class="result ok">✓ success</span>
   return (
-    <span class="result failed" title={job.lastResult.error}>
-      ✗ {job.lastResult.error || 'failed'}
+    <span class="result failed" title={result.error}>
+      ✗ {result.error || 'failed'}
     </span>
   )
 }

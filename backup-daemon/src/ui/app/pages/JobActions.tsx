@@ -5,7 +5,6 @@
  * 409/403 Problem in plain words) appears in a live region screen readers announce.
  */
 import { useState } from 'preact/hooks'
-import type { JobRunStatus } from '../../../engine/types.js'
 import { api, ApiError } from '../api.js'
 
 interface Feedback {
@@ -15,17 +14,20 @@ interface Feedback {
 
 interface JobActionsProps {
   name: string
+  /** `idle` or `running`. */
   status: string
-  /** The status the action leads to, shown at once. */
-  onChanged(status: JobRunStatus): void
+  /** A cancel of the run in flight is in progress. */
+  cancelling: boolean
+  /** What the action leads to (a run, or a run being stopped), shown at once. */
+  onChanged(change: 'running' | 'cancelling'): void
   /** After any answer, success or refusal: the page reads the real status (a 409 means it changed). */
   onSettled(): void
 }
 
-export function JobActions({ name, status, onChanged, onSettled }: JobActionsProps) {
+export function JobActions({ name, status, cancelling, onChanged, onSettled }: JobActionsProps) {
   const [pending, setPending] = useState<'run' | 'cancel'>()
   const [feedback, setFeedback] = useState<Feedback>()
-  const running = status === 'running' || status === 'cancelling'
+  const running = status !== 'idle'
 
   const act = async (action: 'run' | 'cancel') => {
     setPending(action)
@@ -53,8 +55,8 @@ export function JobActions({ name, status, onChanged, onSettled }: JobActionsPro
       <button class="primary" onClick={() => void act('run')} disabled={pending !== undefined || running} aria-describedby="action-feedback">
         {pending === 'run' ? 'Starting…' : 'Run now'}
       </button>
-      <button class="danger" onClick={() => void act('cancel')} disabled={pending !== undefined || status !== 'running'} aria-describedby="action-feedback">
-        {pending === 'cancel' ? 'Cancelling…' : 'Cancel run'}
+      <button class="danger" onClick={() => void act('cancel')} disabled={pending !== undefined || !running || cancelling} aria-describedby="action-feedback">
+        {pending === 'cancel' ? 'Cancelling…' : cancelling ? 'Stopping…' : 'Cancel run'}
       </button>
       <p id="action-feedback" class={`feedback ${feedback?.kind ?? ''}`} role="status" aria-live="polite">
         {feedback?.text ?? ''}

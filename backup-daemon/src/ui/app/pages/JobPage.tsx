@@ -73,7 +73,7 @@ export function JobPage({ name, settings }: { name: string; settings: Settings }
       </nav>
       <div class="page-head">
         <h1>{name}</h1>
-        {job && <StatusBadge status={job.status} />}
+        {job && <StatusBadge status={job.status} cancelling={job.cancelling} />}
         {job && <ActiveBadge active={job.active} />}
       </div>
       {error && (
@@ -100,7 +100,7 @@ export function JobPage({ name, settings }: { name: string; settings: Settings }
             </div>
             <div>
               <dt>Duration</dt>
-              <dd>{job.lastResult.duration || '—'}</dd>
+              <dd>{job.lastResult?.duration || '—'}</dd>
             </div>
             <div>
               <dt>Last run</dt>
@@ -125,9 +125,10 @@ export function JobPage({ name, settings }: { name: string; settings: Settings }
             <JobActions
               name={name}
               status={job.status}
-              onChanged={(status) => {
-                lastStatus.current = status
-                setJob({ ...job, status })
+              cancelling={job.cancelling ?? false}
+              onChanged={(change) => {
+                lastStatus.current = 'running'
+                setJob({ ...job, status: 'running', ...(change === 'cancelling' ? { cancelling: true as const } : {}) })
               }}
               onSettled={refresh}
             />

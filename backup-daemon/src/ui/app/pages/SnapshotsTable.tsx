@@ -2,15 +2,18 @@
 /**
  * @module ui/app/pages/SnapshotsTable
  * The job's committed snapshots, newest first, with download links when downloads are allowed.
- * A split snapshot is downloaded whole by its set ID when the storage can stream the parts.
+ * Downloads go by the snapshot's `id`; a split set is downloaded whole by its `id` when the storage can
+ * stream the parts as one file, and each part on its own (`<id>.part-aaa`, ...). Snapshots without the
+ * daemon's checksum manifest (e.g. the original service's) say "not checksummed"; ones the listing found
+ * incomplete say "damaged" with the reason.
  */
 import { useEffect, useState } from 'preact/hooks'
 import { formatBytes } from '../../lib/formatBytes.js'
-import { api, ApiError, downloadUrl, type SnapshotView } from '../api.js'
+import { api, ApiError, downloadUrl, partName, type Snapshot } from '../api.js'
 import { RelativeTime } from '../components/RelativeTime.js'
 
 export function SnapshotsTable({ name, canDownload, version }: { name: string; canDownload: boolean; version: number }) {
-  const [snapshots, setSnapshots] = useState<SnapshotView[]>()
+  const [snapshots, setSnapshots] = useState<Snapshot[]>()
   const [error, setError] = useState<string>()
   const [reload, setReload] = useState(0)
 
@@ -50,9 +53,12 @@ export function SnapshotsTable({ name, canDownload, version }: { name: string; c
           </thead>
           <tbody>
             {snapshots.map((s) => (
-              <tr key={s.id} data-snapshot={s.name}>
+              <tr key={s.id} data-snapshot={s.name} data-id={s.id}>
                 <th scope="row" data-label="Name" class="snapshot-name">
-                  {s.name}
+                  <div>
+                    {s.name}
+                    <SnapshotBadges snapshot={s} />
+                  </div>
                 </th>
                 <td data-label="Size" title={`${s.size.toLocaleString()} bytes`}>
                   {formatBytes(s.size)}
@@ -60,19 +66,13 @@ export function SnapshotsTable({ name, canDownload, version }: { name: string; c
                 <td data-label="Created">
                   <RelativeTime time={s.createdAt} />
                 </td>
-                <td data-label="Storage">{s.storageType}</td>
+                <td data-label="Storage" title={s.storages && s.storages.length > 1 ? `also on: ${s.storages.filter((n) => n !== s.storage).join(', ')}` : undefined}>
+                  {s.storage ? `${s.storage} (${s.storageType})` : s.storageType}
+                </td>
                 <td data-label="Split">{s.isSplit ? `${s.partsCount} parts` : 'no'}</td>
                 {canDownload && (
                   <td data-label="Download">
-                    {!s.isSplit || s.fullDownloadSupported ? (
-                      <a class="download" href={downloadUrl(name, s.name)} download aria-label={`Download ${s.name}`}>
-                        Download
-                      </a>
-                    ) : (
-                      <span class="muted" title="This storage cannot stream the parts as one file">
-                        parts only
-                      </span>
-                    )}
+                    <Downloads job={name} snapshot={s} />
                   </td>
                 )}
               </tr>
@@ -81,5 +81,60 @@ export function SnapshotsTable({ name, canDownload, version }: { name: string; c
         </table>
       )}
     </section>
+  )
+}
+
+function SnapshotBadges({ snapshot }: { snapshot: Snapshot }) {
+  return (
+    <>
+      {snapshot.damaged && (
+        <span class="badge damaged" title={snapshot.damageReason}>
+          damaged{snapshot.damageReason ? `: ${snapshot.damageReason}` : ''}
+        </span>
+      )}
+      {snapshot.checksummed === false && (
+        <span class="badge unchecked" title="No checksum manifest: the daemon cannot verify this snapshot's bytes">
+          not checksummed
+        </span>
+      )}
+    </>
+  )
+}
+
+/**
+ * The `{filename}` that downloads `s`: its `id` (= `name` on this daemon and the original). An `id` that
+ * is no file name (an engine listing `<storage>/<name>`) would be refused with 400, so `name` stands in.
+ */
+const fileOf = (s: Snapshot): string => (/[/\\]/.test(s.id) ? s.name : s.id)
+
+function Downloads({ job, snapshot: s }: { job: string; snapshot: Snapshot }) {
+  const id = fileOf(s)
+  const whole =
+    !s.isSplit || s.fullDownloadSupported ? (
+      <a class="download" href={downloadUrl(job, id)} download aria-label={`Download ${s.name}`}>
+        Download
+      </a>
+    ) : (
+      <span class="muted" title="This storage cannot stream the parts as one file">
+        parts only
+      </span>
+    )
+  if (!s.isSplit || s.partsCount < 1) return whole
+  return (
+    <div class="downloads">
+      {whole}
+      <details class="parts">
+        <summary>{s.partsCount} parts</summary>
+        <ul>
+          {Array.from({ length: s.partsCount }, (_, i) => partName(id, i)).map((part, i) => (
+            <li key={part}>
+              <a class="download-part" href={downloadUrl(job, part)} download aria-label={`Download part ${i + 1} of ${s.name}`} data-part={part}>
+                Part {i + 1}
+              </a>
+            </li>
+          ))}
+        </ul>
+      </details>
+    </div>
   )
 }
