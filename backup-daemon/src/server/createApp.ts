@@ -16,6 +16,7 @@ import { apiNotFound, type ApiRoute } from './apiNotFound.js'
 import type { AppEnv, RouteDeps } from './appEnv.js'
 import { asContextResponse, handleError } from './handleError.js'
 import { HttpError } from './HttpError.js'
+import { originCheck } from './originCheck.js'
 import { authRoutes } from './routes/authRoutes.js'
 import { backupRoutes } from './routes/backupRoutes.js'
 import { apiPrefix, docRoutes } from './routes/docRoutes.js'
@@ -66,6 +67,8 @@ export function createApp({ config, engine, sessionKey, keepAliveMs = 15_000, lo
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   app.onError(handleError({ logs: engine.logs }))
   app.use('*', securityHeaders())
+  // Before any API handler or session check: a cross-site POST never reaches them (CSRF).
+  app.use(`${apiPrefix}/*`, originCheck({ allowedOrigins: config.server.auth.allowedOrigins ?? [] }))
   app.route(apiPrefix, api)
   if (config.server.metrics?.enabled ?? true) metricsRoute(app, deps)
   if (config.server.ui.enabled) app.route('/', ui())
