@@ -5,6 +5,7 @@
  */
 import type { Context } from 'hono'
 import type { LogHub } from '../engine/types.js'
+import { formatLine } from '../logs/formatLine.js'
 import { HttpError } from './HttpError.js'
 import { toHttpError } from './toHttpError.js'
 
@@ -20,7 +21,8 @@ export const handleError = ({ logs }: HandleErrorOptions) =>
     const line = `server: internal error on ${c.req.method} ${c.req.path}: ${err.name}: ${err.message}`
     console.error(line)
     try {
-      logs.append({ kind: 'system' }, line)
+      // Stamped here: the request path in it must not decide the line's level.
+      logs.append({ kind: 'system' }, formatLine('error', line))
     } catch {
       // The log hub failing must not turn a 500 into a crash.
     }

@@ -6,9 +6,11 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
 import { bodyLimit } from 'hono/body-limit'
 import { timingSafeEqual, createHash } from 'node:crypto'
+import { concurrencyGate, GateFullError } from '../../auth/concurrencyGate.js'
 import { verifyPassword } from '../../auth/password.js'
 import { clearSessionCookie, readSessionCookie, setSessionCookie } from '../../auth/sessionCookie.js'
 import { signSession, verifySession } from '../../auth/sessionToken.js'
+import { formatLine } from '../../logs/formatLine.js'
 import type { AppEnv, RouteDeps } from '../appEnv.js'
 import { clientAddress, logSafe } from '../clientAddress.js'
 import { HttpError } from '../HttpError.js'
@@ -62,20 +64,31 @@ function sameText(a: string, b: string): boolean {
 
 export function authRoutes(api: OpenAPIHono<AppEnv>, { config, engine, sessionKey, loginLimiter }: RouteDeps): void {
   const { auth } = config.server
+  // Two scrypt hashes at a time leave the rest of libuv's thread pool to file reads and gzip.
+  const hashes = concurrencyGate({ max: 2, maxWaiting: 32 })
 
   api.openapi(loginRoute, async (c) => {
     if (!auth.enabled) return c.json({ success: true }, 200)
     const client = clientAddress(c)
-    const wait = loginLimiter.retryAfter(client)
+    // Reserved (counted as failed) before hashing, so concurrent guesses cannot all slip past the limit.
+    const wait = loginLimiter.reserve(client)
     if (wait > 0) {
       throw new HttpError(429, { message: 'too many failed logins from this address; try again later', headers: { 'Retry-After': String(wait) } })
     }
     const { username, password } = c.req.valid('json')
-    // Check the password even for a wrong user name so the answer takes as long either way.
-    const passwordOk = await verifyPassword(password, auth.password)
+    let passwordOk: boolean
+    try {
+      // Check the password even for a wrong user name so the answer takes as long either way.
+      passwordOk = await hashes.run(() => verifyPassword(password, auth.password))
+    } catch (err) {
+      if (!(err instanceof GateFullError)) throw err
+      loginLimiter.release(client)
+      throw new HttpError(429, { message: 'too many logins in progress; try again later', headers: { 'Retry-After': '1' } })
+    }
     if (!(sameText(username, auth.username) && passwordOk)) {
-      loginLimiter.failed(client)
-      engine.logs.append({ kind: 'system' }, `auth: failed login for user "${logSafe(username)}" from ${client}`)
+      // Stamped here as WARN: a plain message gets its level guessed from its text, and the user name is
+      // the client's ("error" in it made the line an ERROR).
+      engine.logs.append({ kind: 'system' }, formatLine('warn', `auth: failed login for user "${logSafe(username)}" from ${client}`))
       throw new HttpError(401, { message: 'invalid username or password' })
     }
     loginLimiter.succeeded(client)
