@@ -9,8 +9,8 @@
  * but nothing is ever written through one: an existing link at a file's path is replaced, never followed.
  * Existing files are not replaced unless `overwrite` is set.
  */
-import { constants, createWriteStream } from 'node:fs'
-import { lstat, mkdir, realpath, rm, symlink, utimes } from 'node:fs/promises'
+import { constants } from 'node:fs'
+import { lstat, mkdir, open, realpath, rm, symlink, utimes } from 'node:fs/promises'
 import { isAbsolute, join, resolve, sep } from 'node:path'
 import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
@@ -89,7 +89,7 @@ export async function extractTo(archive: Readable, dir: string, options: Extract
       await clear(path)
       // O_NOFOLLOW: a link that appeared at the path since `clear` is not written through.
       const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | (options.overwrite ? constants.O_TRUNC : constants.O_EXCL)
-      const out = createWriteStream(path, { flags, mode: (header.mode ?? 0o644) & 0o777 })
+      const out = (await open(path, flags, (header.mode ?? 0o644) & 0o777)).createWriteStream()
       await pipeline(stream, out, options.signal ? { signal: options.signal } : {})
       await utimes(path, mtime, mtime)
       result.files++
