@@ -26,6 +26,8 @@ export interface ArchiveOptions {
   level?: number
   /** Called once per source before its entries are read. */
   onSource?(source: Source): void
+  /** A file's length changed while it was read: its copy was zero-padded (`read` < `announced`) or cut. */
+  onFileChanged?(name: string, announced: number, read: number): void
 }
 
 export function createArchive(sources: Source[], options: ArchiveOptions): Readable {
@@ -37,7 +39,7 @@ export function createArchive(sources: Source[], options: ArchiveOptions): Reada
       options.onSource?.(source)
       for await (const entry of source.entries(signal)) {
         signal.throwIfAborted()
-        await addEntry(pack, entry, signal)
+        await addEntry(pack, entry, signal, options.onFileChanged)
       }
     }
     pack.finalize()
@@ -70,7 +72,8 @@ export function createArchive(sources: Source[], options: ArchiveOptions): Reada
   return out
 }
 
-async function addEntry(pack: tar.Pack, entry: SourceEntry, signal: AbortSignal): Promise<void> {
+async function addEntry(pack: tar.Pack, entry: SourceEntry, signal: AbortSignal, onChanged?: ArchiveOptions['onFileChanged']): Promise<void> {
+  const changed = (read: number) => onChanged?.(entry.name, entry.size ?? 0, read)
   const header: Partial<tar.Header> & { name: string } = { name: entry.name, type: entry.type, mode: entry.mode, mtime: entry.mtime }
   if (entry.type === 'symlink') header.linkname = entry.linkname ?? ''
   if (entry.type !== 'file' || !entry.open) {
@@ -78,7 +81,9 @@ async function addEntry(pack: tar.Pack, entry: SourceEntry, signal: AbortSignal)
     return
   }
   if (entry.read && entry.size !== undefined) {
-    const data = fitTo(await entry.read(signal), entry.size)
+    const read = await entry.read(signal)
+    if (read.length !== entry.size) changed(read.length)
+    const data = fitTo(read, entry.size)
     header.size = data.length
     await new Promise<void>((resolve, reject) => pack.entry(header, data, (err) => (err ? reject(err) : resolve())))
     return
@@ -94,7 +99,7 @@ async function addEntry(pack: tar.Pack, entry: SourceEntry, signal: AbortSignal)
   } else {
     size = entry.size
     // A file that grows or shrinks while it is read is cut or padded to the size announced in the header.
-    body = entry.open(signal).pipe(exactSize(size))
+    body = entry.open(signal).pipe(exactSize(size, changed))
   }
   try {
     header.size = size

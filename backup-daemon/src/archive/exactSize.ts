@@ -1,11 +1,16 @@
 /**
  * @module archive/exactSize
  * A transform that passes exactly `size` bytes: extra bytes are dropped and missing ones are zeros.
- * Files change while a backup reads them; tar must get the length its header announced.
+ * Files change while a backup reads them; tar must get the length its header announced. The copy is
+ * then not what is on disk, so `onChanged` is told (with the byte count actually read) and the run
+ * warns about the file instead of reporting a silent success.
  */
 import { Transform } from 'node:stream'
 
-export function exactSize(size: number): Transform {
+/** Called once when the stream's length differed from `size`: `read` bytes came (fewer: zero-padded; more: cut). */
+export type SizeChangedListener = (read: number) => void
+
+export function exactSize(size: number, onChanged?: SizeChangedListener): Transform {
   let seen = 0
   const source = { errored: undefined as Error | undefined }
   const transform = new Transform({
@@ -17,6 +22,7 @@ export function exactSize(size: number): Transform {
     },
     flush(callback) {
       if (source.errored) return callback(source.errored)
+      if (seen !== size) onChanged?.(seen)
       let missing = size - seen
       while (missing > 0) {
         const n = Math.min(missing, 64 * 1024)

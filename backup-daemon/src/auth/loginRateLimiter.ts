@@ -3,6 +3,10 @@
  * Slows down password guessing: at most `maxFailures` failed logins per client address within
  * `windowMs`; after that, logins from that address are refused with 429 until the window has passed. A
  * successful login clears the address's count. Memory is bounded: old windows are swept as they expire.
+ *
+ * A login reserves its attempt (`reserve`: counted as a failure) before the password is hashed, and a
+ * success gives it back: checking first and counting after the hash let a burst of concurrent guesses
+ * all pass the check while their hashes were still running.
  */
 
 export interface LoginRateLimiterOptions {
@@ -18,6 +22,13 @@ export interface LoginRateLimiter {
   /** Seconds until `client` may try again, or 0 when it may try now. */
   retryAfter(client: string, now?: number): number
   failed(client: string, now?: number): void
+  /**
+   * Counts one attempt as failed up front. Returns 0 when the attempt may go ahead (the password may be
+   * checked), else the seconds to wait (nothing counted).
+   */
+  reserve(client: string, now?: number): number
+  /** Gives back one reservation whose password was never checked (e.g. refused for load). */
+  release(client: string, now?: number): void
   succeeded(client: string): void
 }
 
@@ -44,6 +55,15 @@ export function loginRateLimiter({ maxFailures = 10, windowMs = 15 * 60_000, max
         if (windows.size >= maxClients) windows.delete(windows.keys().next().value as string)
         windows.set(client, { start: now, failures: 1 })
       }
+    },
+    reserve(client, now = Date.now()) {
+      const wait = this.retryAfter(client, now)
+      if (wait === 0) this.failed(client, now)
+      return wait
+    },
+    release(client, now = Date.now()) {
+      const w = current(client, now)
+      if (w && w.failures > 0) w.failures -= 1
     },
     succeeded(client) {
       windows.delete(client)

@@ -1,8 +1,12 @@
 /**
  * @module auth/sessionToken
- * The session JWT (HS256, via `jose`): subject = the configured user name, `exp` = login time plus
- * `tokenExpiration` minutes. `jose` checks the signature in constant time and refuses other algorithms.
+ * The session JWT (HS256, via `jose`): subject = the configured user name, `exp` = issue time plus
+ * `tokenExpiration` minutes, `sid` = the session's random ID and `auth_time` = when the password was
+ * given. Both are carried unchanged through refreshes: `sid` lets a logout revoke every token of the
+ * session, `auth_time` caps how long refreshes can keep it alive (`maxSessionSeconds`). `jose` checks the
+ * signature in constant time and refuses other algorithms.
  */
+import { createHash, randomBytes } from 'node:crypto'
 import { SignJWT, jwtVerify } from 'jose'
 
 export interface SessionClaims {
@@ -10,6 +14,19 @@ export interface SessionClaims {
   sub: string
   /** Expiry, seconds since the epoch. */
   exp: number
+  /** The session's ID, the same for every token refreshed from one login. */
+  sid: string
+  /** Login time (seconds since the epoch), the same for every token of the session. */
+  authTime: number
+}
+
+/**
+ * The longest a session lives from its login, refreshes included: 12 token lifetimes (6 hours with the
+ * default 30 minutes), at most 24 hours, and never less than one token lifetime.
+ */
+export function maxSessionSeconds(tokenMinutes: number): number {
+  const token = Math.round(tokenMinutes * 60)
+  return Math.max(token, Math.min(12 * token, 24 * 3600))
 }
 
 export interface SignSessionOptions {
@@ -19,24 +36,40 @@ export interface SignSessionOptions {
   minutes: number
   /** @default Date.now() */
   now?: number
+  /** The session a refreshed token continues; absent for a login (a new `sid`, `auth_time` = now). */
+  session?: Pick<SessionClaims, 'sid' | 'authTime'>
 }
 
-export async function signSession({ key, username, minutes, now = Date.now() }: SignSessionOptions): Promise<string> {
+/** The `exp` of a token signed at `now` (ms) for a session that began at `authTime` (s): capped by `maxSessionSeconds`. */
+export function sessionExpiry(minutes: number, now: number, authTime: number): number {
+  return Math.min(Math.floor(now / 1000) + Math.round(minutes * 60), authTime + maxSessionSeconds(minutes))
+}
+
+/** Signs a token; its `exp` never passes `auth_time + maxSessionSeconds(minutes)`. */
+export async function signSession({ key, username, minutes, now = Date.now(), session }: SignSessionOptions): Promise<string> {
   const iat = Math.floor(now / 1000)
-  return new SignJWT({})
+  const sid = session?.sid ?? randomBytes(16).toString('base64url')
+  const authTime = session?.authTime ?? iat
+  const exp = sessionExpiry(minutes, now, authTime)
+  return new SignJWT({ sid, auth_time: authTime })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(username)
     .setIssuedAt(iat)
-    .setExpirationTime(iat + Math.round(minutes * 60))
+    .setExpirationTime(exp)
     .sign(key)
 }
 
-/** Returns the claims of a valid, unexpired token issued to `username`, otherwise `undefined`. */
-export async function verifySession(token: string, key: Uint8Array, username: string): Promise<SessionClaims | undefined> {
+/**
+ * Returns the claims of a valid, unexpired token issued to `username`, otherwise `undefined`. A token
+ * from before `sid` existed gets the hash of itself as `sid` and its `iat` as `auth_time`.
+ */
+export async function verifySession(token: string, key: Uint8Array, username: string, now = Date.now()): Promise<SessionClaims | undefined> {
   try {
-    const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], subject: username })
+    const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], subject: username, currentDate: new Date(now) })
     if (typeof payload.sub !== 'string' || typeof payload.exp !== 'number') return undefined
-    return { sub: payload.sub, exp: payload.exp }
+    const sid = typeof payload.sid === 'string' ? payload.sid : createHash('sha256').update(token).digest('base64url')
+    const authTime = typeof payload.auth_time === 'number' ? payload.auth_time : (payload.iat ?? 0)
+    return { sub: payload.sub, exp: payload.exp, sid, authTime }
   } catch {
     return undefined
   }

@@ -12,7 +12,7 @@ export class RunLock {
 
   constructor(dataDir: string) {
     this.dir = join(dataDir, 'locks')
-    mkdirSync(this.dir, { recursive: true })
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 })
   }
 
   private path(job: string): string {
@@ -41,7 +41,7 @@ export class RunLock {
   acquire(job: string): boolean {
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
-        writeFileSync(this.path(job), String(process.pid), { flag: 'wx' })
+        writeFileSync(this.path(job), String(process.pid), { flag: 'wx', mode: 0o600 })
         return true
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err

@@ -34,7 +34,8 @@ export class StateStore {
   private seen = -1
 
   constructor(dataDir: string) {
-    mkdirSync(dataDir, { recursive: true })
+    // Owner only: run history and errors are nobody else's business (folders 0700, files 0600).
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 })
     this.path = join(dataDir, 'state.json')
     this.jobs = this.read().jobs
   }
@@ -95,7 +96,7 @@ export class StateStore {
     }
     onDisk.jobs[job] = next
     const temp = `${this.path}.${process.pid}.tmp`
-    writeFileSync(temp, JSON.stringify(onDisk, null, 2) + '\n')
+    writeFileSync(temp, JSON.stringify(onDisk, null, 2) + '\n', { mode: 0o600 })
     renameSync(temp, this.path)
     this.seen = this.mtime()
     this.jobs = onDisk.jobs

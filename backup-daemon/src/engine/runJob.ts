@@ -42,11 +42,16 @@ async function writeRun({ job, storages, signal, log, level }: RunJobOptions): P
   const createdAt = new Date()
   const name = snapshotName(job.name, createdAt, job.compression, job.encryption?.type)
   log('info', `writing ${name} to ${storages.map((s) => `${s.type}:${s.name}`).join(', ')}`)
+  let changed = 0
   let archive = createArchive(sources, {
     compression: job.compression,
     signal,
     level: job.compressionLevel ?? (job.compression === 'tar.gz' ? level : undefined),
     onSource: (source) => log('info', `reading source "${source.name}" (${source.type})`),
+    onFileChanged: (file, announced, read) => {
+      changed++
+      log('warn', `${file} changed while read: ${read < announced ? `shrank to ${read} bytes, padded with zeros` : `grew past ${announced} bytes, cut`} to the ${announced} bytes it had; the copy is not what is on disk now`)
+    },
   })
   // After compression (encrypted bytes do not compress) and before splitting (every part is ciphertext).
   if (job.encryption) archive = await (await import('../archive/encryptArchive.js')).encryptArchive(archive, job.encryption)
@@ -62,7 +67,8 @@ async function writeRun({ job, storages, signal, log, level }: RunJobOptions): P
     signal,
   })
   const parts = manifest.parts.length > 1 || manifest.chunkSize !== null ? `, ${manifest.parts.length} part(s)` : ''
-  log('info', `committed ${name}: ${mib(manifest.size)}${parts}, sha256 ${manifest.sha256}`)
+  const changedNote = changed ? `; ${changed} file(s) changed while read (see the warnings above)` : ''
+  log('info', `committed ${name}: ${mib(manifest.size)}${parts}, sha256 ${manifest.sha256}${changedNote}`)
   if (hasRules(job.retention)) {
     const rules = describePolicy(job.retention)
     for (const storage of storages) {

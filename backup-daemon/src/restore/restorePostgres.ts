@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process'
 import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
+import { splitPassword } from '../sources/postgresql/connectionString.js'
 import { tail } from '../sources/support/runChild.js'
 
 export interface PostgresConnection {
@@ -37,7 +38,9 @@ export interface RestorePostgresOptions {
  * await restorePostgres(entryStream, { database: 'shop', host: 'db', user: 'postgres', password }, { clean: true })
  */
 export async function restorePostgres(dump: Readable, connection: PostgresConnection, options: RestorePostgresOptions = {}): Promise<void> {
-  const args = ['--no-password', '--exit-on-error', `--dbname=${connection.database}`]
+  // A password inside a URI or key/value `database` goes to PGPASSWORD too, never on the command line.
+  const split = splitPassword(connection.database)
+  const args = ['--no-password', '--exit-on-error', `--dbname=${split.database}`]
   if (connection.host) args.push(`--host=${connection.host}`)
   if (connection.port !== undefined) args.push(`--port=${connection.port}`)
   if (connection.user) args.push(`--username=${connection.user}`)
@@ -47,7 +50,8 @@ export async function restorePostgres(dump: Readable, connection: PostgresConnec
   args.push(...(options.params ?? []))
   const env: NodeJS.ProcessEnv = { ...process.env }
   delete env.PGPASSWORD
-  if (connection.password !== undefined) env.PGPASSWORD = connection.password
+  const password = split.password ?? connection.password
+  if (password !== undefined) env.PGPASSWORD = password
   const child = spawn(options.pgRestore ?? 'pg_restore', args, { env, stdio: ['pipe', 'ignore', 'pipe'] })
   const stderr = tail(5)
   child.stderr!.on('data', stderr.push)

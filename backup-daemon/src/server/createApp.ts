@@ -8,6 +8,7 @@ import { OpenAPIHono } from '@hono/zod-openapi'
 import type { Hono } from 'hono'
 import { loginRateLimiter, type LoginRateLimiterOptions } from '../auth/loginRateLimiter.js'
 import { requireSession } from '../auth/requireSession.js'
+import { revokedSessions } from '../auth/revokedSessions.js'
 import { sessionKey as keyFromSecret } from '../auth/sessionKey.js'
 import type { DaemonConfig } from '../config/types.js'
 import type { Engine } from '../engine/types.js'
@@ -16,6 +17,7 @@ import { apiNotFound, type ApiRoute } from './apiNotFound.js'
 import type { AppEnv, RouteDeps } from './appEnv.js'
 import { asContextResponse, handleError } from './handleError.js'
 import { HttpError } from './HttpError.js'
+import { originCheck } from './originCheck.js'
 import { authRoutes } from './routes/authRoutes.js'
 import { backupRoutes } from './routes/backupRoutes.js'
 import { apiPrefix, docRoutes } from './routes/docRoutes.js'
@@ -37,22 +39,25 @@ export interface CreateAppOptions {
   loginLimits?: LoginRateLimiterOptions
   /** The web UI mounted at `/` when `server.ui.enabled`. @default serveUi() */
   ui?: () => Hono
+  /** Milliseconds since the epoch, for session times (tests move it). @default Date.now */
+  clock?: () => number
 }
 
-export function createApp({ config, engine, sessionKey, keepAliveMs = 15_000, loginLimits, ui = serveUi }: CreateAppOptions): OpenAPIHono<AppEnv> {
+export function createApp({ config, engine, sessionKey, keepAliveMs = 15_000, loginLimits, ui = serveUi, clock = Date.now }: CreateAppOptions): OpenAPIHono<AppEnv> {
   const key = sessionKey ?? keyFromSecret(config.server.secret)
+  const revoked = revokedSessions()
   const deps: RouteDeps = {
     config,
     engine,
     sessionKey: key,
-    session: requireSession({ auth: config.server.auth, key }),
+    session: requireSession({ auth: config.server.auth, key, revoked, clock }),
     loginLimiter: loginRateLimiter(loginLimits),
     keepAliveMs,
     startedAt: new Date(),
   }
 
   const api = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
-  authRoutes(api, deps)
+  authRoutes(api, deps, { revoked, clock })
   jobRoutes(api, deps)
   backupRoutes(api, deps)
   logRoutes(api, deps)
@@ -66,6 +71,8 @@ export function createApp({ config, engine, sessionKey, keepAliveMs = 15_000, lo
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   app.onError(handleError({ logs: engine.logs }))
   app.use('*', securityHeaders())
+  // Before any API handler or session check: a cross-site POST never reaches them (CSRF).
+  app.use(`${apiPrefix}/*`, originCheck({ allowedOrigins: config.server.auth.allowedOrigins ?? [] }))
   app.route(apiPrefix, api)
   if (config.server.metrics?.enabled ?? true) metricsRoute(app, deps)
   if (config.server.ui.enabled) app.route('/', ui())

@@ -5,6 +5,7 @@
  */
 import type { Context } from 'hono'
 import type { LogHub } from '../engine/types.js'
+import { formatLine } from '../logs/formatLine.js'
 import { HttpError } from './HttpError.js'
 import { toHttpError } from './toHttpError.js'
 
@@ -16,11 +17,20 @@ export const handleError = ({ logs }: HandleErrorOptions) =>
   function handleError(err: Error, c: Context): Response {
     const known = toHttpError(err)
     // Through the context, so the prepared headers (security headers, a refreshed cookie) are kept.
-    if (known) return asContextResponse(c, known.getResponse(c.req.path))
+    if (known) {
+      try {
+        return asContextResponse(c, known.getResponse(c.req.path))
+      } catch {
+        // A body that cannot be serialised (e.g. a client value too deep) must not turn a 4xx into a
+        // 500: the same status and message, without the field details.
+        return asContextResponse(c, new HttpError(known.status, { message: known.message, headers: known.headers }).getResponse(c.req.path))
+      }
+    }
     const line = `server: internal error on ${c.req.method} ${c.req.path}: ${err.name}: ${err.message}`
     console.error(line)
     try {
-      logs.append({ kind: 'system' }, line)
+      // Stamped here: the request path in it must not decide the line's level.
+      logs.append({ kind: 'system' }, formatLine('error', line))
     } catch {
       // The log hub failing must not turn a 500 into a crash.
     }

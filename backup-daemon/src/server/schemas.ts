@@ -169,11 +169,9 @@ export const tailDefault = 100
 export const tailMax = 50_000
 
 export const TailQuerySchema = z.object({
-  tail: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .default(tailDefault)
+  // `tail=` (empty) means "not given": coercing '' would give 0 lines instead of the default.
+  tail: z
+    .preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(0).default(tailDefault))
     .transform((n) => Math.min(n, tailMax))
     .openapi({
       param: { name: 'tail', in: 'query', description: `Lines of existing log to return (or replay first). Values above ${tailMax} are capped.` },

@@ -1,15 +1,17 @@
 /**
  * @module snapshot/extractTo
  * Unpacks a tar stream into a folder. Every entry must stay inside it: absolute names, `..` steps, hard
- * links, and entries reached through a symbolic link that leads outside are refused (the restore stops
- * with an error naming the entry). Symbolic links themselves are restored as they were archived (the
- * `local` source stores links to anywhere without following them), but nothing is ever written through
- * one: an existing link at a file's path is replaced, never followed. Existing files are not replaced
- * unless `overwrite` is set.
+ * links, and entries reached through a symbolic link are refused (the restore stops with an error naming
+ * the entry). Every folder on an entry's path is checked component by component before anything is
+ * created: an existing link on the way (e.g. an archived `lnk -> /outside` or `up -> ..` followed by
+ * `lnk/x/y`) is refused, so nothing is ever created outside the folder. Symbolic links themselves are
+ * restored as they were archived (the `local` source stores links to anywhere without following them),
+ * but nothing is ever written through one: an existing link at a file's path is replaced, never followed.
+ * Existing files are not replaced unless `overwrite` is set.
  */
-import { createWriteStream } from 'node:fs'
-import { lstat, mkdir, realpath, rm, symlink, utimes } from 'node:fs/promises'
-import { dirname, isAbsolute, resolve, sep } from 'node:path'
+import { constants } from 'node:fs'
+import { lstat, mkdir, open, realpath, rm, symlink, utimes } from 'node:fs/promises'
+import { isAbsolute, join, resolve, sep } from 'node:path'
 import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { forEachTarEntry } from './forEachTarEntry.js'
@@ -49,11 +51,25 @@ export async function extractTo(archive: Readable, dir: string, options: Extract
     if (!inside(root, path)) throw new EscapeError(name, root, 'outside the folder')
     return path
   }
-  /** Creates the parent folder and checks that, links resolved, it is still inside the root. */
-  const parentOf = async (name: string, path: string) => {
-    await mkdir(dirname(path), { recursive: true })
-    if (!inside(root, await realpath(dirname(path)))) throw new EscapeError(name, root, 'its folder is a link leading outside')
+  /**
+   * Makes the folders of `components` below the root one at a time, each checked with lstat first: a
+   * link (or a file) on the way is refused before anything below it is created. `mkdir` with
+   * `recursive` would follow links.
+   */
+  const ensureFolders = async (name: string, components: string[], mode?: number) => {
+    let path = root
+    for (const [i, component] of components.entries()) {
+      path = join(path, component)
+      const existing = await lstat(path).catch((err: NodeJS.ErrnoException) => {
+        if (err.code === 'ENOENT') return undefined
+        throw err
+      })
+      if (existing?.isSymbolicLink()) throw new EscapeError(name, root, `"${components.slice(0, i + 1).join('/')}" on its path is a link`)
+      if (existing && !existing.isDirectory()) throw new Error(`refusing archive entry "${name}": "${components.slice(0, i + 1).join('/')}" on its path is not a folder`)
+      if (!existing) await mkdir(path, i === components.length - 1 && mode !== undefined ? { mode } : {})
+    }
   }
+  const parts = (name: string) => name.replace(/\/+$/, '').split('/').filter((p) => p !== '' && p !== '.')
 
   /** With `overwrite`, a link (or file) in the way is removed first, so the write cannot follow it. */
   const clear = async (path: string) => {
@@ -65,21 +81,23 @@ export async function extractTo(archive: Readable, dir: string, options: Extract
     if (header.type === 'directory' && /^(\.\/?)+$/.test(header.name)) return // `tar -C dir .` names the root itself `./`
     const path = target(header.name)
     const mtime = header.mtime ?? new Date()
+    const components = parts(header.name)
     if (header.type === 'directory') {
-      await parentOf(header.name, path)
-      await mkdir(path, { recursive: true, mode: (header.mode ?? 0o755) & 0o777 })
+      await ensureFolders(header.name, components, (header.mode ?? 0o755) & 0o777)
       result.directories++
     } else if (header.type === 'file' || header.type === 'contiguous-file') {
-      await parentOf(header.name, path)
+      await ensureFolders(header.name, components.slice(0, -1))
       await clear(path)
-      const out = createWriteStream(path, { flags: options.overwrite ? 'w' : 'wx', mode: (header.mode ?? 0o644) & 0o777 })
+      // O_NOFOLLOW: a link that appeared at the path since `clear` is not written through.
+      const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | (options.overwrite ? constants.O_TRUNC : constants.O_EXCL)
+      const out = (await open(path, flags, (header.mode ?? 0o644) & 0o777)).createWriteStream()
       await pipeline(stream, out, options.signal ? { signal: options.signal } : {})
       await utimes(path, mtime, mtime)
       result.files++
       result.bytes += header.size ?? 0
     } else if (header.type === 'symlink') {
       const link = header.linkname ?? ''
-      await parentOf(header.name, path)
+      await ensureFolders(header.name, components.slice(0, -1))
       await clear(path)
       await symlink(link, path)
       result.links++

@@ -11,6 +11,7 @@ import { Readable } from 'node:stream'
 import type { SourceConfig } from '../config/types.js'
 import { restoreMongo } from '../restore/restoreMongo.js'
 import { restorePostgres } from '../restore/restorePostgres.js'
+import { splitPassword } from '../sources/postgresql/connectionString.js'
 import { restoreSqlite } from '../restore/restoreSqlite.js'
 import { forEachTarEntry } from './forEachTarEntry.js'
 
@@ -32,7 +33,7 @@ async function restoreEntry(source: SourceConfig, entry: Readable, options: Rest
       const { database, host, port, user, password } = source
       const pgRestore = source.pgDump ? join(dirname(source.pgDump), 'pg_restore') : undefined
       await restorePostgres(entry, { database, host, port, user, password }, { clean: overwrite, signal, ...(pgRestore && { pgRestore }) })
-      return `database ${database}`
+      return `database ${splitPassword(database).label}`
     }
     case 'mongodb': {
       const result = await restoreMongo(entry, source.uri, { drop: overwrite, signal })

@@ -40,12 +40,13 @@ export class LocalStorage implements Storage {
 
   async write(dir: string, body: Readable, signal: AbortSignal): Promise<PendingObject> {
     const folder = this.pathOf(dir)
-    await mkdir(folder, { recursive: true })
+    await mkdir(folder, { recursive: true, mode: 0o700 })
     const temp = join(folder, `.${randomBytes(8).toString('hex')}${incompleteSuffix}`)
     let size = 0
     body.on('data', (chunk: Buffer) => (size += chunk.length))
     try {
-      await pipeline(body, createWriteStream(temp), { signal })
+      // Snapshots hold the backed-up data: owner only (folders 0700), whatever the umask.
+      await pipeline(body, createWriteStream(temp, { mode: 0o600 }), { signal })
     } catch (err) {
       await rm(temp, { force: true })
       throw err
@@ -56,7 +57,7 @@ export class LocalStorage implements Storage {
       commit: async (key) => {
         if (committed === key) return
         const target = this.pathOf(key)
-        await mkdir(dirname(target), { recursive: true })
+        await mkdir(dirname(target), { recursive: true, mode: 0o700 })
         await rename(temp, target)
         committed = key
       },

@@ -30,12 +30,13 @@ describe('api: auth building blocks', () => {
 
   it('verifiedTokens forgets a token once it has expired and evicts the oldest beyond its size', () => {
     const memo = verifiedTokens(2)
-    memo.remember('t1', { sub: 'u', exp: 100 })
-    expect(memo.get('t1', 99)).to.deep.equal({ sub: 'u', exp: 100 })
+    const claims = (exp: number) => ({ sub: 'u', exp, sid: 's', authTime: 0 })
+    memo.remember('t1', claims(100))
+    expect(memo.get('t1', 99)).to.deep.equal(claims(100))
     expect(memo.get('t1', 100)).to.equal(undefined)
-    memo.remember('t2', { sub: 'u', exp: 200 })
-    memo.remember('t3', { sub: 'u', exp: 200 })
-    memo.remember('t4', { sub: 'u', exp: 200 })
+    memo.remember('t2', claims(200))
+    memo.remember('t3', claims(200))
+    memo.remember('t4', claims(200))
     expect(memo.get('t2', 0)).to.equal(undefined)
     expect(memo.get('t4', 0)).to.not.equal(undefined)
   })

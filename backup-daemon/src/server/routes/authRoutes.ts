@@ -2,13 +2,18 @@
  * @module server/routes/authRoutes
  * `POST /auth/login`, `POST /auth/logout`, `GET /auth/check`: none needs a session. Logins are
  * rate-limited per client address and failures go to the system log (user name only, never the password).
+ * A logout revokes the session on the server (`auth/revokedSessions`), not only the cookie.
  */
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
+import type { Context } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import { timingSafeEqual, createHash } from 'node:crypto'
+import { concurrencyGate, GateFullError } from '../../auth/concurrencyGate.js'
 import { verifyPassword } from '../../auth/password.js'
 import { clearSessionCookie, readSessionCookie, setSessionCookie } from '../../auth/sessionCookie.js'
-import { signSession, verifySession } from '../../auth/sessionToken.js'
+import type { RevokedSessions } from '../../auth/revokedSessions.js'
+import { maxSessionSeconds, signSession, verifySession } from '../../auth/sessionToken.js'
+import { formatLine } from '../../logs/formatLine.js'
 import type { AppEnv, RouteDeps } from '../appEnv.js'
 import { clientAddress, logSafe } from '../clientAddress.js'
 import { HttpError } from '../HttpError.js'
@@ -60,38 +65,65 @@ function sameText(a: string, b: string): boolean {
   return timingSafeEqual(digest(a), digest(b))
 }
 
-export function authRoutes(api: OpenAPIHono<AppEnv>, { config, engine, sessionKey, loginLimiter }: RouteDeps): void {
+export interface AuthRouteOptions {
+  /** Sessions ended by a logout (shared with the session middleware). */
+  revoked: RevokedSessions
+  /** Milliseconds since the epoch. @default Date.now */
+  clock?: () => number
+}
+
+export function authRoutes(api: OpenAPIHono<AppEnv>, { config, engine, sessionKey, loginLimiter }: RouteDeps, { revoked, clock = Date.now }: AuthRouteOptions): void {
   const { auth } = config.server
+  /** The claims of the request's cookie when it is a live, not logged-out session. */
+  const liveSession = async (c: Context) => {
+    const token = readSessionCookie(c)
+    const now = clock()
+    const claims = token ? await verifySession(token, sessionKey, auth.username, now) : undefined
+    return claims && !revoked.has(claims.sid, now / 1000) ? claims : undefined
+  }
+  // Two scrypt hashes at a time leave the rest of libuv's thread pool to file reads and gzip.
+  const hashes = concurrencyGate({ max: 2, maxWaiting: 32 })
 
   api.openapi(loginRoute, async (c) => {
     if (!auth.enabled) return c.json({ success: true }, 200)
     const client = clientAddress(c)
-    const wait = loginLimiter.retryAfter(client)
+    // Reserved (counted as failed) before hashing, so concurrent guesses cannot all slip past the limit.
+    const wait = loginLimiter.reserve(client)
     if (wait > 0) {
       throw new HttpError(429, { message: 'too many failed logins from this address; try again later', headers: { 'Retry-After': String(wait) } })
     }
     const { username, password } = c.req.valid('json')
-    // Check the password even for a wrong user name so the answer takes as long either way.
-    const passwordOk = await verifyPassword(password, auth.password)
+    let passwordOk: boolean
+    try {
+      // Check the password even for a wrong user name so the answer takes as long either way.
+      passwordOk = await hashes.run(() => verifyPassword(password, auth.password))
+    } catch (err) {
+      if (!(err instanceof GateFullError)) throw err
+      loginLimiter.release(client)
+      throw new HttpError(429, { message: 'too many logins in progress; try again later', headers: { 'Retry-After': '1' } })
+    }
     if (!(sameText(username, auth.username) && passwordOk)) {
-      loginLimiter.failed(client)
-      engine.logs.append({ kind: 'system' }, `auth: failed login for user "${logSafe(username)}" from ${client}`)
+      // Stamped here as WARN: a plain message gets its level guessed from its text, and the user name is
+      // the client's ("error" in it made the line an ERROR).
+      engine.logs.append({ kind: 'system' }, formatLine('warn', `auth: failed login for user "${logSafe(username)}" from ${client}`))
       throw new HttpError(401, { message: 'invalid username or password' })
     }
     loginLimiter.succeeded(client)
-    setSessionCookie(c, await signSession({ key: sessionKey, username: auth.username, minutes: auth.tokenExpiration }), auth)
+    setSessionCookie(c, await signSession({ key: sessionKey, username: auth.username, minutes: auth.tokenExpiration, now: clock() }), auth)
     return c.json({ success: true }, 200)
   })
 
-  api.openapi(logoutRoute, (c) => {
+  api.openapi(logoutRoute, async (c) => {
+    // The session ends on the server too: its tokens (refreshed ones included) are refused from now on
+    // until the last of them would have expired anyway.
+    const claims = await liveSession(c)
+    if (claims) revoked.revoke(claims.sid, Math.max(claims.exp, claims.authTime + maxSessionSeconds(auth.tokenExpiration)), clock() / 1000)
     clearSessionCookie(c, auth)
     return c.json({ success: true }, 200)
   })
 
   api.openapi(checkRoute, async (c) => {
     if (!auth.enabled) return c.json({ authenticated: true, authEnabled: false }, 200)
-    const token = readSessionCookie(c)
-    const claims = token ? await verifySession(token, sessionKey, auth.username) : undefined
-    return c.json({ authenticated: Boolean(claims), authEnabled: true }, 200)
+    return c.json({ authenticated: Boolean(await liveSession(c)), authEnabled: true }, 200)
   })
 }

@@ -10,9 +10,13 @@ import type { PostgresqlSourceConfig } from '../../config/types.js'
 import { childOutput } from '../support/childOutput.js'
 import { sourceName } from '../support/sourceName.js'
 import type { Source, SourceContext, SourceEntry, SourceFactory } from '../types.js'
+import { splitPassword } from './connectionString.js'
 import { pgDumpArgs } from './pgDumpArgs.js'
 
-/** File name of a database's dump inside the source's folder (no path separators can come through). */
+/**
+ * File name of a database's dump inside the source's folder (no path separators can come through).
+ * `database` is the name alone (`splitPassword(...).label` for a URI or key/value string).
+ */
 export function pgDumpEntryName(name: string, database: string): string {
   return `${name}/${database.replace(/[^A-Za-z0-9._-]/g, '_')}.dump`
 }
@@ -31,15 +35,17 @@ export class PostgresqlSource implements Source {
   async *entries(signal: AbortSignal): AsyncIterable<SourceEntry> {
     signal.throwIfAborted()
     const { command, args, env } = pgDumpArgs(this.config)
+    // The database name alone: a URI or key/value `database` may carry a password.
+    const { label } = splitPassword(this.config.database)
     const mtime = new Date()
     yield { name: this.name, type: 'directory', mode: 0o755, mtime }
     yield {
-      name: pgDumpEntryName(this.name, this.config.database),
+      name: pgDumpEntryName(this.name, label),
       type: 'file',
       mode: 0o600,
       mtime,
       open: (s) => {
-        this.context.log('info', `source "${this.name}": pg_dump of database "${this.config.database}"`)
+        this.context.log('info', `source "${this.name}": pg_dump of database "${label}"`)
         return childOutput(command, args, { env, signal: s, label: 'pg_dump' })
       },
     }

@@ -1,9 +1,12 @@
 /**
  * @module sources/postgresql/pgDumpArgs
  * The pg_dump command line and environment for a `postgresql` source. The password travels in
- * `PGPASSWORD` only: a command line is visible to every local user (`ps`), an environment is not.
+ * `PGPASSWORD` only: a command line is visible to every local user (`ps`), an environment is not. A
+ * password inside a URI or key/value `database` is taken out of it first (and wins over `password`, as
+ * it would in libpq).
  */
 import type { PostgresqlSourceConfig } from '../../config/types.js'
+import { splitPassword } from './connectionString.js'
 
 export interface PgDumpInvocation {
   command: string
@@ -13,7 +16,8 @@ export interface PgDumpInvocation {
 
 export function pgDumpArgs(config: PostgresqlSourceConfig, baseEnv: NodeJS.ProcessEnv = process.env): PgDumpInvocation {
   // `--no-password`: never wait for a prompt on a terminal that a daemon does not have.
-  const args = ['--format=custom', '--no-password', `--dbname=${config.database}`]
+  const connection = splitPassword(config.database)
+  const args = ['--format=custom', '--no-password', `--dbname=${connection.database}`]
   if (config.host) args.push(`--host=${config.host}`)
   if (config.port !== undefined) args.push(`--port=${config.port}`)
   if (config.user) args.push(`--username=${config.user}`)
@@ -21,6 +25,7 @@ export function pgDumpArgs(config: PostgresqlSourceConfig, baseEnv: NodeJS.Proce
   args.push(...(config.params ?? []))
   const env: NodeJS.ProcessEnv = { ...baseEnv }
   delete env.PGPASSWORD
-  if (config.password !== undefined) env.PGPASSWORD = config.password
+  const password = connection.password ?? config.password
+  if (password !== undefined) env.PGPASSWORD = password
   return { command: config.pgDump ?? 'pg_dump', args, env }
 }
