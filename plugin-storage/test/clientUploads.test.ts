@@ -89,6 +89,42 @@ describe('client uploads (storage/upload + receipt)', function () {
     expect((await cms.payload.count({ collection: 'media' })).totalDocs).to.equal(before)
   })
 
+  it('signs only what the collection and the file rules accept (415), and binds the type it signed', async () => {
+    const refused: Array<[string, string, RegExp]> = [
+      // The probe: a page into an image collection, which the CDN would serve as HTML.
+      ['poc.html', 'text/html', /restricted/],
+      // A page under an image type: the pull zone types files by extension.
+      ['poc.html', 'image/png', /restricted/],
+      ['poc.xhtml', 'image/png', /restricted/],
+      ['poc.png', 'text/html', /restricted/],
+      ['run.js', 'text/plain', /restricted/],
+      // Outside the collection's `mimeTypes` (image/*, application/pdf, text/plain).
+      ['clip.mp4', 'video/mp4', /collection does not accept video\/mp4/],
+      ['data.json', 'application/json', /collection does not accept/],
+    ]
+    for (const [filename, mimeType, message] of refused) {
+      const res = await sign({ collectionSlug: 'media', filename, mimeType, size: 100 })
+      expect(res.status, `${filename} as ${mimeType}`).to.equal(415)
+      const body = (await res.json()) as { errors: Array<{ message: string }>; url?: string }
+      expect(body.errors[0]!.message, filename).to.match(message)
+      expect(body.url).to.equal(undefined)
+    }
+
+    // Accepted types are signed, with the type as a signed header: the host takes the bytes under that
+    // type only.
+    const pdf = Buffer.from('%PDF-1.4\n%%EOF\n')
+    const ok = await sign({ collectionSlug: 'media', filename: 'doc.pdf', mimeType: 'application/pdf', size: pdf.length })
+    expect(ok.status, await ok.clone().text()).to.equal(200)
+    const signed = (await ok.json()) as Signed
+    expect(signed.headers['Content-Type']).to.equal('application/pdf')
+    expect(new URL(signed.url).searchParams.get('X-Amz-SignedHeaders')!.split(';')).to.include('content-type')
+    for (const other of ['text/html', 'application/octet-stream', 'application/pdf; charset=utf-8']) {
+      const put = await fetch(signed.url, { body: new Uint8Array(pdf), headers: { 'Content-Type': other }, method: 'PUT' })
+      expect(put.status, other).to.equal(403)
+    }
+    expect((await fetch(signed.url, { body: new Uint8Array(pdf), headers: signed.headers, method: 'PUT' })).status).to.equal(200)
+  })
+
   it('answers the error statuses of the signing endpoint', async () => {
     expect((await sign({ collectionSlug: 'media', filename: 'a.png', mimeType: 'image/png', size: 10 }, 'bad-token')).status).to.equal(403)
     expect((await sign({ collectionSlug: 'nope', filename: 'a.png', mimeType: 'image/png', size: 10 })).status).to.equal(404)

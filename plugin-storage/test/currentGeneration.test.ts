@@ -181,6 +181,16 @@ describe('current generation on Payload 4 (upload-instructions, stream.tus.acces
     expect(svg.status).to.equal(400)
     const tooBig = await instructions(cms, { collectionSlug: 'media', filename: 'big.png', filesize: 6 * 1024 * 1024, mimeType: 'image/png' })
     expect(tooBig.status, 'over upload.limits.fileSize').to.equal(400)
+    // The plugin's file rules (one set with tus-auth): a type outside the collection's `mimeTypes` is 415;
+    // a page is refused by the core's restricted list (400) or the plugin's (415). Nothing is signed.
+    const video = await instructions(cms, { collectionSlug: 'media', filename: 'clip.mp4', filesize: 100, mimeType: 'video/mp4' })
+    expect(video.status, await video.clone().text()).to.equal(415)
+    expect(((await video.json()) as { errors: Array<{ message: string }> }).errors[0]!.message).to.match(/collection does not accept video\/mp4/)
+    for (const [filename, mimeType] of [['poc.html', 'text/html'], ['poc.html', 'image/png'], ['poc.png', 'text/html']]) {
+      const page = await instructions(cms, { collectionSlug: 'media', filename, filesize: 100, mimeType })
+      expect(page.status, `${filename} as ${mimeType}`).to.be.oneOf([400, 415])
+      expect(await page.json()).not.to.have.property('request')
+    }
 
     const admin = await instructions(narrowed, { collectionSlug: 'media', filename: 'a.png', filesize: 10, mimeType: 'image/png' })
     expect(admin.status).to.equal(200)
