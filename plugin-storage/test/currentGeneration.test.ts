@@ -121,6 +121,12 @@ describe('current generation on Payload 4 (upload-instructions, stream.tus.acces
     const created = await createByReference(cms, i)
     expect(created.status, await created.clone().text()).to.equal(201)
     const { doc } = (await created.json()) as { doc: MediaDoc }
+    // One document per reference: the same one again is refused and saves nothing.
+    const countAfterCreate = await mediaCount(cms)
+    const reused = await createByReference(cms, i)
+    expect(reused.status, await reused.clone().text()).to.equal(400)
+    expect(((await reused.json()) as { errors: Array<{ message: string }> }).errors[0]!.message).to.match(/receipt was already used/)
+    expect(await mediaCount(cms)).to.equal(countAfterCreate)
     expect(doc.filename).to.equal(i.file.filename)
     expect(doc.prefix, 'the upload folder is the document prefix').to.equal(i.file.uploadReference.prefix)
     expect([doc.width, doc.height]).to.deep.equal([90, 60])
