@@ -18,6 +18,12 @@ const emulatorUrl = env('EMULATOR_URL', `http://127.0.0.1:${ports.emulator}`)
 export const settings = {
   appRoot,
   dataDir,
+  /**
+   * Address the CMS, the backup daemon and the emulator listen on: loopback only, so nothing of this
+   * unhardened development setup (generated passwords, the emulator's fixed keys) is reachable from
+   * the network. `BIND_ADDRESS=0.0.0.0` opens them to every interface (e.g. inside a container).
+   */
+  bindAddress: env('BIND_ADDRESS', '127.0.0.1'),
   serverURL: env('CMS_URL', `http://localhost:${ports.cms}`),
   /** Signs CMS sessions, video tokens and client-upload receipts. The start script generates one per data folder. */
   payloadSecret: env('PAYLOAD_SECRET', 'dev-app-insecure-secret-change-me'),
