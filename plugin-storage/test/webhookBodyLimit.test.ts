@@ -5,7 +5,7 @@
  * 64 KiB was read, the process's memory does not grow by the body size, and good callbacks still work.
  */
 import { readFile } from 'node:fs/promises'
-import { request as httpRequest } from 'node:http'
+import { connect } from 'node:net'
 import { fileURLToPath } from 'node:url'
 
 import { expect } from 'chai'
@@ -25,59 +25,89 @@ async function memoryOf(pid: number): Promise<{ rss: number; peak: number }> {
 
 interface Answer {
   status: number
-  headers: Record<string, string | string[] | undefined>
+  headers: Record<string, string>
   body: string
-  /** Bytes the client managed to hand to the socket before the answer came. */
+  /** Bytes of body the client managed to hand to the socket before the answer came. */
   sent: number
 }
 
+/** Status, headers and (de-chunked) body of a complete HTTP/1.1 answer in `raw`, or undefined while incomplete. */
+function parseAnswer(raw: Buffer): Omit<Answer, 'sent'> | undefined {
+  const end = raw.indexOf('\r\n\r\n')
+  if (end < 0) return undefined
+  const [statusLine, ...lines] = raw.subarray(0, end).toString('latin1').split('\r\n')
+  const headers: Record<string, string> = {}
+  for (const line of lines) headers[line.slice(0, line.indexOf(':')).toLowerCase()] = line.slice(line.indexOf(':') + 1).trim()
+  const status = Number(statusLine!.split(' ')[1])
+  let rest = raw.subarray(end + 4)
+  if (headers['content-length'] !== undefined) {
+    const length = Number(headers['content-length'])
+    return rest.length >= length ? { body: rest.subarray(0, length).toString('utf8'), headers, status } : undefined
+  }
+  const parts: Buffer[] = []
+  for (;;) {
+    const lineEnd = rest.indexOf('\r\n')
+    if (lineEnd < 0) return undefined
+    const size = parseInt(rest.subarray(0, lineEnd).toString('latin1'), 16)
+    if (size === 0) return { body: Buffer.concat(parts).toString('utf8'), headers, status }
+    if (rest.length < lineEnd + 2 + size + 2) return undefined
+    parts.push(rest.subarray(lineEnd + 2, lineEnd + 2 + size))
+    rest = rest.subarray(lineEnd + 2 + size + 2)
+  }
+}
+
 /**
- * POSTs `total` bytes of JSON-looking filler in 1 MiB chunks (chunked, or with `Content-Length` when
- * `declare`), honouring back-pressure, and stops sending as soon as the answer arrives.
+ * POSTs `total` bytes of filler in 1 MiB chunks (chunked, or with `Content-Length` when `declare`) over
+ * a raw socket (nock, loaded by other suites in this process, would buffer a node:http request body),
+ * honouring back-pressure, and stops sending as soon as the answer is there.
  */
 function postHuge(url: string, total: number, declare: boolean): Promise<Answer> {
+  const { hostname, pathname, port } = new URL(url)
   return new Promise((resolve, reject) => {
     const chunk = Buffer.alloc(MiB, 0x20)
     let sent = 0
-    let answered = false
-    const req = httpRequest(
-      url,
-      {
-        headers: {
-          'Content-Type': 'application/json',
-          'X-HostStream-Signature': 'a'.repeat(64),
-          'X-HostStream-Signature-Algorithm': 'hmac-sha256',
-          'X-HostStream-Signature-Version': 'v1',
-          ...(declare ? { 'Content-Length': String(total) } : {}),
-        },
-        method: 'POST',
-      },
-      (res) => {
-        answered = true
-        let body = ''
-        res.setEncoding('utf8').on('data', (c: string) => (body += c))
-        res.on('end', () => {
-          resolve({ body, headers: res.headers, sent, status: res.statusCode ?? 0 })
-          req.destroy()
-        })
-        res.on('error', reject)
-      },
-    )
-    // Writes after the answer (the server stopped reading and closes) may fail: that is the point.
-    req.on('error', (err) => {
-      if (!answered) reject(err)
+    let answer: Omit<Answer, 'sent'> | undefined
+    let received = Buffer.alloc(0)
+    const socket = connect({ host: hostname, port: Number(port) })
+    socket.on('data', (data: Buffer) => {
+      received = Buffer.concat([received, data])
+      answer ??= parseAnswer(received)
+      if (answer) {
+        resolve({ ...answer, sent })
+        socket.destroy()
+      }
     })
+    // Writes after the answer (the server stopped reading) may fail: that is the point.
+    socket.on('error', (err) => {
+      if (!answer) reject(err)
+    })
+    socket.on('close', () => {
+      if (!answer) reject(new Error(`connection closed without an answer (${received.length} bytes received)`))
+    })
+    const head = [
+      `POST ${pathname} HTTP/1.1`,
+      `Host: ${hostname}:${port}`,
+      'Content-Type: application/json',
+      `X-HostStream-Signature: ${'a'.repeat(64)}`,
+      'X-HostStream-Signature-Algorithm: hmac-sha256',
+      'X-HostStream-Signature-Version: v1',
+      declare ? `Content-Length: ${total}` : 'Transfer-Encoding: chunked',
+    ]
     const pump = () => {
-      while (!answered && sent < total) {
+      while (!answer && !socket.destroyed && sent < total) {
         sent += chunk.length
-        if (!req.write(chunk)) {
-          req.once('drain', pump)
+        const ok = declare ? socket.write(chunk) : socket.write(Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]))
+        if (!ok) {
+          socket.once('drain', pump)
           return
         }
       }
-      if (!answered) req.end()
+      if (!answer && !socket.destroyed && !declare) socket.write('0\r\n\r\n')
     }
-    pump()
+    socket.once('connect', () => {
+      socket.write(`${head.join('\r\n')}\r\n\r\n`)
+      pump()
+    })
   })
 }
 
