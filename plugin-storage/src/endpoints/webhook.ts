@@ -3,8 +3,9 @@
  * `POST /api/storage-host/stream/webhook`: encoding callbacks of the streaming host.
  * Only the HMAC-SHA256 over the exact raw bytes counts (compared in constant time). Statuses (DESIGN.md):
  * missing or bad signature 401, wrong algorithm or version 400, body over 64 KiB 413 (read no further),
- * unknown library 401 (never reveals which libraries exist), acknowledgement 200 `{"message":"Acknowledged"}`. Callbacks carry no timestamp, so
- * handling is idempotent and order-safe (see stream/statusMachine).
+ * unknown library 401 (never reveals which libraries exist), acknowledgement 200
+ * `{"message":"Acknowledged"}`. Callbacks carry no timestamp, so handling is idempotent and order-safe
+ * (see stream/statusMachine).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
 

@@ -121,5 +121,6 @@ export const storageUploadOperation = {
     '403': err('Access denied'),
     '404': err('Unknown collection'),
     '413': err('File larger than upload.limits.fileSize'),
+    '415': err('Restricted file type, or a type outside the collection mimeTypes'),
   },
 }
