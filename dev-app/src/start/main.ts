@@ -11,7 +11,7 @@ import path from 'node:path'
 import { hashPassword } from '@hosted-media/backup-daemon/password'
 import { startEmulator } from '../emulator/index.js'
 import { ports } from '../ports.js'
-import { dataDir, isMongo, settings } from '../settings.js'
+import { dataDir, isMongo, reachableHost, settings } from '../settings.js'
 import { buildAdmin, buildIsCurrent } from './adminBuild.js'
 import { runChild, startChild, stopChildren, waitForHttp } from './children.js'
 import { cmsStartArgs } from './cmsCommand.js'
@@ -111,12 +111,9 @@ try {
   const daemon = startChild('daemon', nodeBin, [path.join(repoRoot, 'backup-daemon', 'bin', 'backup-daemon.js'), '--config', daemonConfig], { cwd: repoRoot, env })
   stopAllWhenItDies('daemon', daemon)
 
-  // Where this process reaches them: loopback when they listen on every interface, else their address.
-  const bind = settings.bindAddress
-  const reachAt = bind === '0.0.0.0' || bind === '::' ? '127.0.0.1' : bind.includes(':') ? `[${bind}]` : bind
   await Promise.all([
-    waitForHttp(`http://${reachAt}:${ports.cms}/api/users/me`, 120_000),
-    waitForHttp(`http://${reachAt}:${ports.daemon}/api/v1/settings`, 60_000),
+    waitForHttp(`http://${reachableHost}:${ports.cms}/api/users/me`, 120_000),
+    waitForHttp(`http://${reachableHost}:${ports.daemon}/api/v1/settings`, 60_000),
   ])
 
   console.log(`
