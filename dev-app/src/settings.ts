@@ -13,11 +13,21 @@ const env = (name: string, fallback: string): string => process.env[name] || fal
 
 export const dataDir = path.resolve(env('DEV_APP_DATA_DIR', path.join(appRoot, '.data')))
 
-const emulatorUrl = env('EMULATOR_URL', `http://127.0.0.1:${ports.emulator}`)
+const bindAddress = env('BIND_ADDRESS', '127.0.0.1')
+/** Host part of a URL reaching a server on `bindAddress` from this machine (loopback for "every interface"). */
+export const reachableHost = bindAddress === '0.0.0.0' || bindAddress === '::' ? '127.0.0.1' : bindAddress.includes(':') ? `[${bindAddress}]` : bindAddress
+
+const emulatorUrl = env('EMULATOR_URL', `http://${reachableHost}:${ports.emulator}`)
 
 export const settings = {
   appRoot,
   dataDir,
+  /**
+   * Address the CMS, the backup daemon and the emulator listen on: loopback only, so nothing of this
+   * unhardened development setup (generated passwords, the emulator's fixed keys) is reachable from
+   * the network. `BIND_ADDRESS=0.0.0.0` opens them to every interface (e.g. inside a container).
+   */
+  bindAddress,
   serverURL: env('CMS_URL', `http://localhost:${ports.cms}`),
   /** Signs CMS sessions, video tokens and client-upload receipts. The start script generates one per data folder. */
   payloadSecret: env('PAYLOAD_SECRET', 'dev-app-insecure-secret-change-me'),

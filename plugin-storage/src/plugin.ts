@@ -20,6 +20,7 @@ import { tusAuthEndpoint } from './endpoints/tusAuth.js'
 import { webhookEndpoint } from './endpoints/webhook.js'
 import { HostDataField } from './fields/hostDataField.js'
 import { bindVideoTokenHook } from './hooks/bindVideoToken.js'
+import { singleUseReceipts } from './hooks/singleUseReceipts.js'
 import { verifyUploadReferenceHook } from './hooks/verifyUploadReference.js'
 import { resolveOptions } from './options/resolveOptions.js'
 import { coreHasUploadInstructions } from './payload/compat.js'
@@ -139,9 +140,19 @@ export const hostStoragePlugin =
 
     // Storage adapters through plugin-cloud-storage (it wires the upload/delete hooks and handlers).
     config = cloudStoragePlugin({ collections: cloudCollections })(config)
+    // Receipts are verified first (4.x: by the plugin), then spent: one document per receipt.
+    const receipts = singleUseReceipts(ctx)
     config.collections = config.collections!.map((collection) =>
       options.collections.has(collection.slug)
-        ? { ...collection, hooks: { ...collection.hooks, beforeOperation: [rememberOperation as never, verifyUploadReferenceHook as never, ...(collection.hooks?.beforeOperation ?? [])] } }
+        ? {
+            ...collection,
+            hooks: {
+              ...collection.hooks,
+              afterError: [...(collection.hooks?.afterError ?? []), receipts.afterError as never],
+              afterOperation: [...(collection.hooks?.afterOperation ?? []), receipts.afterOperation as never],
+              beforeOperation: [rememberOperation as never, verifyUploadReferenceHook as never, receipts.beforeOperation as never, ...(collection.hooks?.beforeOperation ?? [])],
+            },
+          }
         : collection,
     )
     return config

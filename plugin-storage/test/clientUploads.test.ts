@@ -4,7 +4,9 @@
  * Payload's receipt. The host refuses a PUT that breaks the binding; a receipt of another user or a
  * tampered one is refused by the CMS; orphaned uploads are swept.
  */
-import { readFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 
 import { expect } from 'chai'
 import { startEmulator, type RunningEmulator } from 'dev-app/emulator'
@@ -87,6 +89,106 @@ describe('client uploads (storage/upload + receipt)', function () {
     const tampered = await create(signed, png, 'image/png', undefined, { ...signed.clientUploadContext, _objectKey: '00000000-0000-4000-8000-000000000000', signedReceipt: signed.clientUploadContext.signedReceipt.replace(/.$/, 'x') })
     expect(tampered.status).to.equal(400)
     expect((await cms.payload.count({ collection: 'media' })).totalDocs).to.equal(before)
+  })
+
+  it('signs only what the collection and the file rules accept (415), and binds the type it signed', async () => {
+    const refused: Array<[string, string, RegExp]> = [
+      // The probe: a page into an image collection, which the CDN would serve as HTML.
+      ['poc.html', 'text/html', /restricted/],
+      // A page under an image type: the pull zone types files by extension.
+      ['poc.html', 'image/png', /restricted/],
+      ['poc.xhtml', 'image/png', /restricted/],
+      ['poc.png', 'text/html', /restricted/],
+      ['run.js', 'text/plain', /restricted/],
+      // Outside the collection's `mimeTypes` (image/*, application/pdf, text/plain).
+      ['clip.mp4', 'video/mp4', /collection does not accept video\/mp4/],
+      ['data.json', 'application/json', /collection does not accept/],
+    ]
+    for (const [filename, mimeType, message] of refused) {
+      const res = await sign({ collectionSlug: 'media', filename, mimeType, size: 100 })
+      expect(res.status, `${filename} as ${mimeType}`).to.equal(415)
+      const body = (await res.json()) as { errors: Array<{ message: string }>; url?: string }
+      expect(body.errors[0]!.message, filename).to.match(message)
+      expect(body.url).to.equal(undefined)
+    }
+
+    // Accepted types are signed, with the type as a signed header: the host takes the bytes under that
+    // type only.
+    const pdf = Buffer.from('%PDF-1.4\n%%EOF\n')
+    const ok = await sign({ collectionSlug: 'media', filename: 'doc.pdf', mimeType: 'application/pdf', size: pdf.length })
+    expect(ok.status, await ok.clone().text()).to.equal(200)
+    const signed = (await ok.json()) as Signed
+    expect(signed.headers['Content-Type']).to.equal('application/pdf')
+    expect(new URL(signed.url).searchParams.get('X-Amz-SignedHeaders')!.split(';')).to.include('content-type')
+    for (const other of ['text/html', 'application/octet-stream', 'application/pdf; charset=utf-8']) {
+      const put = await fetch(signed.url, { body: new Uint8Array(pdf), headers: { 'Content-Type': other }, method: 'PUT' })
+      expect(put.status, other).to.equal(403)
+    }
+    expect((await fetch(signed.url, { body: new Uint8Array(pdf), headers: signed.headers, method: 'PUT' })).status).to.equal(200)
+  })
+
+  it('spends a receipt on one document: the same receipt again is 400 and saves nothing; a failed save frees it', async () => {
+    const png = await pngBytes(24, 24)
+    const signed = (await (await sign({ collectionSlug: 'media', filename: 'once.png', mimeType: 'image/png', size: png.length })).json()) as Signed
+
+    // A save that fails does not spend the receipt: here the bytes on the host are not a PNG (the core
+    // cannot read the image), then the right bytes are PUT again under the same signature.
+    const garbage = Buffer.alloc(png.length, 0x41)
+    expect((await fetch(signed.url, { body: new Uint8Array(garbage), headers: signed.headers, method: 'PUT' })).status).to.equal(200)
+    const failed = await create(signed, png, 'image/png')
+    expect(failed.status, await failed.clone().text()).to.be.within(400, 599)
+    expect((await fetch(signed.url, { body: new Uint8Array(png), headers: signed.headers, method: 'PUT' })).status).to.equal(200)
+
+    const first = await create(signed, png, 'image/png')
+    expect(first.status, await first.clone().text()).to.equal(201)
+    const before = (await cms.payload.count({ collection: 'media' })).totalDocs
+    const second = await create(signed, png, 'image/png')
+    expect(second.status, await second.clone().text()).to.equal(400)
+    expect(((await second.json()) as { errors: Array<{ message: string }> }).errors[0]!.message).to.match(/receipt was already used/)
+    // Nor as an update of another document.
+    const other = (await cms.payload.find({ collection: 'media', depth: 0, limit: 1, where: { filename: { not_equals: signed.filename } } })).docs[0] as { id: number }
+    const again = new FormData()
+    again.append('file', JSON.stringify({ clientUploadContext: signed.clientUploadContext, filename: signed.filename, mimeType: 'image/png', size: png.length }))
+    again.append('_payload', JSON.stringify({}))
+    expect((await cms.fetch(`/api/media/${other.id}`, { body: again, method: 'PATCH' })).status).to.equal(400)
+    expect((await cms.payload.count({ collection: 'media' })).totalDocs).to.equal(before)
+    // The first document still serves its file.
+    const { doc } = (await first.json()) as { doc: { filename: string } }
+    expect(Buffer.from(await (await cms.fetch(`/api/media/file/${doc.filename}`)).arrayBuffer()).equals(png)).to.equal(true)
+  })
+
+  it('remembers a spent receipt across a restart: the database knows the document holding its folder', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'plugin-storage-restart-'))
+    const secret = `restart-${Date.now()}`
+    const png = await pngBytes(16, 16)
+    const upload = (target: RunningCms, signed: Signed) => {
+      const form = new FormData()
+      form.append('file', JSON.stringify({ clientUploadContext: signed.clientUploadContext, filename: signed.filename, mimeType: 'image/png', size: png.length }))
+      form.append('_payload', JSON.stringify({ alt: 'restart' }))
+      return target.fetch('/api/media', { body: form, method: 'POST' })
+    }
+    try {
+      const before = await startCms(emulatorOptions(emu), { dataDir: dir, secret })
+      let signed: Signed
+      try {
+        const res = await before.fetch(`/api${STORAGE_UPLOAD_PATH}`, { body: JSON.stringify({ collectionSlug: 'media', filename: 'restart.png', mimeType: 'image/png', size: png.length }), headers: { 'Content-Type': 'application/json' }, method: 'POST' })
+        signed = (await res.json()) as Signed
+        expect((await fetch(signed.url, { body: new Uint8Array(png), headers: signed.headers, method: 'PUT' })).status).to.equal(200)
+        expect((await upload(before, signed)).status).to.equal(201)
+      } finally {
+        await before.close()
+      }
+      const after = await startCms(emulatorOptions(emu), { dataDir: dir, secret })
+      try {
+        const again = await upload(after, signed)
+        expect(again.status, await again.clone().text()).to.equal(400)
+        expect((await after.payload.count({ collection: 'media' })).totalDocs).to.equal(1)
+      } finally {
+        await after.close()
+      }
+    } finally {
+      await rm(dir, { force: true, recursive: true })
+    }
   })
 
   it('answers the error statuses of the signing endpoint', async () => {

@@ -121,6 +121,12 @@ describe('current generation on Payload 4 (upload-instructions, stream.tus.acces
     const created = await createByReference(cms, i)
     expect(created.status, await created.clone().text()).to.equal(201)
     const { doc } = (await created.json()) as { doc: MediaDoc }
+    // One document per reference: the same one again is refused and saves nothing.
+    const countAfterCreate = await mediaCount(cms)
+    const reused = await createByReference(cms, i)
+    expect(reused.status, await reused.clone().text()).to.equal(400)
+    expect(((await reused.json()) as { errors: Array<{ message: string }> }).errors[0]!.message).to.match(/receipt was already used/)
+    expect(await mediaCount(cms)).to.equal(countAfterCreate)
     expect(doc.filename).to.equal(i.file.filename)
     expect(doc.prefix, 'the upload folder is the document prefix').to.equal(i.file.uploadReference.prefix)
     expect([doc.width, doc.height]).to.deep.equal([90, 60])
@@ -181,6 +187,17 @@ describe('current generation on Payload 4 (upload-instructions, stream.tus.acces
     expect(svg.status).to.equal(400)
     const tooBig = await instructions(cms, { collectionSlug: 'media', filename: 'big.png', filesize: 6 * 1024 * 1024, mimeType: 'image/png' })
     expect(tooBig.status, 'over upload.limits.fileSize').to.equal(400)
+    // Types outside the collection's `mimeTypes` and pages: the 4.x core refuses what its own rules
+    // know (400), the plugin's rules (one set with tus-auth) the rest (415). Nothing is signed.
+    for (const [filename, mimeType] of [['clip.mp4', 'video/mp4'], ['poc.html', 'text/html'], ['poc.html', 'image/png'], ['poc.png', 'text/html']]) {
+      const refused = await instructions(cms, { collectionSlug: 'media', filename, filesize: 100, mimeType })
+      expect(refused.status, `${filename} as ${mimeType}`).to.be.oneOf([400, 415])
+      expect(await refused.json()).not.to.have.property('request')
+    }
+    // A page the core's list lacks: only the plugin's check stands between it and the pull zone.
+    const xht = await instructions(cms, { collectionSlug: 'media', filename: 'poc.xht', filesize: 100, mimeType: 'image/png' })
+    expect(xht.status, await xht.clone().text()).to.equal(415)
+    expect(((await xht.json()) as { errors: Array<{ message: string }> }).errors[0]!.message).to.match(/\.xht are restricted/)
 
     const admin = await instructions(narrowed, { collectionSlug: 'media', filename: 'a.png', filesize: 10, mimeType: 'image/png' })
     expect(admin.status).to.equal(200)

@@ -62,7 +62,9 @@ export async function startEmulator(emulatorOptions: EmulatorOptions = {}): Prom
   }
   const upstreams: UpstreamHandler[] = [storageApi, s3Endpoint, cdnPullZone, streamApi, streamCdn, tus.handler, describeEmulator]
 
-  const server = createServer(async (req, res) => {
+  const server = createServer({ connectionsCheckingInterval: Math.max(50, Math.min(30_000, Math.floor(options.headersTimeoutMs / 4))) }, async (req, res) => {
+    // Every answer, whatever the upstream: a browser never guesses a type other than the one sent.
+    res.setHeader('X-Content-Type-Options', 'nosniff')
     const raw = req.url ?? '/'
     const queryStart = raw.indexOf('?')
     const target = {
@@ -89,8 +91,11 @@ export async function startEmulator(emulatorOptions: EmulatorOptions = {}): Prom
       else res.destroy()
     }
   })
-  // Large uploads may take long; the defaults would cut a slow 1 GiB PUT.
-  server.requestTimeout = 0
+  // A connection that dribbles its headers (slow-loris) is answered 408 and closed after
+  // `headersTimeoutMs`; a whole request may take `requestTimeoutMs` (long: a slow 1 GiB PUT must not be
+  // cut). Node checks both every `connectionsCheckingInterval` (set above, a fraction of the headers timeout).
+  server.headersTimeout = options.headersTimeoutMs
+  server.requestTimeout = options.requestTimeoutMs
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(options.port, options.host, () => resolve())

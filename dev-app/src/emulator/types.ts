@@ -21,6 +21,13 @@ export interface EmulatorOptions {
   host?: string
   /** Where stored files, videos and TUS parts live. @default a new temporary folder, removed on close */
   dataDir?: string
+  /** A connection that has not sent a request's headers within this time is closed (slow-loris). @default 10000 */
+  headersTimeoutMs?: number
+  /**
+   * Time a whole request (headers and body) may take; past it the connection is closed (408). 0 turns
+   * it off. Large enough for a 1 GiB upload on a slow link. @default 1800000 (30 min)
+   */
+  requestTimeoutMs?: number
   storage?: {
     /** @default "dev-zone" */
     zoneName?: string
@@ -42,6 +49,12 @@ export interface EmulatorOptions {
   pullZone?: {
     /** When set, CDN requests need a valid `token` + `expires` (current HS256 scheme). */
     tokenAuthKey?: string
+    /**
+     * Serve HTML, XHTML, SVG, XML and JavaScript files as their own type (under a sandboxing CSP)
+     * instead of as `application/octet-stream` downloads (`Content-Disposition: attachment`).
+     * @default false
+     */
+    inlineActiveContent?: boolean
   }
   stream?: {
     /** @default 1001 */

@@ -11,6 +11,8 @@ import { stringify } from 'yaml'
 export interface DaemonConfigInput {
   dataDir: string
   port: number
+  /** Listening address (IPv4, or IPv6 without brackets). */
+  bindAddress: string
   username: string
   passwordHash: string
   secret: string
@@ -27,7 +29,7 @@ export function writeDaemonConfig(input: DaemonConfigInput): string {
   const config = {
     dataDir: daemonDir,
     server: {
-      address: `0.0.0.0:${input.port}`,
+      address: `${input.bindAddress.includes(':') ? `[${input.bindAddress}]` : input.bindAddress}:${input.port}`,
       secret: input.secret,
       auth: {
         enabled: true,

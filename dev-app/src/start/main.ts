@@ -11,9 +11,10 @@ import path from 'node:path'
 import { hashPassword } from '@hosted-media/backup-daemon/password'
 import { startEmulator } from '../emulator/index.js'
 import { ports } from '../ports.js'
-import { dataDir, isMongo, settings } from '../settings.js'
+import { dataDir, isMongo, reachableHost, settings } from '../settings.js'
 import { buildAdmin, buildIsCurrent } from './adminBuild.js'
 import { runChild, startChild, stopChildren, waitForHttp } from './children.js'
+import { cmsStartArgs } from './cmsCommand.js'
 import { loadOrCreateCredentials } from './credentials.js'
 import { writeDaemonConfig } from './daemonConfig.js'
 import { seedDoneLine } from './seedDone.js'
@@ -39,6 +40,7 @@ const emulator = process.env.EMULATOR_URL
   ? undefined
   : await startEmulator({
       port: ports.emulator,
+      host: settings.bindAddress,
       dataDir: path.join(dataDir, 'host'),
       storage: { zoneName: settings.storage.zoneName, accessKey: settings.storage.accessKey, region: settings.storage.region },
       stream: {
@@ -92,13 +94,13 @@ try {
     step(`admin panel built (${seconds()} s)`)
   }
 
-  const nextBin = path.join(repoRoot, 'node_modules', 'next', 'dist', 'bin', 'next')
-  const cms = startChild('cms', nodeBin, [nextBin, 'start', '-p', String(ports.cms)], { cwd: settings.appRoot, env: { ...env, NODE_ENV: 'production' } })
+  const cms = startChild('cms', nodeBin, cmsStartArgs({ bindAddress: settings.bindAddress, port: ports.cms, repoRoot }), { cwd: settings.appRoot, env: { ...env, NODE_ENV: 'production' } })
   stopAllWhenItDies('cms', cms)
 
   const daemonConfig = writeDaemonConfig({
     dataDir,
     port: ports.daemon,
+    bindAddress: settings.bindAddress,
     username: credentials.daemonUsername,
     passwordHash: await hashPassword(credentials.daemonPassword),
     secret: credentials.daemonSecret,
@@ -110,8 +112,8 @@ try {
   stopAllWhenItDies('daemon', daemon)
 
   await Promise.all([
-    waitForHttp(`http://127.0.0.1:${ports.cms}/api/users/me`, 120_000),
-    waitForHttp(`http://127.0.0.1:${ports.daemon}/api/v1/settings`, 60_000),
+    waitForHttp(`http://${reachableHost}:${ports.cms}/api/users/me`, 120_000),
+    waitForHttp(`http://${reachableHost}:${ports.daemon}/api/v1/settings`, 60_000),
   ])
 
   console.log(`

@@ -8,9 +8,11 @@
  */
 import { Forbidden, type PayloadRequest } from 'payload'
 
+import { HttpError } from '../endpoints/httpError.js'
 import type { ResolvedCollection, ResolvedStorage } from '../options/resolveOptions.js'
-import { assertClientUploadAccess, assertClientUploadAllowed, assertClientUploadFileSize, resolveClientUploadKey } from '../payload/compat.js'
+import { assertClientUploadAccess, assertClientUploadAllowed, assertClientUploadFileSize, resolveClientUploadKey, sanitizeUploadFilename } from '../payload/compat.js'
 import { presignPut, type PresignedPut } from '../upstream/presignPut.js'
+import { assertAcceptedType } from '../validation/fileRules.js'
 
 export interface ClientUploadRequest {
   collectionSlug: string
@@ -37,13 +39,20 @@ export async function mayUploadDirectly(storage: ResolvedStorage, req: PayloadRe
 }
 
 /**
- * Validates the file and signs the PUT. Throws Payload's 400 errors for a bad name, type or size; the
- * caller has checked access and the size limit (their statuses differ between the two endpoints).
+ * Validates the file and signs the PUT. Throws Payload's 400 errors for a bad name, type or size, and
+ * tus-auth's 415 for a restricted file or a type outside the collection's `mimeTypes` (the bytes go
+ * straight to the host, where no CMS check ever sees them); the caller has checked access and the size
+ * limit (their statuses differ between the two endpoints). The signed PUT carries the checked type as a
+ * signed header: the host refuses the bytes under any other `Content-Type`.
  */
 export async function signClientUpload(storage: ResolvedStorage, target: ResolvedCollection, req: PayloadRequest, upload: ClientUploadRequest): Promise<SignedClientUpload> {
   const collection = req.payload.collections[upload.collectionSlug]!.config
   assertClientUploadAllowed({ collection, filename: upload.filename, mimeType: upload.mimeType })
   assertClientUploadFileSize(upload.size)
+  // A collection may allow a missing type (`allowRestrictedFileTypes`); the host then needs one to bind.
+  if (typeof upload.mimeType !== 'string' || !upload.mimeType) throw new HttpError(400, 'A valid MIME type is required for client uploads.')
+  const mimeTypes = typeof collection.upload === 'object' ? collection.upload.mimeTypes : undefined
+  assertAcceptedType(sanitizeUploadFilename(upload.filename), upload.mimeType, { collectionMimeTypes: mimeTypes })
   const resolved = await resolveClientUploadKey({
     collectionPrefix: target.prefix,
     collectionSlug: upload.collectionSlug,

@@ -2,9 +2,10 @@
  * @module endpoints/webhook
  * `POST /api/storage-host/stream/webhook`: encoding callbacks of the streaming host.
  * Only the HMAC-SHA256 over the exact raw bytes counts (compared in constant time). Statuses (DESIGN.md):
- * missing or bad signature 401, wrong algorithm or version 400, unknown library 401 (never reveals which
- * libraries exist), acknowledgement 200 `{"message":"Acknowledged"}`. Callbacks carry no timestamp, so
- * handling is idempotent and order-safe (see stream/statusMachine).
+ * missing or bad signature 401, wrong algorithm or version 400, body over 64 KiB 413 (read no further),
+ * unknown library 401 (never reveals which libraries exist), acknowledgement 200
+ * `{"message":"Acknowledged"}`. Callbacks carry no timestamp, so handling is idempotent and order-safe
+ * (see stream/statusMachine).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
 
@@ -18,6 +19,10 @@ import { mp4Resolutions, readVideo, videoObjectData } from '../stream/refreshStr
 import { nextStatus } from '../stream/statusMachine.js'
 import type { StreamHostData } from '../types.js'
 import { HttpError, withErrors } from './httpError.js'
+import { readLimitedBody } from './readLimitedBody.js'
+
+/** Largest webhook body read (64 KiB); a callback is `{Status, VideoGuid, VideoLibraryId}`. */
+export const WEBHOOK_BODY_LIMIT = 64 * 1024
 
 /** Callbacks for one video are applied one after another (read-modify-write of the document). */
 const queues = new Map<string, Promise<unknown>>()
@@ -100,7 +105,8 @@ async function handleWebhook(ctx: PluginContext, stream: ResolvedStream, secret:
   if (!signature) throw new HttpError(401, 'Missing signature.')
   if ((req.headers.get('x-hoststream-signature-algorithm') ?? '').toLowerCase() !== 'hmac-sha256') throw new HttpError(400, 'Unsupported signature algorithm.')
   if (req.headers.get('x-hoststream-signature-version') !== 'v1') throw new HttpError(400, 'Unsupported signature version.')
-  const raw = req.arrayBuffer ? Buffer.from(await req.arrayBuffer()) : Buffer.from(req.text ? await req.text() : '', 'utf8')
+  // Capped before the signature is checked: anyone can POST here, a callback is a few hundred bytes.
+  const raw = await readLimitedBody(req, WEBHOOK_BODY_LIMIT)
   if (!verifySignature(raw, secret, signature)) throw new HttpError(401, 'Invalid signature.')
   const body = parseBody(raw)
   if (body.VideoLibraryId !== stream.libraryId) throw new HttpError(401, 'Invalid signature.')

@@ -82,6 +82,7 @@ export const webhookOperation = {
     '200': jsonResponse('Acknowledged', { type: 'object', properties: { message: { const: 'Acknowledged', type: 'string' } } }),
     '400': err('Wrong signature algorithm or version, or malformed body'),
     '401': err('Missing or bad signature, or unknown library'),
+    '413': err('Body larger than 64 KiB (refused before the signature is checked)'),
   },
 }
 
@@ -120,5 +121,6 @@ export const storageUploadOperation = {
     '403': err('Access denied'),
     '404': err('Unknown collection'),
     '413': err('File larger than upload.limits.fileSize'),
+    '415': err('Restricted file type, or a type outside the collection mimeTypes'),
   },
 }

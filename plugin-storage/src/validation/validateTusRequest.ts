@@ -5,18 +5,15 @@
  * size limit, accepted types, and last the magic-byte sniff of `head` against `filetype`.
  */
 import { fileTypeFromBuffer } from 'file-type'
-import { validateMimeType } from 'payload/shared'
 
 import { MAX_HEAD_CHARS } from '../constants.js'
 import { HttpError } from '../endpoints/httpError.js'
 import { sanitizeUploadFilename } from '../payload/compat.js'
-import { extensionOf, isSvgOrXml, MIME_ESSENCE_PATTERN, mimeEssence as essence } from './fileRules.js'
+import { assertAcceptedType, isSvgOrXml, MIME_ESSENCE_PATTERN, mimeEssence as essence } from './fileRules.js'
 import type { TusAuthRequest } from '../types.js'
 
 const REQUIRED = ['collection', 'filename', 'filesize', 'filetype'] as const
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
-/** Executables and scripts a media host must never receive, whatever the collection allows. */
-const RESTRICTED_EXTENSIONS = new Set(['exe', 'dll', 'com', 'bat', 'cmd', 'msi', 'sh', 'js', 'mjs', 'php', 'html', 'htm', 'jar', 'ps1', 'vbs', 'app', 'dmg', 'deb', 'rpm'])
 /** Container names that file-type and browsers spell differently for the same bytes. */
 const SAME_CONTAINER: Record<string, string> = { 'video/x-m4v': 'video/mp4', 'audio/mp4': 'video/mp4', 'video/x-matroska': 'video/webm' }
 
@@ -69,7 +66,6 @@ export async function validateTusFile(request: TusAuthRequest, checks: TusFileCh
   if (!Number.isSafeInteger(filesize) || filesize <= 0) throw new HttpError(400, 'Invalid file size.')
   const headBytes = decodeHead(request.head)
 
-  const ext = extensionOf(sanitizedName)
   if (isSvgOrXml(sanitizedName, filetype) || (headBytes && looksLikeXml(headBytes))) {
     throw new HttpError(400, 'SVG and XML files cannot be uploaded to the streaming host.')
   }
@@ -77,11 +73,7 @@ export async function validateTusFile(request: TusAuthRequest, checks: TusFileCh
     throw new HttpError(413, `The file exceeds the maximum size of ${checks.maxFileSize} bytes.`)
   }
   const mime = essence(filetype)
-  if (RESTRICTED_EXTENSIONS.has(ext)) throw new HttpError(415, `Files of type .${ext} are restricted.`)
-  if (!validateMimeType(mime, checks.streamMimeTypes)) throw new HttpError(415, `The streaming host does not accept ${mime} files.`)
-  if (checks.collectionMimeTypes?.length && !validateMimeType(mime, checks.collectionMimeTypes)) {
-    throw new HttpError(415, `The collection does not accept ${mime} files.`)
-  }
+  assertAcceptedType(sanitizedName, mime, { collectionMimeTypes: checks.collectionMimeTypes, hostMimeTypes: checks.streamMimeTypes })
   if (headBytes) {
     const detected = await fileTypeFromBuffer(headBytes)
     if (detected) {

@@ -25,7 +25,8 @@ import { fileURLToPath } from 'node:url'
 
 import type { RunningEmulator } from 'dev-app/emulator'
 
-import type { CmsProcessInput, CmsProcessReady } from './cmsScenario.js'
+import { type RemoteCms, startCmsChild } from './cmsChild.js'
+import type { CmsProcessInput } from './cmsScenario.js'
 
 /** The only 4.x build hash with a matching db adapter and plugin-cloud-storage (shared/notes/payload.md). */
 export const PAYLOAD4_VERSION = '4.0.0-internal.314c594'
@@ -141,81 +142,11 @@ export async function runMochaInPayload4(project: Payload4Project, files: string
   return { code, output }
 }
 
-export interface RemoteCms extends CmsProcessReady {
-  fetch(path: string, init?: RequestInit & { auth?: string | false }): Promise<Response>
-  /** Runs the plugin's orphan sweep of client uploads in the CMS now (age limit 0); answers the deleted keys. */
-  sweepOrphanUploads(): Promise<string[]>
-  /** Everything the CMS wrote to stderr (for failure messages). */
-  stderr(): string
-  close(): Promise<void>
-}
+export type { RemoteCms } from './cmsChild.js'
 
 /** Starts `cmsProcess.ts` with the project's Node 24 and waits for its `CMS_READY` line. */
-export async function startPayload4Cms(project: Payload4Project, emu: RunningEmulator, input: Omit<CmsProcessInput, 'emulator'>): Promise<RemoteCms> {
-  const processInput: CmsProcessInput = { ...input, emulator: { storage: emu.storage, stream: emu.stream } }
-  const child = spawn(project.node, ['--import', 'tsx', join('plugin-storage', 'test', 'support', 'cmsProcess.ts')], {
-    cwd: project.dir,
-    env: { ...process.env, CMS_PROCESS_INPUT: JSON.stringify(processInput), NODE_OPTIONS: '' },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  })
-  let stderr = ''
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr = (stderr + chunk).slice(-20_000)
-  })
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
-  let out = ''
-  const lineListeners = new Set<(line: string) => void>()
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    out += chunk
-    let newline: number
-    while ((newline = out.indexOf('\n')) >= 0) {
-      const line = out.slice(0, newline)
-      out = out.slice(newline + 1)
-      for (const listener of lineListeners) listener(line)
-    }
-  })
-  const nextLine = (prefix: string) =>
-    new Promise<string>((resolve) => {
-      const listener = (line: string) => {
-        if (!line.startsWith(prefix)) return
-        lineListeners.delete(listener)
-        resolve(line.slice(prefix.length))
-      }
-      lineListeners.add(listener)
-    })
-  const ready = await new Promise<CmsProcessReady>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the Payload 4 CMS did not start in 120 s:\n${stderr.slice(-3000)}`)), 120_000)
-    void nextLine('CMS_READY ').then((line) => {
-      clearTimeout(timer)
-      resolve(JSON.parse(line) as CmsProcessReady)
-    })
-    void exited.then((code) => {
-      clearTimeout(timer)
-      reject(new Error(`the Payload 4 CMS exited (${code}) before it was ready:\n${stderr.slice(-3000)}`))
-    })
-  })
-  return {
-    ...ready,
-    fetch: (path, init = {}) => {
-      const headers = new Headers(init.headers)
-      if (init.auth !== false && !headers.has('authorization')) headers.set('Authorization', `JWT ${init.auth ?? ready.token}`)
-      return fetch(`${ready.url}${path}`, { ...init, headers })
-    },
-    sweepOrphanUploads: async () => {
-      const answer = nextLine('SWEPT ')
-      child.stdin.write('sweep\n')
-      const result = JSON.parse(await answer) as string[] | { error: string }
-      if (!Array.isArray(result)) throw new Error(`orphan sweep failed: ${result.error}`)
-      return result
-    },
-    stderr: () => stderr,
-    close: async () => {
-      child.stdin.end()
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000)
-      await exited
-      clearTimeout(timer)
-    },
-  }
+export function startPayload4Cms(project: Payload4Project, emu: RunningEmulator, input: Omit<CmsProcessInput, 'emulator'>): Promise<RemoteCms> {
+  return startCmsChild({ cwd: project.dir, emu, input, label: 'the Payload 4 CMS', node: project.node, script: join('plugin-storage', 'test', 'support', 'cmsProcess.ts') })
 }
 
 /** Environment of every Next.js command: Node 24 first on PATH, Google Fonts served by the mock. */

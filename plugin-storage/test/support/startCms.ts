@@ -80,17 +80,27 @@ export function emulatorOptions(emu: RunningEmulator, extra: Partial<HostStorage
   }
 }
 
-export async function startCms(pluginOptions: HostStoragePluginOptions, opts: { fileSizeLimit?: number; useTempFiles?: boolean } = {}): Promise<RunningCms> {
+export interface StartCmsOptions {
+  fileSizeLimit?: number
+  useTempFiles?: boolean
+  /** Reuse this folder (database, local files) and keep it on close: a restart of an earlier CMS. */
+  dataDir?: string
+  /** The CMS secret (a restarted CMS must keep it: receipts and tokens are signed with it). */
+  secret?: string
+}
+
+export async function startCms(pluginOptions: HostStoragePluginOptions, opts: StartCmsOptions = {}): Promise<RunningCms> {
   // drizzle skips the dev schema push when the schema equals the previous one *in this process*; every
   // test CMS has a fresh database file, so force it.
   process.env.PAYLOAD_FORCE_DRIZZLE_PUSH = 'true'
-  const dir = await mkdtemp(join(tmpdir(), 'plugin-storage-cms-'))
+  const dir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'plugin-storage-cms-')))
+  const removeDir = () => (opts.dataDir ? Promise.resolve() : rm(dir, { force: true, recursive: true }))
   const key = `plugin-storage-${randomUUID()}`
   const config = await buildConfig({
     collections: testCollections(dir),
     db: sqliteAdapter({ client: { url: `file:${join(dir, 'cms.db')}` } }),
     plugins: [hostStoragePlugin(pluginOptions)],
-    secret: `test-secret-${key}`,
+    secret: opts.secret ?? `test-secret-${key}`,
     sharp,
     logger: { options: { level: process.env.CMS_LOG_LEVEL ?? 'fatal' } },
     telemetry: false,
@@ -101,7 +111,7 @@ export async function startCms(pluginOptions: HostStoragePluginOptions, opts: { 
   try {
     payload = await getPayload({ config, key, importMap: {} } as Parameters<typeof getPayload>[0])
   } catch (err) {
-    await rm(dir, { force: true, recursive: true })
+    await removeDir()
     throw err
   }
 
@@ -136,7 +146,8 @@ export async function startCms(pluginOptions: HostStoragePluginOptions, opts: { 
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
 
   const login = async (email: string): Promise<string> => {
-    await payload.create({ collection: 'users', data: { email, password: 'secret-pass-1' } })
+    const { totalDocs } = await payload.count({ collection: 'users', where: { email: { equals: email } } })
+    if (totalDocs === 0) await payload.create({ collection: 'users', data: { email, password: 'secret-pass-1' } })
     const result = await payload.login({ collection: 'users', data: { email, password: 'secret-pass-1' } })
     return result.token!
   }
@@ -157,7 +168,7 @@ export async function startCms(pluginOptions: HostStoragePluginOptions, opts: { 
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))
       await payload.destroy()
-      await rm(dir, { force: true, recursive: true })
+      await removeDir()
     },
   }
 }

@@ -11,10 +11,10 @@ import { stat } from 'node:fs/promises'
 import { resolveInside } from '../auth/resolveInside.js'
 import type { UpstreamHandler } from '../context.js'
 import { safeDecode } from '../http/safeDecode.js'
-import { contentTypeOf } from '../http/contentTypeOf.js'
 import { answerPreflight, corsHeaders } from '../http/cors.js'
 import { sendText } from '../http/sendJson.js'
 import { serveFile } from '../http/serveFile.js'
+import { zoneFileType } from '../http/zoneFileType.js'
 import { extractPathToken } from './pathToken.js'
 import { verifyCdnToken } from './verifyCdnToken.js'
 
@@ -63,6 +63,7 @@ export const cdnPullZone: UpstreamHandler = async (req, res, { rawPath, query },
     sendText(res, 404, 'Not Found', undefined, cors)
     return true
   }
-  await serveFile({ req, res, filePath: target.absolute, contentType: contentTypeOf(target.relative), headers: { ...cors, 'Cache-Control': 'public, max-age=31536000' } })
+  const type = zoneFileType(target.relative, ctx.options.inlineActiveContent)
+  await serveFile({ req, res, filePath: target.absolute, contentType: type.contentType, headers: { ...cors, ...type.headers, 'Cache-Control': 'public, max-age=31536000' } })
   return true
 }

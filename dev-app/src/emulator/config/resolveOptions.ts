@@ -13,6 +13,9 @@ export interface ResolvedOptions {
   s3Region: string | undefined
   strictQueryChecksums: boolean
   tokenAuthKey: string | undefined
+  inlineActiveContent: boolean
+  headersTimeoutMs: number
+  requestTimeoutMs: number
   libraryId: number
   apiKey: string
   readOnlyKey: string
@@ -34,6 +37,9 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     s3Region: options.storage?.region,
     strictQueryChecksums: options.storage?.strictQueryChecksums ?? false,
     tokenAuthKey: options.pullZone?.tokenAuthKey || undefined,
+    inlineActiveContent: options.pullZone?.inlineActiveContent ?? false,
+    headersTimeoutMs: options.headersTimeoutMs ?? 10_000,
+    requestTimeoutMs: options.requestTimeoutMs ?? 30 * 60_000,
     libraryId: options.stream?.libraryId ?? 1001,
     apiKey: options.stream?.apiKey ?? 'dev-stream-key',
     readOnlyKey: options.stream?.readOnlyKey ?? 'dev-stream-readonly-key',

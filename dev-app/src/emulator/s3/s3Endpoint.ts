@@ -10,10 +10,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { resolveInside } from '../auth/resolveInside.js'
 import type { UpstreamHandler } from '../context.js'
 import { safeDecode } from '../http/safeDecode.js'
-import { contentTypeOf } from '../http/contentTypeOf.js'
 import { answerPreflight, corsHeaders } from '../http/cors.js'
 import { sendText } from '../http/sendJson.js'
 import { serveFile } from '../http/serveFile.js'
+import { zoneFileType } from '../http/zoneFileType.js'
 import { writeObject } from '../storage/writeObject.js'
 import type { WrittenObject } from '../storage/writeObject.js'
 import { verifyPresignedRequest } from './verifyPresignedRequest.js'
@@ -139,7 +139,8 @@ export const s3Endpoint: UpstreamHandler = async (req, res, { rawPath, query }, 
       sendS3Error(req, res, 404, 'NoSuchKey', 'The specified key does not exist.')
       return true
     }
-    await serveFile({ req, res, filePath: target.absolute, contentType: contentTypeOf(target.relative), headers: corsHeaders(req, EXPOSED) })
+    const type = zoneFileType(target.relative, ctx.options.inlineActiveContent)
+    await serveFile({ req, res, filePath: target.absolute, contentType: type.contentType, headers: { ...corsHeaders(req, EXPOSED), ...type.headers } })
     return true
   }
   if (req.method === 'DELETE') {

@@ -9,9 +9,9 @@ import { safeEqual } from '../auth/safeEqual.js'
 import { resolveInside } from '../auth/resolveInside.js'
 import type { UpstreamHandler } from '../context.js'
 import { safeDecode } from '../http/safeDecode.js'
-import { contentTypeOf } from '../http/contentTypeOf.js'
 import { sendJson } from '../http/sendJson.js'
 import { serveFile } from '../http/serveFile.js'
+import { zoneFileType } from '../http/zoneFileType.js'
 import { listDirectory } from './listDirectory.js'
 import { writeObject } from './writeObject.js'
 
@@ -57,7 +57,7 @@ export const storageApi: UpstreamHandler = async (req, res, { rawPath }, ctx) =>
         reply(res, 404, 'Object Not Found')
         return true
       }
-      await serveFile({ req, res, filePath: target.absolute, contentType: contentTypeOf(target.relative) })
+      await serveFile({ req, res, filePath: target.absolute, ...zoneFileType(target.relative, ctx.options.inlineActiveContent) })
       return true
     case 'DELETE':
       await deleteObject(res, target, ctx.checksums)
