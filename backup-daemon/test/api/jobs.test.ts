@@ -1,7 +1,7 @@
 import { expect } from 'chai'
 import { EngineStoppingError } from '../../src/engine/errors.js'
 import { createApp } from '../../src/server/createApp.js'
-import { FakeEngine, fakeJob } from './support/fakeEngine.js'
+import { FakeEngine, fakeEncryptionPassword, fakeJob } from './support/fakeEngine.js'
 import { loginCookie } from './support/requests.js'
 import { testConfig, type TestConfigOverrides } from './support/testConfig.js'
 
@@ -70,7 +70,10 @@ describe('api: jobs', () => {
     const { get, engine } = await setup()
     const res = await get('/api/v1/jobs/nightly/config')
     expect(res.status).to.equal(200)
-    expect(await res.json()).to.deep.equal({ job: 'nightly', config: engine.jobConfig('nightly') })
+    const text = await res.text()
+    expect(JSON.parse(text)).to.deep.equal({ job: 'nightly', config: engine.jobConfig('nightly') })
+    expect(JSON.parse(text)).to.have.nested.property('config.encryption.cipher', 'aes-256-cbc')
+    expect(text).to.not.include(fakeEncryptionPassword)
     expect((await get('/api/v1/jobs/nope/config')).status).to.equal(404)
     const off = await (await setup({ permissions: { showConfig: false } })).get('/api/v1/jobs/nightly/config')
     expect(off.status).to.equal(200)

@@ -6,7 +6,12 @@
  */
 import { Readable } from 'node:stream'
 import { FullDownloadUnsupportedError, JobBusyError, JobNotFoundError, NoRunInFlightError, SnapshotNotFoundError } from '../../../src/engine/errors.js'
+import type { JobConfig } from '../../../src/config/types.js'
+import { redactJob } from '../../../src/engine/redactJob.js'
 import type { Engine, JobView, LogHub, LogScope, RunInfo, SnapshotDownload, SnapshotView } from '../../../src/engine/types.js'
+
+/** The encryption password of every fake job's config: it must never appear in an answer. */
+export const fakeEncryptionPassword = 'fake-encryption-password-0123'
 
 /** What a listing item carries besides the spec's fields (CONTRACT.md: filled by the engine's snapshot catalog). */
 export interface SnapshotExtras {
@@ -107,7 +112,17 @@ export class FakeEngine implements Engine {
   }
   jobConfig(name: string): Record<string, unknown> {
     const job = this.job(name)
-    return { name: job.name, schedule: job.schedule, sources: [{ type: 'local', name: 'files', path: '/srv/files' }], encryption: { type: 'aes', password: '[redacted]' } }
+    // The real JobDetail builder over a small job with a secret in it (the API tests check the secret never shows).
+    return redactJob({
+      name: job.name,
+      schedule: job.schedule,
+      active: job.active,
+      compression: 'tar.gz',
+      sources: [{ type: 'local', name: 'files', path: '/srv/files' }],
+      storages: [{ type: 'local', name: 'disk', path: '/srv/backups', includeJobName: true }],
+      encryption: { type: 'openssl', cipher: 'aes-256-cbc', password: fakeEncryptionPassword },
+      notify: [],
+    } as JobConfig) as unknown as Record<string, unknown>
   }
   runInfo(name: string): RunInfo {
     const job = this.job(name)
