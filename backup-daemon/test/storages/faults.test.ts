@@ -8,7 +8,10 @@ import { writeSnapshot } from '../../src/archive/writeSnapshot.js'
 import { listCatalog } from '../../src/engine/snapshotCatalog.js'
 import { hostStorage } from '../../src/storages/host/index.js'
 import { LocalStorage } from '../../src/storages/local.js'
-import { AttemptTimeoutError, retry, UpstreamStatusError } from '../../src/storages/remote/retry.js'
+import { isNetworkError } from '../../src/storages/remote/isNetworkError.js'
+import { AttemptTimeoutError, retry } from '../../src/storages/remote/retry.js'
+import { UpstreamStatusError } from '../../src/storages/remote/UpstreamStatusError.js'
+import { withRetries } from '../../src/storages/remote/withRetries.js'
 import { s3Storage } from '../../src/storages/s3/index.js'
 import type { Storage } from '../../src/storages/types.js'
 import { startFaultProxy, type FaultProxy } from './support/faultProxy.js'
@@ -16,6 +19,7 @@ import { startHostEmulator, type Emulator } from './support/hostEmulator.js'
 import { startS3rver, type RunningS3 } from './support/s3rver.js'
 
 const never = () => new AbortController().signal
+const transientHttp = (err: unknown) => err instanceof UpstreamStatusError && err.transient
 
 describe('storages/remote/retry', () => {
   it('retries transient failures with backoff and returns the first success', async () => {
@@ -26,7 +30,7 @@ describe('storages/remote/retry', () => {
         if (++calls < 3) throw new UpstreamStatusError(503, 'busy')
         return 'ok'
       },
-      { baseDelayMs: 1, onRetry: (_err, attempt) => retried.push(attempt) },
+      { baseDelayMs: 1, isRetryable: transientHttp, onRetry: (_err, attempt) => retried.push(attempt) },
     )
     expect(value).to.equal('ok')
     expect(retried).to.deep.equal([1, 2])
@@ -37,7 +41,7 @@ describe('storages/remote/retry', () => {
     const permanent = await retry(async () => {
       calls++
       throw new UpstreamStatusError(403, 'no')
-    }).catch((e: unknown) => e)
+    }, { isRetryable: transientHttp }).catch((e: unknown) => e)
     expect(calls).to.equal(1)
     expect((permanent as UpstreamStatusError).status).to.equal(403)
     calls = 0
@@ -46,9 +50,38 @@ describe('storages/remote/retry', () => {
         calls++
         throw Object.assign(new Error('reset'), { code: 'ECONNRESET' })
       },
-      { retries: 2, baseDelayMs: 1 },
+      { retries: 2, baseDelayMs: 1, isRetryable: isNetworkError },
     ).catch(() => {})
     expect(calls).to.equal(3)
+  })
+
+  it('the storage decorator retries exactly what the backend calls retryable, parsing no error itself', async () => {
+    let calls = 0
+    const flaky = new Error('backend-specific hiccup')
+    const storage = withRetries(
+      {
+        type: 'fake',
+        name: 'fake',
+        canStream: true,
+        write: () => Promise.reject(new Error('unused')),
+        open: () => Promise.reject(new Error('unused')),
+        delete: async () => {},
+        isNotExist: () => false,
+        list: async () => {
+          calls++
+          if (calls <= 2) throw flaky
+          if (calls === 3) throw new UpstreamStatusError(503, 'a 503 this backend calls permanent')
+          return []
+        },
+        isRetryable: (err) => err === flaky,
+      },
+      { baseDelayMs: 1 },
+    )
+    expect(storage.isRetryable(flaky)).to.equal(true)
+    const err = await storage.list('x/').catch((e: unknown) => e)
+    expect(calls).to.equal(3)
+    expect((err as UpstreamStatusError).status).to.equal(503)
+    expect(await storage.list('x/')).to.deep.equal([])
   })
 
   it('times out an attempt that hangs, even when the call ignores its signal, and retries it', async () => {
@@ -107,7 +140,7 @@ describe('remote storages under faults (a real proxy that fails requests)', func
     beforeEach(async () => {
       emulator = await startHostEmulator({ storage: { zoneName: 'z', accessKey: 'k' } })
       proxy = await startFaultProxy(emulator.url)
-      storage = hostStorage.create({ type: 'host', name: 'bunny', endpoint: `${proxy.url}/storage`, zoneName: 'z', accessKey: 'k' })
+      storage = hostStorage.create(hostStorage.configSchema.parse({ type: 'host', name: 'bunny', endpoint: `${proxy.url}/storage`, zoneName: 'z', accessKey: 'k' }))
     })
     afterEach(async () => {
       await proxy.close()
@@ -139,7 +172,7 @@ describe('remote storages under faults (a real proxy that fails requests)', func
     beforeEach(async () => {
       s3 = await startS3rver()
       proxy = await startFaultProxy(s3.endpoint)
-      storage = s3Storage.create({ type: 's3', name: 's3', bucket: s3.bucket, endpoint: proxy.url, usePathStyle: true, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' })
+      storage = s3Storage.create(s3Storage.configSchema.parse({ type: 's3', name: 's3', bucket: s3.bucket, endpoint: proxy.url, usePathStyle: true, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }))
     })
     afterEach(async () => {
       await proxy.close()
