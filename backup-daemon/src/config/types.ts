@@ -142,6 +142,7 @@ export interface LocalSourceConfig {
 
 /** A storage; `type` selects the implementation in `storages/all.ts`. Issue 5 adds more types. */
 export type StorageConfig = LocalStorageConfig | HostStorageConfig | S3StorageConfig
+  | import('../storages/sftp/index.js').SftpStorageConfig
 
 export interface LocalStorageConfig {
   type: 'local'
