@@ -143,6 +143,7 @@ export interface LocalSourceConfig {
 /** A storage; `type` selects the implementation in `storages/all.ts`. Issue 5 adds more types. */
 export type StorageConfig = LocalStorageConfig | HostStorageConfig | S3StorageConfig
   | import('../storages/sftp/index.js').SftpStorageConfig
+  | import('../storages/webdav/index.js').WebdavStorageConfig
 
 export interface LocalStorageConfig {
   type: 'local'
