@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import { randomBytes } from 'node:crypto'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
@@ -14,9 +14,14 @@ import { UpstreamStatusError } from '../../src/storages/remote/UpstreamStatusErr
 import { withRetries } from '../../src/storages/remote/withRetries.js'
 import { s3Storage } from '../../src/storages/s3/index.js'
 import type { Storage } from '../../src/storages/types.js'
+import { sftpStorage } from '../../src/storages/sftp/index.js'
+import { webdavStorage } from '../../src/storages/webdav/index.js'
+import { startSshServer, type SshServer } from '../support/sshServer.js'
+import { startWebdavServer, type WebdavServer } from '../support/webdavServer.js'
 import { startFaultProxy, type FaultProxy } from './support/faultProxy.js'
 import { startHostEmulator, type Emulator } from './support/hostEmulator.js'
 import { startS3rver, type RunningS3 } from './support/s3rver.js'
+import { startTcpCutProxy, type TcpCutProxy } from './support/tcpCutProxy.js'
 
 const never = () => new AbortController().signal
 const transientHttp = (err: unknown) => err instanceof UpstreamStatusError && err.transient
@@ -108,17 +113,26 @@ describe('storages/remote/retry', () => {
 
 /** Two snapshots through the engine's writer: the first succeeds, the second dies mid-upload on `faulty`. */
 async function failMidUpload(faulty: Storage, proxy: FaultProxy, afterBytes: number): Promise<{ local: LocalStorage; error: unknown; cleanup(): Promise<void> }> {
+  return failMidUploadWith(
+    faulty,
+    () => (proxy.mode = { kind: 'cutUploads', afterBytes }),
+    () => (proxy.mode = { kind: 'pass' }),
+  )
+}
+
+/** Two snapshots through the engine's writer: the first succeeds, `arm` makes the second die mid-upload on `faulty`. */
+async function failMidUploadWith(faulty: Storage, arm: () => void, disarm: () => void): Promise<{ local: LocalStorage; error: unknown; cleanup(): Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'bd-fault-'))
   const local = new LocalStorage('disk', dir)
   const archive = () => Readable.from([randomBytes(3 * 1024 * 1024)])
   const base = { storages: [local, faulty], job: 'nightly', compression: 'tar' as const, signal: never() }
   await writeSnapshot({ ...base, archive: archive(), name: 'nightly-2026-01-01T00-00-00-000Z.tar', createdAt: new Date('2026-01-01T00:00:00Z') })
-  proxy.mode = { kind: 'cutUploads', afterBytes }
+  arm()
   const error = await writeSnapshot({ ...base, archive: archive(), name: 'nightly-2026-01-02T00-00-00-000Z.tar', createdAt: new Date('2026-01-02T00:00:00Z') }).then(
     () => undefined,
     (e: unknown) => e,
   )
-  proxy.mode = { kind: 'pass' }
+  disarm()
   return { local, error, cleanup: () => rm(dir, { recursive: true, force: true }) }
 }
 
@@ -183,6 +197,88 @@ describe('remote storages under faults (a real proxy that fails requests)', func
       const { local, error, cleanup } = await failMidUpload(storage, proxy, 256 * 1024)
       try {
         expect(error).to.be.instanceOf(Error)
+        await expectOnlyFirstSnapshot(storage)
+        await expectOnlyFirstSnapshot(local)
+      } finally {
+        await cleanup()
+      }
+    })
+  })
+
+  describe('sftp', () => {
+    let server: SshServer
+    let proxy: TcpCutProxy
+    let storage: Storage
+    beforeEach(async () => {
+      server = await startSshServer()
+      proxy = await startTcpCutProxy(server.host, server.port)
+      // The host key is checked under the proxy's address.
+      const knownHosts = join(server.dir, 'known_hosts_proxy')
+      await writeFile(knownHosts, (await readFile(server.knownHosts, 'utf8')).replace(`:${server.port} `, `:${proxy.port} `))
+      storage = sftpStorage.create(
+        sftpStorage.configSchema.parse({ type: 'sftp', name: 'ssh', host: '127.0.0.1', port: proxy.port, username: server.username, privateKey: server.clientKey, knownHosts, path: join(server.root, 'b') }),
+      )
+    })
+    afterEach(async () => {
+      await proxy.close()
+      await server.stop()
+    })
+
+    it('a connection cut mid-upload fails the run naming the storage, leaves the other storage and the older snapshot intact, nothing half-written listed', async () => {
+      const { local, error, cleanup } = await failMidUploadWith(
+        storage,
+        () => proxy.cutAfter(256 * 1024),
+        () => proxy.cutAfter(undefined),
+      )
+      try {
+        expect(proxy.cuts).to.equal(1)
+        expect((error as Error).message).to.match(/^storage "ssh" \(sftp\) failed: /)
+        await expectOnlyFirstSnapshot(storage)
+        await expectOnlyFirstSnapshot(local)
+      } finally {
+        await cleanup()
+      }
+    })
+
+    it('reconnects after the server dropped the connection between calls (retried)', async () => {
+      expect(await storage.list('x/')).to.deep.equal([])
+      proxy.cutAfter(1)
+      // The next call's first bytes kill the connection; the retry opens a new one.
+      expect(await storage.list('x/')).to.deep.equal([])
+      expect(proxy.cuts).to.equal(1)
+    })
+  })
+
+  describe('webdav', () => {
+    let server: WebdavServer
+    let proxy: FaultProxy
+    let storage: Storage
+    beforeEach(async () => {
+      server = await startWebdavServer()
+      proxy = await startFaultProxy(server.url)
+      storage = webdavStorage.create(webdavStorage.configSchema.parse({ type: 'webdav', name: 'dav', url: `${proxy.url}/`, username: server.username, password: server.password, path: 'b' }))
+    })
+    afterEach(async () => {
+      await proxy.close()
+      await server.stop()
+    })
+
+    it('rides out 503s with retries', async () => {
+      proxy.mode = { kind: 'unavailable', count: 2 }
+      expect(await storage.list('nothing/')).to.deep.equal([])
+      expect(proxy.seen.filter((line) => line.startsWith('PROPFIND'))).to.have.length(3)
+    })
+
+    it('commits behind a reverse proxy (the server sees another host): a 502 to MOVE falls back to a path-only Destination, once', async () => {
+      for (const name of ['a', 'b']) await (await storage.write('job', Readable.from([Buffer.from(name)]), never())).commit(`job/${name}`)
+      expect(proxy.seen.filter((line) => line.startsWith('MOVE'))).to.have.length(3)
+      expect((await storage.list('job/')).map((o) => o.key).sort()).to.deep.equal(['job/a', 'job/b'])
+    })
+
+    it('a connection cut mid-upload fails the run naming the storage, leaves the other storage and the older snapshot intact, nothing half-written listed', async () => {
+      const { local, error, cleanup } = await failMidUpload(storage, proxy, 256 * 1024)
+      try {
+        expect((error as Error).message).to.match(/^storage "dav" \(webdav\) failed: /)
         await expectOnlyFirstSnapshot(storage)
         await expectOnlyFirstSnapshot(local)
       } finally {

@@ -121,13 +121,10 @@ export class SftpStorage implements Storage {
       call((cb) => channel.unlink(temp, cb)).catch((err: unknown) => {
         if (!isSftpNotExist(err)) throw err
       })
-    try {
-      await unlink(sftp)
-    } catch (err) {
-      if (!isSftpRetryable(err) && !isSftpRetryable(cause)) return
-      this.connection.drop()
-      await this.connection.use(unlink).catch(() => {})
-    }
+    // A dead channel never answers (ssh2 queues the request forever): go straight to a new connection.
+    if (!isSftpRetryable(cause)) return unlink(sftp).catch(() => {})
+    this.connection.drop()
+    await this.connection.use(unlink).catch(() => {})
   }
 
   async list(prefix: string): Promise<StoredObject[]> {

@@ -2,8 +2,8 @@
  * @module storages/sftp/remoteStreams
  * Streams over one remote file's SFTP handle, with several requests in flight: one request per
  * round trip would cap a 50 ms link at ~1 MiB/s with 64 KiB requests. Memory stays bounded by the
- * window (`inFlight` x request size). Both streams close the handle when they end or are destroyed
- * and only then report `finish`/`close`, so "finished" means the server has (or gave) every byte.
+ * window (`inFlight` x request size). The writer finishes only once the server acknowledged every
+ * write and the close of the handle, so "finished" means the server has every byte.
  */
 import { Readable, Writable } from 'node:stream'
 import type { SFTPWrapper } from 'ssh2'
@@ -59,10 +59,10 @@ export function remoteWriter(sftp: SFTPWrapper, path: string, inFlight = 8): Wri
       close()
     },
     destroy(err, callback) {
-      if (!handle) return callback(err)
-      const open = handle
+      // Not waited for: on a dead connection ssh2 never answers, and the handle dies with it anyway.
+      if (handle) sftp.close(handle, () => {})
       handle = undefined
-      sftp.close(open, () => callback(err))
+      callback(err)
     },
   })
 }
@@ -112,10 +112,10 @@ export function remoteReader(sftp: SFTPWrapper, handle: Buffer, size: number, on
     destroy(err, callback) {
       for (const pending of ahead) pending.catch(() => {})
       ahead.length = 0
-      sftp.close(handle, () => {
-        onClose()
-        callback(err)
-      })
+      // Not waited for (see remoteWriter).
+      sftp.close(handle, () => {})
+      onClose()
+      callback(err)
     },
   })
 }

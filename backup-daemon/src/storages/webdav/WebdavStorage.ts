@@ -44,6 +44,8 @@ export class WebdavStorage implements Storage {
   private readonly base: URL
   /** Its decoded path, ending in `/`: listings' hrefs are compared to it. */
   private readonly basePath: string
+  /** Set once the server refused an absolute URL in a MOVE's `Destination` (see `move`). */
+  private pathOnlyDestination = false
   /** The server's URL, ending in `/`. */
   private readonly serverUrl: URL
   /** Folders from the server's URL down to the storage's folder (relative, encoded), made by every write. */
@@ -112,8 +114,7 @@ export class WebdavStorage implements Storage {
         checkKey(key)
         const slash = key.lastIndexOf('/')
         await this.makeFolders(slash === -1 ? '' : key.slice(0, slash))
-        const response = await this.request({ method: 'MOVE', url: this.urlOf(temp), headers: { Destination: this.urlOf(key), Overwrite: 'F' }, accept: [404] })
-        await drain(response)
+        const response = await this.move(temp, key)
         if (response.statusCode === 404) {
           // A retry after a MOVE whose answer was lost: the temporary file is gone, the target is there.
           const target = await this.stat(key)
@@ -137,6 +138,30 @@ export class WebdavStorage implements Storage {
     for (const ms of [100, 200, 400, 800]) {
       await sleep(ms)
       if (await this.stat(temp)) await this.remove(temp)
+    }
+  }
+
+  /**
+   * MOVE `from` to `to` without replacing anything. RFC 4918 wants an absolute URL in `Destination`,
+   * but a server behind a reverse proxy sees another host than ours, and Go's x/net/webdav (rclone)
+   * then answers 502 ("destination on another server"): after a 502 the absolute path alone is sent,
+   * which those servers accept, and this storage keeps using it.
+   */
+  private async move(from: string, to: string) {
+    const send = async () => {
+      const destination = this.pathOnlyDestination ? new URL(this.urlOf(to)).pathname : this.urlOf(to)
+      return this.request({ method: 'MOVE', url: this.urlOf(from), headers: { Destination: destination, Overwrite: 'F' }, accept: [404] })
+    }
+    try {
+      const response = await send()
+      await drain(response)
+      return response
+    } catch (err) {
+      if (this.pathOnlyDestination || !(err instanceof UpstreamStatusError && err.status === 502)) throw err
+      this.pathOnlyDestination = true
+      const response = await send()
+      await drain(response)
+      return response
     }
   }
 
