@@ -96,15 +96,32 @@ export class WebdavStorage implements Storage {
         callback(null, chunk)
       },
     })
-    body.once('error', (err) => counted.destroy(err))
+    // On abort or a failing source the request is ended cleanly rather than torn down: the server
+    // then finishes the PUT and answers, and the DELETE that follows finds (and removes) the file.
+    // A torn connection leaves the server writing a partial file at a time of its choosing.
+    let stopped: { reason: unknown } | undefined
+    const stop = (reason: unknown) => {
+      if (stopped) return
+      stopped = { reason }
+      body.unpipe(counted)
+      body.destroy()
+      counted.end()
+    }
+    const onAbort = () => stop(signal.reason)
+    body.once('error', stop)
+    signal.addEventListener('abort', onAbort, { once: true })
     try {
       signal.throwIfAborted()
-      const response = await this.request({ method: 'PUT', url: this.urlOf(temp), headers: { 'Content-Type': 'application/octet-stream', 'Transfer-Encoding': 'chunked' }, body: body.pipe(counted), signal })
+      const response = await this.request({ method: 'PUT', url: this.urlOf(temp), headers: { 'Content-Type': 'application/octet-stream', 'Transfer-Encoding': 'chunked' }, body: body.pipe(counted) })
       await drain(response)
-      signal.throwIfAborted()
+      if (stopped) throw stopped.reason
     } catch (err) {
-      await this.removeCutUpload(temp).catch(() => {})
-      throw signal.aborted ? signal.reason : err
+      if (stopped) await this.remove(temp).catch(() => {})
+      else await this.removeCutUpload(temp).catch(() => {})
+      throw stopped ? stopped.reason : err
+    } finally {
+      signal.removeEventListener('abort', onAbort)
+      body.off('error', stop)
     }
     let committed: string | undefined
     return {
@@ -129,13 +146,14 @@ export class WebdavStorage implements Storage {
   }
 
   /**
-   * Removes what a cut PUT left. The server may still be finishing the request it saw cut (rclone
-   * stores the partial file when its handler returns, possibly after our DELETE), so the file is
-   * looked for again a few times over about 1.5 s and deleted again when it reappeared.
+   * Removes what a PUT cut by the network left. The server may still be finishing the request it
+   * saw cut (rclone stores the partial file when its handler returns, possibly after our DELETE), so
+   * the file is looked for again a few times over about 3 s and deleted again when it reappeared.
+   * Whatever is still left is an `.incomplete` file the engine's leftover sweep removes.
    */
   private async removeCutUpload(temp: string): Promise<void> {
     await this.remove(temp)
-    for (const ms of [100, 200, 400, 800]) {
+    for (const ms of [100, 200, 400, 800, 1600]) {
       await sleep(ms)
       if (await this.stat(temp)) await this.remove(temp)
     }
