@@ -64,8 +64,13 @@ export class SftpConnection {
     this.active++
     clearTimeout(this.idle)
     try {
-      let session = await (this.session ??= this.open())
-      if (session.closed) session = await (this.session = this.open())
+      const current = (this.session ??= this.open())
+      let session = await current
+      if (session.closed) {
+        // Only one caller replaces a dropped connection; the others wait for its replacement.
+        if (this.session === current) this.session = this.open()
+        session = await this.session!
+      }
       return session.sftp
     } catch (err) {
       this.session = undefined
@@ -80,11 +85,17 @@ export class SftpConnection {
     this.idle = setTimeout(() => this.active === 0 && this.close(), this.options.idleMs ?? 5000).unref()
   }
 
-  /** Runs `fn` with the channel. */
+  /** Runs `fn` with the channel; a connection lost under it is reported as such (and is retryable). */
   async use<T>(fn: (sftp: SFTPWrapper) => Promise<T>): Promise<T> {
     const sftp = await this.acquire()
     try {
       return await fn(sftp)
+    } catch (err) {
+      // ssh2 fails every request in flight with this bare message when the connection closes.
+      if ((err as Error | undefined)?.message === 'No response from server') {
+        throw new SftpConnectionError(`the SSH connection to ${this.options.host}:${this.options.port} was lost`)
+      }
+      throw err
     } finally {
       this.release()
     }

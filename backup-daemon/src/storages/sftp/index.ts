@@ -16,6 +16,15 @@ export function expandHome(path: string): string {
   return path === '~' ? homedir() : path.startsWith('~/') ? join(homedir(), path.slice(2)) : path
 }
 
+/** The user the daemon runs as (`$USER` when the passwd database has no entry, as in some containers). */
+function osUser(): string {
+  try {
+    return userInfo().username
+  } catch {
+    return process.env.USER ?? 'root'
+  }
+}
+
 export const sftpConfigSchema = z
   .strictObject({
     type: z.literal('sftp'),
@@ -26,7 +35,7 @@ export const sftpConfigSchema = z
     username: z
       .string()
       .min(1)
-      .default(() => userInfo().username),
+      .default(() => osUser()),
     password: z.string().min(1).optional(),
     /** Path of a private key file (OpenSSH or PEM format; `~` expanded). */
     privateKey: z.string().min(1).transform(expandHome).optional(),

@@ -33,9 +33,12 @@ export function isSftpNotExist(err: unknown): boolean {
 }
 
 export function isSftpRetryable(err: unknown): boolean {
-  if (!err || typeof err !== 'object' || err instanceof HostKeyError) return false
-  if (err instanceof SftpConnectionError) return true
-  const e = err as { code?: unknown; level?: unknown; message?: unknown }
+  if (!err || typeof err !== 'object') return false
+  const e = err as { code?: unknown; level?: unknown; message?: unknown; name?: unknown }
+  // By name, not instanceof: this module is loaded eagerly, the storage lazily, and a loader (tsx)
+  // may give a dynamically imported module its own instance of this file and its classes.
+  if (e.name === 'HostKeyError') return false
+  if (e.name === 'SftpConnectionError') return true
   if (typeof e.code === 'number') return connectionCodes.has(e.code)
   if (e.level === 'client-socket' || e.level === 'client-timeout') return true
   // ssh2 fails every request in flight with this when the channel or connection closes under it.
