@@ -19,7 +19,7 @@ export interface DavRequest {
   /** Statuses answered without an error besides 2xx (e.g. 404 for "already gone"). */
   accept?: number[]
   signal?: AbortSignal
-  /** Longest silence on the socket (no byte either way) in ms. @default 60000 */
+  /** Longest silence on the socket (no byte either way) in ms; for a GET only until the headers. @default 60000 */
   idleTimeoutMs?: number
 }
 
@@ -45,6 +45,8 @@ export async function davRequest(credentials: DavCredentials, { method, url, hea
     else await pipeline(body, request)
     const answer = await response
     const status = answer.statusCode ?? 0
+    // A download is read at its consumer's pace (a slow client pauses the socket): no idle limit once it started.
+    if (method === 'GET') request.setTimeout(0)
     if ((status >= 200 && status <= 299) || accept.includes(status)) return answer
     const text = Buffer.concat(await answer.toArray()).toString('utf8')
     throw new UpstreamStatusError(status, `WebDAV server answered ${status} to ${method} ${target.pathname}: ${text.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 200) || '(no body)'}`)
