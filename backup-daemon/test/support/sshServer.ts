@@ -82,6 +82,10 @@ export async function startSshServer(): Promise<SshServer> {
   const version = (await run('/usr/sbin/sshd', ['-V']).catch((err: { stderr?: string }) => ({ stderr: err.stderr ?? '' }))).stderr.trim()
   // sshd wants an absolute path to itself (it re-executes itself per connection).
   const child = spawn('/usr/sbin/sshd', ['-D', '-e', '-f', config, '-p', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] })
+  // A test run that ends without stop() (a timeout, mocha --exit) must not leave the server behind.
+  const killOnExit = () => child.kill('SIGKILL')
+  process.once('exit', killOnExit)
+  child.once('exit', () => process.off('exit', killOnExit))
   let log = ''
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`sshd did not start: ${log}`)), 15_000)
