@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { writeSnapshot } from '../../src/archive/writeSnapshot.js'
-import { listCatalog } from '../../src/engine/snapshotCatalog.js'
+import { listCatalog, removeLeftovers } from '../../src/engine/snapshotCatalog.js'
 import { hostStorage } from '../../src/storages/host/index.js'
 import { LocalStorage } from '../../src/storages/local.js'
 import { isNetworkError } from '../../src/storages/remote/isNetworkError.js'
@@ -136,12 +136,22 @@ async function failMidUploadWith(faulty: Storage, arm: () => void, disarm: () =>
   return { local, error, cleanup: () => rm(dir, { recursive: true, force: true }) }
 }
 
+const firstSnapshotKeys = ['nightly/nightly-2026-01-01T00-00-00-000Z.tar', 'nightly/nightly-2026-01-01T00-00-00-000Z.tar.manifest.json']
+
+/**
+ * Only the first snapshot is listed, and nothing else is committed. A server may store the torn
+ * upload's temporary object after the storage deleted it (the server notices the cut when it
+ * chooses to; s3rver and rclone both do under load): such a leftover is only ever an `incomplete`
+ * object, which the engine's sweep (`removeLeftovers`, run before every run) removes.
+ */
 async function expectOnlyFirstSnapshot(storage: Storage): Promise<void> {
   const objects = await storage.list('nightly/')
-  expect(objects.map((o) => o.key).sort()).to.deep.equal(['nightly/nightly-2026-01-01T00-00-00-000Z.tar', 'nightly/nightly-2026-01-01T00-00-00-000Z.tar.manifest.json'])
-  const { snapshots, orphans } = await listCatalog(storage, 'nightly')
+  expect(objects.filter((o) => !o.incomplete).map((o) => o.key).sort()).to.deep.equal(firstSnapshotKeys)
+  const { snapshots } = await listCatalog(storage, 'nightly')
   expect(snapshots.map((s) => s.view.name)).to.deep.equal(['nightly-2026-01-01T00-00-00-000Z.tar'])
-  expect(orphans).to.deep.equal([])
+  await removeLeftovers(storage, 'nightly')
+  expect((await storage.list('nightly/')).map((o) => o.key).sort()).to.deep.equal(firstSnapshotKeys)
+  expect((await listCatalog(storage, 'nightly')).orphans).to.deep.equal([])
 }
 
 describe('remote storages under faults (a real proxy that fails requests)', function () {

@@ -75,6 +75,14 @@ describe('storages/s3 (against s3rver over HTTP)', () => {
     expect(s3Storage.configSchema.safeParse({ ...base, downloadMode: 'redirect' }).success).to.equal(false)
   })
 
+  it('classifies its errors: 5xx, 429, 408 and dropped connections are retryable, other statuses not', () => {
+    const storage: Storage = s3Storage.create(s3Storage.configSchema.parse({ type: 's3', name: 's', bucket: 'b' }))
+    const status = (code: number) => Object.assign(new Error('x'), { $metadata: { httpStatusCode: code } })
+    expect([500, 503, 429, 408, 403, 404, 400].map((code) => storage.isRetryable(status(code)))).to.deep.equal([true, true, true, true, false, false, false])
+    expect(storage.isRetryable(Object.assign(new Error('reset'), { code: 'ECONNRESET' }))).to.equal(true)
+    expect(storage.isRetryable(Object.assign(new Error('x'), { name: 'NoSuchKey' }))).to.equal(false)
+  })
+
   it('says isNotExist for a missing object through the retrying wrapper', async () => {
     const storage: Storage = s3Storage.create(s3Storage.configSchema.parse({ type: 's3', name: 's', bucket: s3.bucket, endpoint: s3.endpoint, usePathStyle: true, ...credentials }))
     const err = await storage.open('nothing/here').catch((e: unknown) => e)
