@@ -187,6 +187,8 @@ export interface LocalSourceConfig {
 
 /** A storage; `type` selects the implementation in `storages/all.ts`. Issue 5 adds more types. */
 export type StorageConfig = LocalStorageConfig | HostStorageConfig | S3StorageConfig
+  | import('../storages/sftp/index.js').SftpStorageConfig
+  | import('../storages/webdav/index.js').WebdavStorageConfig
 
 /** Keys every storage entry has (added to every storage type by `config/schema.ts`). */
 export interface StorageCommon {

@@ -7,9 +7,11 @@ import type { StorageConfig } from '../config/types.js'
 import { hostStorage } from './host/index.js'
 import { localStorage } from './local.js'
 import { s3Storage } from './s3/index.js'
+import { sftpStorage } from './sftp/index.js'
+import { webdavStorage } from './webdav/index.js'
 import type { Storage, StorageFactory } from './types.js'
 
-export const storageFactories: StorageFactory<any>[] = [localStorage, hostStorage, s3Storage]
+export const storageFactories: StorageFactory<any>[] = [localStorage, hostStorage, s3Storage, sftpStorage, webdavStorage]
 
 export function storageFactory(type: string): StorageFactory | undefined {
   return storageFactories.find((factory) => factory.type === type)

@@ -115,6 +115,11 @@ export class LocalStorage implements Storage {
   isNotExist(err: unknown): boolean {
     return (err as NodeJS.ErrnoException | undefined)?.code === 'ENOENT'
   }
+
+  /** A local disk error (full, read-only, permissions) does not go away by trying again at once. */
+  isRetryable(): boolean {
+    return false
+  }
 }
 
 export const localStorage: StorageFactory<LocalStorageConfig> = {

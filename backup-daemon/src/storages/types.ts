@@ -53,16 +53,33 @@ export interface Storage {
   downloadUrl?(key: string): Promise<string | undefined>
   /** True when `err` means "no such object" (the engine never parses provider errors itself). */
   isNotExist(err: unknown): boolean
+  /**
+   * True when the call that failed with `err` may succeed if repeated as is: the connection dropped,
+   * the service is busy (5xx, 429), a socket timed out. Never for a missing object, refused
+   * credentials, an unknown host key, a bad key or the caller's abort. The retry decorator asks this
+   * instead of parsing provider errors itself. Must be synchronous and cheap.
+   */
+  isRetryable(err: unknown): boolean
 }
 
-/** One storage type: the schema of its config entry and how to build it. Registered in `storages/all.ts`. */
+/** What a storage may tell the job's log (a warning about a relaxed host-key check, say). */
+export interface StorageContext {
+  log(level: 'info' | 'warn', message: string): void
+}
+
+/**
+ * One storage type: the schema of its config entry and how to build it. Registered in `storages/all.ts`.
+ * The config type is the schema's output (`z.output<typeof schema>`, defaults applied by the schema),
+ * so a new type is one folder plus one line in `storages/all.ts` and one in `config/types.ts`.
+ */
 export interface StorageFactory<C extends StorageConfig = StorageConfig> {
   type: C['type']
-  /** Strict zod object for one `jobs[].storages[]` entry with `type` as a literal. */
+  /** Strict zod object for one `jobs[].storages[]` entry with `type` as a literal; its output is `C`. */
   configSchema: z.ZodObject
   /** Keys of the config entry that hold secrets (redacted in `GET /jobs/{name}/config`). */
   secretKeys: string[]
   /** Keys that are filesystem paths, resolved against the config file's folder. */
   pathKeys?: string[]
-  create(config: C): Storage
+  /** Builds the storage; `context` is where it may log (absent: warnings go to the process's stderr). */
+  create(config: C, context?: StorageContext): Storage
 }

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { LocalStorage } from '../../src/storages/local.js'
-import { runStorageSuite } from './runStorageSuite.js'
+import { runStorageSuite } from '../support/runStorageSuite.js'
 
 describe('storages/local', () => {
   runStorageSuite({

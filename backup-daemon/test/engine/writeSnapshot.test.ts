@@ -20,7 +20,7 @@ describe('archive/writeSnapshot', () => {
 
   it('fails (instead of waiting forever) when one storage refuses the write, and cleans the others', async () => {
     const good = new LocalStorage('good', join(tmp.dir, 'good'))
-    const broken: Storage = { ...good, name: 'broken', type: 'broken', canStream: true, write: async () => Promise.reject(new Error('disk full')), list: good.list.bind(good), open: good.open.bind(good), delete: good.delete.bind(good), isNotExist: good.isNotExist.bind(good) }
+    const broken: Storage = { ...good, name: 'broken', type: 'broken', canStream: true, write: async () => Promise.reject(new Error('disk full')), list: good.list.bind(good), open: good.open.bind(good), delete: good.delete.bind(good), isNotExist: good.isNotExist.bind(good), isRetryable: () => false }
     const options = { archive: archive(), storages: [good, broken], job: 'j', name: 'j-x.tar', compression: 'tar' as const, createdAt: new Date(), chunkSize: 1 << 20, signal: new AbortController().signal }
     const err = await writeSnapshot(options).catch((e: unknown) => e)
     expect((err as Error).message).to.equal('storage "broken" (broken) failed: disk full')
@@ -50,6 +50,7 @@ describe('archive/writeSnapshot', () => {
       open: (key) => flakyDisk.open(key),
       delete: (key) => flakyDisk.delete(key),
       isNotExist: (err) => flakyDisk.isNotExist(err),
+      isRetryable: () => false,
       async write(dir, body, signal) {
         let seen = 0
         const cut = new Readable({ read() {} })

@@ -69,8 +69,8 @@ describe('database sources into remote storages and back (end to end)', function
     s3 = await startS3rver()
     emulator = await startHostEmulator({ storage: { zoneName: 'z', accessKey: 'k' } })
     storages = [
-      s3Storage.create({ type: 's3', name: 's3', bucket: s3.bucket, endpoint: s3.endpoint, usePathStyle: true, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }),
-      hostStorage.create({ type: 'host', name: 'host', endpoint: emulator.storage.endpoint, zoneName: 'z', accessKey: 'k' }),
+      s3Storage.create(s3Storage.configSchema.parse({ type: 's3', name: 's3', bucket: s3.bucket, endpoint: s3.endpoint, usePathStyle: true, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' })),
+      hostStorage.create(hostStorage.configSchema.parse({ type: 'host', name: 'host', endpoint: emulator.storage.endpoint, zoneName: 'z', accessKey: 'k' })),
     ]
   })
   after(async () => {

@@ -4,7 +4,7 @@ import { buffer } from 'node:stream/consumers'
 import { HostApi } from '../../src/storages/host/hostApi.js'
 import { hostStorage } from '../../src/storages/host/index.js'
 import type { Storage } from '../../src/storages/types.js'
-import { runStorageSuite } from '../engine/runStorageSuite.js'
+import { runStorageSuite } from '../support/runStorageSuite.js'
 import { startHostEmulator, type Emulator } from './support/hostEmulator.js'
 
 const never = () => new AbortController().signal
@@ -17,7 +17,7 @@ describe('storages/host (against the host emulator)', () => {
   after(() => emulator.close())
 
   const create = (extra: object = {}) =>
-    hostStorage.create({ type: 'host', name: 'bunny', endpoint: emulator.storage.endpoint, zoneName: 'backups', accessKey: 'zone-password', ...extra })
+    hostStorage.create(hostStorage.configSchema.parse({ type: 'host', name: 'bunny', endpoint: emulator.storage.endpoint, zoneName: 'backups', accessKey: 'zone-password', ...extra }))
 
   describe('storage suite', () => {
     // A fresh emulator (an empty zone) per test.
@@ -25,7 +25,7 @@ describe('storages/host (against the host emulator)', () => {
     runStorageSuite({
       newStorage: async () => {
         const own = await startHostEmulator({ storage: { zoneName: 'suite', accessKey: 'suite-key' } })
-        const storage = hostStorage.create({ type: 'host', name: 'suite', endpoint: own.storage.endpoint, zoneName: 'suite', accessKey: 'suite-key' })
+        const storage = hostStorage.create(hostStorage.configSchema.parse({ type: 'host', name: 'suite', endpoint: own.storage.endpoint, zoneName: 'suite', accessKey: 'suite-key' }))
         running.set(storage, own)
         return storage
       },
@@ -62,7 +62,7 @@ describe('storages/host (against the host emulator)', () => {
   })
 
   it('refuses a wrong AccessKey without retrying forever and without echoing the key', async () => {
-    const storage = hostStorage.create({ type: 'host', name: 'bad', endpoint: emulator.storage.endpoint, zoneName: 'backups', accessKey: 'wrong-secret' })
+    const storage = hostStorage.create(hostStorage.configSchema.parse({ type: 'host', name: 'bad', endpoint: emulator.storage.endpoint, zoneName: 'backups', accessKey: 'wrong-secret' }))
     const err = (await storage.list('x/').catch((e: unknown) => e)) as Error
     expect(err).to.be.instanceOf(Error)
     expect(err.message).to.include('401')

@@ -5,7 +5,7 @@ import { HeadObjectCommand } from '@aws-sdk/client-s3'
 import { S3Storage, type S3StorageOptions } from '../../src/storages/s3/S3Storage.js'
 import { s3Storage } from '../../src/storages/s3/index.js'
 import type { Storage } from '../../src/storages/types.js'
-import { runStorageSuite } from '../engine/runStorageSuite.js'
+import { runStorageSuite } from '../support/runStorageSuite.js'
 import { startS3rver, type RunningS3 } from './support/s3rver.js'
 
 const never = () => new AbortController().signal
@@ -26,7 +26,7 @@ describe('storages/s3 (against s3rver over HTTP)', () => {
     runStorageSuite({
       // Each test gets its own `path` prefix (an empty "folder" of the bucket), through the factory.
       newStorage: async () =>
-        s3Storage.create({ type: 's3', name: 's3', bucket: s3.bucket, endpoint: s3.endpoint, path: `suite-${++run}`, usePathStyle: true, ...credentials }),
+        s3Storage.create(s3Storage.configSchema.parse({ type: 's3', name: 's3', bucket: s3.bucket, endpoint: s3.endpoint, path: `suite-${++run}`, usePathStyle: true, ...credentials })),
     })
   })
 
@@ -75,8 +75,16 @@ describe('storages/s3 (against s3rver over HTTP)', () => {
     expect(s3Storage.configSchema.safeParse({ ...base, downloadMode: 'redirect' }).success).to.equal(false)
   })
 
+  it('classifies its errors: 5xx, 429, 408 and dropped connections are retryable, other statuses not', () => {
+    const storage: Storage = s3Storage.create(s3Storage.configSchema.parse({ type: 's3', name: 's', bucket: 'b' }))
+    const status = (code: number) => Object.assign(new Error('x'), { $metadata: { httpStatusCode: code } })
+    expect([500, 503, 429, 408, 403, 404, 400].map((code) => storage.isRetryable(status(code)))).to.deep.equal([true, true, true, true, false, false, false])
+    expect(storage.isRetryable(Object.assign(new Error('reset'), { code: 'ECONNRESET' }))).to.equal(true)
+    expect(storage.isRetryable(Object.assign(new Error('x'), { name: 'NoSuchKey' }))).to.equal(false)
+  })
+
   it('says isNotExist for a missing object through the retrying wrapper', async () => {
-    const storage: Storage = s3Storage.create({ type: 's3', name: 's', bucket: s3.bucket, endpoint: s3.endpoint, usePathStyle: true, ...credentials })
+    const storage: Storage = s3Storage.create(s3Storage.configSchema.parse({ type: 's3', name: 's', bucket: s3.bucket, endpoint: s3.endpoint, usePathStyle: true, ...credentials }))
     const err = await storage.open('nothing/here').catch((e: unknown) => e)
     expect(storage.isNotExist(err)).to.equal(true)
   })

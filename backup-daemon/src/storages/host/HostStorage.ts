@@ -20,7 +20,9 @@ import { join } from 'node:path'
 import { Readable, Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { checkKey } from '../remote/checkKey.js'
-import { retry, UpstreamStatusError } from '../remote/retry.js'
+import { isNetworkError } from '../remote/isNetworkError.js'
+import { retry } from '../remote/retry.js'
+import { UpstreamStatusError } from '../remote/UpstreamStatusError.js'
 import type { PendingObject, Storage, StoredObject } from '../types.js'
 import { HostApi, type HostApiOptions } from './hostApi.js'
 import { signPullZoneUrl } from './signPullZoneUrl.js'
@@ -60,7 +62,7 @@ export class HostStorage implements Storage {
     const id = randomBytes(8).toString('hex')
     const placeholder = `${dir}/.${id}.incomplete`
     // `write` itself is not retried by the decorator (its body is a one-shot stream): retry this call here.
-    await retry((attempt) => this.api.put(placeholder, Readable.from([]), { 'Content-Length': '0' }, { signal: attempt }), { signal })
+    await retry((attempt) => this.api.put(placeholder, Readable.from([]), { 'Content-Length': '0' }, { signal: attempt }), { signal, isRetryable: (err) => this.isRetryable(err) })
     const dropPlaceholder = () => this.api.request('DELETE', placeholder, { allow404: true }).then(() => undefined)
     const folder = await mkdtemp(join(this.options.spoolDir ?? tmpdir(), 'backup-daemon-host-')).catch(async (err: unknown) => {
       await dropPlaceholder().catch(() => {})
@@ -158,5 +160,10 @@ export class HostStorage implements Storage {
 
   isNotExist(err: unknown): boolean {
     return err instanceof HostNotFoundError || (err instanceof UpstreamStatusError && err.status === 404)
+  }
+
+  /** 5xx, 429, 408 and failed connections (hostApi turns its own timeouts into `ETIMEDOUT`). */
+  isRetryable(err: unknown): boolean {
+    return (err instanceof UpstreamStatusError && err.transient) || isNetworkError(err)
   }
 }

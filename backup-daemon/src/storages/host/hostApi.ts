@@ -9,7 +9,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import { UpstreamStatusError } from '../remote/retry.js'
+import { UpstreamStatusError } from '../remote/UpstreamStatusError.js'
 
 export interface HostApiOptions {
   endpoint: string

@@ -3,31 +3,40 @@
  * The `host` storage type's config schema and factory (wrapped in retries with timeouts).
  */
 import { z } from 'zod'
-import type { HostStorageConfig } from '../../config/types.js'
 import { withRetries } from '../remote/withRetries.js'
 import type { StorageFactory } from '../types.js'
 import { HostStorage } from './HostStorage.js'
 
-export const hostStorage: StorageFactory<HostStorageConfig> = {
+export const hostConfigSchema = z
+  .strictObject({
+    type: z.literal('host'),
+    name: z.string().min(1),
+    /** Storage API base URL, e.g. a regional `https://de.storage.bunnycdn.com`. */
+    endpoint: z.url({ protocol: /^https?$/ }).default('https://storage.bunnycdn.com'),
+    zoneName: z.string().min(1),
+    /** The storage zone password (`AccessKey` header). */
+    accessKey: z.string().min(1),
+    /** Pull zone base URL or host name; downloads redirect there when set. */
+    pullZoneHostname: z.string().min(1).optional(),
+    /** Pull zone URL token authentication key; signed URLs when set. */
+    pullZoneTokenAuthKey: z.string().min(1).optional(),
+    /** Lifetime of a signed pull-zone URL in seconds. */
+    pullZoneTokenTTL: z.int().min(1).max(31_536_000).default(3600),
+  })
+  .refine((c) => !c.pullZoneTokenAuthKey || c.pullZoneHostname, { message: 'pullZoneTokenAuthKey needs pullZoneHostname', path: ['pullZoneTokenAuthKey'] })
+
+/** One `type: host` entry after parsing (defaults applied). */
+export type HostStorageConfig = z.output<typeof hostConfigSchema>
+
+export const hostStorage = {
   type: 'host',
-  configSchema: z
-    .strictObject({
-      type: z.literal('host'),
-      name: z.string().min(1),
-      endpoint: z.url({ protocol: /^https?$/ }).optional(),
-      zoneName: z.string().min(1),
-      accessKey: z.string().min(1),
-      pullZoneHostname: z.string().min(1).optional(),
-      pullZoneTokenAuthKey: z.string().min(1).optional(),
-      pullZoneTokenTTL: z.int().min(1).max(31_536_000).optional(),
-    })
-    .refine((c) => !c.pullZoneTokenAuthKey || c.pullZoneHostname, { message: 'pullZoneTokenAuthKey needs pullZoneHostname', path: ['pullZoneTokenAuthKey'] }),
+  configSchema: hostConfigSchema,
   secretKeys: ['accessKey', 'pullZoneTokenAuthKey'],
   create: (config) =>
     withRetries(
       new HostStorage({
         name: config.name,
-        endpoint: config.endpoint ?? 'https://storage.bunnycdn.com',
+        endpoint: config.endpoint,
         zoneName: config.zoneName,
         accessKey: config.accessKey,
         pullZoneHostname: config.pullZoneHostname,
@@ -35,4 +44,4 @@ export const hostStorage: StorageFactory<HostStorageConfig> = {
         pullZoneTokenTTL: config.pullZoneTokenTTL,
       }),
     ),
-}
+} satisfies StorageFactory<HostStorageConfig>

@@ -14,6 +14,8 @@ export interface LazyStorageInfo {
   downloadUrl: boolean
   /** Must not need the implementation (it is synchronous). */
   isNotExist(err: unknown): boolean
+  /** Must not need the implementation either. */
+  isRetryable(err: unknown): boolean
 }
 
 export function lazyStorage(info: LazyStorageInfo, load: () => Promise<Storage>): Storage {
@@ -29,5 +31,6 @@ export function lazyStorage(info: LazyStorageInfo, load: () => Promise<Storage>)
     delete: async (key: string): Promise<void> => (await inner()).delete(key),
     ...(info.downloadUrl ? { downloadUrl: async (key: string) => (await inner()).downloadUrl?.(key) } : {}),
     isNotExist: info.isNotExist,
+    isRetryable: info.isRetryable,
   }
 }

@@ -1,7 +1,9 @@
 /**
  * @module storages/remote/withRetries
  * A decorator over any `Storage`: every call that can be repeated safely (list, open, delete,
- * downloadUrl, commit, discard) goes through `retry`, with a timeout per attempt. `write` is passed
+ * downloadUrl, commit, discard) goes through `retry`, with a timeout per attempt. Whether a failure is
+ * worth another attempt is asked of the decorated backend (`isRetryable`): the decorator knows no
+ * provider's errors. `write` is passed
  * through untouched: its body is a one-shot stream, so a backend retries inside it where it can
  * (the S3 SDK retries single parts; the host storage spools locally and uploads in `commit`).
  */
@@ -9,19 +11,23 @@ import type { Readable } from 'node:stream'
 import type { PendingObject, Storage, StoredObject } from '../types.js'
 import { retry, type RetryOptions } from './retry.js'
 
+type WithRetriesOptions = Omit<RetryOptions, 'signal' | 'isRetryable'> & {
+  /** Time limit of a commit (it may upload a whole part). @default 1 hour */
+  commitTimeoutMs?: number
+}
+
 export class RetryingStorage implements Storage {
   readonly type: string
   readonly name: string
   readonly canStream: boolean
   readonly downloadUrl?: (key: string) => Promise<string | undefined>
+  private readonly options: RetryOptions & { commitTimeoutMs?: number }
 
   constructor(
     private readonly inner: Storage,
-    private readonly options: Omit<RetryOptions, 'signal'> & {
-      /** Time limit of a commit (it may upload a whole part). @default 1 hour */
-      commitTimeoutMs?: number
-    } = {},
+    options: WithRetriesOptions = {},
   ) {
+    this.options = { ...options, isRetryable: (err) => inner.isRetryable(err) }
     this.type = inner.type
     this.name = inner.name
     this.canStream = inner.canStream
@@ -59,9 +65,13 @@ export class RetryingStorage implements Storage {
   isNotExist(err: unknown): boolean {
     return this.inner.isNotExist(err)
   }
+
+  isRetryable(err: unknown): boolean {
+    return this.inner.isRetryable(err)
+  }
 }
 
 /** Wraps `storage` in `RetryingStorage`. */
-export function withRetries(storage: Storage, options?: ConstructorParameters<typeof RetryingStorage>[1]): Storage {
+export function withRetries(storage: Storage, options?: WithRetriesOptions): Storage {
   return new RetryingStorage(storage, options)
 }

@@ -24,6 +24,7 @@ import { checkKey } from '../remote/checkKey.js'
 import type { PendingObject, Storage, StoredObject } from '../types.js'
 import { copyObject } from './copyObject.js'
 import { isS3NotExist } from './isS3NotExist.js'
+import { isS3Retryable } from './isS3Retryable.js'
 
 export interface S3StorageOptions {
   name: string
@@ -160,6 +161,10 @@ export class S3Storage implements Storage {
 
   isNotExist(err: unknown): boolean {
     return isS3NotExist(err)
+  }
+
+  isRetryable(err: unknown): boolean {
+    return isS3Retryable(err)
   }
 }
 
