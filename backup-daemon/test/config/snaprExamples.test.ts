@@ -1,23 +1,15 @@
 /**
  * The original service's two complete example files (stored verbatim under test/fixtures/snapr/) load
- * unchanged, with the meaning the original gives every key.
- *
- * sftp and webdav storages come from the "storages" branch. Until it is merged, `storageFactory('sftp')`
- * and `storageFactory('webdav')` are undefined here and this test (1) checks that the ONLY errors in the
- * unchanged files are those storage entries' unknown type, and (2) asserts everything else on a copy
- * whose sftp/webdav entries are swapped for `local` ones of the same name. Once both factories are
- * registered, `pending` is empty and the files are loaded unchanged and asserted in full, sftp/webdav
- * details included (the blocks marked AFTER-MERGE), with no change to this file.
+ * unchanged, with the meaning the original gives every key (sftp and webdav storages, telegram notifiers,
+ * openssl encryption, 1GB-style split sizes, hooks included).
  */
 import { expect } from 'chai'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { isMap, isSeq, parseDocument } from 'yaml'
 import { ConfigError } from '../../src/config/ConfigError.js'
 import { parseConfigWithNotices } from '../../src/config/loadConfig.js'
 import type { EmailNotifyConfig, PostgresqlSourceConfig, TelegramNotifyConfig, WebhookNotifyConfig } from '../../src/config/types.js'
 import { redactJob } from '../../src/engine/redactJob.js'
-import { storageFactory } from '../../src/storages/all.js'
 
 const fixtures = join(import.meta.dirname, '../fixtures/snapr')
 const fullExampleMd = readFileSync(join(fixtures, 'full-example.md'), 'utf8')
@@ -35,33 +27,13 @@ const env = {
   TG_BOT_TOKEN: '123456:tg-secret',
 }
 
-/** Storage types of the original that another branch provides. */
-const pending = ['sftp', 'webdav'].filter((type) => !storageFactory(type))
-
-/** The text unchanged once sftp/webdav exist; until then their entries become `local` ones of the same name. */
-function loadable(text: string): string {
-  if (pending.length === 0) return text
-  const doc = parseDocument(text)
-  const jobs = doc.get('jobs')
-  if (!isSeq(jobs)) return text
-  for (const job of jobs.items) {
-    const storages = isMap(job) ? job.get('storages') : undefined
-    if (!isSeq(storages)) continue
-    storages.items = storages.items.map((item) => {
-      if (!isMap(item) || !pending.includes(String(item.get('type')))) return item
-      return doc.createNode({ name: item.get('name'), type: 'local', path: `/tmp/stand-in-for-${String(item.get('type'))}` })
-    })
-  }
-  return doc.toString()
-}
-
 function parse(text: string) {
   return parseConfigWithNotices(text, '/etc/snapr/snapr.yaml', '/etc/snapr', env)
 }
 
 describe("config: the original service's example files", () => {
   for (const [label, text] of [['full-example.md', fullExample], ['examples/dev/snapr.yaml', devExample]] as const) {
-    it(`${label}: unchanged, refused for nothing but storage types not merged yet (${pending.join(', ') || 'none pending'})`, () => {
+    it(`${label}: loads unchanged, with no error`, () => {
       let issues: ConfigError['issues'] = []
       try {
         parse(text)
@@ -69,20 +41,12 @@ describe("config: the original service's example files", () => {
         if (!(err instanceof ConfigError)) throw err
         issues = err.issues
       }
-      if (pending.length === 0) {
-        expect(issues).to.deep.equal([])
-        return
-      }
-      expect(issues.length).to.be.greaterThan(0)
-      for (const issue of issues) {
-        expect(issue.path, JSON.stringify(issue)).to.match(/^jobs\[\d+\]\.storages\[\d+\](\.type)?$/)
-        expect(issue.message).to.match(/unknown (or missing )?"?type/)
-      }
+      expect(issues).to.deep.equal([])
     })
   }
 
   it('full-example.md: every key with the meaning the original gives it', () => {
-    const text = loadable(fullExample)
+    const text = fullExample
     const { config, notices } = parse(text)
     expect(config.logs).to.deep.equal({ directory: '/var/log/snapr', system: true, perJob: true, maxSizeMB: 100, maxBackups: 7, maxAgeDays: 30, compress: true })
     expect(config.server).to.deep.include({ enabled: true, address: '0.0.0.0:8080', secret: env.SNAPR_JWT_SECRET, defaultLanguage: 'en' })
@@ -96,6 +60,8 @@ describe("config: the original service's example files", () => {
     expect(s3Job!.sources).to.deep.equal([{ type: 'local', name: 'local', path: '/var/data', exclude: ['*.tmp', '*.log'] }])
     expect(s3Job!.storages[0]).to.deep.equal({
       type: 's3', name: 's3-primary', bucket: 'backups', region: 'us-east-1', accessKeyId: env.S3_KEY, secretAccessKey: env.S3_SECRET, storageClass: 'STANDARD_IA', includeJobName: true,
+      // the s3 storage's own defaults
+      path: '', usePathStyle: false, downloadMode: 'proxy', signedUrlTTL: 900,
     })
     expect(s3Job!.retention).to.deep.equal({ last: 7 })
     expect(s3Job!.encryption).to.equal(undefined)
@@ -124,17 +90,14 @@ describe("config: the original service's example files", () => {
       `jobs[1].notifiers[0].onFailure@${lineOf('onFailure')}`,
     ])
     expect(notices.every((n) => /both work/.test(n.message))).to.equal(true)
-    if (pending.length === 0) {
-      // AFTER-MERGE: the sftp storage as the storages branch loads it.
-      expect(pgJob!.storages[1]).to.deep.include({ type: 'sftp', name: 'offsite-sftp', host: 'offsite.example.com', username: 'backup', path: '/snapr', includeJobName: true })
-      expect(redactJob(pgJob!).storages[1]).to.deep.include({ type: 'sftp', hasPrivateKey: true, host: 'offsite.example.com' })
-    }
+    expect(pgJob!.storages[1]).to.deep.include({ type: 'sftp', name: 'offsite-sftp', host: 'offsite.example.com', username: 'backup', path: '/snapr', includeJobName: true })
+    expect(redactJob(pgJob!).storages[1]).to.deep.include({ type: 'sftp', hasPrivateKey: true, host: 'offsite.example.com' })
     const shown = JSON.stringify(config.jobs.map(redactJob))
     for (const secret of Object.values(env).filter((v) => v !== env.SNAPR_JWT_SECRET && v !== env.SNAPR_ADMIN_PASSWORD)) expect(shown).to.not.include(secret)
   })
 
   it('examples/dev/snapr.yaml: every key with the meaning the original gives it', () => {
-    const { config } = parse(loadable(devExample))
+    const { config } = parse(devExample)
     expect(config.logs).to.deep.equal({ directory: '/etc/snapr/examples/dev/logs', system: true, perJob: true, maxSizeMB: 50, maxBackups: 3, maxAgeDays: 7, compress: true })
     expect(config.server).to.deep.include({ enabled: true, address: '0.0.0.0:47100', secret: 'dev-jwt-secret-change-me', defaultLanguage: 'en' })
     expect(config.server.auth).to.deep.include({ enabled: true, username: 'admin', password: 'admin', tokenExpiration: 60 })
@@ -168,15 +131,9 @@ describe("config: the original service's example files", () => {
       { type: 'webhook', name: 'ops-webhook', onSuccess: true, onFailure: true, urlHost: 'hooks.example.com', method: 'POST', on: ['success', 'failure'], timeout: 10000 },
       { type: 'telegram', name: 'oncall-tg', onSuccess: false, onFailure: true, chatId: '-1001234567890', on: ['failure'], timeout: 10000 },
     ])
-    if (pending.length === 0) {
-      // AFTER-MERGE: sftp and webdav storages as the storages branch loads them.
-      expect(sftpJob!.storages[0]).to.deep.include({ type: 'sftp', name: 'sftp-server', host: 'localhost', port: 47105, username: 'backup', strictHostKey: false, includeJobName: true })
-      expect(davJob!.storages[0]).to.deep.include({ type: 'webdav', name: 'webdav-server', url: 'http://localhost:47106', username: 'backup', includeJobName: true })
-      expect(redactJob(davJob!).storages[0]).to.deep.include({ hasUrl: true, urlHost: 'localhost:47106' })
-      expect(JSON.stringify(redactJob(davJob!))).to.not.include('"password"')
-    } else {
-      expect(sftpJob!.storages.map((s) => s.name)).to.deep.equal(['sftp-server'])
-      expect(davJob!.storages.map((s) => s.name)).to.deep.equal(['webdav-server'])
-    }
+    expect(sftpJob!.storages[0]).to.deep.include({ type: 'sftp', name: 'sftp-server', host: 'localhost', port: 47105, username: 'backup', strictHostKey: false, includeJobName: true })
+    expect(davJob!.storages[0]).to.deep.include({ type: 'webdav', name: 'webdav-server', url: 'http://localhost:47106', username: 'backup', includeJobName: true })
+    expect(redactJob(davJob!).storages[0]).to.deep.include({ hasUrl: true, urlHost: 'localhost:47106' })
+    expect(JSON.stringify(redactJob(davJob!))).to.not.include('"password"')
   })
 })
