@@ -8,14 +8,14 @@
  */
 import type { StorageConfig } from '../config/types.js'
 import { createStorage } from '../storages/all.js'
-import type { Storage } from '../storages/types.js'
+import type { Storage, StorageContext } from '../storages/types.js'
 import { jobLayout, type JobLayout } from './layout.js'
 
 const includeJobName = new WeakMap<Storage, boolean>()
 
 /** `createStorage`, remembering the entry's `includeJobName` (absent = true). */
-export function createJobStorage(config: StorageConfig): Storage {
-  const storage = createStorage(config)
+export function createJobStorage(config: StorageConfig, context?: StorageContext): Storage {
+  const storage = createStorage(config, context)
   includeJobName.set(storage, (config as { includeJobName?: boolean }).includeJobName !== false)
   return storage
 }

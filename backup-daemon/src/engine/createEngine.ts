@@ -68,7 +68,6 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
   const logs = createLogHub(config, { persist: options.persistLogs ?? true })
   const state = new StateStore(config.dataDir)
   const locks = new RunLock(config.dataDir)
-  const jobs = new Map<string, JobRuntime>(config.jobs.map((job) => [job.name, { config: job, storages: job.storages.map(createJobStorage), notifiers: createNotifiers(job.notify), status: 'idle' }]))
   let stopping = false
   let stopped: Promise<void> | undefined
 
@@ -77,6 +76,13 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
     logs.log({ kind: 'job', job: name }, level, message)
     if (level !== 'info') systemLog(level, `[${name}] ${message}`)
   }
+  // Storages log to their job's log (e.g. sftp's host-key warnings).
+  const jobs = new Map<string, JobRuntime>(
+    config.jobs.map((job) => [
+      job.name,
+      { config: job, storages: job.storages.map((entry) => createJobStorage(entry, { log: jobLog(job.name) })), notifiers: createNotifiers(job.notify), status: 'idle' },
+    ]),
+  )
   const runtime = (name: string) => {
     const job = jobs.get(name)
     if (!job) throw new JobNotFoundError(name)

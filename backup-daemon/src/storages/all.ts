@@ -9,7 +9,7 @@ import { localStorage } from './local.js'
 import { s3Storage } from './s3/index.js'
 import { sftpStorage } from './sftp/index.js'
 import { webdavStorage } from './webdav/index.js'
-import type { Storage, StorageFactory } from './types.js'
+import type { Storage, StorageContext, StorageFactory } from './types.js'
 
 export const storageFactories: StorageFactory<any>[] = [localStorage, hostStorage, s3Storage, sftpStorage, webdavStorage]
 
@@ -17,8 +17,8 @@ export function storageFactory(type: string): StorageFactory | undefined {
   return storageFactories.find((factory) => factory.type === type)
 }
 
-export function createStorage(config: StorageConfig): Storage {
+export function createStorage(config: StorageConfig, context?: StorageContext): Storage {
   const factory = storageFactory(config.type)
   if (!factory) throw new Error(`unknown storage type "${config.type}"`)
-  return factory.create(config)
+  return factory.create(config, context)
 }
