@@ -28,7 +28,7 @@ export async function openJob(file: string, name: string, storage?: string): Pro
     process.stderr.write(`job "${name}" has no storage "${storage}" (storages: ${job.storages.map((s) => s.name).join(', ')})\n`)
     return 2
   }
-  return { job, storages: entries.map(createJobStorage) }
+  return { job, storages: entries.map((entry) => createJobStorage(entry)) }
 }
 
 /** The job's keys for reading its encrypted snapshots (age passphrase, openssl password and cipher). */
