@@ -130,6 +130,8 @@ export type NotifyConfig = WebhookNotifyConfig | EmailNotifyConfig
 
 /** A source; `type` selects the implementation in `sources/all.ts`. Issue 5 adds more types. */
 export type SourceConfig = LocalSourceConfig | SqliteSourceConfig | PostgresqlSourceConfig | MongodbSourceConfig
+  | import('../sources/mysql/schema.js').MysqlSourceConfig
+  | import('../sources/mysql/schema.js').MariadbSourceConfig
 
 export interface LocalSourceConfig {
   type: 'local'

@@ -9,11 +9,12 @@ import { dirname, join } from 'node:path'
 import { Readable } from 'node:stream'
 import type { SourceConfig } from '../config/types.js'
 import { restoreMongo } from '../restore/restoreMongo.js'
+import { restoreMysql } from '../restore/restoreMysql.js'
 import { restorePostgres } from '../restore/restorePostgres.js'
 import { restoreSqlite } from '../restore/restoreSqlite.js'
 import { forEachTarEntry } from './forEachTarEntry.js'
 
-export const databaseTypes = ['sqlite', 'postgresql', 'mongodb'] as const
+export const databaseTypes = ['sqlite', 'postgresql', 'mongodb', 'mysql', 'mariadb'] as const
 
 export interface RestoreDatabasesOptions {
   overwrite?: boolean
@@ -36,6 +37,12 @@ async function restoreEntry(source: SourceConfig, entry: Readable, options: Rest
     case 'mongodb': {
       const result = await restoreMongo(entry, source.uri, { drop: overwrite, signal })
       return `${result.collections} collection(s), ${result.documents} document(s)`
+    }
+    case 'mysql':
+    case 'mariadb': {
+      const { database, host, socket, port, username, password } = source
+      await restoreMysql(entry, { database, host, socket, port, username, password }, { overwrite, signal })
+      return database ? `database ${database}` : 'all databases of the dump'
     }
     default:
       throw new Error(`source "${source.name}" (${source.type}) is not a database`)
