@@ -96,6 +96,7 @@ export async function readArchive(archive: Readable): Promise<ArchivedEntry[]> {
   const done = new Promise<void>((resolve, reject) => {
     extract.on('entry', (header, stream, next) => {
       const chunks: Buffer[] = []
+      stream.on('error', reject)
       stream.on('data', (chunk: unknown) => void chunks.push(chunk as Buffer))
       stream.on('end', () => {
         entries.push({ name: header.name, type: header.type ?? 'file', size: header.size ?? 0, data: Buffer.concat(chunks) })
@@ -133,11 +134,15 @@ function abortOnFirstByte(source: Source, controller: AbortController, reason: E
             const input = open(s)
             const tap = new Transform({
               transform(chunk: Buffer, _encoding, callback) {
-                controller.abort(reason)
+                // Outside the stream's own callback, as a cancel from the API arrives.
+                if (!controller.signal.aborted) setImmediate(() => controller.abort(reason))
                 callback(null, chunk)
               },
             })
             input.on('error', (err) => tap.destroy(err))
+            // The archive writer listens on the end of what it pipes this into (as with an fs stream);
+            // the tap's own error must not go unhandled.
+            tap.on('error', () => {})
             return input.pipe(tap)
           },
         }
