@@ -132,6 +132,7 @@ export type NotifyConfig = WebhookNotifyConfig | EmailNotifyConfig
 export type SourceConfig = LocalSourceConfig | SqliteSourceConfig | PostgresqlSourceConfig | MongodbSourceConfig
   | import('../sources/mysql/schema.js').MysqlSourceConfig
   | import('../sources/mysql/schema.js').MariadbSourceConfig
+  | import('../sources/redis/schema.js').RedisSourceConfig
 
 export interface LocalSourceConfig {
   type: 'local'
