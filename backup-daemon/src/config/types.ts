@@ -133,6 +133,7 @@ export type SourceConfig = LocalSourceConfig | SqliteSourceConfig | PostgresqlSo
   | import('../sources/mysql/schema.js').MysqlSourceConfig
   | import('../sources/mysql/schema.js').MariadbSourceConfig
   | import('../sources/redis/schema.js').RedisSourceConfig
+  | import('../sources/s3/schema.js').S3SourceConfig
 
 export interface LocalSourceConfig {
   type: 'local'
