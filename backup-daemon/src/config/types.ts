@@ -134,6 +134,7 @@ export type SourceConfig = LocalSourceConfig | SqliteSourceConfig | PostgresqlSo
   | import('../sources/mysql/schema.js').MariadbSourceConfig
   | import('../sources/redis/schema.js').RedisSourceConfig
   | import('../sources/s3/schema.js').S3SourceConfig
+  | import('../sources/host/schema.js').HostSourceConfig
 
 export interface LocalSourceConfig {
   type: 'local'

@@ -258,7 +258,8 @@ export function runSourceSuite(options: SourceSuiteOptions): void {
       const cancelContext: SourceContext = {
         log: (level, message) => {
           log.push({ level, message })
-          if (options.cancelOnLog?.test(message)) controller.abort(reason)
+          // Deferred a turn, so the work announced by the line (downloads, a dump) is under way.
+          if (options.cancelOnLog?.test(message) && !controller.signal.aborted) setImmediate(() => controller.abort(reason))
         },
       }
       const inner = await options.newSource(cancelContext)

@@ -57,7 +57,8 @@ export function safeRelativePath(path: string): boolean {
 async function upToDate(file: string, object: RemoteObject): Promise<boolean> {
   const info = await stat(file).catch(() => undefined)
   // The original's rule: same size and a local copy at least as new as the remote object.
-  return Boolean(info?.isFile() && info.size === object.size && info.mtimeMs >= object.mtime.getTime())
+  // utimes goes through floating-point seconds: compare at millisecond precision, rounded.
+  return Boolean(info?.isFile() && info.size === object.size && Math.round(info.mtimeMs) >= object.mtime.getTime())
 }
 
 /** Deletes local files not in `keep` (partial files of an earlier crash included), then empty folders. */
