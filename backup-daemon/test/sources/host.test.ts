@@ -28,7 +28,7 @@ const expected = new Map<string, string>()
 const sha = (data: Buffer) => createHash('sha256').update(data).digest('hex')
 
 async function put(path: string, body: Buffer): Promise<void> {
-  const response = await fetch(`${emulator!.storage.endpoint}/${zone}/${path}`, { method: 'PUT', headers: { AccessKey: accessKey }, body })
+  const response = await fetch(`${emulator!.storage.endpoint}/${zone}/${path}`, { method: 'PUT', headers: { AccessKey: accessKey }, body: new Uint8Array(body) })
   if (!response.ok) throw new Error(`PUT ${path}: ${response.status}`)
 }
 
