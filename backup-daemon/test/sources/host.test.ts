@@ -140,6 +140,8 @@ describe('sources/host (the storage host emulator)', function () {
     expect(parsed).to.deep.include({ endpoint: 'https://storage.bunnycdn.com', path: '', excludes: [], extraParams: { workers: 10 } })
     expect(hostSourceSchema.parse({ type: 'host', name: 'h', zoneName: 'z', accessKey: 'k', extraParams: { workers: 31 } }).extraParams.workers).to.equal(30)
     expect(hostSourceSchema.safeParse({ type: 'host', name: 'h', zoneName: 'z' }).success).to.equal(false)
+    expect(hostSourceSchema.parse({ type: 'host', name: 'h', endpoint: 'la.storage.bunnycdn.com', zoneName: 'z', accessKey: 'k' }).endpoint).to.equal('https://la.storage.bunnycdn.com')
+    expect(hostSourceSchema.safeParse({ type: 'host', name: 'h', endpoint: 'ftp://x', zoneName: 'z', accessKey: 'k' }).success).to.equal(false)
     expect(parseHostDate('2024-05-01T10:00:00.123').toISOString()).to.equal('2024-05-01T10:00:00.123Z')
   })
 })

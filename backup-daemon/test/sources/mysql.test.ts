@@ -216,6 +216,8 @@ describe('sources/mysql and sources/mariadb (a real MariaDB server)', function (
     expect(env.MYSQL_PWD).to.equal('p@ss-on-env')
     expect(args).to.include('--single-transaction')
     expect(mysqlDumpArgs(await config({ singleTransaction: false }), {}).args).not.to.include('--single-transaction')
+    // The original's example asks for it in extraParams: passed once.
+    expect(mysqlDumpArgs(await config({ extraParams: { 'single-transaction': '', quick: '' } }), {}).args.filter((a) => a === '--single-transaction')).to.have.length(1)
     expect(mysqlDumpArgs(await config({ password: undefined }), { MYSQL_PWD: 'inherited' }).env.MYSQL_PWD).to.equal(undefined)
   })
 
@@ -226,7 +228,9 @@ describe('sources/mysql and sources/mariadb (a real MariaDB server)', function (
     expect(parsed).to.include({ host: '127.0.0.1', port: 3306, allDatabases: false, singleTransaction: true })
     expect(mysqlSourceSchema.safeParse({ type: 'mysql', name: 'm' }).success, 'neither database nor allDatabases').to.equal(false)
     expect(mysqlSourceSchema.safeParse({ type: 'mysql', name: 'm', database: 'x', allDatabases: true }).success, 'both').to.equal(false)
-    expect(mysqlSourceSchema.safeParse({ type: 'mysql', name: 'm', allDatabases: true, tables: ['t'] }).success, 'tables with allDatabases').to.equal(false)
+    // The original ignores tables/excludeTables with allDatabases (its configs may hold them): so do we.
+    const all = mysqlSourceSchema.parse({ type: 'mysql', name: 'm', allDatabases: true, tables: ['t'], excludeTables: ['x'] })
+    expect(mysqlDumpArgs(all, {}).args.join(' ')).to.include('--all-databases').and.not.include('ignore-table').and.not.match(/ t$/)
     expect(mysqlSourceSchema.safeParse({ type: 'mysql', name: 'm', database: 'x', extraParams: { '--bad': '' } }).success).to.equal(false)
     expect(mariadbSourceSchema.parse({ type: 'mariadb', name: 'm', database: 'x', extraParams: { 'lock-wait-timeout': 5, 'skip-comments': '' } }).extraParams).to.deep.equal({ 'lock-wait-timeout': '5', 'skip-comments': '' })
   })

@@ -155,11 +155,14 @@ describe('sources/redis (a real Redis server)', function () {
     expect(err.message).to.match(/source "cache": redis at 127\.0\.0\.1:\d+: SYNC failed: NOAUTH Authentication required/)
   })
 
-  it('an ACL user without the SYNC permission fails with NOPERM', async () => {
+  it('an ACL user with PSYNC but not SYNC (the original\'s suggested ACL) gets the snapshot through PSYNC; without either, NOPERM', async () => {
     const s = await redis()
+    await s.cli('ACL', 'SETUSER', 'psyncer', 'on', '>Psync-pass-2', '~*', '+@read', '+bgsave', '+replconf', '+psync', '+ping')
+    const { bytes } = await snapshot(await config({ username: 'psyncer', password: 'Psync-pass-2' }))
+    expect((await loadInFreshServer(bytes)).text).to.equal(await contents(s))
     await s.cli('ACL', 'SETUSER', 'reader', 'on', '>Reader-pass-1', '+get', '~*')
     const err = (await snapshot(await config({ username: 'reader', password: 'Reader-pass-1' })).catch((e: unknown) => e)) as Error
-    expect(err.message).to.match(/SYNC failed: NOPERM/)
+    expect(err.message).to.match(/SYNC failed: NOPERM.*; PSYNC failed: NOPERM/)
     expect(err.message).not.to.include('Reader-pass-1')
   })
 

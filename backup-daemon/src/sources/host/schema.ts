@@ -11,8 +11,13 @@ export const hostSourceSchema = z
   .strictObject({
     type: z.literal('host'),
     name: sourceName,
-    /** Storage API base URL (the zone's region). */
-    endpoint: z.url({ protocol: /^https?$/ }).default('https://storage.bunnycdn.com'),
+    /** Storage API base URL (the zone's region); a bare host name (the original's docs write `storage.bunnycdn.com`) means https. */
+    endpoint: z
+      .string()
+      .min(1)
+      .transform((value) => (/^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `https://${value}`))
+      .pipe(z.url({ protocol: /^https?$/ }))
+      .default('https://storage.bunnycdn.com'),
     zoneName: z.string().min(1),
     /** The zone password (`AccessKey` header). */
     accessKey: z.string().min(1),

@@ -44,6 +44,9 @@ export class MysqlSource implements Source {
     const candidates = dumpTools[this.config.type]
     const tool = await findExecutable(candidates, this.path)
     if (!tool) throw new Error(`source "${this.name}": none of ${candidates.join(', ')} found on PATH (Debian: apt-get install mariadb-client)`)
+    if (this.config.allDatabases && this.config.tables.length + this.config.excludeTables.length > 0) {
+      this.context.log('warn', `source "${this.name}": tables and excludeTables are ignored with allDatabases (as in the original service)`)
+    }
     const mtime = new Date()
     yield { name: this.name, type: 'directory', mode: 0o755, mtime }
     yield { name: mysqlDumpEntryName(this.config), type: 'file', mode: 0o600, mtime, open: (s) => this.dump(tool, s) }

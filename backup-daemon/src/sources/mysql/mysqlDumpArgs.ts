@@ -30,7 +30,8 @@ export function mysqlEnv(password: string | undefined, baseEnv: NodeJS.ProcessEn
 
 export function mysqlDumpArgs(config: MysqlFamilyConfig, baseEnv: NodeJS.ProcessEnv = process.env): MysqlDumpInvocation {
   const args = mysqlConnectionArgs(config)
-  if (config.singleTransaction) args.push('--single-transaction')
+  // The original's configs often ask for it in extraParams already: once is enough.
+  if (config.singleTransaction && !('single-transaction' in config.extraParams)) args.push('--single-transaction')
   if (config.allDatabases) args.push('--all-databases')
   else for (const table of config.excludeTables) args.push(`--ignore-table=${config.database}.${table}`)
   // Sorted so the same config gives the same command line every run.

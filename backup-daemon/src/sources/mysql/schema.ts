@@ -27,16 +27,15 @@ function mysqlFamilySchema<T extends 'mysql' | 'mariadb'>(type: T) {
       /** The database to dump; or `allDatabases`. */
       database: z.string().min(1).optional(),
       allDatabases: z.boolean().default(false),
-      /** Only these tables of `database` (all when empty). */
+      /** Only these tables of `database` (all when empty); ignored with `allDatabases`, as in the original. */
       tables: z.array(z.string().min(1)).default([]),
-      /** Tables of `database` left out (`--ignore-table=<database>.<table>`). */
+      /** Tables of `database` left out (`--ignore-table=<database>.<table>`); ignored with `allDatabases`. */
       excludeTables: z.array(z.string().min(1)).default([]),
       extraParams: extraParamsSchema,
       /** `--single-transaction`: a consistent InnoDB snapshot without locking writers (ours; the original leaves it to `extraParams`). */
       singleTransaction: z.boolean().default(true),
     })
     .refine((c) => Boolean(c.database) !== c.allDatabases, { message: 'set either database or allDatabases: true', path: ['database'] })
-    .refine((c) => !c.allDatabases || (c.tables.length === 0 && c.excludeTables.length === 0), { message: 'tables and excludeTables need a single database, not allDatabases', path: ['tables'] })
 }
 
 export const mysqlSourceSchema = mysqlFamilySchema('mysql')

@@ -2,7 +2,8 @@
  * @module sources/redis/syncRdb
  * A live RDB snapshot of a Redis server over the replication protocol, as `redis-cli --rdb` takes
  * it: connect, `AUTH [username] password`, `REPLCONF rdb-only 1` (Redis 7: the server keeps no
- * replication state for us; older servers refuse it, which is fine), `SYNC`. The server forks,
+ * replication state for us; older servers refuse it, which is fine), `SYNC` (or `PSYNC ? -1` when an
+ * ACL allows only that). The server forks,
  * writes a point-in-time RDB and answers `$<length>\r\n` (after `\n` keep-alives while it works)
  * followed by exactly that many bytes; a diskless server may answer `$EOF:<40-byte mark>\r\n` and
  * end the payload with the mark instead. Spoken in Node rather than through redis-cli: the bytes
@@ -107,10 +108,24 @@ export async function syncRdb(connection: RdbConnection, signal: AbortSignal): P
       if (failure) throw failure
       return line
     })
+    /** The next line that is not a keep-alive (empty lines while the server writes the snapshot). */
+    const answer = async () => {
+      let line = ''
+      while (line === '') line = await readLine()
+      return line
+    }
     socket.write(command('SYNC'))
-    let header = ''
-    // Empty lines are the server's keep-alives while it writes the snapshot.
-    while (header === '') header = await reply('SYNC')
+    let header = await answer()
+    if (header.startsWith('-NOPERM')) {
+      // An ACL may grant PSYNC but not SYNC (the original's docs suggest `+psync`): a full resync asked
+      // with PSYNC sends the same snapshot after a `+FULLRESYNC <replid> <offset>` line.
+      socket.write(command('PSYNC', '?', '-1'))
+      const resync = await answer()
+      if (resync.startsWith('-')) throw new Error(`redis at ${where}: SYNC failed: ${header.slice(1)}; PSYNC failed: ${resync.slice(1)}`)
+      if (!resync.startsWith('+FULLRESYNC')) throw new Error(`redis at ${where}: unexpected answer to PSYNC: ${resync.slice(0, 80)}`)
+      header = await answer()
+    }
+    if (header.startsWith('-')) throw new Error(`redis at ${where}: SYNC failed: ${header.slice(1)}`)
     if (!header.startsWith('$')) throw new Error(`redis at ${where}: unexpected answer to SYNC: ${header.slice(0, 80)}`)
     const eofMark = header.startsWith('$EOF:') ? header.slice(5) : undefined
     if (eofMark !== undefined && eofMark.length !== eofMarkLength) throw new Error(`redis at ${where}: bad EOF mark in ${header.slice(0, 80)}`)
