@@ -28,7 +28,7 @@ export interface RdbTransfer {
   body: Readable
 }
 
-/** Silence from the server for this long (no keep-alive, no data) fails the transfer. */
+/** Silence from the server for this long (no keep-alive, no answer) before the payload fails the transfer. */
 const idleTimeoutMs = 60_000
 const eofMarkLength = 40
 
@@ -133,6 +133,10 @@ export async function syncRdb(connection: RdbConnection, signal: AbortSignal): P
     if (size !== undefined && (!Number.isSafeInteger(size) || size < 0)) throw new Error(`redis at ${where}: bad payload length in ${header.slice(0, 80)}`)
     socket.off('data', onData)
     signal.removeEventListener('abort', onAbort)
+    // From here the archive sets the pace (the socket pauses while a slow storage catches up), so
+    // silence is no longer a failure; TCP keep-alives still find a peer that went away.
+    socket.setTimeout(0)
+    socket.setKeepAlive(true, 30_000)
     return { size, body: payload(socket, buffered, { size, eofMark, where, signal }) }
   } catch (err) {
     signal.removeEventListener('abort', onAbort)
