@@ -132,6 +132,43 @@ describe('sources/s3 (s3rver)', function () {
     }
   })
 
+  it('a cancel while downloading into syncPath leaves no partial file there, and the next run completes it', async () => {
+    const syncPath = await mkdtemp(join(baseTmp, 'bd-s3-cancel-'))
+    try {
+      const controller = new AbortController()
+      const reason = new Error('cancelled while downloading')
+      let downloaded = 0
+      const context: SourceContext = {
+        log: (_l, m) => {
+          // Cancel a turn after the downloads started.
+          if (/object\(s\) to download/.test(m)) setImmediate(() => controller.abort(reason))
+          if (/^source "site": downloaded/.test(m)) downloaded++
+        },
+      }
+      const err = await readArchive(createArchive([new S3Source(await config({ syncPath, extraParams: { workers: 8 } }), context)], { compression: 'tar', signal: controller.signal })).catch((e: unknown) => e as Error)
+      expect(err).to.be.instanceOf(Error)
+      expect(downloaded, 'the run did not finish its downloads').to.equal(0)
+      const partials: string[] = []
+      const walk = async (dir: string): Promise<void> => {
+        for (const entry of await readdir(dir, { withFileTypes: true })) {
+          if (entry.isDirectory()) await walk(join(dir, entry.name))
+          else if (entry.name.startsWith('.bd-partial-')) partials.push(join(dir, entry.name))
+        }
+      }
+      // Cleanup of an aborted download runs as its stream closes: give it the turn it needs.
+      for (let attempt = 0; attempt < 50; attempt++) {
+        partials.length = 0
+        await walk(syncPath)
+        if (partials.length === 0) break
+        await new Promise((r) => setTimeout(r, 50))
+      }
+      expect(partials).to.deep.equal([])
+      checkFiles((await readArchive(createArchive([new S3Source(await config({ syncPath }), { log: () => {} })], { compression: 'tar', signal: never() }))))
+    } finally {
+      await rm(syncPath, { recursive: true, force: true })
+    }
+  })
+
   it('one worker gives the same archive; an unreachable endpoint fails clearly', async () => {
     checkFiles(await readArchive(createArchive([new S3Source(await config({ extraParams: { workers: 1 } }), { log: () => {} })], { compression: 'tar', signal: never() })))
     const err = (await readArchive(createArchive([new S3Source(await config({ endpoint: 'http://127.0.0.1:1' }), { log: () => {} })], { compression: 'tar', signal: never() })).catch((e: unknown) => e)) as Error
