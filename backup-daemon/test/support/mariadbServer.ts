@@ -6,7 +6,7 @@
  * a `backup` user with a password is created for the TCP path, so tests can check credentials.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
-import { access, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir, userInfo } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -29,14 +29,6 @@ export interface MariadbServer {
   /** Runs SQL as root over the socket; returns tab-separated rows without column names. */
   sql(statement: string, database?: string): Promise<string>
   stop(): Promise<void>
-}
-
-/** True when the server binaries are installed (`apt-get install mariadb-server`). */
-export async function hasMariadb(): Promise<boolean> {
-  return access('/usr/sbin/mariadbd').then(
-    () => true,
-    () => false,
-  )
 }
 
 export async function startMariadbServer(): Promise<MariadbServer> {

@@ -6,7 +6,7 @@
  * else. Also starts a server on a given RDB file, to check what a restore gives back.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
-import { access, mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -29,13 +29,6 @@ export interface RedisServer {
   /** Runs one redis-cli command as the default user; returns its raw output. */
   cli(...args: string[]): Promise<string>
   stop(): Promise<void>
-}
-
-export async function hasRedis(): Promise<boolean> {
-  return access('/usr/bin/redis-server').then(
-    () => true,
-    () => false,
-  )
 }
 
 export interface RedisStartOptions {

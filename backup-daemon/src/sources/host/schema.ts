@@ -23,7 +23,7 @@ export const hostSourceSchema = z
     accessKey: z.string().min(1),
     /** Folder of the zone to back up; the whole zone when empty. */
     path: z.string().default(''),
-    /** Rules of the original service, on paths relative to `path` (see `support/isExcluded`). */
+    /** Rules of the original service, on paths relative to `path` (see `support/excludeMatcher`). */
     excludes: z.array(z.string()).default([]),
     /** A folder kept between runs: only new or changed files are fetched (by size and modification time). */
     syncPath: z.string().min(1).optional(),

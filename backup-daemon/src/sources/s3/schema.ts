@@ -20,7 +20,7 @@ export const s3SourceSchema = z
     secretAccessKey: z.string().min(1).optional(),
     /** Key prefix to back up (a folder); the whole bucket when empty. */
     path: z.string().default(''),
-    /** Rules of the original service, on keys relative to `path` (see `support/isExcluded`). */
+    /** Rules of the original service, on keys relative to `path` (see `support/excludeMatcher`). */
     excludes: z.array(z.string()).default([]),
     /** A folder kept between runs: only new or changed objects are fetched (by size and modification time). */
     syncPath: z.string().min(1).optional(),

@@ -13,7 +13,7 @@ import type { Readable } from 'node:stream'
 import { LocalSource } from '../local.js'
 import type { SourceContext, SourceEntry } from '../types.js'
 import { formatBytes } from './countingStream.js'
-import { excludeMatcher } from './isExcluded.js'
+import { excludeMatcher } from './excludeMatcher.js'
 import { mirrorRemote, safeRelativePath, type RemoteObject } from './mirrorRemote.js'
 
 export interface MirroredSourceSpec {

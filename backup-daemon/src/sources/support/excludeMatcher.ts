@@ -1,5 +1,5 @@
 /**
- * @module sources/support/isExcluded
+ * @module sources/support/excludeMatcher
  * The original service's `excludes[]` rules for remote sources (`s3`, `host`), on an object's path
  * relative to the source's `path`: a glob matches the whole path or the file name (`*.tmp`); `dir/`
  * excludes everything under `dir`; `**` crosses folders (`**\/cache/**`); a bare name without glob
