@@ -5,6 +5,7 @@
  * `mysqldump` (on Debian the MariaDB build of it) against the same server.
  */
 import { expect } from 'chai'
+import { spawn } from 'node:child_process'
 import { mkdtemp, rm, symlink } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -111,6 +112,23 @@ describe('sources/mysql and sources/mariadb (a real MariaDB server)', function (
     expect(await s.sql('SELECT txt FROM `odd ``name``` WHERE id = 1', 'restored')).to.equal('héllo ✓ 🐬')
     const indexes = (db: string) => s.sql(`SELECT INDEX_NAME, COLUMN_NAME FROM information_schema.statistics WHERE table_schema = '${db}' AND table_name = 'items' ORDER BY 1`)
     expect(await indexes('restored')).to.equal(await indexes('shop')).and.include('items_name\tname')
+  })
+
+  it('--single-transaction reads past an open write transaction without waiting for it, and without its changes', async () => {
+    const s = await mariadb()
+    // A writer in the middle of a transaction: row locks and a metadata lock that LOCK TABLES would wait for.
+    const writer = spawn('mariadb', ['--no-defaults', `--socket=${s.socket}`, '--user=root', '--batch'], { stdio: ['pipe', 'ignore', 'inherit'] })
+    writer.stdin.write("BEGIN; UPDATE shop.items SET name = 'uncommitted' WHERE id <= 100; SELECT 1;\n")
+    try {
+      for (let i = 0; i < 200 && (await s.sql('SELECT COUNT(*) FROM information_schema.innodb_trx')) === '0'; i++) await new Promise((r) => setTimeout(r, 50))
+      expect(await s.sql('SELECT COUNT(*) FROM information_schema.innodb_trx'), 'the writer\'s transaction is open').to.not.equal('0')
+      const dump = (await dumpBytes(await config({ tables: ['items'] }))).toString('latin1')
+      expect(dump).to.include("(1,'item 1',").and.not.include('uncommitted')
+      expect(await s.sql('SELECT COUNT(*) FROM information_schema.innodb_trx'), 'still open: the dump did not wait for it').to.not.equal('0')
+    } finally {
+      writer.stdin.end('ROLLBACK;\n')
+      await new Promise((resolve) => writer.once('close', resolve))
+    }
   })
 
   it('the mysql kind runs mysqldump (over the unix socket) and restores the same way', async () => {
