@@ -49,6 +49,10 @@ async function host(): Promise<Emulator> {
   }
   const big = randomBytes(2 << 20)
   expected.set('video/clip.mp4', sha(big))
+  // Names that need encoding in a URL path.
+  const odd = Buffer.from('spaces, umlauts and a hash')
+  expected.set('docs/a file ü #1.txt', sha(odd))
+  uploads.push(() => put(`site/docs/${encodeURIComponent('a file ü #1.txt')}`, odd))
   uploads.push(
     () => put('site/video/clip.mp4', big),
     () => put('site/cache/x.json', Buffer.from('{}')),
@@ -86,7 +90,7 @@ runSourceSuite({
   title: 'sources/host',
   setup: async () => void (await host()),
   newSource: async (context) => new HostSource(await config(), context),
-  progress: /downloaded 151 object\(s\), 3\.\d MiB/,
+  progress: /downloaded 152 object\(s\), 3\.\d MiB/,
   checkArchive: (entries) => checkFiles(entries),
   cancelOnLog: /object\(s\) to download/,
   failing: () => ({ source: config({ zoneName: 'other-zone' }).then((c) => new HostSource(c, { log: () => {} })), message: /source "media": listing "site\/" of zone "other-zone" failed: storage host answered 401/ }),
@@ -101,10 +105,10 @@ describe('sources/host (the storage host emulator)', function () {
     try {
       const first = await run(await config({ syncPath, extraParams: { workers: 5 } }))
       checkFiles(first.entries)
-      expect(first.logs).to.match(/151 object\(s\) to download .* 0 up to date, 0 removed locally/)
+      expect(first.logs).to.match(/152 object\(s\) to download .* 0 up to date, 0 removed locally/)
       const second = await run(await config({ syncPath }))
       checkFiles(second.entries)
-      expect(second.logs, second.logs).to.match(/0 object\(s\) to download \(0 B\), 151 up to date, 0 removed locally/)
+      expect(second.logs, second.logs).to.match(/0 object\(s\) to download \(0 B\), 152 up to date, 0 removed locally/)
       const changed = randomBytes(123)
       await put('site/images/0/b/img-0.jpg', changed)
       expected.set('images/0/b/img-0.jpg', sha(changed))
@@ -112,7 +116,7 @@ describe('sources/host (the storage host emulator)', function () {
       expected.delete('images/1/a/img-1.jpg')
       const third = await run(await config({ syncPath }))
       checkFiles(third.entries)
-      expect(third.logs, third.logs).to.match(/1 object\(s\) to download .* 149 up to date, 1 removed locally/)
+      expect(third.logs, third.logs).to.match(/1 object\(s\) to download .* 150 up to date, 1 removed locally/)
     } finally {
       await rm(syncPath, { recursive: true, force: true })
     }
