@@ -46,6 +46,9 @@ async function bucket(): Promise<RunningS3> {
   }
   const big = randomBytes(3 << 20)
   expected.set('media/big.bin', sha(big))
+  const odd = Buffer.from('a key with a space and an umlaut')
+  expected.set('docs/a file ü.txt', sha(odd))
+  uploads.push(() => put('site/docs/a file ü.txt', odd))
   uploads.push(() => put('site/media/big.bin', big))
   uploads.push(
     () => put('site/cache/a.json', Buffer.from('{}')),
@@ -78,7 +81,7 @@ runSourceSuite({
   title: 'sources/s3',
   setup: async () => void (await bucket()),
   newSource: async (context) => new S3Source(await config(), context),
-  progress: /downloaded 241 object\(s\), 4\.\d MiB/,
+  progress: /downloaded 242 object\(s\), 4\.\d MiB/,
   checkArchive: (entries) => checkFiles(entries),
   cancelOnLog: /object\(s\) to download/,
   failing: () => ({ source: config({ bucket: 'no-such-bucket' }).then((c) => new S3Source(c, { log: () => {} })), message: /source "site": listing bucket "no-such-bucket", prefix "site\/" failed: NoSuchBucket/ }),
@@ -100,10 +103,10 @@ describe('sources/s3 (s3rver)', function () {
       }
       const first = await run()
       checkFiles(first.entries)
-      expect(first.logs).to.match(/241 object\(s\) to download .* 0 up to date, 0 removed locally/)
+      expect(first.logs).to.match(/242 object\(s\) to download .* 0 up to date, 0 removed locally/)
       const second = await run()
       checkFiles(second.entries)
-      expect(second.logs).to.match(/0 object\(s\) to download \(0 B\), 241 up to date, 0 removed locally/)
+      expect(second.logs).to.match(/0 object\(s\) to download \(0 B\), 242 up to date, 0 removed locally/)
 
       // Changed (new size), removed, added remotely; and a local copy made older than its object.
       const changed = randomBytes(999)
@@ -120,7 +123,7 @@ describe('sources/s3 (s3rver)', function () {
 
       const third = await run()
       checkFiles(third.entries)
-      expect(third.logs, third.logs).to.match(/3 object\(s\) to download .* 238 up to date, 2 removed locally/)
+      expect(third.logs, third.logs).to.match(/3 object\(s\) to download .* 239 up to date, 2 removed locally/)
       expect(await readdir(join(syncPath, 'pages'))).not.to.include('.bd-partial-0123456789ab')
       await stat(join(syncPath, 'pages/1/page-1.html')).then(
         () => expect.fail('removed object still in syncPath'),
