@@ -11,7 +11,8 @@ Commands:
                           every part against the manifest's sha256; exit 1 naming any bad part
   restore JOB SNAPSHOT    verify, then decrypt, decompress and restore the snapshot:
                           --to DIR        unpack the files into DIR (entries escaping DIR are refused)
-                          --into-database restore the job's sqlite/postgresql/mongodb sources in place
+                          --into-database restore the job's database sources in place (sqlite, postgresql,
+                                          mongodb, mysql, mariadb, redis with a path)
 
 Options:
   -c, --config FILE       the YAML config; without it: $BACKUP_DAEMON_CONFIG, $SNAPR_CONFIG_FILE, then the

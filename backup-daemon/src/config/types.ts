@@ -175,6 +175,11 @@ export type NotifyConfig = WebhookNotifyConfig | EmailNotifyConfig | TelegramNot
 
 /** A source; `type` selects the implementation in `sources/all.ts`. Issue 5 adds more types. */
 export type SourceConfig = LocalSourceConfig | SqliteSourceConfig | PostgresqlSourceConfig | MongodbSourceConfig
+  | import('../sources/mysql/schema.js').MysqlSourceConfig
+  | import('../sources/mysql/schema.js').MariadbSourceConfig
+  | import('../sources/redis/schema.js').RedisSourceConfig
+  | import('../sources/s3/schema.js').S3SourceConfig
+  | import('../sources/host/schema.js').HostSourceConfig
 
 export interface LocalSourceConfig {
   type: 'local'

@@ -10,12 +10,14 @@ import { dirname, join } from 'node:path'
 import { Readable } from 'node:stream'
 import type { SourceConfig } from '../config/types.js'
 import { restoreMongo } from '../restore/restoreMongo.js'
+import { restoreMysql } from '../restore/restoreMysql.js'
 import { restorePostgres } from '../restore/restorePostgres.js'
+import { restoreRedis } from '../restore/restoreRedis.js'
 import { splitPassword } from '../sources/postgresql/connectionString.js'
 import { restoreSqlite } from '../restore/restoreSqlite.js'
 import { forEachTarEntry } from './forEachTarEntry.js'
 
-export const databaseTypes = ['sqlite', 'postgresql', 'mongodb'] as const
+export const databaseTypes = ['sqlite', 'postgresql', 'mongodb', 'mysql', 'mariadb', 'redis'] as const
 
 export interface RestoreDatabasesOptions {
   overwrite?: boolean
@@ -39,6 +41,17 @@ async function restoreEntry(source: SourceConfig, entry: Readable, options: Rest
       const result = await restoreMongo(entry, source.uri, { drop: overwrite, signal })
       return `${result.collections} collection(s), ${result.documents} document(s)`
     }
+    case 'mysql':
+    case 'mariadb': {
+      const { database, host, socket, port, username, password } = source
+      await restoreMysql(entry, { database, host, socket, port, username, password }, { overwrite, signal })
+      return database ? `database ${database}` : 'all databases of the dump'
+    }
+    case 'redis':
+      // A running server cannot load an RDB; only a file source (`path`) goes back in place.
+      if (!source.path) throw new Error(`a live redis source is restored by hand: stop the server, restore ${source.name}/dump.rdb with --to into its dir, start it`)
+      await restoreRedis(entry, source.path, { overwrite, signal })
+      return source.path
     default:
       throw new Error(`source "${source.name}" (${source.type}) is not a database`)
   }

@@ -4,13 +4,17 @@
  * `SourceFactory`, one line here, and its test.
  */
 import type { SourceConfig } from '../config/types.js'
+import { hostSource } from './host/index.js'
 import { localSource } from './local.js'
 import { mongodbSource } from './mongodb/index.js'
+import { mariadbSource, mysqlSource } from './mysql/index.js'
 import { postgresqlSource } from './postgresql/index.js'
+import { redisSource } from './redis/index.js'
+import { s3Source } from './s3/index.js'
 import { sqliteSource } from './sqlite/index.js'
 import type { Source, SourceContext, SourceFactory } from './types.js'
 
-export const sourceFactories: SourceFactory<any>[] = [localSource, sqliteSource, postgresqlSource, mongodbSource]
+export const sourceFactories: SourceFactory<any>[] = [localSource, sqliteSource, postgresqlSource, mongodbSource, mysqlSource, mariadbSource, redisSource, s3Source, hostSource]
 
 export function sourceFactory(type: string): SourceFactory | undefined {
   return sourceFactories.find((factory) => factory.type === type)

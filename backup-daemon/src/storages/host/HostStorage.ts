@@ -20,7 +20,7 @@ import { join } from 'node:path'
 import { Readable, Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { checkKey } from '../remote/checkKey.js'
-import { isNetworkError } from '../remote/isNetworkError.js'
+import { isHostRetryable } from './isHostRetryable.js'
 import { retry } from '../remote/retry.js'
 import { UpstreamStatusError } from '../remote/UpstreamStatusError.js'
 import type { PendingObject, Storage, StoredObject } from '../types.js'
@@ -162,8 +162,7 @@ export class HostStorage implements Storage {
     return err instanceof HostNotFoundError || (err instanceof UpstreamStatusError && err.status === 404)
   }
 
-  /** 5xx, 429, 408 and failed connections (hostApi turns its own timeouts into `ETIMEDOUT`). */
   isRetryable(err: unknown): boolean {
-    return (err instanceof UpstreamStatusError && err.transient) || isNetworkError(err)
+    return isHostRetryable(err)
   }
 }

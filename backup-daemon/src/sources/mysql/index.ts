@@ -1,0 +1,25 @@
+/**
+ * @module sources/mysql
+ * The `mysql` and `mariadb` source factories (one implementation: `mariadb` prefers `mariadb-dump`,
+ * `mysql` prefers `mysqldump`, each falling back to the other). Restorable with the `mariadb`/`mysql`
+ * client (see `restore/restoreMysql`).
+ */
+import type { SourceFactory } from '../types.js'
+import { MysqlSource } from './MysqlSource.js'
+import { mariadbSourceSchema, mysqlSourceSchema, type MariadbSourceConfig, type MysqlSourceConfig } from './schema.js'
+
+export const mysqlSource: SourceFactory<MysqlSourceConfig> = {
+  type: 'mysql',
+  configSchema: mysqlSourceSchema,
+  secretKeys: ['password'],
+  pathKeys: ['socket'],
+  create: (config, context) => new MysqlSource(config, context),
+}
+
+export const mariadbSource: SourceFactory<MariadbSourceConfig> = {
+  type: 'mariadb',
+  configSchema: mariadbSourceSchema,
+  secretKeys: ['password'],
+  pathKeys: ['socket'],
+  create: (config, context) => new MysqlSource(config, context),
+}
