@@ -21,7 +21,11 @@ export interface SourceEntry {
   size?: number
   /** Target of a symlink, stored as is and never followed. */
   linkname?: string
-  /** The file's bytes; only for `file`. Must honour `signal` (stop reading, free descriptors). */
+  /**
+   * The file's bytes; only for `file`. Must honour `signal` (stop reading, free descriptors). A consumer
+   * takes an entry's bytes once, through `open` or `read`, never both: a source may hand out a descriptor
+   * it opened during the walk (the local source does, so what is read is the very file it checked).
+   */
   open?(signal: AbortSignal): Readable
   /**
    * Optional fast path for small files: all bytes at once (one read instead of a stream, far fewer

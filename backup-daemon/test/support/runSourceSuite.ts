@@ -220,11 +220,16 @@ export function runSourceSuite(options: SourceSuiteOptions): void {
         if (entry.type === 'file') {
           files++
           expect(entry.open, `${entry.name} has no open()`).to.be.a('function')
-          const chunks: Buffer[] = []
-          for await (const chunk of entry.open!(signal)) chunks.push(chunk as Buffer)
-          const bytes = Buffer.concat(chunks)
+          // An entry's bytes are served once (sources/types.ts): take them through read() and open() in turn,
+          // so both paths are exercised across the entries.
+          let bytes: Buffer
+          if (entry.read && files % 2 === 1) bytes = await entry.read(signal)
+          else {
+            const chunks: Buffer[] = []
+            for await (const chunk of entry.open!(signal)) chunks.push(chunk as Buffer)
+            bytes = Buffer.concat(chunks)
+          }
           if (entry.size !== undefined) expect(bytes.length, `${entry.name}: size announced`).to.equal(entry.size)
-          if (entry.read) expect((await entry.read(signal)).equals(bytes), `${entry.name}: read() = open()`).to.equal(true)
         }
         if (entry.type === 'symlink') expect(entry.linkname).to.be.a('string')
       }
