@@ -6,11 +6,12 @@
  * a `backup` user with a password is created for the TCP path, so tests can check credentials.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile } from 'node:fs/promises'
 import { tmpdir, userInfo } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { freePort } from './freePort.js'
+import { stopServer } from './stopServer.js'
 
 const run = promisify(execFile)
 /** The machine's temp folder as it was when this module loaded (tests may point TMPDIR elsewhere later). */
@@ -60,7 +61,6 @@ export async function startMariadbServer(): Promise<MariadbServer> {
     ],
     { stdio: 'ignore', env: { ...process.env, TMPDIR: serverTmp } },
   )
-  const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()))
   const sql = async (statement: string, database?: string) => {
     const { stdout } = await run('mariadb', ['--no-defaults', `--socket=${socket}`, '--user=root', '--default-character-set=utf8mb4', '--batch', '--skip-column-names', ...(database ? [`--database=${database}`] : []), '-e', statement], { maxBuffer: 64 << 20 })
     return stdout.trim()
@@ -75,14 +75,12 @@ export async function startMariadbServer(): Promise<MariadbServer> {
   }
   if (!ready) {
     const log = await readFile(join(dir, 'error.log'), 'utf8').catch(() => '')
-    server.kill('SIGKILL')
-    await rm(dir, { recursive: true, force: true })
+    await stopServer(server, dir, 'SIGKILL')
     throw new Error(`mariadbd did not start: ${log.slice(-2000)}`)
   }
   const password = 'Maria-test-Secret-42'
   await sql(`CREATE USER 'backup'@'127.0.0.1' IDENTIFIED BY '${password}'; GRANT ALL ON *.* TO 'backup'@'127.0.0.1'`)
   const version = await sql('SELECT VERSION()')
-  let stopped = false
   return {
     dir,
     socket,
@@ -92,12 +90,6 @@ export async function startMariadbServer(): Promise<MariadbServer> {
     version,
     pid: server.pid!,
     sql,
-    stop: async () => {
-      if (stopped) return
-      stopped = true
-      server.kill('SIGKILL')
-      await exited
-      await rm(dir, { recursive: true, force: true })
-    },
+    stop: () => stopServer(server, dir, 'SIGKILL'),
   }
 }

@@ -6,11 +6,12 @@
  * else. Also starts a server on a given RDB file, to check what a restore gives back.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { freePort } from './freePort.js'
+import { stopServer } from './stopServer.js'
 
 const run = promisify(execFile)
 /** The machine's temp folder when this module loaded (tests may point TMPDIR elsewhere later). */
@@ -48,7 +49,6 @@ export async function startRedisServer(options: RedisStartOptions = {}): Promise
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--unixsocket', socket, '--save', '', '--appendonly', 'no', '--dir', options.rdb?.dir ?? dir, '--dbfilename', options.rdb?.file ?? 'dump.rdb', '--logfile', join(dir, 'redis.log'), '--daemonize', 'no']
   if (usePassword) args.push('--requirepass', password)
   const server: ChildProcess = spawn('/usr/bin/redis-server', args, { stdio: 'ignore' })
-  const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()))
   const env = { ...process.env, REDISCLI_AUTH: usePassword ? password : '' }
   const cli = async (...command: string[]) => (await run('redis-cli', ['-s', socket, '--no-auth-warning', ...command], { env, maxBuffer: 64 << 20 })).stdout.trim()
   let ready = false
@@ -60,13 +60,11 @@ export async function startRedisServer(options: RedisStartOptions = {}): Promise
     await new Promise((r) => setTimeout(r, 50))
   }
   if (!ready) {
-    server.kill('SIGKILL')
-    await rm(dir, { recursive: true, force: true })
+    await stopServer(server, dir, 'SIGKILL')
     throw new Error('redis-server did not start')
   }
   await cli('ACL', 'SETUSER', aclUser.username, 'on', `>${aclUser.password}`, '+sync', '+replconf', '+ping')
   const version = (await cli('INFO', 'server')).match(/redis_version:(\S+)/)?.[1] ?? 'unknown'
-  let stopped = false
   return {
     dir,
     port,
@@ -76,12 +74,6 @@ export async function startRedisServer(options: RedisStartOptions = {}): Promise
     version,
     pid: server.pid!,
     cli,
-    stop: async () => {
-      if (stopped) return
-      stopped = true
-      server.kill('SIGKILL')
-      await exited
-      await rm(dir, { recursive: true, force: true })
-    },
+    stop: () => stopServer(server, dir, 'SIGKILL'),
   }
 }

@@ -9,11 +9,12 @@
  * a user with a known password, which a test cannot arrange on a shared machine.
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process'
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir, userInfo } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { freePort } from './freePort.js'
+import { stopServer } from './stopServer.js'
 
 const run = promisify(execFile)
 
@@ -114,13 +115,6 @@ export async function startSshServer(): Promise<SshServer> {
     hostKeyFingerprint,
     version,
     process: child,
-    stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve))
-        child.kill('SIGTERM')
-        await exited
-      }
-      await rm(dir, { recursive: true, force: true })
-    },
+    stop: () => stopServer(child, dir),
   }
 }

@@ -4,11 +4,12 @@
  * folder with Basic authentication (user `u`, password `p`).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
-import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { freePort } from './freePort.js'
+import { stopServer } from './stopServer.js'
 
 export interface WebdavServer {
   url: string
@@ -58,13 +59,6 @@ export async function startWebdavServer(): Promise<WebdavServer> {
     root,
     version,
     process: child,
-    stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve))
-        child.kill('SIGTERM')
-        await exited
-      }
-      await rm(dir, { recursive: true, force: true })
-    },
+    stop: () => stopServer(child, dir),
   }
 }
