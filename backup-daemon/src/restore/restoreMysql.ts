@@ -10,9 +10,9 @@
  */
 import { spawn } from 'node:child_process'
 import type { Readable } from 'node:stream'
-import { pipeline } from 'node:stream/promises'
 import { findExecutable } from '../sources/support/findExecutable.js'
 import { runChild, tail } from '../sources/support/runChild.js'
+import { feedCommand } from './feedCommand.js'
 import { mysqlConnectionArgs, mysqlEnv } from '../sources/mysql/mysqlDumpArgs.js'
 
 export interface MysqlConnection {
@@ -71,25 +71,7 @@ export async function restoreMysql(dump: Readable, connection: MysqlConnection, 
   }
   // `--binary-mode`: a dump may hold any bytes in its strings; take them as they are.
   const args = [...base, '--binary-mode', ...(connection.database ? [`--database=${connection.database}`] : [])]
-  const child = spawn(client, args, { env, stdio: ['pipe', 'ignore', 'pipe'] })
-  const stderr = tail(5)
-  child.stderr!.on('data', stderr.push)
-  const exited = new Promise<number | null>((resolve, reject) => {
-    child.once('error', reject)
-    child.once('close', (code) => resolve(code))
-  })
-  const onAbort = () => child.kill('SIGKILL')
-  signal.addEventListener('abort', onAbort, { once: true })
-  try {
-    // A client that fails early closes its stdin (EPIPE): its exit code and stderr tell why.
-    const fed = pipeline(dump, child.stdin!).catch((err: unknown) => err)
-    const [code, feedError] = await Promise.all([exited, fed])
-    signal.throwIfAborted()
-    if (code !== 0) throw new Error(`${label} exited with ${code}: ${stderr.text() || '(no output)'}`)
-    if (feedError) throw feedError
-  } finally {
-    signal.removeEventListener('abort', onAbort)
-  }
+  await feedCommand(client, args, dump, { env, signal, label })
 }
 
 function rename(label: string) {

@@ -4,11 +4,9 @@
  * in `PGPASSWORD` (never on the command line); `--exit-on-error` and, by default, one transaction, so
  * a failed restore leaves the target database as it was.
  */
-import { spawn } from 'node:child_process'
 import type { Readable } from 'node:stream'
-import { pipeline } from 'node:stream/promises'
 import { splitPassword } from '../sources/postgresql/connectionString.js'
-import { tail } from '../sources/support/runChild.js'
+import { feedCommand } from './feedCommand.js'
 
 export interface PostgresConnection {
   /** The database to restore into (it must exist unless `create` is set). */
@@ -52,23 +50,5 @@ export async function restorePostgres(dump: Readable, connection: PostgresConnec
   delete env.PGPASSWORD
   const password = split.password ?? connection.password
   if (password !== undefined) env.PGPASSWORD = password
-  const child = spawn(options.pgRestore ?? 'pg_restore', args, { env, stdio: ['pipe', 'ignore', 'pipe'] })
-  const stderr = tail(5)
-  child.stderr!.on('data', stderr.push)
-  const exited = new Promise<number | null>((resolve, reject) => {
-    child.once('error', reject)
-    child.once('close', (code) => resolve(code))
-  })
-  const onAbort = () => child.kill('SIGKILL')
-  options.signal?.addEventListener('abort', onAbort, { once: true })
-  try {
-    // A pg_restore that fails early closes its stdin (EPIPE): its exit code and stderr tell why.
-    const fed = pipeline(dump, child.stdin!).catch((err: unknown) => err)
-    const [code, feedError] = await Promise.all([exited, fed])
-    options.signal?.throwIfAborted()
-    if (code !== 0) throw new Error(`pg_restore exited with ${code}: ${stderr.text() || '(no output)'}`)
-    if (feedError) throw feedError
-  } finally {
-    options.signal?.removeEventListener('abort', onAbort)
-  }
+  await feedCommand(options.pgRestore ?? 'pg_restore', args, dump, { env, signal: options.signal, label: 'pg_restore' })
 }
