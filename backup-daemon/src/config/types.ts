@@ -4,6 +4,8 @@
  * The YAML keys mirror the original service's `snapr.yaml`; `config/schema.ts` validates a file into
  * this shape (with line and column on every error) and must stay assignable to it.
  */
+import type { SourceConfig } from '../sources/all.js'
+import type { StorageConfig } from '../storages/all.js'
 import type { OpensslCipher } from './opensslCiphers.js'
 
 export interface DaemonConfig {
@@ -173,120 +175,8 @@ export interface TelegramNotifyConfig extends NotifyCommon {
 
 export type NotifyConfig = WebhookNotifyConfig | EmailNotifyConfig | TelegramNotifyConfig
 
-/** A source; `type` selects the implementation in `sources/all.ts`. Issue 5 adds more types. */
-export type SourceConfig = LocalSourceConfig | SqliteSourceConfig | PostgresqlSourceConfig | MongodbSourceConfig
-  | import('../sources/mysql/schema.js').MysqlSourceConfig
-  | import('../sources/mysql/schema.js').MariadbSourceConfig
-  | import('../sources/redis/schema.js').RedisSourceConfig
-  | import('../sources/s3/schema.js').S3SourceConfig
-  | import('../sources/host/schema.js').HostSourceConfig
-
-export interface LocalSourceConfig {
-  type: 'local'
-  /** Unique within the job; the folder name inside the archive. */
-  name: string
-  path: string
-  /** Exclude patterns (`sources/support/excludeMatcher.ts`): globs on the relative path or the name, `dir/`, bare names. YAML also `excludes`. */
-  exclude?: string[]
-}
-
-/** A storage; `type` selects the implementation in `storages/all.ts`. Issue 5 adds more types. */
-export type StorageConfig = LocalStorageConfig | HostStorageConfig | S3StorageConfig
-  | import('../storages/sftp/index.js').SftpStorageConfig
-  | import('../storages/webdav/index.js').WebdavStorageConfig
-
-/** Keys every storage entry has (added to every storage type by `config/schema.ts`). */
-export interface StorageCommon {
-  /** Unique within the job. */
-  name: string
-  /**
-   * true: snapshots under `<path>/<job>/`; false: directly under `<path>/`. Always set by the loader
-   * (default true); storage configs built by hand (tests) may leave it out, which means true: read it
-   * as `includeJobName !== false`.
-   */
-  includeJobName?: boolean
-}
-
-export interface LocalStorageConfig extends StorageCommon {
-  type: 'local'
-  path: string
-}
-
-// Issue 5: database sources and remote storages (options documented in docs/sources-and-storages.md).
-
-export interface SqliteSourceConfig {
-  type: 'sqlite'
-  /** Unique within the job; the folder name inside the archive. */
-  name: string
-  /** The database file (a consistent copy is taken with `VACUUM INTO`, never a file copy). */
-  path: string
-}
-
-export interface PostgresqlSourceConfig {
-  type: 'postgresql'
-  name: string
-  database: string
-  /** Host name or unix socket folder. @default libpq's default (PGHOST or the local socket) */
-  host?: string
-  /** @default 5432 */
-  port?: number
-  user?: string
-  /** Passed to pg_dump as PGPASSWORD in its environment, never on the command line. */
-  password?: string
-  /** Table patterns for `--exclude-table`. */
-  excludeTables?: string[]
-  /** Extra pg_dump arguments, appended as given (e.g. `["--no-owner"]`). */
-  params?: string[]
-  /** The pg_dump binary. @default "pg_dump" (found on PATH) */
-  pgDump?: string
-}
-
-export interface MongodbSourceConfig {
-  type: 'mongodb'
-  name: string
-  /** Connection string (`mongodb://` or `mongodb+srv://`), usually `env:MONGODB_URI`. */
-  uri: string
-  /** One database; every database except admin/local/config when unset. */
-  database?: string
-  /** `db.collection` (or `collection` when `database` is set) names to leave out. */
-  excludeCollections?: string[]
-  /** Gzip the archive (like `mongodump --archive --gzip`). @default false */
-  gzip?: boolean
-}
-
-export interface HostStorageConfig extends StorageCommon {
-  type: 'host'
-  /** Storage API base URL. @default "https://storage.bunnycdn.com" */
-  endpoint?: string
-  zoneName: string
-  /** The storage zone password (`AccessKey` header). */
-  accessKey: string
-  /** Pull zone base URL or host name; downloads redirect there when set. */
-  pullZoneHostname?: string
-  /** Pull zone URL token authentication key; signed URLs when set. */
-  pullZoneTokenAuthKey?: string
-  /** Lifetime of a signed pull-zone URL in seconds. @default 3600 */
-  pullZoneTokenTTL?: number
-}
-
-export interface S3StorageConfig extends StorageCommon {
-  type: 's3'
-  bucket: string
-  /** @default "us-east-1" */
-  region?: string
-  /** Endpoint of an S3-compatible service; AWS when unset. */
-  endpoint?: string
-  /** Key prefix inside the bucket (a folder). @default "" */
-  path?: string
-  /** Credentials; the SDK's default chain (env, profile, instance role) when unset. */
-  accessKeyId?: string
-  secretAccessKey?: string
-  /** Path-style URLs (`endpoint/bucket/key`), needed by most S3-compatible services. @default false */
-  usePathStyle?: boolean
-  /** e.g. `STANDARD_IA`, `GLACIER_IR`. @default the bucket's default */
-  storageClass?: string
-  /** `proxy`: the daemon streams downloads; `signed`: 307 to a presigned URL. @default "proxy" */
-  downloadMode?: 'proxy' | 'signed'
-  /** Lifetime of a presigned download URL in seconds (60..86400). @default 900 */
-  signedUrlTTL?: number
-}
+/**
+ * One source / storage entry of a job: the union of the config types of the registered factories
+ * (`sources/all.ts`, `storages/all.ts`), each its schema's output. A new type changes nothing here.
+ */
+export type { SourceConfig, StorageConfig }

@@ -1,9 +1,9 @@
 /**
  * @module sources/all
  * Every source type the daemon knows, by the config's `type`. Adding a source: one file exporting a
- * `SourceFactory`, one line here, and its test.
+ * `SourceFactory` (its config type is its schema's output), one entry in `registered` here, and its test.
+ * The config's `SourceConfig` union is derived from this list, so nothing else changes.
  */
-import type { SourceConfig } from '../config/types.js'
 import { hostSource } from './host/index.js'
 import { localSource } from './local.js'
 import { mongodbSource } from './mongodb/index.js'
@@ -14,7 +14,12 @@ import { s3Source } from './s3/index.js'
 import { sqliteSource } from './sqlite/index.js'
 import type { Source, SourceContext, SourceFactory } from './types.js'
 
-export const sourceFactories: SourceFactory<any>[] = [localSource, sqliteSource, postgresqlSource, mongodbSource, mysqlSource, mariadbSource, redisSource, s3Source, hostSource]
+const registered = [localSource, sqliteSource, postgresqlSource, mongodbSource, mysqlSource, mariadbSource, redisSource, s3Source, hostSource] as const
+
+export const sourceFactories: readonly SourceFactory<any>[] = registered
+
+/** One `jobs[].sources[]` entry after parsing: the config type of whichever factory its `type` names. */
+export type SourceConfig = (typeof registered)[number] extends infer F ? (F extends SourceFactory<infer C> ? C : never) : never
 
 export function sourceFactory(type: string): SourceFactory | undefined {
   return sourceFactories.find((factory) => factory.type === type)

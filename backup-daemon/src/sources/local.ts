@@ -9,8 +9,8 @@ import { constants, existsSync, type Stats } from 'node:fs'
 import { lstat, open, opendir, readlink, stat, type FileHandle } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { z } from 'zod'
-import type { LocalSourceConfig } from '../config/types.js'
 import { excludeMatcher } from './support/excludeMatcher.js'
+import { sourceName } from './support/sourceName.js'
 import type { Source, SourceContext, SourceEntry, SourceFactory } from './types.js'
 
 /** Files up to this size are read in one call rather than streamed. */
@@ -154,14 +154,21 @@ export class LocalSource implements Source {
   }
 }
 
+const localSourceSchema = z.strictObject({
+  type: z.literal('local'),
+  name: sourceName,
+  /** The folder backed up (its contents go under `<name>/` in the archive). */
+  path: z.string().min(1),
+  /** Exclude patterns (`sources/support/excludeMatcher.ts`): globs on the relative path or the name, `dir/`, bare names. YAML also `excludes`. */
+  exclude: z.array(z.string()).optional(),
+})
+
+/** One `type: local` source entry after parsing. */
+export type LocalSourceConfig = z.output<typeof localSourceSchema>
+
 export const localSource: SourceFactory<LocalSourceConfig> = {
   type: 'local',
-  configSchema: z.strictObject({
-    type: z.literal('local'),
-    name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'use letters, digits, ".", "_" and "-" (it names a folder in the archive)'),
-    path: z.string().min(1),
-    exclude: z.array(z.string()).optional(),
-  }),
+  configSchema: localSourceSchema,
   secretKeys: [],
   pathKeys: ['path'],
   create: (config, context) => new LocalSource(config.name, config.path, config.exclude ?? [], context),

@@ -5,7 +5,6 @@
  */
 import type { Readable } from 'node:stream'
 import type { z } from 'zod'
-import type { SourceConfig } from '../config/types.js'
 
 export interface SourceEntry {
   /** Path inside the archive, `/`-separated, relative (the job prefixes nothing: sources name their own top folder). */
@@ -50,7 +49,14 @@ export interface SourceContext {
 }
 
 /** One source type: the schema of its config entry and how to build it. Registered in `sources/all.ts`. */
-export interface SourceFactory<C extends SourceConfig = SourceConfig> {
+/** What every source entry has; each type's full config is its factory's schema output. */
+export interface SourceConfigBase {
+  type: string
+  /** Unique within the job; the folder name inside the archive. */
+  name: string
+}
+
+export interface SourceFactory<C extends SourceConfigBase = SourceConfigBase> {
   type: C['type']
   /** Strict zod object for one `jobs[].sources[]` entry with `type` as a literal. */
   configSchema: z.ZodObject

@@ -1,9 +1,9 @@
 /**
  * @module storages/all
- * Every storage type the daemon knows, by the config's `type`. Adding a backend: one file exporting a
- * `StorageFactory`, one line here, and a test that runs `runStorageSuite` against it.
+ * Every storage type the daemon knows, by the config's `type`. Adding a backend: one folder exporting a
+ * `StorageFactory` (its config type is its schema's output), one entry in `registered` here, and a test
+ * that runs `runStorageSuite` against it. The config's `StorageConfig` union is derived from this list.
  */
-import type { StorageConfig } from '../config/types.js'
 import { hostStorage } from './host/index.js'
 import { localStorage } from './local.js'
 import { s3Storage } from './s3/index.js'
@@ -11,7 +11,16 @@ import { sftpStorage } from './sftp/index.js'
 import { webdavStorage } from './webdav/index.js'
 import type { Storage, StorageContext, StorageFactory } from './types.js'
 
-export const storageFactories: StorageFactory<any>[] = [localStorage, hostStorage, s3Storage, sftpStorage, webdavStorage]
+const registered = [localStorage, hostStorage, s3Storage, sftpStorage, webdavStorage] as const
+
+export const storageFactories: readonly StorageFactory<any>[] = registered
+
+/**
+ * One `jobs[].storages[]` entry after parsing: the config type of whichever factory its `type` names,
+ * plus `includeJobName`, which `config/schema.ts` adds to every type (always set by the loader; a
+ * config built by hand may leave it out, which means true: read it as `includeJobName !== false`).
+ */
+export type StorageConfig = ((typeof registered)[number] extends infer F ? (F extends StorageFactory<infer C> ? C : never) : never) & { includeJobName?: boolean }
 
 export function storageFactory(type: string): StorageFactory | undefined {
   return storageFactories.find((factory) => factory.type === type)

@@ -11,7 +11,6 @@ import { dirname, join, relative, resolve, sep } from 'node:path'
 import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { z } from 'zod'
-import type { LocalStorageConfig } from '../config/types.js'
 import type { PendingObject, Storage, StorageFactory, StoredObject } from './types.js'
 
 const incompleteSuffix = '.incomplete'
@@ -122,14 +121,19 @@ export class LocalStorage implements Storage {
   }
 }
 
+const localStorageSchema = z.strictObject({
+  type: z.literal('local'),
+  name: z.string().min(1),
+  /** The folder snapshots are kept in; created when missing. */
+  path: z.string().min(1),
+})
+
+/** One `type: local` storage entry after parsing. */
+export type LocalStorageConfig = z.output<typeof localStorageSchema>
+
 export const localStorage: StorageFactory<LocalStorageConfig> = {
   type: 'local',
-  configSchema: z.strictObject({
-    type: z.literal('local'),
-    name: z.string().min(1),
-    /** The folder snapshots are kept in; created when missing. */
-    path: z.string().min(1),
-  }),
+  configSchema: localStorageSchema,
   secretKeys: [],
   pathKeys: ['path'],
   create: (config) => new LocalStorage(config.name, config.path),

@@ -10,7 +10,6 @@
  */
 import type { Readable } from 'node:stream'
 import type { z } from 'zod'
-import type { StorageConfig } from '../config/types.js'
 
 export interface StoredObject {
   key: string
@@ -67,12 +66,20 @@ export interface StorageContext {
   log(level: 'info' | 'warn', message: string): void
 }
 
+/** What every storage entry has; each type's full config is its factory's schema output. */
+export interface StorageConfigBase {
+  type: string
+  /** Unique within the job. */
+  name: string
+}
+
 /**
  * One storage type: the schema of its config entry and how to build it. Registered in `storages/all.ts`.
- * The config type is the schema's output (`z.output<typeof schema>`, defaults applied by the schema),
- * so a new type is one folder plus one line in `storages/all.ts` and one in `config/types.ts`.
+ * The config type is the schema's output (`z.output<typeof schema>`, defaults applied by the schema) and
+ * `config/types.ts` derives its union from the registry, so a new type is one folder plus one line in
+ * `storages/all.ts`.
  */
-export interface StorageFactory<C extends StorageConfig = StorageConfig> {
+export interface StorageFactory<C extends StorageConfigBase = StorageConfigBase> {
   type: C['type']
   /** Strict zod object for one `jobs[].storages[]` entry with `type` as a literal; its output is `C`. */
   configSchema: z.ZodObject

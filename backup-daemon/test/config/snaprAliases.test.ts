@@ -2,7 +2,8 @@ import { expect } from 'chai'
 import { ConfigError, type ConfigIssue } from '../../src/config/ConfigError.js'
 import { parseConfigWithNotices } from '../../src/config/loadConfig.js'
 import { parseSize } from '../../src/config/parseSize.js'
-import type { HostStorageConfig, PostgresqlSourceConfig } from '../../src/config/types.js'
+import type { PostgresqlSourceConfig } from '../../src/sources/postgresql/index.js'
+import type { HostStorageConfig } from '../../src/storages/host/index.js'
 
 const parse = (text: string, env: NodeJS.ProcessEnv = {}) => parseConfigWithNotices(text, '/etc/bd/c.yaml', '/etc/bd', env)
 function issuesOf(text: string, env: NodeJS.ProcessEnv = {}): ConfigIssue[] {

@@ -8,7 +8,8 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ConfigError } from '../../src/config/ConfigError.js'
 import { parseConfigWithNotices } from '../../src/config/loadConfig.js'
-import type { EmailNotifyConfig, PostgresqlSourceConfig, TelegramNotifyConfig, WebhookNotifyConfig } from '../../src/config/types.js'
+import type { EmailNotifyConfig, TelegramNotifyConfig, WebhookNotifyConfig } from '../../src/config/types.js'
+import type { PostgresqlSourceConfig } from '../../src/sources/postgresql/index.js'
 import { redactJob } from '../../src/engine/redactJob.js'
 
 const fixtures = join(import.meta.dirname, '../fixtures/snapr')

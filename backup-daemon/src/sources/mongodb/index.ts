@@ -7,7 +7,6 @@
  */
 import { PassThrough, type Readable } from 'node:stream'
 import { z } from 'zod'
-import type { MongodbSourceConfig } from '../../config/types.js'
 import { sourceName } from '../support/sourceName.js'
 import type { Source, SourceContext, SourceEntry, SourceFactory } from '../types.js'
 
@@ -47,16 +46,25 @@ export class MongodbSource implements Source {
   }
 }
 
+const mongodbSourceSchema = z.strictObject({
+  type: z.literal('mongodb'),
+  name: sourceName,
+  /** Connection string (`mongodb://` or `mongodb+srv://`), usually `env:MONGODB_URI`. */
+  uri: z.string().regex(/^mongodb(\+srv)?:\/\//, 'expected a mongodb:// or mongodb+srv:// connection string'),
+  /** One database; every database except admin/local/config when unset. */
+  database: z.string().min(1).optional(),
+  /** `db.collection` (or `collection` when `database` is set) names to leave out. */
+  excludeCollections: z.array(z.string().min(1)).optional(),
+  /** Gzip the archive (like `mongodump --archive --gzip`). @default false */
+  gzip: z.boolean().optional(),
+})
+
+/** One `type: mongodb` source entry after parsing. */
+export type MongodbSourceConfig = z.output<typeof mongodbSourceSchema>
+
 export const mongodbSource: SourceFactory<MongodbSourceConfig> = {
   type: 'mongodb',
-  configSchema: z.strictObject({
-    type: z.literal('mongodb'),
-    name: sourceName,
-    uri: z.string().regex(/^mongodb(\+srv)?:\/\//, 'expected a mongodb:// or mongodb+srv:// connection string'),
-    database: z.string().min(1).optional(),
-    excludeCollections: z.array(z.string().min(1)).optional(),
-    gzip: z.boolean().optional(),
-  }),
+  configSchema: mongodbSourceSchema,
   secretKeys: ['uri'],
   pathKeys: [],
   create: (config, context) => new MongodbSource(config, context),

@@ -7,7 +7,7 @@ import { Readable, type Writable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { createGzip } from 'node:zlib'
 import { MongoClient } from 'mongodb'
-import type { MongodbSourceConfig } from '../../config/types.js'
+import type { MongodbSourceConfig } from './index.js'
 import { dumpPlan } from './dumpPlan.js'
 import { writeArchive } from './writeArchive.js'
 

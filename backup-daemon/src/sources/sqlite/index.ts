@@ -9,7 +9,6 @@ import { mkdtemp, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { basename, extname, join } from 'node:path'
 import { z } from 'zod'
-import type { SqliteSourceConfig } from '../../config/types.js'
 import { sourceName } from '../support/sourceName.js'
 import type { Source, SourceContext, SourceEntry, SourceFactory } from '../types.js'
 import { snapshotSqlite } from './snapshotSqlite.js'
@@ -54,13 +53,19 @@ export class SqliteSource implements Source {
   }
 }
 
+const sqliteSourceSchema = z.strictObject({
+  type: z.literal('sqlite'),
+  name: sourceName,
+  /** The database file (a consistent copy is taken with `VACUUM INTO`, never a file copy). */
+  path: z.string().min(1),
+})
+
+/** One `type: sqlite` source entry after parsing. */
+export type SqliteSourceConfig = z.output<typeof sqliteSourceSchema>
+
 export const sqliteSource: SourceFactory<SqliteSourceConfig> = {
   type: 'sqlite',
-  configSchema: z.strictObject({
-    type: z.literal('sqlite'),
-    name: sourceName,
-    path: z.string().min(1),
-  }),
+  configSchema: sqliteSourceSchema,
   secretKeys: [],
   pathKeys: ['path'],
   create: (config, context) => new SqliteSource(config.name, config.path, context),
