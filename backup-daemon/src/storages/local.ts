@@ -81,7 +81,13 @@ export class LocalStorage implements Storage {
         const path = join(folder, entry.name)
         if (entry.isDirectory()) await walk(path)
         else if (entry.isFile()) {
-          const info = await stat(path)
+          // A run may commit (rename) or clean up a file between the readdir and this stat: what is gone
+          // is simply not listed.
+          const info = await stat(path).catch((err: unknown) => {
+            if (this.isNotExist(err)) return undefined
+            throw err
+          })
+          if (!info) continue
           const key = relative(this.root, path).split(sep).join('/')
           found.push({ key, size: info.size, modified: info.mtime, incomplete: entry.name.endsWith(incompleteSuffix) })
         }

@@ -32,6 +32,10 @@ describe('web UI in Chromium against a real daemon', function () {
       if (m.type() === 'error' && !/status of 40[139]/.test(m.text())) consoleErrors.push(m.text())
     })
     page.on('pageerror', (e) => consoleErrors.push(e.message))
+    // Name the failing resource too (the console message has no URL).
+    page.on('response', (r) => {
+      if (r.status() >= 500) consoleErrors.push(`${r.status()} ${r.request().method()} ${new URL(r.url()).pathname}`)
+    })
   })
 
   after(async () => {
@@ -238,6 +242,7 @@ describe('web UI in Chromium against a real daemon', function () {
   })
 
   it('raised no script errors and no Content-Security-Policy violations', () => {
-    expect(consoleErrors).to.deep.equal([])
+    const internal = daemon?.output().split('\n').filter((line) => line.includes('internal error')) ?? []
+    expect({ consoleErrors, internal }).to.deep.equal({ consoleErrors: [], internal: [] })
   })
 })
