@@ -11,11 +11,13 @@ import { pipeline } from 'node:stream/promises'
 import tar from 'tar-stream'
 import type { Compression } from '../config/types.js'
 import type { Source, SourceEntry } from '../sources/types.js'
+import { coalesce } from './coalesce.js'
 import { createZip } from './createZip.js'
 import { exactSize } from './exactSize.js'
 import { memoryGovernor } from './memoryGovernor.js'
 import { compressionThreads } from './compressionThreads.js'
 import { parallelGzip } from './parallelGzip.js'
+import { readAhead } from './readAhead.js'
 import { spoolToFile } from './spoolToFile.js'
 import { xzStream } from './xzStream.js'
 import { zstdStream } from './zstdStream.js'
@@ -40,9 +42,10 @@ export function createArchive(sources: Source[], options: ArchiveOptions): Reada
   const fill = async () => {
     for (const source of sources) {
       options.onSource?.(source)
-      for await (const entry of source.entries(signal)) {
+      // Entries pulled and small files read ahead of the writer, taken in order (`archive/readAhead.ts`).
+      for await (const { entry, data } of readAhead(source.entries(signal), signal)) {
         signal.throwIfAborted()
-        await addEntry(pack, entry, signal, options.onFileChanged)
+        await addEntry(pack, entry, signal, options.onFileChanged, data)
       }
     }
     pack.finalize()
@@ -55,7 +58,11 @@ export function createArchive(sources: Source[], options: ArchiveOptions): Reada
   if (options.compression === 'tar.gz') {
     // Independent gzip members compressed on every core, emitted in order (`archive/parallelGzip.ts`).
     stages.push(parallelGzip({ level: options.level ?? 6, threads, signal }))
-  } else if (options.compression === 'tar.zst') {
+  } else {
+    // Fewer, larger chunks for the pipe to zstd/xz, the hash and the storage writes (`archive/coalesce.ts`).
+    stages.push(coalesce())
+  }
+  if (options.compression === 'tar.zst') {
     stages.push(zstdStream('compress', { level: options.level ?? 3, threads, signal }))
   } else if (options.compression === 'tar.xz') {
     stages.push(xzStream('compress', { level: options.level ?? 6, threads, signal }))
@@ -76,7 +83,7 @@ export function createArchive(sources: Source[], options: ArchiveOptions): Reada
   return out
 }
 
-async function addEntry(pack: tar.Pack, entry: SourceEntry, signal: AbortSignal, onChanged?: ArchiveOptions['onFileChanged']): Promise<void> {
+async function addEntry(pack: tar.Pack, entry: SourceEntry, signal: AbortSignal, onChanged?: ArchiveOptions['onFileChanged'], preread?: Promise<Buffer>): Promise<void> {
   const changed = (read: number) => onChanged?.(entry.name, entry.size ?? 0, read)
   const header: Partial<tar.Header> & { name: string } = { name: entry.name, type: entry.type, mode: entry.mode, mtime: entry.mtime }
   if (entry.type === 'symlink') header.linkname = entry.linkname ?? ''
@@ -85,7 +92,7 @@ async function addEntry(pack: tar.Pack, entry: SourceEntry, signal: AbortSignal,
     return
   }
   if (entry.read && entry.size !== undefined) {
-    const read = await entry.read(signal)
+    const read = await (preread ?? entry.read(signal))
     if (read.length !== entry.size) changed(read.length)
     const data = fitTo(read, entry.size)
     header.size = data.length
