@@ -38,13 +38,20 @@ interface Reply {
   id: number
   member: ArrayBuffer
   length: number
+  /** The input block, handed back for reuse. */
+  block: ArrayBuffer
+}
+
+interface Done {
+  member: Buffer
+  block: ArrayBuffer
 }
 
 /** A fixed set of workers; each block goes to an idle one, or waits for one. */
 class Pool {
   private readonly idle: Worker[] = []
   private readonly waiting: { id: number; block: ArrayBuffer; length: number }[] = []
-  private readonly pending = new Map<number, { resolve(member: Buffer): void; reject(err: Error): void }>()
+  private readonly pending = new Map<number, { resolve(done: Done): void; reject(err: Error): void }>()
   private readonly workers: Worker[] = []
   private closed = false
 
@@ -55,7 +62,7 @@ class Pool {
       const worker = new Worker(workerUrl, { workerData: { level }, execArgv: [], resourceLimits: { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 8 } })
       live++
       worker.on('message', (reply: Reply) => {
-        this.pending.get(reply.id)?.resolve(Buffer.from(reply.member, 0, reply.length))
+        this.pending.get(reply.id)?.resolve({ member: Buffer.from(reply.member, 0, reply.length), block: reply.block })
         this.pending.delete(reply.id)
         this.release(worker)
       })
@@ -70,8 +77,8 @@ class Pool {
   }
 
   /** Compresses `length` bytes of `block` (transferred: the caller must not touch it again). */
-  compress(id: number, block: ArrayBuffer, length: number): Promise<Buffer> {
-    const result = new Promise<Buffer>((resolve, reject) => this.pending.set(id, { resolve, reject }))
+  compress(id: number, block: ArrayBuffer, length: number): Promise<Done> {
+    const result = new Promise<Done>((resolve, reject) => this.pending.set(id, { resolve, reject }))
     this.waiting.push({ id, block, length })
     const worker = this.idle.pop()
     if (worker) this.release(worker)
@@ -108,10 +115,16 @@ export function parallelGzip(options: ParallelGzipOptions = {}): Transform {
   const blockSize = options.blockSize ?? 1024 * 1024
   const maxInFlight = threads * 2
   let pool: Pool | undefined
-  let block = Buffer.allocUnsafeSlow(blockSize)
+  /** Blocks back from the workers, refilled rather than allocated: no 1 MiB of garbage per block. */
+  const free: ArrayBuffer[] = []
+  const take = () => {
+    const reused = free.pop()
+    return reused ? Buffer.from(reused) : Buffer.allocUnsafeSlow(blockSize)
+  }
+  let block = take()
   let filled = 0
   let sequence = 0
-  const inFlight: Promise<Buffer>[] = []
+  const inFlight: Promise<Done>[] = []
 
   const dispatch = () => {
     pool ??= new Pool(threads, level)
@@ -119,13 +132,17 @@ export function parallelGzip(options: ParallelGzipOptions = {}): Transform {
     // Rejections are seen when the head is awaited; this keeps a later one from being "unhandled".
     done.catch(() => {})
     inFlight.push(done)
-    block = Buffer.allocUnsafeSlow(blockSize)
+    block = take()
     filled = 0
   }
 
   /** Pushes finished members in order; waits for the oldest while more than `limit` are in flight. */
   const drain = async (stream: Transform, limit: number) => {
-    while (inFlight.length > limit) stream.push(await inFlight.shift())
+    while (inFlight.length > limit) {
+      const done = await inFlight.shift()!
+      free.push(done.block)
+      stream.push(done.member)
+    }
   }
 
   const stream = new Transform({
