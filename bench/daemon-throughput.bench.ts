@@ -1,14 +1,20 @@
 /**
  * @module bench/daemon-throughput
  * Backs up a generated tree (>= 1 GiB: many small files and a few large ones, random bytes mixed with
- * compressible text) with `tar -czf` and with the daemon's `backup-daemon run` (tar.gz into local
- * storage, a real child process), in the same run. Prints the throughput ratio daemon/tar, the
- * daemon's peak RSS (VmHWM), and the peak RSS for a tree half as big, to show it does not grow.
- * Targets (issue 2): ratio >= 0.9, peak RSS < 150 MiB and flat.
+ * compressible text) with the daemon's `backup-daemon run` (into local storage, a real child process)
+ * and with the shell pipelines the original service runs, in the same run:
+ * - daemon `tar.gz` vs `tar -czf` (one core) and vs `tar -cf - | pigz -6` (every core);
+ * - daemon `tar.zst` vs `tar -cf - | zstd -3 -T0`;
+ * - daemon `tar` on a tree of 200k tiny files vs `tar -cf` to a file (per-entry cost);
+ * - the daemon's peak RSS (VmHWM) on the full tree and on half of it (flat in the data size).
+ * Targets (issue 13): >= 1.0x pigz, >= 1.0x the zstd pipeline, >= 1.0x `tar -cf` on tiny files,
+ * peak RSS < 150 MiB and flat. The trees are generated once into the OS temp folder and reused
+ * (`BENCH_DAEMON_FRESH=1` regenerates them, `BENCH_DAEMON_PREPARE=1` only generates them, e.g. while
+ * the machine is busy); `BENCH_DAEMON_GIB` scales the large one.
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -17,6 +23,7 @@ import { peakRssMiB, printResult } from './support/measure.js'
 const MiB = 1 << 20
 const bin = fileURLToPath(new URL('../backup-daemon/bin/backup-daemon.js', import.meta.url))
 const scale = Number(process.env.BENCH_DAEMON_GIB ?? 1)
+const tinyCount = Number(process.env.BENCH_DAEMON_TINY ?? 200_000)
 
 const words = 'the of and to in backup daemon snapshot archive stream storage media payload schedule retention manifest part chunk compress gzip tar local source job run cancel log line status config server host'.split(' ')
 
@@ -66,22 +73,55 @@ function makeHalf(dir: string, bytes: number, p: ReturnType<typeof pools>): numb
   return written
 }
 
-function timeTar(root: string, out: string): number {
-  const start = process.hrtime.bigint()
-  const result = spawnSync('tar', ['-czf', out, '-C', root, '.'], { stdio: 'inherit' })
-  if (result.status !== 0) throw new Error('tar -czf failed')
-  return Number(process.hrtime.bigint() - start) / 1e9
+/** 200k files of 0 to 2 KiB in folders of 1000: what costs here is per entry, not per byte. */
+function makeTiny(dir: string, count: number, p: ReturnType<typeof pools>): number {
+  let written = 0
+  for (let i = 0; i < count; i++) {
+    const folder = join(dir, `d${Math.floor(i / 1000)}`)
+    if (i % 1000 === 0) mkdirSync(folder, { recursive: true })
+    const size = Math.floor(Math.random() * 2048)
+    const start = Math.floor(Math.random() * (p.text.length - size))
+    writeFileSync(join(folder, `t${i}.txt`), p.text.subarray(start, start + size))
+    written += size
+  }
+  return written
 }
 
-/** Runs `backup-daemon run bench` on `root`; returns seconds and the child's peak RSS. */
-async function timeDaemon(work: string, root: string, label: string): Promise<{ seconds: number; peakMiB: number; outBytes: number }> {
+/** A tree generated once under the OS temp folder and reused by later runs (a marker says it is whole). */
+function cachedTree(name: string, make: (dir: string) => number): { dir: string; bytes: number } {
+  const dir = join(tmpdir(), name)
+  const marker = join(dir, '.bench-complete')
+  if (existsSync(marker) && !process.env.BENCH_DAEMON_FRESH) return { dir: join(dir, 'tree'), bytes: Number(readFileSync(marker, 'utf8')) }
+  rmSync(dir, { recursive: true, force: true })
+  const started = Date.now()
+  const bytes = make(join(dir, 'tree'))
+  writeFileSync(marker, String(bytes))
+  console.log(`generated ${dir} in ${((Date.now() - started) / 1000).toFixed(0)} s`)
+  return { dir: join(dir, 'tree'), bytes }
+}
+
+/** Runs a shell pipeline (fixed strings, paths quoted) and returns its seconds and output size. */
+function timeShell(script: string, out: string): { seconds: number; outBytes: number } {
+  const start = process.hrtime.bigint()
+  const result = spawnSync('sh', ['-c', `set -e; ${script}`], { stdio: 'inherit' })
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9
+  if (result.status !== 0) throw new Error(`${script} failed`)
+  const outBytes = statSync(out).size
+  rmSync(out)
+  return { seconds, outBytes }
+}
+
+const q = (path: string) => `'${path.replaceAll("'", "'\\''")}'`
+
+/** Runs `backup-daemon run bench` on `root`; returns seconds, the child's peak RSS and the archive size. */
+async function timeDaemon(work: string, root: string, label: string, compression: string): Promise<{ seconds: number; peakMiB: number; outBytes: number }> {
   const config = join(work, `${label}.yaml`)
   writeFileSync(
     config,
-    `dataDir: ./data-${label}\njobs:\n  - name: bench\n    compression: tar.gz\n    sources: [{ type: local, name: tree, path: ${JSON.stringify(root)} }]\n    storages: [{ type: local, name: out, path: ./out-${label} }]\n`,
+    `dataDir: ./data-${label}\njobs:\n  - name: bench\n    compression: ${compression}\n    sources: [{ type: local, name: tree, path: ${JSON.stringify(root)} }]\n    storages: [{ type: local, name: out, path: ./out-${label} }]\n`,
   )
   const start = process.hrtime.bigint()
-  const child = spawn(process.execPath, [bin, 'run', 'bench', '--config', config], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawn(process.execPath, [bin, 'run', 'bench', '--config', config], { cwd: work, stdio: ['ignore', 'pipe', 'inherit'] })
   let peakMiB = 0
   let log = ''
   child.stdout.on('data', (chunk) => (log += chunk))
@@ -99,32 +139,55 @@ async function timeDaemon(work: string, root: string, label: string): Promise<{ 
   if (code !== 0) throw new Error(`backup-daemon run failed (${code}):\n${log}`)
   const outDir = join(work, `out-${label}`, 'bench')
   const outBytes = readdirSync(outDir)
-    .filter((f) => f.endsWith('.tar.gz'))
+    .filter((f) => !f.endsWith('.manifest.json'))
     .reduce((sum, f) => sum + statSync(join(outDir, f)).size, 0)
   rmSync(join(work, `out-${label}`), { recursive: true, force: true })
+  rmSync(join(work, `data-${label}`), { recursive: true, force: true })
   return { seconds, peakMiB, outBytes }
 }
 
 const work = mkdtempSync(join(tmpdir(), 'bench-daemon-'))
 try {
-  const tree = join(work, 'tree')
   const p = pools()
   const half = Math.ceil((scale * 1024 * MiB) / 2)
-  const bytes = makeHalf(join(tree, 'a'), half, p) + makeHalf(join(tree, 'b'), half, p)
-  console.log(`tree: ${(bytes / MiB).toFixed(0)} MiB in ${tree}`)
+  const large = cachedTree(`bench-daemon-tree-${scale}gib`, (dir) => makeHalf(join(dir, 'a'), half, p) + makeHalf(join(dir, 'b'), half, p))
+  const tiny = cachedTree(`bench-daemon-tiny-${tinyCount}`, (dir) => makeTiny(dir, tinyCount, p))
+  const tree = large.dir
+  const bytes = large.bytes
+  if (process.env.BENCH_DAEMON_PREPARE) {
+    rmSync(work, { recursive: true, force: true })
+    process.exit(0)
+  }
+  const cores = spawnSync('nproc', { encoding: 'utf8' }).stdout.trim()
+  console.log(`tree: ${(bytes / MiB).toFixed(0)} MiB in ${tree}; tiny tree: ${tinyCount} files, ${(tiny.bytes / MiB).toFixed(0)} MiB; ${cores} cores`)
 
-  const tarSeconds = timeTar(tree, join(work, 'tar.tar.gz'))
-  const tarBytes = statSync(join(work, 'tar.tar.gz')).size
-  rmSync(join(work, 'tar.tar.gz'))
-  const full = await timeDaemon(work, tree, 'full')
-  const halfRun = await timeDaemon(work, join(tree, 'a'), 'half')
-  const mbps = (s: number) => (bytes / MiB / s).toFixed(1)
-  console.log(`tar -czf: ${tarSeconds.toFixed(1)} s (${mbps(tarSeconds)} MiB/s), ${(tarBytes / MiB).toFixed(0)} MiB out`)
-  console.log(`daemon run: ${full.seconds.toFixed(1)} s (${mbps(full.seconds)} MiB/s), ${(full.outBytes / MiB).toFixed(0)} MiB out, peak RSS ${full.peakMiB.toFixed(1)} MiB`)
-  console.log(`daemon run, half tree: ${halfRun.seconds.toFixed(1)} s, peak RSS ${halfRun.peakMiB.toFixed(1)} MiB`)
-  printResult('daemon throughput vs tar -czf', tarSeconds / full.seconds, 'tar -czf throughput', '>= 0.9')
-  printResult('daemon peak RSS vs 150 MiB', full.peakMiB / 150, `of 150 MiB (${full.peakMiB.toFixed(0)} MiB peak)`, '< 1')
-  printResult('daemon peak RSS, full vs half tree', full.peakMiB / halfRun.peakMiB, `peak RSS growth for 2x the data (${halfRun.peakMiB.toFixed(0)} -> ${full.peakMiB.toFixed(0)} MiB)`, '~1.0')
+  const out = join(work, 'baseline.out')
+  const tarGz = timeShell(`tar -czf ${q(out)} -C ${q(tree)} .`, out)
+  const pigz = timeShell(`tar -cf - -C ${q(tree)} . | pigz -6 > ${q(out)}`, out)
+  const zstd = timeShell(`tar -cf - -C ${q(tree)} . | zstd -q -3 -T0 > ${q(out)}`, out)
+  const tarTiny = timeShell(`tar -cf ${q(out)} -C ${q(tiny.dir)} .`, out)
+  const gz = await timeDaemon(work, tree, 'gz', 'tar.gz')
+  const gzHalf = await timeDaemon(work, join(tree, 'a'), 'gzhalf', 'tar.gz')
+  const zst = await timeDaemon(work, tree, 'zst', 'tar.zst')
+  const plainTiny = await timeDaemon(work, tiny.dir, 'tiny', 'tar')
+
+  const line = (what: string, r: { seconds: number; outBytes: number; peakMiB?: number }, size = bytes) =>
+    console.log(`${what}: ${r.seconds.toFixed(1)} s (${(size / MiB / r.seconds).toFixed(1)} MiB/s), ${(r.outBytes / MiB).toFixed(0)} MiB out${r.peakMiB ? `, peak RSS ${r.peakMiB.toFixed(1)} MiB` : ''}`)
+  line('tar -czf', tarGz)
+  line('tar -cf - | pigz -6', pigz)
+  line('tar -cf - | zstd -3 -T0', zstd)
+  line('tar -cf (tiny files)', tarTiny, tiny.bytes)
+  line('daemon tar.gz', gz)
+  line('daemon tar.gz, half tree', gzHalf, bytes / 2)
+  line('daemon tar.zst', zst)
+  line('daemon tar (tiny files)', plainTiny, tiny.bytes)
+  printResult('daemon tar.gz vs tar -czf', tarGz.seconds / gz.seconds, 'tar -czf throughput', '>= 0.9')
+  printResult('daemon tar.gz vs tar | pigz -6', pigz.seconds / gz.seconds, `pigz pipeline throughput (${cores} cores)`, '>= 1.0')
+  printResult('daemon tar.zst vs tar | zstd -3 -T0', zstd.seconds / zst.seconds, `zstd pipeline throughput (${cores} cores)`, '>= 1.0')
+  printResult('daemon tar vs tar -cf, 200k tiny files', tarTiny.seconds / plainTiny.seconds, 'tar -cf throughput', '>= 1.0')
+  const peak = Math.max(gz.peakMiB, zst.peakMiB, plainTiny.peakMiB)
+  printResult('daemon peak RSS vs 150 MiB', peak / 150, `of 150 MiB (${peak.toFixed(0)} MiB peak over all runs)`, '< 1')
+  printResult('daemon peak RSS, full vs half tree', gz.peakMiB / gzHalf.peakMiB, `peak RSS growth for 2x the data (${gzHalf.peakMiB.toFixed(0)} -> ${gz.peakMiB.toFixed(0)} MiB)`, '~1.0')
 } finally {
   rmSync(work, { recursive: true, force: true })
 }

@@ -6,15 +6,18 @@
  * consumer writes: memory stays flat whatever the size of the data. Aborting `signal` destroys the
  * stream with the abort reason (the file being read is closed too).
  */
-import { constants, createGzip } from 'node:zlib'
 import { PassThrough, Transform, type Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import tar from 'tar-stream'
 import type { Compression } from '../config/types.js'
 import type { Source, SourceEntry } from '../sources/types.js'
+import { coalesce } from './coalesce.js'
 import { createZip } from './createZip.js'
 import { exactSize } from './exactSize.js'
 import { memoryGovernor } from './memoryGovernor.js'
+import { compressionThreads } from './compressionThreads.js'
+import { parallelGzip } from './parallelGzip.js'
+import { readAhead } from './readAhead.js'
 import { spoolToFile } from './spoolToFile.js'
 import { xzStream } from './xzStream.js'
 import { zstdStream } from './zstdStream.js'
@@ -24,6 +27,8 @@ export interface ArchiveOptions {
   signal: AbortSignal
   /** gzip level (1 fastest to 9 smallest; @default 6, the level of `tar -czf`), zstd level (1 to 19; @default 3) or xz preset (@default 6). */
   level?: number
+  /** Threads compressing (gzip worker threads, `zstd -T`, `xz -T`). @default `compressionThreads()`: `BACKUP_DAEMON_COMPRESS_THREADS`, else every core */
+  threads?: number
   /** Called once per source before its entries are read. */
   onSource?(source: Source): void
   /** A file's length changed while it was read: its copy was zero-padded (`read` < `announced`) or cut. */
@@ -37,9 +42,10 @@ export function createArchive(sources: Source[], options: ArchiveOptions): Reada
   const fill = async () => {
     for (const source of sources) {
       options.onSource?.(source)
-      for await (const entry of source.entries(signal)) {
+      // Entries pulled and small files read ahead of the writer, taken in order (`archive/readAhead.ts`).
+      for await (const { entry, data } of readAhead(source.entries(signal), signal)) {
         signal.throwIfAborted()
-        await addEntry(pack, entry, signal, options.onFileChanged)
+        await addEntry(pack, entry, signal, options.onFileChanged, data)
       }
     }
     pack.finalize()
@@ -48,13 +54,18 @@ export function createArchive(sources: Source[], options: ArchiveOptions): Reada
   // The consumer sees errors when it reads; the listener keeps an unread error from crashing the process.
   const out = new PassThrough({ highWaterMark: 256 * 1024 }).on('error', () => {})
   const stages: NodeJS.ReadWriteStream[] = []
+  const threads = options.threads ?? compressionThreads()
   if (options.compression === 'tar.gz') {
-    // Big chunks: fewer hand-offs to the zlib thread pool per byte.
-    stages.push(createGzip({ level: options.level ?? 6, chunkSize: 128 * 1024, memLevel: constants.Z_DEFAULT_MEMLEVEL }))
-  } else if (options.compression === 'tar.zst') {
-    stages.push(zstdStream('compress', { level: options.level ?? 3, signal }))
+    // Independent gzip members compressed on every core, emitted in order (`archive/parallelGzip.ts`).
+    stages.push(parallelGzip({ level: options.level ?? 6, threads, signal }))
+  } else {
+    // Fewer, larger chunks for the pipe to zstd/xz, the hash and the storage writes (`archive/coalesce.ts`).
+    stages.push(coalesce())
+  }
+  if (options.compression === 'tar.zst') {
+    stages.push(zstdStream('compress', { level: options.level ?? 3, threads, signal }))
   } else if (options.compression === 'tar.xz') {
-    stages.push(xzStream('compress', { level: options.level ?? 6, signal }))
+    stages.push(xzStream('compress', { level: options.level ?? 6, threads, signal }))
   }
   // Count the bytes going into tar (reads) for the memory governor; gzip's output is smaller.
   const account = memoryGovernor()
@@ -72,7 +83,7 @@ export function createArchive(sources: Source[], options: ArchiveOptions): Reada
   return out
 }
 
-async function addEntry(pack: tar.Pack, entry: SourceEntry, signal: AbortSignal, onChanged?: ArchiveOptions['onFileChanged']): Promise<void> {
+async function addEntry(pack: tar.Pack, entry: SourceEntry, signal: AbortSignal, onChanged?: ArchiveOptions['onFileChanged'], preread?: Promise<Buffer>): Promise<void> {
   const changed = (read: number) => onChanged?.(entry.name, entry.size ?? 0, read)
   const header: Partial<tar.Header> & { name: string } = { name: entry.name, type: entry.type, mode: entry.mode, mtime: entry.mtime }
   if (entry.type === 'symlink') header.linkname = entry.linkname ?? ''
@@ -81,7 +92,7 @@ async function addEntry(pack: tar.Pack, entry: SourceEntry, signal: AbortSignal,
     return
   }
   if (entry.read && entry.size !== undefined) {
-    const read = await entry.read(signal)
+    const read = await (preread ?? entry.read(signal))
     if (read.length !== entry.size) changed(read.length)
     const data = fitTo(read, entry.size)
     header.size = data.length
