@@ -4,22 +4,13 @@
  * the run's dump goes back through the restore functions of `src/restore/` into the source's database.
  */
 import { expect } from 'chai'
-import { spawn } from 'node:child_process'
 import { readdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { findPostgresBin, startPostgresCluster, type PostgresCluster } from '../sources/support/postgresCluster.js'
 import { tempDir } from '../engine/helpers.js'
+import { runCli } from '../support/runCli.js'
 
-const bin = fileURLToPath(new URL('../../bin/backup-daemon.js', import.meta.url))
-
-function cli(args: string[], cwd: string, env: Record<string, string>): Promise<{ code: number | null; out: string }> {
-  const child = spawn(process.execPath, [bin, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '', ...env } })
-  let out = ''
-  child.stdout.on('data', (chunk) => (out += chunk))
-  child.stderr.on('data', (chunk) => (out += chunk))
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, out })))
-}
+const cli = (args: string[], cwd: string, env: Record<string, string>) => runCli(args, { cwd, env })
 
 describe('backup-daemon restore --into-database (postgresql)', function () {
   this.timeout(180_000)

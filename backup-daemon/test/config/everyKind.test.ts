@@ -5,13 +5,10 @@
  * accepts it, prints no secret, and still points at a typo with its line and column.
  */
 import { expect } from 'chai'
-import { spawn } from 'node:child_process'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { tempDir } from '../engine/helpers.js'
-
-const bin = fileURLToPath(new URL('../../bin/backup-daemon.js', import.meta.url))
+import { runCli } from '../support/runCli.js'
 
 const secrets = {
   PG_PASS: 'pg-secret-1',
@@ -152,11 +149,7 @@ jobs:
 `
 
 function checkConfig(file: string): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, [bin, 'check-config', '--config', file], { env: { ...process.env, ...secrets, FORCE_COLOR: '' }, stdio: ['ignore', 'pipe', 'pipe'] })
-  let output = ''
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, output })))
+  return runCli(['check-config', '--config', file], { env: secrets }).then(({ code, out }) => ({ code, output: out }))
 }
 
 describe('config: every source, storage and notifier type of the original at once', function () {

@@ -5,23 +5,14 @@
  * it is restored by hand), and `restore --to` gives a `dump.rdb` a fresh Redis server loads.
  */
 import { expect } from 'chai'
-import { spawn } from 'node:child_process'
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { startMariadbServer, type MariadbServer } from '../support/mariadbServer.js'
 import { startRedisServer, type RedisServer } from '../support/redisServer.js'
+import { runCli } from '../support/runCli.js'
 
-const bin = fileURLToPath(new URL('../../bin/backup-daemon.js', import.meta.url))
-
-function cli(args: string[], cwd: string, env: Record<string, string>): Promise<{ code: number | null; out: string }> {
-  const child = spawn(process.execPath, [bin, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '', ...env } })
-  let out = ''
-  child.stdout.on('data', (chunk) => (out += chunk))
-  child.stderr.on('data', (chunk) => (out += chunk))
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, out })))
-}
+const cli = (args: string[], cwd: string, env: Record<string, string>) => runCli(args, { cwd, env })
 
 describe('backup-daemon run / restore with mariadb and redis sources (command line)', function () {
   this.timeout(180_000)

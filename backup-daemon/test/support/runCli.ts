@@ -1,0 +1,17 @@
+/**
+ * @module test/support/runCli
+ * Runs the real command (`bin/backup-daemon.js`) as a child process, without colours, and returns its
+ * exit code and its stdout and stderr together.
+ */
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+
+export const daemonBin = fileURLToPath(new URL('../../bin/backup-daemon.js', import.meta.url))
+
+export function runCli(args: string[], { cwd, env = {} }: { cwd?: string; env?: Record<string, string> } = {}): Promise<{ code: number | null; out: string }> {
+  const child = spawn(process.execPath, [daemonBin, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '', ...env } })
+  let out = ''
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))
+  child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()))
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, out })))
+}
