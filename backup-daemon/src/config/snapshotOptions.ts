@@ -138,4 +138,12 @@ export const telegramSchema = z.strictObject({
   apiBase: httpUrl.default('https://api.telegram.org').transform((url) => url.replace(/\/+$/, '')),
 })
 
-export const notifySchema = z.discriminatedUnion('type', [webhookSchema, emailSchema, telegramSchema])
+export const healthchecksSchema = z.strictObject({
+  type: z.literal('healthchecks'),
+  ...common,
+  // A check that hears only failures would raise "down" after every good run: both by default.
+  on: z.array(z.enum(['success', 'failure'])).default(['success', 'failure']),
+  url: httpUrl,
+})
+
+export const notifySchema = z.discriminatedUnion('type', [webhookSchema, emailSchema, telegramSchema, healthchecksSchema])

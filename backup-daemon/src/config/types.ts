@@ -173,7 +173,14 @@ export interface TelegramNotifyConfig extends NotifyCommon {
   apiBase: string
 }
 
-export type NotifyConfig = WebhookNotifyConfig | EmailNotifyConfig | TelegramNotifyConfig
+/** healthchecks.io pings: `<url>/start` at a run's start, `<url>` on success, `<url>/fail` on failure. */
+export interface HealthchecksNotifyConfig extends NotifyCommon {
+  type: 'healthchecks'
+  /** The check's ping URL (a secret). `on` defaults to `["success", "failure"]` here. */
+  url: string
+}
+
+export type NotifyConfig = WebhookNotifyConfig | EmailNotifyConfig | TelegramNotifyConfig | HealthchecksNotifyConfig
 
 /**
  * One source / storage entry of a job: the union of the config types of the registered factories

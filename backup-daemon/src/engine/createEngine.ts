@@ -10,7 +10,7 @@ import type { DaemonConfig, JobConfig } from '../config/types.js'
 import { createLogHub, type DaemonLogHub } from '../logs/createLogHub.js'
 import type { LogLevel } from '../logs/formatLine.js'
 import { RunMetrics } from '../metrics/RunMetrics.js'
-import { createNotifiers, notifyAll } from '../notify/createNotifiers.js'
+import { createNotifiers, notifyAll, notifyStarted } from '../notify/createNotifiers.js'
 import type { Notifier, RunReport } from '../notify/types.js'
 import { createJobStorage } from '../archive/jobStorage.js'
 import type { Storage } from '../storages/types.js'
@@ -116,8 +116,17 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
 
   const execute = async (name: string, job: JobRuntime, controller: AbortController, started: Date, trigger: string) => {
     const log = jobLog(name)
+    // The run's own lines for notifiers that send them (healthchecks); subscribed, so kept even when `logs.perJob` is off.
+    const runLines: string[] = []
+    const unsubscribe = job.notifiers.length
+      ? logs.subscribe({ kind: 'job', job: name }, (line) => {
+          if (runLines.push(line) > 500) runLines.shift()
+        })
+      : undefined
     log('info', `run started (${trigger})`)
     systemLog('info', `[${name}] run started (${trigger})`)
+    // Not awaited before the backup (an unreachable endpoint must not delay it), only before the final notifications.
+    const startPings = notifyStarted(job.notifiers, name, log)
     let error = ''
     let status: 'success' | 'failed' | 'cancelled' = 'success'
     let manifest: Manifest | undefined
@@ -153,7 +162,9 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
           : null,
         host: hostname(),
       }
-      await notifyAll(job.notifiers, report, log)
+      await startPings
+      unsubscribe?.()
+      await notifyAll(job.notifiers, report, log, { logLines: runLines })
     }
   }
 

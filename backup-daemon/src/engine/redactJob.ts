@@ -124,6 +124,9 @@ function notifierDetail(entry: NotifyConfig): NotifierDetail {
   if (entry.type === 'webhook') {
     out.urlHost = urlHost(entry.url)
     out.method = entry.method
+  } else if (entry.type === 'healthchecks') {
+    out.hasUrl = entry.url !== ''
+    out.urlHost = urlHost(entry.url)
   } else if (entry.type === 'telegram') out.chatId = entry.chatId
   else {
     out.from = entry.from

@@ -1,13 +1,14 @@
 /**
  * @module notify/createNotifiers
- * A job's notifiers from its `notify` entries (webhook, email, telegram), and `notifyAll`, which tells every interested one about
+ * A job's notifiers from its `notify` entries (webhook, email, telegram, healthchecks), `notifyStarted`, and `notifyAll`, which tells every interested one about
  * a run and logs failures (with the notifier's label, never its URL or password) without ever throwing:
  * a broken mail server must not turn a good backup into a failed one.
  */
 import type { NotifyConfig } from '../config/types.js'
 import { emailNotifier } from './emailNotifier.js'
+import { healthchecksNotifier } from './healthchecksNotifier.js'
 import { telegramNotifier } from './telegramNotifier.js'
-import type { Notifier, RunReport } from './types.js'
+import type { Notifier, RunContext, RunReport } from './types.js'
 import { webhookNotifier } from './webhookNotifier.js'
 
 function createNotifier(entry: NotifyConfig, index: number): Notifier {
@@ -18,6 +19,8 @@ function createNotifier(entry: NotifyConfig, index: number): Notifier {
       return emailNotifier(entry, index)
     case 'telegram':
       return telegramNotifier(entry, index)
+    case 'healthchecks':
+      return healthchecksNotifier(entry, index)
   }
 }
 
@@ -26,13 +29,30 @@ export function createNotifiers(entries: NotifyConfig[] | undefined): Notifier[]
   return (entries ?? []).flatMap((entry, index) => (entry.on.length > 0 ? [createNotifier(entry, index)] : []))
 }
 
-export async function notifyAll(notifiers: Notifier[], report: RunReport, log: (level: 'info' | 'warn', message: string) => void): Promise<void> {
+type NotifyLog = (level: 'info' | 'warn', message: string) => void
+
+/** Tells the notifiers that listen for run starts (healthchecks); like `notifyAll`, logs failures and never rejects. */
+export async function notifyStarted(notifiers: Notifier[], job: string, log: NotifyLog): Promise<void> {
+  await Promise.all(
+    notifiers.map(async (notifier) => {
+      if (!notifier.started) return
+      try {
+        await notifier.started(job)
+        log('info', `${notifier.label}: sent (start)`)
+      } catch (err) {
+        log('warn', `${notifier.label}: failed: ${err instanceof Error ? err.message : String(err)}`)
+      }
+    }),
+  )
+}
+
+export async function notifyAll(notifiers: Notifier[], report: RunReport, log: NotifyLog, context?: RunContext): Promise<void> {
   await Promise.all(
     notifiers
       .filter((notifier) => notifier.wants(report))
       .map(async (notifier) => {
         try {
-          await notifier.send(report)
+          await notifier.send(report, context)
           log('info', `${notifier.label}: sent (${report.status})`)
         } catch (err) {
           const message = err instanceof Error ? err.message : String(err)

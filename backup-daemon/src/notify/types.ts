@@ -20,10 +20,18 @@ export interface RunReport {
   host: string
 }
 
-/** One configured notifier. `send` rejects on failure; the caller logs it and goes on. */
+/** What a notifier may read besides the report (not part of the webhook's JSON body). */
+export interface RunContext {
+  /** The run's own log lines, oldest first (the last few hundred), as formatted for the job log. */
+  logLines: string[]
+}
+
+/** One configured notifier. `send` and `started` reject on failure; the caller logs it and goes on. */
 export interface Notifier {
   /** For log lines: type and host, never a secret (webhook URLs often carry a token). */
   readonly label: string
   wants(report: RunReport): boolean
-  send(report: RunReport): Promise<void>
+  send(report: RunReport, context?: RunContext): Promise<void>
+  /** Told when a run starts (healthchecks' `/start` ping); only notifiers that define it. */
+  started?(job: string): Promise<void>
 }

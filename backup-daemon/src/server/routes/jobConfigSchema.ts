@@ -27,7 +27,7 @@ export const JobDetailSchema = z
       z
         .object({ type: z.string(), name: z.string().optional(), onSuccess: z.boolean(), onFailure: z.boolean() })
         .catchall(value)
-        .openapi('NotifierDetail', { description: 'A notifier without secrets: `urlHost` (webhook), `chatId` (telegram), `from`, `to`, `smtpHost` (email).' }),
+        .openapi('NotifierDetail', { description: 'A notifier without secrets: `urlHost` (webhook), `hasUrl` and `urlHost` (healthchecks), `chatId` (telegram), `from`, `to`, `smtpHost` (email).' }),
     ),
     split: z.object({ chunkSize: z.string().openapi({ example: '1GB' }), chunkSizeBytes: z.int() }).optional(),
     active: z.boolean(),
