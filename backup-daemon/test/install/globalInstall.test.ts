@@ -68,6 +68,11 @@ function installGlobally(tarball: string): string {
   // The bin link is relative (../lib/node_modules/...), so the finished prefix can be renamed into place.
   renameSync(temp, prefix)
   chmodSync(prefix, 0o755)
+  // Installs of older tarballs (~90 MB each), once nothing can be using them any more.
+  for (const entry of readdirSync(cache)) {
+    const path = join(cache, entry)
+    if (entry !== hash && Date.now() - lstatSync(path).mtimeMs > 3600_000) rmSync(path, { recursive: true, force: true })
+  }
   return prefix
 }
 
