@@ -22,6 +22,8 @@ interface Counts {
   endpoints: number
   providers: number
   timers: number
+  /** operationId of `GET /:id/playback` on `videos`. */
+  playback?: string
 }
 
 describe('the plugin applied twice', function () {
@@ -74,8 +76,11 @@ describe('the plugin applied twice', function () {
       globalThis.setInterval = realSetInterval
       for (const timer of started) clearInterval(timer)
     }
+    const videos = config.collections.find((c) => c.slug === 'videos')
+    const playback = (Array.isArray(videos?.endpoints) ? videos.endpoints : []).find((e) => e.path === '/:id/playback' && e.method === 'get')
     return {
       collectionEndpoints,
+      playback: (playback?.custom as { openapi?: { operationId?: string } } | undefined)?.openapi?.operationId,
       endpoints: config.endpoints.length,
       hooks,
       providers: config.admin.components.providers?.length ?? 0,
@@ -92,5 +97,6 @@ describe('the plugin applied twice', function () {
     expect(once.timers).to.equal(2)
     expect(once.collectionEndpoints.videos).to.be.greaterThan(once.collectionEndpoints.posts!)
     expect(await countsFor(2)).to.deep.equal(once)
+    expect(once.playback, 'the playback endpoint documents itself for plugin-openapi').to.equal('storageHostPlayback_videos')
   })
 })

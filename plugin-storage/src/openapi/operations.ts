@@ -129,7 +129,8 @@ export const storageUploadOperation = {
 export const playbackOperation = (collection: string) => ({
   operationId: `storageHostPlayback_${collection.replace(/[^A-Za-z0-9]/g, '_')}`,
   summary: 'Player URLs of a video document (HLS, MP4 fallback, thumbnail); signed when the stream pull zone has token authentication',
-  tags: ['storage-host'],
+  // Listed with the collection's own operations (plugin-openapi tags collection endpoints by slug).
+  tags: [collection],
   security: [{ cookieAuth: [] }, { bearerAuth: [] }],
   parameters: [{ in: 'path', name: 'id', required: true, schema: { type: 'string' } }],
   responses: {

@@ -30,13 +30,7 @@ export const purgeApi: UpstreamHandler = async (req, res, { rawPath, query }, ct
     return true
   }
   const url = query.get('url') ?? ''
-  let valid = false
-  try {
-    valid = ['http:', 'https:'].includes(new URL(url).protocol)
-  } catch {
-    valid = false
-  }
-  if (!valid) {
+  if (!URL.canParse(url) || !['http:', 'https:'].includes(new URL(url).protocol)) {
     sendJson(res, 400, { ErrorKey: 'purge.url_invalid', Field: 'url', Message: 'The url must be an absolute http(s) URL.' })
     return true
   }
