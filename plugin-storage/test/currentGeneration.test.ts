@@ -288,6 +288,15 @@ describe('current generation on Payload 4 (upload-instructions, stream.tus.acces
     expect(after.filename).to.equal(current!.filename)
     expect(emu.videos().length, 'no video created or re-uploaded').to.equal(videos)
     expect(emu.videos().find((v) => v.guid === auth.videoId)?.storageSize).to.equal(video.length)
+
+    // The playback endpoint (a collection endpoint) on the 4.x router: URLs for a reader, 403 for anonymous.
+    const play = await cms.fetch(`/api/videos/${doc.id}/playback`)
+    expect(play.status, await play.clone().text()).to.equal(200)
+    const urls = (await play.json()) as { hls: string; mp4: Array<{ url: string }> }
+    expect(urls.hls).to.equal(`${emu.stream.cdnUrl}/${auth.videoId}/playlist.m3u8`)
+    expect((await fetch(urls.hls)).status).to.equal(200)
+    expect(urls.mp4.length).to.equal(current!.hostData.stream.resolutions!.length)
+    expect((await cms.fetch(`/api/videos/${doc.id}/playback`, { auth: false })).status).to.equal(403)
   })
 
   it('still stores a file sent through the CMS itself, with its sizes, and deletes them', async () => {
