@@ -15,11 +15,13 @@ import { rememberOperation } from './adapter/uploadTracker.js'
 import { sweepOrphanUploads } from './cleanup/sweepOrphanUploads.js'
 import { sweepOrphanVideos } from './cleanup/sweepOrphanVideos.js'
 import type { PluginContext } from './context.js'
+import { playbackEndpoint } from './endpoints/playback.js'
 import { storageUploadEndpoint } from './endpoints/storageUpload.js'
 import { tusAuthEndpoint } from './endpoints/tusAuth.js'
 import { webhookEndpoint } from './endpoints/webhook.js'
 import { HostDataField } from './fields/hostDataField.js'
 import { bindVideoTokenHook } from './hooks/bindVideoToken.js'
+import { purgeCdnUrlsHooks } from './hooks/purgeCdnUrls.js'
 import { singleUseReceipts } from './hooks/singleUseReceipts.js'
 import { verifyUploadReferenceHook } from './hooks/verifyUploadReference.js'
 import { resolveOptions } from './options/resolveOptions.js'
@@ -28,6 +30,13 @@ import { STORAGE_UPLOAD_PATH } from './constants.js'
 import type { HostStoragePluginOptions } from './types.js'
 
 const CLIENT_PATH = '@hosted-media/plugin-storage/client'
+
+/**
+ * Marker in the server-only `config.custom`: the plugin applied a second time (twice in `plugins`, or a
+ * preset that already includes it) returns the config untouched instead of doubling its hooks,
+ * providers, `onInit` and plugin-cloud-storage's wiring (the official adapters guard the same way).
+ */
+const APPLIED = 'hostStoragePluginApplied'
 
 /** Adds an endpoint unless one with the same method and path exists (the plugin applied twice). */
 function addEndpoint(endpoints: Endpoint[], endpoint: Endpoint): void {
@@ -49,6 +58,7 @@ function addEndpoint(endpoints: Endpoint[], endpoint: Endpoint): void {
 export const hostStoragePlugin =
   (pluginOptions: HostStoragePluginOptions) =>
   (incomingConfig: Config): Config => {
+    if ((incomingConfig.custom as Record<string, unknown> | undefined)?.[APPLIED]) return incomingConfig
     const options = resolveOptions(pluginOptions)
     const ctx: PluginContext = { options }
 
@@ -73,7 +83,7 @@ export const hostStoragePlugin =
         upload: { ...upload, mimeTypes: options.disabled ? upload.mimeTypes : undefined },
       }
     })
-    let config: Config = { ...incomingConfig, collections }
+    let config: Config = { ...incomingConfig, collections, custom: { ...incomingConfig.custom, [APPLIED]: true } }
     const cloudCollections: Record<string, CollectionOptions> = {}
     for (const target of options.collections.values()) {
       const adapter = target.target === 'storage' ? storageAdapter(options.storage!, target) : streamAdapter(options.stream!)
@@ -85,12 +95,15 @@ export const hostStoragePlugin =
     // Disabled: plugin-cloud-storage still inserts its fields (`url`, `prefix`, `_objectKey`), nothing else.
     if (options.disabled) return cloudStoragePlugin({ alwaysInsertFields: true, collections: cloudCollections, enabled: false })(config)
 
-    // Hooks of stream collections.
+    // Hooks of stream collections; the playback endpoint on each of them.
     config.collections = config.collections!.map((collection) => {
       const target = options.collections.get(collection.slug)
       if (!target || target.target !== 'stream' || !options.stream) return collection
+      const endpoints = collection.endpoints === false ? false : [...(collection.endpoints ?? [])]
+      if (endpoints) addEndpoint(endpoints, playbackEndpoint(options.stream, collection.slug))
       return {
         ...collection,
+        endpoints,
         hooks: {
           ...collection.hooks,
           beforeChange: [...(collection.hooks?.beforeChange ?? []), bindVideoTokenHook(ctx, options.stream, target)],
@@ -142,6 +155,21 @@ export const hostStoragePlugin =
     config = cloudStoragePlugin({ collections: cloudCollections })(config)
     // Receipts are verified first (4.x: by the plugin), then spent: one document per receipt.
     const receipts = singleUseReceipts(ctx)
+    // CDN purge of replaced and deleted storage files, after plugin-cloud-storage wrote or deleted them.
+    const purge = options.storage?.purge ? options.storage : undefined
+    config.collections = config.collections!.map((collection) => {
+      const target = options.collections.get(collection.slug)
+      if (!purge || target?.target !== 'storage') return collection
+      const hooks = purgeCdnUrlsHooks(purge, target)
+      return {
+        ...collection,
+        hooks: {
+          ...collection.hooks,
+          afterChange: [...(collection.hooks?.afterChange ?? []), hooks.afterChange],
+          afterDelete: [...(collection.hooks?.afterDelete ?? []), hooks.afterDelete],
+        },
+      }
+    })
     config.collections = config.collections!.map((collection) =>
       options.collections.has(collection.slug)
         ? {

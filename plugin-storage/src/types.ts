@@ -85,6 +85,22 @@ export interface StorageOptions {
   publicUrls?: boolean
   /** Browser-direct uploads to the S3-compatible endpoint. `true` enables them with defaults. @default false */
   clientUploads?: boolean | ClientUploadsOptions
+  /**
+   * Purges a file's pull-zone URLs (the original and every image size) from the CDN cache when the file
+   * is replaced or its document deleted, through the host's purge API. Requires `cdnUrl`. A failed purge
+   * is logged and never fails the save or the delete.
+   */
+  purge?: PurgeOptions
+}
+
+/** CDN cache purge through the host's account API (`POST {apiBase}/purge?url=...`). */
+export interface PurgeOptions {
+  /** The account API key (`AccessKey` header of the purge API; not the storage zone password). Never sent to browsers. */
+  apiKey: string
+  /** Account API base URL. @default 'https://api.bunny.net' */
+  apiBase?: string
+  /** Keeps the options but sends no purge (e.g. in development). @default false */
+  disabled?: boolean
 }
 
 /** Replaces the default access check of tus-auth (current generation). */
@@ -120,8 +136,18 @@ export interface StreamOptions {
   mimeTypes?: string[]
   /** The library has MP4 fallback on: completion fills `hostData.stream.resolutions` with MP4 URLs. @default false */
   mp4Fallback?: boolean
-  /** Thumbnail capture time in ms, passed to the host when a video is created. */
+  /** Thumbnail capture time in ms, passed to the host when a video is created (0 = the first frame). */
   thumbnailTime?: number
+  /**
+   * Token authentication of the stream pull zone: the playback endpoint answers short-lived signed URLs
+   * (HLS with a directory token in the path, so segment URLs inherit it; MP4 and thumbnail with query tokens).
+   */
+  tokenAuth?: {
+    /** The stream pull zone's token authentication key. */
+    key: string
+    /** Lifetime of a signed playback URL, in seconds. @default 3600 */
+    expiresIn?: number
+  }
   /** Browser-direct resumable uploads authorised by `POST /api/storage-host/stream/tus-auth`. `true` enables defaults. @default false */
   tus?: boolean | TusOptions
   /**
@@ -190,4 +216,15 @@ export interface StreamHostData {
   availableResolutions?: string | null
   resolutions?: Array<{ resolution: string; url: string }> | null
   videoToken?: string | null
+}
+
+/** 200 answer of `GET /api/{videoCollection}/{id}/playback`. */
+export interface PlaybackUrls {
+  /** HLS master playlist. */
+  hls?: string
+  /** MP4 fallback renditions (empty without MP4 fallback). */
+  mp4: Array<{ resolution: string; url: string }>
+  thumbnail?: string
+  /** RFC 3339; only when the URLs are signed (stream `tokenAuth`). */
+  expiresAt?: string
 }

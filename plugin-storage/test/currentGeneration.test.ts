@@ -12,6 +12,7 @@
  * - files and videos sent through the CMS itself still stored (the adapter computes keys the 4.x core
  *   no longer hands over), and a failed write still leaves neither document nor object behind.
  */
+import { readFile, stat } from 'node:fs/promises'
 import { createServer, request as httpRequest, type Server } from 'node:http'
 
 import { expect } from 'chai'
@@ -248,6 +249,54 @@ describe('current generation on Payload 4 (upload-instructions, stream.tus.acces
     const deleted = await cms.fetch(`/api/videos/${doc.id}`, { method: 'DELETE' })
     expect(deleted.status).to.equal(200)
     expect(emu.videos().some((v) => v.guid === auth.videoId), 'the video is deleted on the host').to.equal(false)
+  })
+
+  it('a save without a new file keeps the stored object untouched and hostData whole (4.x)', async () => {
+    const png = await pngBytes(48, 48)
+    const created = await cms.fetch('/api/media', { body: multipart(png, 'kept on 4.png', 'image/png', { alt: 'first' }), method: 'POST' })
+    expect(created.status, await created.clone().text()).to.equal(201)
+    const { doc: image } = (await created.json()) as { doc: MediaDoc }
+    const path = emu.storedFilePath(image.prefix ? `${image.prefix}/${image.filename}` : image.filename)!
+    const before = { bytes: await readFile(path), stat: await stat(path) }
+    const edit = await cms.fetch(`/api/media/${image.id}`, { body: JSON.stringify({ alt: 'second' }), headers: { 'Content-Type': 'application/json' }, method: 'PATCH' })
+    expect(edit.status, await edit.clone().text()).to.equal(200)
+    const edited = (await edit.json()) as { doc: MediaDoc & { alt: string } }
+    expect(edited.doc.alt).to.equal('second')
+    for (const field of ['filename', 'prefix', 'url', 'width', 'height', 'sizes'] as const) expect(edited.doc[field], field).to.deep.equal(image[field])
+    const now = await stat(path)
+    expect((await readFile(path)).equals(before.bytes)).to.equal(true)
+    expect([now.ino, now.mtimeMs]).to.deep.equal([before.stat.ino, before.stat.mtimeMs])
+
+    const video = mp4Bytes(64 * 1024)
+    const auth = (await (await tusAuth(cms, { collection: 'videos', filename: 'kept.mp4', filesize: video.length, filetype: 'video/mp4', head: headOf(video), title: 'Kept' })).json()) as TusAuthResponse
+    const saved = await saveVideo(cms, { filename: auth.filename!, signedReceipt: auth.signedReceipt, size: video.length, videoToken: auth.videoToken })
+    expect(saved.status, await saved.clone().text()).to.equal(201)
+    const { doc } = (await saved.json()) as { doc: VideoDoc }
+    await startTus(emu.stream.tusEndpoint, auth, video).done
+    await emu.whenEncoded(auth.videoId)
+    let current: VideoDoc | undefined
+    for (let i = 0; i < 50 && current?.hostData.stream.status !== 'finished'; i++) {
+      current = (await (await cms.fetch(`/api/videos/${doc.id}?depth=0`)).json()) as VideoDoc
+      if (current.hostData.stream.status !== 'finished') await new Promise((r) => setTimeout(r, 100))
+    }
+    expect(current!.hostData.stream.resolutions!.length).to.be.greaterThan(0)
+    const videos = emu.videos().length
+    const renamed = await cms.fetch(`/api/videos/${doc.id}`, { body: JSON.stringify({ title: 'Renamed' }), headers: { 'Content-Type': 'application/json' }, method: 'PATCH' })
+    expect(renamed.status, await renamed.clone().text()).to.equal(200)
+    const after = (await (await cms.fetch(`/api/videos/${doc.id}?depth=0`)).json()) as VideoDoc
+    expect(after.hostData).to.deep.equal(current!.hostData)
+    expect(after.filename).to.equal(current!.filename)
+    expect(emu.videos().length, 'no video created or re-uploaded').to.equal(videos)
+    expect(emu.videos().find((v) => v.guid === auth.videoId)?.storageSize).to.equal(video.length)
+
+    // The playback endpoint (a collection endpoint) on the 4.x router: URLs for a reader, 403 for anonymous.
+    const play = await cms.fetch(`/api/videos/${doc.id}/playback`)
+    expect(play.status, await play.clone().text()).to.equal(200)
+    const urls = (await play.json()) as { hls: string; mp4: Array<{ url: string }> }
+    expect(urls.hls).to.equal(`${emu.stream.cdnUrl}/${auth.videoId}/playlist.m3u8`)
+    expect((await fetch(urls.hls)).status).to.equal(200)
+    expect(urls.mp4.length).to.equal(current!.hostData.stream.resolutions!.length)
+    expect((await cms.fetch(`/api/videos/${doc.id}/playback`, { auth: false })).status).to.equal(403)
   })
 
   it('still stores a file sent through the CMS itself, with its sizes, and deletes them', async () => {

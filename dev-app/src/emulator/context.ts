@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { ResolvedOptions } from './config/resolveOptions.js'
 import type { VideoStore } from './stream/VideoStore.js'
+import type { PurgeRecord } from './types.js'
 
 export interface EmulatorDirs {
   /** Root of everything the emulator writes. */
@@ -27,6 +28,8 @@ export interface EmulatorContext {
   checksums: Map<string, string>
   /** Aborted on close: stops encoding simulations and webhook retries. */
   closing: AbortSignal
+  /** Accepted cache purges, oldest first (bounded: tests read it, nothing else). */
+  purges: PurgeRecord[]
   log(line: string): void
 }
 

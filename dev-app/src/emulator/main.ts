@@ -3,7 +3,7 @@
  * Runs the emulator by hand: `node --import tsx dev-app/src/emulator/main.ts`.
  * Port from EMULATOR_PORT (default 3100); keys from the defaults unless overridden by
  * EMULATOR_STORAGE_KEY, EMULATOR_STREAM_KEY, EMULATOR_READONLY_KEY; EMULATOR_WEBHOOK_URL,
- * EMULATOR_TOKEN_AUTH_KEY and EMULATOR_DATA_DIR are optional. Prints its URLs and (local, dev-only) keys.
+ * EMULATOR_TOKEN_AUTH_KEY, EMULATOR_STREAM_TOKEN_AUTH_KEY, EMULATOR_ACCOUNT_KEY and EMULATOR_DATA_DIR are optional. Prints its URLs and (local, dev-only) keys.
  */
 import { startEmulator } from './startEmulator.js'
 
@@ -20,7 +20,9 @@ const emulator = await startEmulator({
     readOnlyKey: env.EMULATOR_READONLY_KEY,
     webhookUrl: env.EMULATOR_WEBHOOK_URL,
     encodingStepMs: env.EMULATOR_ENCODING_STEP_MS ? Number(env.EMULATOR_ENCODING_STEP_MS) : undefined,
+    tokenAuthKey: env.EMULATOR_STREAM_TOKEN_AUTH_KEY,
   },
+  account: { apiKey: env.EMULATOR_ACCOUNT_KEY },
   log: (line) => console.log(line),
 })
 
@@ -32,7 +34,8 @@ console.log(`host emulator listening on ${emulator.url}
   storage CDN      ${emulator.storage.cdnUrl}${emulator.storage.tokenAuthKey ? '   (token authentication on)' : ''}
   stream API       ${emulator.stream.apiBase}/library/${emulator.stream.libraryId}/videos   AccessKey: ${emulator.stream.apiKey}
   TUS endpoint     ${emulator.stream.tusEndpoint}
-  stream CDN       ${emulator.stream.cdnUrl}
+  stream CDN       ${emulator.stream.cdnUrl}${emulator.stream.tokenAuthKey ? '   (token authentication on)' : ''}
+  purge API        ${emulator.account.apiBase}/purge?url=…   AccessKey: ${emulator.account.apiKey}   (log: ${emulator.url}/purge/log)
   webhook key      ${emulator.stream.readOnlyKey}   callbacks to: ${env.EMULATOR_WEBHOOK_URL ?? '(none)'}`)
 
 const stop = () => {

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { resolveInside } from './auth/resolveInside.js'
 import { cdnPullZone } from './cdn/cdnPullZone.js'
+import { purgeApi } from './cdn/purgeApi.js'
 import { extractPathToken } from './cdn/pathToken.js'
 import { resolveOptions } from './config/resolveOptions.js'
 import type { EmulatorContext, UpstreamHandler } from './context.js'
@@ -47,6 +48,7 @@ export async function startEmulator(emulatorOptions: EmulatorOptions = {}): Prom
     baseUrl: () => baseUrl,
     checksums: new Map(),
     closing: closing.signal,
+    purges: [],
     log: (line) => options.log?.(`[host-emulator] ${line}`),
   }
   const tus = createTusEndpoint(ctx)
@@ -60,7 +62,7 @@ export async function startEmulator(emulatorOptions: EmulatorOptions = {}): Prom
       }
     }
   }
-  const upstreams: UpstreamHandler[] = [storageApi, s3Endpoint, cdnPullZone, streamApi, streamCdn, tus.handler, describeEmulator]
+  const upstreams: UpstreamHandler[] = [storageApi, s3Endpoint, cdnPullZone, streamApi, streamCdn, tus.handler, purgeApi, describeEmulator]
 
   const server = createServer({ connectionsCheckingInterval: Math.max(50, Math.min(30_000, Math.floor(options.headersTimeoutMs / 4))) }, async (req, res) => {
     // Every answer, whatever the upstream: a browser never guesses a type other than the one sent.
@@ -123,7 +125,10 @@ export async function startEmulator(emulatorOptions: EmulatorOptions = {}): Prom
       libraryId: options.libraryId,
       apiKey: options.apiKey,
       readOnlyKey: options.readOnlyKey,
+      ...(options.streamTokenAuthKey ? { tokenAuthKey: options.streamTokenAuthKey } : {}),
     },
+    account: { apiBase: baseUrl, apiKey: options.accountApiKey },
+    purges: () => ctx.purges.map((p) => ({ ...p })),
     setWebhookUrl(url) {
       options.webhookUrl = url
     },

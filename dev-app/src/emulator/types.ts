@@ -11,7 +11,8 @@
  * | storage pull zone (CDN) | `${url}/cdn/{zone}` → `GET /cdn/{zone}/{path}` (token-checked when `pullZone.tokenAuthKey` is set) |
  * | stream API (`AccessKey` header) | `${url}/stream` → `/stream/library/{libraryId}/videos[/{guid}[/resolutions]]` |
  * | TUS upload | `${url}/tusupload` |
- * | stream pull zone | `${url}/stream-cdn/{libraryId}` → `/{guid}/playlist.m3u8`, `thumbnail.jpg`, `preview.webp`, `play_{h}p.mp4`, `original` |
+ * | stream pull zone | `${url}/stream-cdn/{libraryId}` → `/{guid}/playlist.m3u8`, `thumbnail.jpg`, `preview.webp`, `play_{h}p.mp4`, `original` (token-checked when `stream.tokenAuthKey` is set) |
+ * | account API: cache purge (`AccessKey` = account API key) | `${url}` → `POST /purge?url=...`; emulator-only `GET /purge/log` |
  */
 
 export interface EmulatorOptions {
@@ -71,6 +72,12 @@ export interface EmulatorOptions {
     mp4Fallback?: boolean
     /** Extra delivery attempts of a failed webhook callback (backoff doubles from `max(50, encodingStepMs)` ms). @default 4 */
     webhookRetries?: number
+    /** When set, the stream pull zone requires HS256 `token` + `expires` (query, or a directory token in the path). */
+    tokenAuthKey?: string
+  }
+  account?: {
+    /** Account API key: `AccessKey` of the purge API. @default "dev-account-key" */
+    apiKey?: string
   }
   /** Receives one line per request (method, path, status: never the query, which carries signatures and tokens) and per notable event; never keys. @default no logging */
   log?: (line: string) => void
@@ -82,17 +89,30 @@ export interface EmulatedVideo {
   title: string
   /** The video object's `status` (0 Created ... 4 Finished, 5 Error). */
   status: number
+  /** Thumbnail capture time in ms as sent on creation (API body or TUS metadata), when any. */
+  thumbnailTime: number | undefined
   /** Bytes received through TUS so far. */
   storageSize: number
   availableResolutions: string[]
   hasMP4Fallback: boolean
 }
 
+/** One accepted purge request. */
+export interface PurgeRecord {
+  url: string
+  /** RFC 3339 */
+  purgedAt: string
+}
+
 export interface RunningEmulator {
   /** e.g. `http://127.0.0.1:3100` */
   url: string
   storage: { endpoint: string; s3Endpoint: string; zoneName: string; accessKey: string; cdnUrl: string; tokenAuthKey?: string; region?: string }
-  stream: { apiBase: string; tusEndpoint: string; cdnUrl: string; libraryId: number; apiKey: string; readOnlyKey: string }
+  stream: { apiBase: string; tusEndpoint: string; cdnUrl: string; libraryId: number; apiKey: string; readOnlyKey: string; tokenAuthKey?: string }
+  /** The account API (cache purge): base URL (`POST {apiBase}/purge?url=`) and key. */
+  account: { apiBase: string; apiKey: string }
+  /** URLs purged so far, oldest first (also `GET /purge/log`). */
+  purges(): PurgeRecord[]
   /** Changes (or clears) the webhook target at run time, e.g. once the CMS knows its port. */
   setWebhookUrl(url: string | undefined): void
   /** What the emulator holds, for tests: videos by guid. */

@@ -46,8 +46,10 @@ export function HostDataField({ overrides, tusField }: HostDataFieldOptions = {}
     {
       name: 'resolutions',
       type: 'array',
-      access: pluginOnly,
       admin: { readOnly: true },
+      // Not field access: a denied array is left out of the update and the SQL adapters then delete its rows
+      // (every title edit emptied it). API values are replaced by the stored rows instead; the plugin writes with overrideAccess.
+      hooks: { beforeValidate: [({ overrideAccess, previousValue, value }) => (overrideAccess ? value : previousValue)] },
       fields: [
         { name: 'resolution', type: 'text' },
         { name: 'url', type: 'text' },

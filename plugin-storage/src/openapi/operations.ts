@@ -124,3 +124,28 @@ export const storageUploadOperation = {
     '415': err('Restricted file type, or a type outside the collection mimeTypes'),
   },
 }
+
+/** `GET /api/{collection}/{id}/playback` of one stream collection (operation ids are unique per collection). */
+export const playbackOperation = (collection: string) => ({
+  operationId: `storageHostPlayback_${collection.replace(/[^A-Za-z0-9]/g, '_')}`,
+  summary: 'Player URLs of a video document (HLS, MP4 fallback, thumbnail); signed when the stream pull zone has token authentication',
+  // Listed with the collection's own operations (plugin-openapi tags collection endpoints by slug).
+  tags: [collection],
+  security: [{ cookieAuth: [] }, { bearerAuth: [] }],
+  parameters: [{ in: 'path', name: 'id', required: true, schema: { type: 'string' } }],
+  responses: {
+    '200': jsonResponse('Player URLs (signed URLs expire at `expiresAt`)', {
+      type: 'object',
+      required: ['mp4'],
+      properties: {
+        hls: { type: 'string', format: 'uri' },
+        mp4: { type: 'array', items: { type: 'object', required: ['resolution', 'url'], properties: { resolution: { type: 'string' }, url: { type: 'string', format: 'uri' } } } },
+        thumbnail: { type: 'string', format: 'uri' },
+        expiresAt: { type: 'string', format: 'date-time' },
+      },
+    }),
+    '403': err("The collection's read access refuses this document"),
+    '404': err('No such document, or its video has not finished encoding'),
+    '500': err('Unexpected failure (details hidden)'),
+  },
+})

@@ -21,6 +21,8 @@ export interface ResolvedStorage {
   serve: 'proxy' | 'redirect'
   publicUrls: boolean
   clientUploads?: { access?: ClientUploadsAccess; expiresIn: number; sweepInterval: number }
+  /** Set when purging is configured and not `disabled`. */
+  purge?: { apiKey: string; apiBase: string }
 }
 
 export interface ResolvedStream {
@@ -32,6 +34,7 @@ export interface ResolvedStream {
   mimeTypes: string[]
   mp4Fallback: boolean
   thumbnailTime?: number
+  tokenAuth?: { key: string; expiresIn: number }
   tus?: { access?: TusAccess; checkAccess?: TusCheckAccess; expiresIn: number }
   sweepUnboundVideos?: { interval: number }
   webhook?: { secret: string }
@@ -84,7 +87,9 @@ export function resolveOptions(options: HostStoragePluginOptions): ResolvedOptio
       clientUploads: clientUploads
         ? { access: clientUploads.access, expiresIn: clientUploads.expiresIn ?? 600, sweepInterval: clientUploads.sweepInterval ?? 3600 }
         : undefined,
+      purge: s.purge && !s.purge.disabled ? { apiBase: trimSlash(s.purge.apiBase ?? 'https://api.bunny.net'), apiKey: s.purge.apiKey } : undefined,
     }
+    if (storage.purge && !storage.cdnUrl) throw new Error('storage-host plugin: storage.purge needs storage.cdnUrl')
     if (storage.serve === 'redirect' && !storage.cdnUrl) throw new Error('storage-host plugin: storage.serve "redirect" needs storage.cdnUrl')
     if (storage.publicUrls && !storage.cdnUrl) throw new Error('storage-host plugin: storage.publicUrls needs storage.cdnUrl')
     if (storage.tokenAuth && !storage.cdnUrl) throw new Error('storage-host plugin: storage.tokenAuth needs storage.cdnUrl')
@@ -104,6 +109,7 @@ export function resolveOptions(options: HostStoragePluginOptions): ResolvedOptio
       mimeTypes: s.mimeTypes ?? ['video/*'],
       mp4Fallback: s.mp4Fallback ?? false,
       thumbnailTime: s.thumbnailTime,
+      tokenAuth: s.tokenAuth ? { expiresIn: s.tokenAuth.expiresIn ?? 3600, key: s.tokenAuth.key } : undefined,
       tus: tus ? { access: tus.access, checkAccess: tus.checkAccess, expiresIn: tus.expiresIn ?? 3600 } : undefined,
       sweepUnboundVideos: s.sweepUnboundVideos ? { interval: (s.sweepUnboundVideos === true ? undefined : s.sweepUnboundVideos.interval) ?? 3600 } : undefined,
       webhook: s.webhook ? { secret: s.webhook.secret } : undefined,

@@ -23,6 +23,8 @@ export interface ResolvedOptions {
   encodingStepMs: number
   mp4Fallback: boolean
   webhookRetries: number
+  streamTokenAuthKey: string | undefined
+  accountApiKey: string
   log: ((line: string) => void) | undefined
 }
 
@@ -47,6 +49,8 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     encodingStepMs: options.stream?.encodingStepMs ?? 200,
     mp4Fallback: options.stream?.mp4Fallback ?? true,
     webhookRetries: options.stream?.webhookRetries ?? 4,
+    streamTokenAuthKey: options.stream?.tokenAuthKey || undefined,
+    accountApiKey: options.account?.apiKey ?? 'dev-account-key',
     log: options.log,
   }
 }

@@ -24,7 +24,9 @@ export const describeEmulator: UpstreamHandler = async (req, res, { rawPath }, c
       tusEndpoint: `${url}/tusupload`,
       cdnUrl: `${url}/stream-cdn/${libraryId}`,
       webhooks: Boolean(ctx.options.webhookUrl),
+      cdnTokenAuthentication: Boolean(ctx.options.streamTokenAuthKey),
     },
+    account: { purge: `${url}/purge`, purgeLog: `${url}/purge/log` },
   })
   return true
 }

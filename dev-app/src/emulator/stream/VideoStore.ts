@@ -118,6 +118,7 @@ export function toEmulatedVideo(video: VideoRecord): EmulatedVideo {
     guid: video.guid,
     libraryId: video.libraryId,
     title: video.title,
+    thumbnailTime: video.thumbnailTime,
     status: video.status,
     storageSize: video.storageSize,
     availableResolutions: [...video.availableResolutions],

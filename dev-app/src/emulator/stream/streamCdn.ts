@@ -12,6 +12,7 @@ import { thumbnailJpeg } from '../assets/thumbnailJpeg.js'
 import { answerPreflight, corsHeaders } from '../http/cors.js'
 import { sendText } from '../http/sendJson.js'
 import { serveFile } from '../http/serveFile.js'
+import { verifyCdnToken } from '../cdn/verifyCdnToken.js'
 import { VideoStatus } from './statuses.js'
 import type { VideoRecord } from './VideoStore.js'
 
@@ -30,7 +31,7 @@ export function masterPlaylist(video: VideoRecord): string {
   return `${lines.join('\n')}\n`
 }
 
-export const streamCdn: UpstreamHandler = async (req, res, { rawPath }, ctx) => {
+export const streamCdn: UpstreamHandler = async (req, res, { rawPath, query }, ctx) => {
   if (!rawPath.startsWith('/stream-cdn/')) return false
   if (req.method === 'OPTIONS') {
     answerPreflight(req, res, ['GET', 'HEAD'])
@@ -42,6 +43,17 @@ export const streamCdn: UpstreamHandler = async (req, res, { rawPath }, ctx) => 
   if (!match || (req.method !== 'GET' && req.method !== 'HEAD') || match[1] !== String(ctx.options.libraryId)) {
     notFound()
     return true
+  }
+  const tokenKey = ctx.options.streamTokenAuthKey
+  if (tokenKey) {
+    // As on the storage pull zone: the signed path is the URL's full path or the path the zone sees (`/{guid}/{file}`).
+    const check = (path: string) => verifyCdnToken({ key: tokenKey, path, query, clientIp: req.socket.remoteAddress })
+    const reason = check(safeDecode(rawPath) ?? rawPath)
+    if (reason && check(`/${safeDecode(match[2] ?? '') ?? ''}/${match[3] ?? ''}`)) {
+      ctx.log(`stream cdn refused ${rawPath}: ${reason}`)
+      sendText(res, 403, '403 Forbidden', undefined, cors)
+      return true
+    }
   }
   const video = ctx.videos.get(safeDecode(match[2] ?? '') ?? '')
   const file = match[3] ?? ''
