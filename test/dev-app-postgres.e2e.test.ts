@@ -24,10 +24,12 @@ const cmsRole = 'cms_owner'
 const cmsPassword = 'p@ss:w/rd%#?-e2e'
 
 describe('dev-app end to end on PostgreSQL (DATABASE_URI=postgres://… npm start)', function () {
-  // The first start builds the admin panel: minutes on a loaded two-core machine.
-  this.timeout(15 * 60_000)
+  // The first start builds the admin panel: up to twenty minutes on a loaded two-core machine.
+  this.timeout(30 * 60_000)
   let pg: PostgresCluster | undefined
   let app: RunningDevApp | undefined
+  // Ours, so that a start that fails still leaves nothing behind.
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'dev-app-pg-e2e-'))
   let token: string
   let cookie: string
   const uploaded = { alt: 'Uploaded over REST to the PostgreSQL CMS', sha256: '' }
@@ -44,14 +46,12 @@ describe('dev-app end to end on PostgreSQL (DATABASE_URI=postgres://… npm star
     await pg.sql('postgres', `CREATE ROLE ${cmsRole} LOGIN CREATEDB PASSWORD '${cmsPassword.replace(/'/g, "''")}'`)
     const uri = `postgres://${cmsRole}:${encodeURIComponent(cmsPassword)}@127.0.0.1:${pg.port}/cms`
     const ports = { cms: await freePort(), daemon: await freePort(), emulator: await freePort() }
-    app = await startDevApp({ ports, readyTimeoutMs: 12 * 60_000, env: { DATABASE_URI: uri } })
+    app = await startDevApp({ ports, dataDir, readyTimeoutMs: 25 * 60_000, env: { DATABASE_URI: uri } })
   })
 
   after(async function () {
-    if (app) {
-      await app.stop()
-      rmSync(app.dataDir, { recursive: true, force: true })
-    }
+    await app?.stop()
+    rmSync(dataDir, { recursive: true, force: true })
     await pg?.stop()
   })
 
