@@ -113,7 +113,7 @@ describe('dev-app end to end on PostgreSQL (DATABASE_URI=postgres://… npm star
       status = JSON.parse(await get('/jobs/cms/status')) as typeof status
       return status!.status === 'idle' && status!.lastResult !== undefined && status!.lastResult !== null
     }, 180_000)
-    const logs = await get('/jobs/cms/logs?tail=2000')
+    const logs = (JSON.parse(await get('/jobs/cms/logs?tail=2000')) as { logs: string[] }).logs.join('\n')
     expect(status!.lastResult!.success, logs).to.equal(true)
     expect(logs).to.contain('pg_dump of database "cms"')
 
