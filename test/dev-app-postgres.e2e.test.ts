@@ -85,7 +85,13 @@ describe('dev-app end to end on PostgreSQL (DATABASE_URI=postgres://… npm star
     const post = await fetch(`${app!.cmsUrl}/api/posts`, {
       method: 'POST',
       headers: { authorization: `JWT ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ title: postTitle, slug: 'postgres-e2e', heroImage: image.doc.id, _status: 'published', gallery: [{ image: image.doc.id, caption: 'café ✓' }] }),
+      body: JSON.stringify({
+        title: postTitle,
+        slug: 'postgres-e2e',
+        heroImage: image.doc.id,
+        _status: 'published',
+        gallery: [{ image: image.doc.id, caption: 'café ✓' }],
+      }),
     })
     expect(post.status, await post.clone().text()).to.equal(201)
     // The rows are in PostgreSQL, in the tables Payload's push created.
@@ -126,7 +132,8 @@ describe('dev-app end to end on PostgreSQL (DATABASE_URI=postgres://… npm star
   })
 
   it('restores the dump into a fresh database with the same rows as the live CMS', async function () {
-    const { backups } = JSON.parse(await (await fetch(`${app!.daemonUrl}/api/v1/jobs/cms/backups`, { headers: { cookie } })).text()) as { backups: { name: string }[] }
+    const listing = await fetch(`${app!.daemonUrl}/api/v1/jobs/cms/backups`, { headers: { cookie } })
+    const { backups } = (await listing.json()) as { backups: { name: string }[] }
     expect(backups.length).to.be.greaterThan(0)
     const snapshot = backups[0]!.name
     const restored = mkdtempSync(path.join(tmpdir(), 'e2e-pg-restore-'))
@@ -134,16 +141,16 @@ describe('dev-app end to end on PostgreSQL (DATABASE_URI=postgres://… npm star
       // The daemon's own restore: verifies the snapshot, then unpacks it.
       const target = path.join(restored, 'files')
       const daemonCli = path.join(repoRoot, 'backup-daemon', 'bin', 'backup-daemon.js')
-      await run(process.execPath, [daemonCli, 'restore', 'cms', snapshot, '--config', path.join(app!.dataDir, 'daemon', 'backup-daemon.yaml'), '--to', target], {
-        cwd: repoRoot,
-      })
+      const daemonConfig = path.join(app!.dataDir, 'daemon', 'backup-daemon.yaml')
+      await run(process.execPath, [daemonCli, 'restore', 'cms', snapshot, '--config', daemonConfig, '--to', target], { cwd: repoRoot })
       const dump = path.join(target, 'database', 'cms.dump')
       expect(existsSync(dump), `no database/cms.dump in ${snapshot}`).to.equal(true)
       // The media beside it: the uploaded image's bytes are in the snapshot.
       expect(walk(path.join(target, 'media')).some((f) => sha256(readFileSync(f)) === uploaded.sha256)).to.equal(true)
 
       await pg!.sql('postgres', 'CREATE DATABASE cms_restored')
-      await run(path.join(pg!.bin, 'pg_restore'), ['--no-owner', '--exit-on-error', '-h', pg!.socketDir, '-p', String(pg!.port), '-U', pg!.superuser, '-d', 'cms_restored', dump])
+      const connection = ['-h', pg!.socketDir, '-p', String(pg!.port), '-U', pg!.superuser, '-d', 'cms_restored']
+      await run(path.join(pg!.bin, 'pg_restore'), ['--no-owner', '--exit-on-error', ...connection, dump])
 
       const tablesSql = "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename"
       const tables = (await pg!.sql('cms', tablesSql)).split('\n')

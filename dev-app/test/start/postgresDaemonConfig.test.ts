@@ -34,7 +34,8 @@ describe('dev-app daemon config on PostgreSQL', () => {
     })
 
     it('accepts postgresql://, an IPv6 host, no port and no password', () => {
-      expect(postgresSourceFromUri('postgresql://app@[::1]/shop', 'db')).to.deep.equal({ type: 'postgresql', name: 'db', database: 'shop', host: '::1', user: 'app' })
+      const source = postgresSourceFromUri('postgresql://app@[::1]/shop', 'db')
+      expect(source).to.deep.equal({ type: 'postgresql', name: 'db', database: 'shop', host: '::1', user: 'app' })
     })
 
     it('takes host (a socket folder), port, user and password from the query, as libpq does', () => {
@@ -98,8 +99,10 @@ describe('dev-app daemon config on PostgreSQL', () => {
     it('is a postgresql source in parts, which the daemon accepts', async () => {
       const file = writeConfig()
       const config = parse(await readFile(file, 'utf8')) as { jobs: { sources: Record<string, unknown>[] }[] }
-      expect(config.jobs[0]!.sources[0]).to.deep.equal({ type: 'postgresql', name: 'database', database: 'cms', host: '127.0.0.1', port: 6432, user: 'cms', password })
-      const checked = await run(process.execPath, [path.join(repoRoot, 'backup-daemon', 'bin', 'backup-daemon.js'), 'check-config', '--config', file], { cwd: repoRoot })
+      const expected = { type: 'postgresql', name: 'database', database: 'cms', host: '127.0.0.1', port: 6432, user: 'cms', password }
+      expect(config.jobs[0]!.sources[0]).to.deep.equal(expected)
+      const daemonCli = path.join(repoRoot, 'backup-daemon', 'bin', 'backup-daemon.js')
+      const checked = await run(process.execPath, [daemonCli, 'check-config', '--config', file], { cwd: repoRoot })
       expect(checked.stderr).not.to.contain('error')
     })
 
