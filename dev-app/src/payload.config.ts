@@ -3,10 +3,8 @@
  * a global, and the OpenAPI description of it all.
  */
 import path from 'node:path'
-import { buildConfig, type Config } from 'payload'
+import { buildConfig } from 'payload'
 import { lexicalEditor } from '@payloadcms/richtext-lexical'
-import { sqliteAdapter } from '@payloadcms/db-sqlite'
-import { mongooseAdapter } from '@payloadcms/db-mongodb'
 import sharp from 'sharp'
 import { hostStoragePlugin } from '@hosted-media/plugin-storage'
 import { openapiPlugin } from '@hosted-media/plugin-openapi'
@@ -16,12 +14,8 @@ import { Posts } from './collections/Posts.js'
 import { Users } from './collections/Users.js'
 import { Videos } from './collections/Videos.js'
 import { SiteSettings } from './globals/SiteSettings.js'
-import { isMongo, settings } from './settings.js'
-
-function database(): Config['db'] {
-  if (isMongo) return mongooseAdapter({ url: settings.databaseUri })
-  return sqliteAdapter({ client: { url: settings.databaseUri } })
-}
+import { databaseAdapter } from './database/databaseAdapter.js'
+import { settings } from './settings.js'
 
 export default buildConfig({
   serverURL: settings.serverURL,
@@ -35,7 +29,7 @@ export default buildConfig({
   collections: [Users, Images, Videos, Posts],
   globals: [SiteSettings],
   editor: lexicalEditor(),
-  db: database(),
+  db: databaseAdapter(settings.databaseUri),
   sharp,
   // Types are generated on demand (`payload generate:types`), not on every development start.
   typescript: { autoGenerate: false, outputFile: path.join(settings.appRoot, 'src', 'payload-types.ts') },

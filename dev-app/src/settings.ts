@@ -5,6 +5,7 @@
  * variables switches each part to the real thing (see README.md).
  */
 import path from 'node:path'
+import { databaseKind } from './database/databaseKind.js'
 import { ports } from './ports.js'
 
 const appRoot = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
@@ -31,7 +32,7 @@ export const settings = {
   serverURL: env('CMS_URL', `http://localhost:${ports.cms}`),
   /** Signs CMS sessions, video tokens and client-upload receipts. The start script generates one per data folder. */
   payloadSecret: env('PAYLOAD_SECRET', 'dev-app-insecure-secret-change-me'),
-  /** `mongodb://…` switches to @payloadcms/db-mongodb; anything else is an SQLite file. */
+  /** `mongodb://…` switches to @payloadcms/db-mongodb, `postgres://…` to @payloadcms/db-postgres; anything else is an SQLite file. */
   databaseUri: env('DATABASE_URI', `file:${path.join(dataDir, 'db', 'cms.db')}`),
   emulatorUrl,
   storage: {
@@ -53,4 +54,6 @@ export const settings = {
   },
 }
 
-export const isMongo = settings.databaseUri.startsWith('mongodb')
+/** Which adapter the CMS uses and what the daemon's `cms` job backs up (see database/databaseKind.ts). */
+export const databaseType = databaseKind(settings.databaseUri)
+export const isMongo = databaseType === 'mongodb'

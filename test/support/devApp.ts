@@ -30,7 +30,13 @@ export interface RunningDevApp {
 
 const repoRoot = new URL('../..', import.meta.url).pathname
 
-export async function startDevApp(options: { ports: { cms: number; daemon: number; emulator: number }; dataDir?: string; readyTimeoutMs: number }): Promise<RunningDevApp> {
+export async function startDevApp(options: {
+  ports: { cms: number; daemon: number; emulator: number }
+  dataDir?: string
+  readyTimeoutMs: number
+  /** Extra environment, e.g. `DATABASE_URI`. */
+  env?: Record<string, string>
+}): Promise<RunningDevApp> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), 'dev-app-e2e-'))
   const { cms, daemon, emulator } = options.ports
   const child: ChildProcess = spawn('npm', ['start'], {
@@ -44,6 +50,7 @@ export async function startDevApp(options: { ports: { cms: number; daemon: numbe
       EMULATOR_PORT: String(emulator),
       CMS_URL: `http://localhost:${cms}`,
       DEV_APP_DATA_DIR: dataDir,
+      ...options.env,
     },
   })
   let output = ''

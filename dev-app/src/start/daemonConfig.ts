@@ -1,12 +1,15 @@
 /**
  * @module start/daemonConfig
  * The backup daemon's configuration for the dev-app: one job, `cms`, backing up the CMS's database (a
- * consistent SQLite copy, or a mongodump-compatible archive when the CMS runs on MongoDB) and the
- * storage host's files, on a schedule, to local disk and to the storage host itself.
+ * consistent SQLite copy, a mongodump-compatible archive when the CMS runs on MongoDB, a pg_dump when it
+ * runs on PostgreSQL) and the storage host's files, on a schedule, to local disk and to the storage host
+ * itself.
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { stringify } from 'yaml'
+import { databaseKind } from '../database/databaseKind.js'
+import { postgresSourceFromUri } from './postgresSource.js'
 
 export interface DaemonConfigInput {
   dataDir: string
@@ -16,11 +19,24 @@ export interface DaemonConfigInput {
   username: string
   passwordHash: string
   secret: string
-  /** `file:…` SQLite URL or `mongodb://…` URI of the CMS database. */
+  /** `file:…` SQLite URL, `mongodb://…` or `postgres://…` URI of the CMS database. */
   databaseUri: string
   /** Folder holding the storage zone's files (the emulator's), or undefined with a real host. */
   mediaFolder?: string
   host: { endpoint: string; zoneName: string; accessKey: string }
+}
+
+/** The job's `database` source: the same database the CMS's adapter uses (database/databaseKind.ts). */
+function databaseSource(uri: string): Record<string, unknown> {
+  switch (databaseKind(uri)) {
+    case 'mongodb':
+      return { type: 'mongodb', name: 'database', uri }
+    // In parts, the password in its own key: pg_dump gets it in PGPASSWORD, the daemon's UI hides it.
+    case 'postgres':
+      return { ...postgresSourceFromUri(uri, 'database') }
+    case 'sqlite':
+      return { type: 'sqlite', name: 'database', path: uri.replace(/^file:/, '') }
+  }
 }
 
 export function writeDaemonConfig(input: DaemonConfigInput): string {
@@ -47,9 +63,7 @@ export function writeDaemonConfig(input: DaemonConfigInput): string {
         active: true,
         compression: 'tar.gz',
         sources: [
-          input.databaseUri.startsWith('mongodb')
-            ? { type: 'mongodb', name: 'database', uri: input.databaseUri }
-            : { type: 'sqlite', name: 'database', path: input.databaseUri.replace(/^file:/, '') },
+          databaseSource(input.databaseUri),
           // The zone's own backups (under the job's folder) are not media.
           ...(input.mediaFolder ? [{ type: 'local', name: 'media', path: input.mediaFolder, exclude: ['cms/**'] }] : []),
         ],

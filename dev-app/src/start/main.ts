@@ -11,7 +11,7 @@ import path from 'node:path'
 import { hashPassword } from '@hosted-media/backup-daemon/password'
 import { startEmulator } from '../emulator/index.js'
 import { ports } from '../ports.js'
-import { dataDir, isMongo, reachableHost, settings } from '../settings.js'
+import { dataDir, databaseType, reachableHost, settings } from '../settings.js'
 import { buildAdmin, buildIsCurrent } from './adminBuild.js'
 import { runChild, startChild, stopChildren, waitForHttp } from './children.js'
 import { cmsStartArgs } from './cmsCommand.js'
@@ -35,7 +35,7 @@ const env: NodeJS.ProcessEnv = {
   NEXT_TELEMETRY_DISABLED: '1',
 }
 
-step(`data folder ${dataDir}${isMongo ? ' (database: MongoDB)' : ''}`)
+step(`data folder ${dataDir}${{ sqlite: '', mongodb: ' (database: MongoDB)', postgres: ' (database: PostgreSQL)' }[databaseType]}`)
 const emulator = process.env.EMULATOR_URL
   ? undefined
   : await startEmulator({
