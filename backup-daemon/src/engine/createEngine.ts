@@ -187,7 +187,7 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
   }
 
   /** A tracker for a run starting now; the total comes from the previous good run, else from counting local trees. */
-  const trackerFor = (name: string, job: JobRuntime, started: Date, signal: AbortSignal): ProgressTracker => {
+  const trackerFor = (name: string, job: JobRuntime, started: Date, counting: AbortSignal): ProgressTracker => {
     const previous = history.list(name).find((r) => r.kind === 'backup' && r.result === 'success' && r.bytesRead > 0)
     const tracker = new ProgressTracker({
       kind: 'backup',
@@ -198,7 +198,7 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
     }).start()
     const trees = job.config.sources.flatMap((s) => (s.type === 'local' ? [{ path: s.path, exclude: s.exclude }] : []))
     if (!previous && trees.length === job.config.sources.length && trees.length > 0) {
-      countLocalTrees(trees, signal).then((total) => (tracker.totalBytes = total), () => {})
+      countLocalTrees(trees, counting).then((total) => (tracker.totalBytes = total), () => {})
     }
     return tracker
   }
@@ -215,8 +215,11 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
       lastRun: started.toISOString(),
       run: { startTime: started.toISOString(), endTime: '', duration: '', error: '', status: 'running' },
     })
-    const tracker = (job.tracker = trackerFor(name, job, started, controller.signal))
+    // The count of local trees stops with the run (a run of a huge tree may end first).
+    const counting = new AbortController()
+    const tracker = (job.tracker = trackerFor(name, job, started, counting.signal))
     job.done = execute(name, job, controller, started, trigger, tracker).finally(() => {
+      counting.abort()
       tracker.stop()
       job.status = 'idle'
       job.controller = undefined
