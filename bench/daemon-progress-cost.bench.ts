@@ -18,13 +18,31 @@ import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createJobStorage } from '../backup-daemon/src/archive/jobStorage.js'
-import { loadConfig } from '../backup-daemon/src/config/loadConfig.js'
-import { countLocalTrees } from '../backup-daemon/src/engine/progress/countLocalTrees.js'
-import { ProgressTracker } from '../backup-daemon/src/engine/progress/ProgressTracker.js'
-import { noopTracker, type RunTracker } from '../backup-daemon/src/engine/progress/RunTracker.js'
-import { runJob } from '../backup-daemon/src/engine/runJob.js'
 import { printResult } from './support/measure.js'
+
+// The daemon's sources belong to its own TypeScript project: loaded by URL, with only what is used typed.
+const daemonModule = (path: string) => new URL(`../backup-daemon/src/${path}`, import.meta.url).href
+interface Tracker {
+  start(): Tracker
+  stop(): void
+  bytesRead(): number
+  totalBytes: number | undefined
+}
+interface JobConfig {
+  storages: unknown[]
+}
+const { createJobStorage } = (await import(daemonModule('archive/jobStorage.ts'))) as { createJobStorage(config: unknown): unknown }
+const { loadConfig } = (await import(daemonModule('config/loadConfig.ts'))) as { loadConfig(file: string): Promise<{ jobs: JobConfig[] }> }
+const { countLocalTrees } = (await import(daemonModule('engine/progress/countLocalTrees.ts'))) as {
+  countLocalTrees(trees: { path: string }[], signal: AbortSignal): Promise<number>
+}
+const { ProgressTracker } = (await import(daemonModule('engine/progress/ProgressTracker.ts'))) as {
+  ProgressTracker: new (options: { kind: 'backup'; startedAt: Date; storages: string[]; onTick(): void }) => Tracker
+}
+const { noopTracker } = (await import(daemonModule('engine/progress/RunTracker.ts'))) as { noopTracker: unknown }
+const { runJob } = (await import(daemonModule('engine/runJob.ts'))) as {
+  runJob(options: { job: JobConfig; storages: unknown[]; signal: AbortSignal; log(): void; tracker: unknown }): Promise<unknown>
+}
 
 const MiB = 1 << 20
 const rounds = Number(process.env.BENCH_PROGRESS_ROUNDS ?? 7)
@@ -78,22 +96,23 @@ async function once(dir: string, compression: 'tar' | 'tar.gz', variant: Variant
   mkdirSync(join(dir, 'out'))
   const storages = job.storages.map((entry) => createJobStorage(entry))
   const controller = new AbortController()
-  let tracker: RunTracker = noopTracker
+  let progress: Tracker | undefined
   let snapshots = 0
   if (variant !== 'noop') {
-    const progress = new ProgressTracker({ kind: 'backup', startedAt: new Date(), storages: ['disk'], onTick: () => void snapshots++ }).start()
-    if (variant === 'progress+count') countLocalTrees([{ path: tree }], controller.signal).then((total) => (progress.totalBytes = total), () => {})
-    tracker = progress
+    progress = new ProgressTracker({ kind: 'backup', startedAt: new Date(), storages: ['disk'], onTick: () => void snapshots++ }).start()
+    const counted = progress
+    if (variant === 'progress+count') countLocalTrees([{ path: tree }], controller.signal).then((total) => (counted.totalBytes = total), () => {})
   }
+  const tracker = progress ?? noopTracker
   const started = process.hrtime.bigint()
   const cpuBefore = process.cpuUsage()
   await runJob({ job, storages, signal: controller.signal, log: () => {}, tracker })
   const cpuUsed = process.cpuUsage(cpuBefore)
   const sample = { wall: Number(process.hrtime.bigint() - started) / 1e9, cpu: (cpuUsed.user + cpuUsed.system) / 1e6 }
   controller.abort()
-  if (tracker instanceof ProgressTracker) {
-    tracker.stop()
-    if (tracker.bytesRead() === 0) throw new Error('the tracker counted nothing')
+  if (progress) {
+    progress.stop()
+    if (progress.bytesRead() === 0) throw new Error('the tracker counted nothing')
   }
   return sample
 }

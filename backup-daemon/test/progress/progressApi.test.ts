@@ -25,7 +25,7 @@ describe('progress and history: the real daemon process', function () {
   let fifo: string
   let daemon: Daemon | undefined
   let cookie: string
-  let components: Record<string, unknown>
+  let components: Record<string, Record<string, unknown>>
   /** Bytes of the files of the local tree (what the run reads from it). */
   let siteBytes = 0
   const api = () => `${daemon!.url}/api/v1`
