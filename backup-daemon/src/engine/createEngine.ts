@@ -21,7 +21,8 @@ import { runRecordId } from './history/runRecordId.js'
 import type { RunHistory, RunRecord } from './history/types.js'
 import { countLocalTrees } from './progress/countLocalTrees.js'
 import { ProgressTracker } from './progress/ProgressTracker.js'
-import { RunWatchers } from './progress/RunWatchers.js'
+import { RunWatchers, type RunListener } from './progress/RunWatchers.js'
+import type { RunProgress } from './progress/types.js'
 import { openSnapshot } from './openSnapshot.js'
 import { redactJob } from './redactJob.js'
 import { RunLock } from './RunLock.js'
@@ -47,6 +48,8 @@ export interface DaemonEngine extends Engine {
   /** Resolves with the run's metadata once the job is idle again (at once if it is). */
   whenIdle(name: string): Promise<RunInfo>
   readonly history: RunHistory
+  progress(name: string): RunProgress | undefined
+  watchRuns(name: string, listener: RunListener): () => void
 }
 
 /** Raised inside a run when it is cancelled; its message becomes the run's `error`. */
