@@ -15,7 +15,7 @@
  * regenerates it); `BENCH_PROGRESS_ROUNDS` sets the runs per variant (default 7).
  */
 import { randomBytes } from 'node:crypto'
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { printResult } from './support/measure.js'
@@ -77,7 +77,14 @@ async function jobFor(dir: string, compression: 'tar' | 'tar.gz') {
     file,
     JSON.stringify({
       dataDir: join(dir, 'data'),
-      jobs: [{ name: 'bench', compression, sources: [{ type: 'local', name: 'tree', path: tree }], storages: [{ type: 'local', name: 'disk', path: join(dir, 'out') }] }],
+      jobs: [
+        {
+          name: 'bench',
+          compression,
+          sources: [{ type: 'local', name: 'tree', path: tree }],
+          storages: [{ type: 'local', name: 'disk', path: join(dir, 'out') }],
+        },
+      ],
     }),
   )
   return (await loadConfig(file)).jobs[0]!
@@ -120,7 +127,8 @@ async function once(dir: string, compression: 'tar' | 'tar.gz', variant: Variant
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 
 async function main() {
-  const total = !existsSync(join(tree, '.complete')) || process.env.BENCH_PROGRESS_FRESH ? makeTree() : Number((await import('node:fs')).readFileSync(join(tree, '.complete'), 'utf8'))
+  const fresh = !existsSync(join(tree, '.complete')) || process.env.BENCH_PROGRESS_FRESH
+  const total = fresh ? makeTree() : Number(readFileSync(join(tree, '.complete'), 'utf8'))
   console.log(`tree: ${(total / MiB).toFixed(0)} MiB in ${tree}; ${rounds} round(s) per variant, alternating`)
   const dir = mkdtempSync(join(tmpdir(), 'bench-progress-'))
   try {
@@ -143,10 +151,12 @@ async function main() {
             `wall fastest ${fastest(variant).toFixed(2)} s (runs: ${samples.map((s) => s.wall.toFixed(2)).join(', ')})`,
         )
       }
-      printResult(`progress-cost ${compression}`, cpu('noop') / cpu('progress'), 'throughput per CPU-second with progress tracking vs a no-op tracker', '>= 0.98')
+      const what = 'throughput per CPU-second with progress tracking vs a no-op tracker'
+      printResult(`progress-cost ${compression}`, cpu('noop') / cpu('progress'), what, '>= 0.98')
       console.log(`(wall clock, fastest runs: ${(fastest('noop') / fastest('progress')).toFixed(2)}x)`)
       if (times.has('progress+count')) {
-        printResult(`progress-cost ${compression} first run`, cpu('noop') / cpu('progress+count'), 'throughput per CPU-second with progress and the tree counted up front vs a no-op tracker')
+        const first = 'throughput per CPU-second with progress and the tree counted up front vs a no-op tracker'
+        printResult(`progress-cost ${compression} first run`, cpu('noop') / cpu('progress+count'), first)
       }
     }
   } finally {

@@ -80,7 +80,8 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
   const logs = createLogHub(config, { persist: options.persistLogs ?? true })
   const state = new StateStore(config.dataDir)
   const locks = new RunLock(config.dataDir)
-  const history = new FileRunHistory({ dataDir: config.dataDir, limit: config.history?.limit, warn: (message) => logs.log({ kind: 'system' }, 'warn', message) })
+  const historyWarn = (message: string) => logs.log({ kind: 'system' }, 'warn', message)
+  const history = new FileRunHistory({ dataDir: config.dataDir, limit: config.history?.limit, warn: historyWarn })
   const watchers = new RunWatchers()
   let stopping = false
   let stopped: Promise<void> | undefined
@@ -128,7 +129,8 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
     }),
   )
 
-  const execute = async (name: string, job: JobRuntime, controller: AbortController, started: Date, trigger: RunRecord['trigger'], tracker: ProgressTracker) => {
+  type Trigger = RunRecord['trigger']
+  const execute = async (name: string, job: JobRuntime, controller: AbortController, started: Date, trigger: Trigger, tracker: ProgressTracker) => {
     const log = jobLog(name)
     log('info', `run started (${trigger})`)
     systemLog('info', `[${name}] run started (${trigger})`)

@@ -72,7 +72,8 @@ describe('progress: ProgressTracker', () => {
     let clock = 0
     let bytes = 0
     const ticks: number[] = []
-    const tracker = new ProgressTracker({ kind: 'backup', startedAt: new Date(0), storages: [], totalBytes: 10_000, now: () => clock, onTick: (p) => ticks.push(p.bytesRead) })
+    const onTick = (p: { bytesRead: number }) => ticks.push(p.bytesRead)
+    const tracker = new ProgressTracker({ kind: 'backup', startedAt: new Date(0), storages: [], totalBytes: 10_000, now: () => clock, onTick })
     // Stand in for a file streamed from disk: its own bytesRead is what the tracker reads.
     const fake = Object.defineProperty(new PassThrough(), 'bytesRead', { get: () => bytes })
     ;(tracker as unknown as { count(s: Readable): Readable }).count(fake)

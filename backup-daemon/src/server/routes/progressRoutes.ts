@@ -26,7 +26,8 @@ export function progressRoutes(api: OpenAPIHono<AppEnv>, { engine, session, keep
       path: '/jobs/{name}/progress',
       summary: "A job's runs, live",
       description:
-        'Server-sent events: `progress` (data: RunProgress) while a run is in flight, at most about 4 per second, the current one first; `end` (data: RunRecord) when a run ends. ' +
+        'Server-sent events: `progress` (data: RunProgress) while a run is in flight, at most about 4 per second, the current one first; ' +
+        '`end` (data: RunRecord) when a run ends. ' +
         'The stream stays open across runs; a comment line every 15 s keeps proxies from closing it.',
       request: { params: JobParamsSchema },
       responses: {

@@ -12,7 +12,10 @@ const kinds = ['backup', 'restore', 'verify'] as const
 export const StorageProgressSchema = z
   .object({
     storage: z.string(),
-    bytesWritten: z.number().int().openapi({ description: 'Archive bytes handed to the storage (every storage gets the same bytes, at the pace of the slowest)' }),
+    bytesWritten: z
+      .number()
+      .int()
+      .openapi({ description: 'Archive bytes handed to the storage (every storage gets the same bytes, at the pace of the slowest)' }),
     done: z.boolean().openapi({ description: 'true once the storage holds the committed snapshot' }),
   })
   .openapi('StorageProgress')
@@ -60,7 +63,12 @@ export const RunHistorySchema = z
 export const HistoryQuerySchema = z.object({
   limit: z
     .preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(1).max(10_000).optional())
-    .openapi({ param: { name: 'limit', in: 'query', description: 'Newest runs to return; all kept runs when absent' }, type: 'integer', minimum: 1, maximum: 10_000 }),
+    .openapi({
+      param: { name: 'limit', in: 'query', description: 'Newest runs to return; all kept runs when absent' },
+      type: 'integer',
+      minimum: 1,
+      maximum: 10_000,
+    }),
 })
 
 export const ProgressFrameSchema = z

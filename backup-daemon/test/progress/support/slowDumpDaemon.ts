@@ -96,7 +96,8 @@ export async function startDaemon(configFile: string, binDir: string): Promise<D
 }
 
 export async function login(url: string): Promise<string> {
-  const res = await fetch(`${url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json', origin: url }, body: JSON.stringify(operator) })
+  const headers = { 'content-type': 'application/json', origin: url }
+  const res = await fetch(`${url}/api/v1/auth/login`, { method: 'POST', headers, body: JSON.stringify(operator) })
   if (res.status !== 200) throw new Error(`login failed: ${res.status}`)
   return res.headers.get('set-cookie')!.split(';')[0]!
 }
