@@ -69,7 +69,9 @@ export function RunProgressView({ progress, compact = false }: { progress: RunPr
     )
   }
 
-  const current = STEPS.findIndex((step) => step.phases.includes(progress.phase))
+  // `hooks` is the beforeScript, or the afterScript once the snapshot is committed (then it is the last step).
+  const afterCommit = progress.phase === 'hooks' && progress.storages.some((s) => s.done)
+  const current = afterCommit ? STEPS.length - 1 : STEPS.findIndex((step) => step.phases.includes(progress.phase))
   return (
     <section class="run-progress card" aria-label="Run progress" data-phase={progress.phase}>
       <ol class="phase-steps">
