@@ -38,9 +38,9 @@ export function HistoryTable({ runs }: { runs: RunRecord[] }) {
             <td data-label="Kind">{run.kind}</td>
             <td data-label="Trigger">{run.trigger}</td>
             <td data-label="Result">
-              <span class={`result ${run.result === 'success' ? 'ok' : 'failed'}`} title={run.error}>
+              <span class={`history-result ${run.result}`} title={run.error}>
                 {RESULT_WORDS[run.result]}
-                {run.error ? `: ${run.error}` : ''}
+                {run.error && run.error !== run.result ? `: ${run.error}` : ''}
               </span>
             </td>
             <td data-label="Duration">{formatMs(run.durationMs)}</td>

@@ -102,7 +102,7 @@ export function RunProgressView({ progress, compact = false }: { progress: RunPr
         <div class="progress-row storage" key={storage.storage} data-storage={storage.storage}>
           <div class="progress-label">
             Storage <strong>{storage.storage}</strong>
-            {storage.done ? <span class="result ok"> ✓ committed</span> : null}
+            {storage.done ? <span class="storage-done"> ✓ committed</span> : null}
           </div>
           <Bar
             label={`Writing to ${storage.storage}`}
