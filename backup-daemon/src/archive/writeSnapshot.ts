@@ -25,6 +25,8 @@ export interface WriteSnapshotOptions {
   createdAt: Date
   chunkSize?: number
   signal: AbortSignal
+  /** Every archive byte read is added here (the run's progress; a plain number, no event per chunk). */
+  counters?: { bytesWritten: number }
 }
 
 interface OpenPart {
@@ -35,7 +37,7 @@ interface OpenPart {
 }
 
 export async function writeSnapshot(options: WriteSnapshotOptions): Promise<Manifest> {
-  const { archive, storages, job, signal } = options
+  const { archive, storages, job, signal, counters } = options
   const chunkSize = options.chunkSize ?? Infinity
   const whole = createHash('sha256')
   const parts: { pending: PendingObject[]; size: number; sha256: string }[] = []
@@ -71,6 +73,7 @@ export async function writeSnapshot(options: WriteSnapshotOptions): Promise<Mani
     for await (const data of archive) {
       let chunk = data as Buffer
       whole.update(chunk)
+      if (counters) counters.bytesWritten += chunk.length
       while (chunk.length > 0) {
         part ??= openPart()
         const room = chunkSize - part.size

@@ -13,7 +13,7 @@ export async function runOnce(file: string, job: string): Promise<number> {
   const engine = await createEngine(config, { schedule: false })
   engine.logs.subscribe({ kind: 'job', job }, out)
   try {
-    engine.run(job, 'manual')
+    engine.run(job, 'cli')
   } catch (err) {
     await engine.stop()
     if (!(err instanceof EngineError)) throw err

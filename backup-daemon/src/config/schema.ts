@@ -128,6 +128,7 @@ export const configSchema = z
     logLimits: z
       .strictObject({ jobLogs: logLimit, systemLogs: logLimit })
       .default({ jobLogs: defaultLogLimit, systemLogs: defaultLogLimit }),
+    history: z.strictObject({ limit: z.int().min(1).max(10_000).default(100) }).default({ limit: 100 }),
     jobs: z.array(job).default([]),
   })
   .superRefine((value, ctx) => {

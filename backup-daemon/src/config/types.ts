@@ -14,6 +14,8 @@ export interface DaemonConfig {
   server: ServerConfig
   logs: LogsConfig
   logLimits: LogLimits
+  /** Ended runs kept per job in `<dataDir>/history/`. Absent means the default. @default { limit: 100 } */
+  history?: { limit: number }
   jobs: JobConfig[]
 }
 

@@ -16,6 +16,13 @@ import { createJobStorage } from '../archive/jobStorage.js'
 import type { Storage } from '../storages/types.js'
 import { EngineStoppingError, JobBusyError, JobNotFoundError, NoRunInFlightError } from './errors.js'
 import { formatDuration } from './formatDuration.js'
+import { FileRunHistory } from './history/FileRunHistory.js'
+import { runRecordId } from './history/runRecordId.js'
+import type { RunHistory, RunRecord } from './history/types.js'
+import { countLocalTrees } from './progress/countLocalTrees.js'
+import { ProgressTracker } from './progress/ProgressTracker.js'
+import { RunWatchers, type RunListener } from './progress/RunWatchers.js'
+import type { RunProgress } from './progress/types.js'
 import { openSnapshot } from './openSnapshot.js'
 import { redactJob } from './redactJob.js'
 import { RunLock } from './RunLock.js'
@@ -40,6 +47,9 @@ export interface DaemonEngine extends Engine {
   storagesOf(name: string): Storage[]
   /** Resolves with the run's metadata once the job is idle again (at once if it is). */
   whenIdle(name: string): Promise<RunInfo>
+  readonly history: RunHistory
+  progress(name: string): RunProgress | undefined
+  watchRuns(name: string, listener: RunListener): () => void
 }
 
 /** Raised inside a run when it is cancelled; its message becomes the run's `error`. */
@@ -55,6 +65,8 @@ interface JobRuntime {
   controller?: AbortController
   done?: Promise<void>
   cron?: Cron
+  /** Counts the run in flight; set from the start of a run until it is idle again. */
+  tracker?: ProgressTracker
   /** croner's next fire time, kept until it passes (computing it costs tens of µs per job and request). */
   nextRun?: { at: number; iso: string }
 }
@@ -68,6 +80,9 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
   const logs = createLogHub(config, { persist: options.persistLogs ?? true })
   const state = new StateStore(config.dataDir)
   const locks = new RunLock(config.dataDir)
+  const historyWarn = (message: string) => logs.log({ kind: 'system' }, 'warn', message)
+  const history = new FileRunHistory({ dataDir: config.dataDir, limit: config.history?.limit, warn: historyWarn })
+  const watchers = new RunWatchers()
   let stopping = false
   let stopped: Promise<void> | undefined
 
@@ -114,7 +129,8 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
     }),
   )
 
-  const execute = async (name: string, job: JobRuntime, controller: AbortController, started: Date, trigger: string) => {
+  type Trigger = RunRecord['trigger']
+  const execute = async (name: string, job: JobRuntime, controller: AbortController, started: Date, trigger: Trigger, tracker: ProgressTracker) => {
     const log = jobLog(name)
     // The run's own lines for notifiers that send them (healthchecks); subscribed, so kept even when `logs.perJob` is off.
     const runLines: string[] = []
@@ -131,7 +147,7 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
     let status: 'success' | 'failed' | 'cancelled' = 'success'
     let manifest: Manifest | undefined
     try {
-      manifest = await runJob({ job: job.config, storages: job.storages, signal: controller.signal, log, level: options.gzipLevel })
+      manifest = await runJob({ job: job.config, storages: job.storages, signal: controller.signal, log, level: options.gzipLevel, tracker })
     } catch (err) {
       const reason = controller.signal.aborted ? controller.signal.reason : err
       error = reason instanceof Error ? reason.message : String(reason)
@@ -145,6 +161,24 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
       run: { endTime: finished.toISOString(), duration, error, status },
     })
     metrics.record({ job: name, status, durationSeconds: elapsed / 1000, size: manifest?.size, finishedAt: finished })
+    tracker.stop()
+    const record: RunRecord = {
+      id: runRecordId(started),
+      job: name,
+      kind: 'backup',
+      trigger,
+      startedAt: started.toISOString(),
+      endedAt: finished.toISOString(),
+      durationMs: elapsed,
+      result: status,
+      bytesRead: tracker.bytesRead(),
+      bytesWritten: manifest?.size ?? tracker.written.bytesWritten,
+      filesRead: tracker.files,
+      ...(manifest && { snapshot: manifest.name }),
+      ...(error && { error }),
+    }
+    await history.append(record).catch((err: Error) => log('warn', `run history not saved: ${err.message}`))
+    watchers.end(name, record)
     if (status === 'success') log('info', `run succeeded in ${duration}`)
     else log(status === 'cancelled' ? 'warn' : 'error', `run ${status} after ${duration}: ${error}`)
     if (status === 'success') systemLog('info', `[${name}] run succeeded in ${duration}`)
@@ -168,7 +202,24 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
     }
   }
 
-  const run = (name: string, trigger: 'manual' | 'schedule'): { startedAt: string } => {
+  /** A tracker for a run starting now; the total comes from the previous good run, else from counting local trees. */
+  const trackerFor = (name: string, job: JobRuntime, started: Date, counting: AbortSignal): ProgressTracker => {
+    const previous = history.list(name).find((r) => r.kind === 'backup' && r.result === 'success' && r.bytesRead > 0)
+    const tracker = new ProgressTracker({
+      kind: 'backup',
+      startedAt: started,
+      storages: job.storages.map((s) => s.name),
+      totalBytes: previous?.bytesRead,
+      onTick: (progress) => watchers.progress(name, progress),
+    }).start()
+    const trees = job.config.sources.flatMap((s) => (s.type === 'local' ? [{ path: s.path, exclude: s.exclude }] : []))
+    if (!previous && trees.length === job.config.sources.length && trees.length > 0) {
+      countLocalTrees(trees, counting).then((total) => (tracker.totalBytes = total), () => {})
+    }
+    return tracker
+  }
+
+  const run = (name: string, trigger: RunRecord['trigger']): { startedAt: string } => {
     if (stopping) throw new EngineStoppingError()
     const job = runtime(name)
     if (job.status !== 'idle' || !locks.acquire(name)) throw new JobBusyError(name)
@@ -180,9 +231,15 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
       lastRun: started.toISOString(),
       run: { startTime: started.toISOString(), endTime: '', duration: '', error: '', status: 'running' },
     })
-    job.done = execute(name, job, controller, started, trigger).finally(() => {
+    // The count of local trees stops with the run (a run of a huge tree may end first).
+    const counting = new AbortController()
+    const tracker = (job.tracker = trackerFor(name, job, started, counting.signal))
+    job.done = execute(name, job, controller, started, trigger, tracker).finally(() => {
+      counting.abort()
+      tracker.stop()
       job.status = 'idle'
       job.controller = undefined
+      job.tracker = undefined
       locks.release(name)
     })
     return { startedAt: started.toISOString() }
@@ -216,6 +273,7 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
       ...(ended ? { lastResult: { success, ...(duration ? { duration } : {}), ...(error ? { error } : {}) } } : {}),
       ...(saved.lastRun ? { lastRun: saved.lastRun } : {}),
       ...(next ? { nextRun: next } : {}),
+      ...(job.tracker ? { progress: job.tracker.snapshot() } : {}),
     }
   }
 
@@ -238,6 +296,12 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
 
   return {
     logs,
+    history,
+    progress: (name) => runtime(name).tracker?.snapshot(),
+    watchRuns(name, listener) {
+      runtime(name)
+      return watchers.watch(name, listener)
+    },
     storagesOf: (name) => runtime(name).storages,
     metrics: () => metrics.render(),
     listJobs: () => {

@@ -12,6 +12,7 @@ import type { JobConfig } from '../config/types.js'
 import type { LogLevel } from '../logs/formatLine.js'
 import { createSource } from '../sources/all.js'
 import type { Storage } from '../storages/types.js'
+import { noopTracker, type RunTracker } from './progress/RunTracker.js'
 import { describePolicy, hasRules } from './retentionPlan.js'
 import { withHooks } from './runHooks.js'
 import { applyRetention, removeLeftovers } from './snapshotCatalog.js'
@@ -23,22 +24,27 @@ export interface RunJobOptions {
   log(level: LogLevel, message: string): void
   /** gzip level when the job sets none. @default 6 */
   level?: number
+  /** Told the phases and counts of the run (`engine/progress/`). @default noopTracker */
+  tracker?: RunTracker
 }
 
 const mib = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MiB`
 
 /** The run between the job's `beforeScript` and `afterScript` (`engine/runHooks.ts`). */
 export function runJob(options: RunJobOptions): Promise<Manifest> {
-  return withHooks(options.job, options, () => writeRun(options))
+  const tracker = options.tracker ?? noopTracker
+  tracker.phase(options.job.beforeScript ? 'hooks' : 'preparing')
+  return withHooks(options.job, options, () => writeRun(options, tracker).finally(() => tracker.phase(options.job.afterScript ? 'hooks' : 'finishing')))
 }
 
-async function writeRun({ job, storages, signal, log, level }: RunJobOptions): Promise<Manifest> {
+async function writeRun({ job, storages, signal, log, level }: RunJobOptions, tracker: RunTracker): Promise<Manifest> {
+  tracker.phase('preparing')
   for (const storage of storages) {
     const removed = await removeLeftovers(storage, job.name)
     if (removed) log('warn', `storage "${storage.name}": removed ${removed} object(s) left by an unfinished run`)
   }
   signal.throwIfAborted()
-  const sources = job.sources.map((config) => createSource(config, { log: (lvl, message) => log(lvl, message) }))
+  const sources = tracker.trackSources(job.sources.map((config) => createSource(config, { log: (lvl, message) => log(lvl, message) })))
   const createdAt = new Date()
   const name = snapshotName(job.name, createdAt, job.compression, job.encryption?.type)
   log('info', `writing ${name} to ${storages.map((s) => `${s.type}:${s.name}`).join(', ')}`)
@@ -55,6 +61,8 @@ async function writeRun({ job, storages, signal, log, level }: RunJobOptions): P
   })
   // After compression (encrypted bytes do not compress) and before splitting (every part is ciphertext).
   if (job.encryption) archive = await (await import('../archive/encryptArchive.js')).encryptArchive(archive, job.encryption)
+  // The archive ends when every source is read: what remains is committing to the storages.
+  archive.once('end', () => tracker.phase('uploading'))
   const manifest = await writeSnapshot({
     archive,
     storages,
@@ -65,11 +73,14 @@ async function writeRun({ job, storages, signal, log, level }: RunJobOptions): P
     createdAt,
     chunkSize: job.split?.chunkSize,
     signal,
+    counters: tracker.written,
   })
+  tracker.storagesCommitted()
   const parts = manifest.parts.length > 1 || manifest.chunkSize !== null ? `, ${manifest.parts.length} part(s)` : ''
   const changedNote = changed ? `; ${changed} file(s) changed while read (see the warnings above)` : ''
   log('info', `committed ${name}: ${mib(manifest.size)}${parts}, sha256 ${manifest.sha256}${changedNote}`)
   if (hasRules(job.retention)) {
+    tracker.phase('retention')
     const rules = describePolicy(job.retention)
     for (const storage of storages) {
       const deleted = await applyRetention(storage, job.name, job.retention)

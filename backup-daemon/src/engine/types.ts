@@ -5,6 +5,9 @@
  * to Problem responses.
  */
 import type { Readable } from 'node:stream'
+import type { RunHistory, RunRecord } from './history/types.js'
+import type { RunListener } from './progress/RunWatchers.js'
+import type { RunProgress } from './progress/types.js'
 
 /** The engine's own run state of a job; the API shows `cancelling` as `running` plus `cancelling: true`. */
 export type JobRunStatus = 'idle' | 'running' | 'cancelling'
@@ -41,6 +44,8 @@ export interface JobView {
   lastRun?: string
   /** Absent for inactive or unscheduled jobs. */
   nextRun?: string
+  /** The run in flight, live; absent when idle (an addition to the original's shape). */
+  progress?: RunProgress
 }
 
 /** Metadata of the newest run, for `GET /jobs/{name}/logs`. Strings are "" when unknown. */
@@ -106,7 +111,7 @@ export interface Engine {
    * Reserves the run slot and returns at once; the backup goes on in the background.
    * Throws `JobNotFoundError`, `JobBusyError` (already running), `EngineStoppingError`.
    */
-  run(name: string, trigger: 'manual' | 'schedule'): { startedAt: string }
+  run(name: string, trigger: RunRecord['trigger']): { startedAt: string }
   /** Throws `JobNotFoundError`, `NoRunInFlightError`. */
   cancel(name: string): { cancelledAt: string }
   /** Committed snapshots only, newest first, over every storage of the job. Throws `JobNotFoundError`. */
@@ -119,6 +124,12 @@ export interface Engine {
   readonly logs: LogHub
   /** Prometheus exposition of the run metrics (`GET /metrics`); engines without metrics leave it out (404). */
   metrics?(): Promise<{ contentType: string; body: string }>
+  /** The progress of the job's run in flight, undefined when idle. Throws `JobNotFoundError`. Engines without it leave it out. */
+  progress?(name: string): RunProgress | undefined
+  /** Calls `listener` with every progress snapshot and the record of every ended run of the job, until the returned function is called. */
+  watchRuns?(name: string, listener: RunListener): () => void
+  /** Ended runs per job (`GET /jobs/{name}/history`); engines without it leave it out. */
+  readonly history?: RunHistory
   /** Stops schedules, refuses new runs, cancels runs in flight and waits for them to clean up. */
   stop(): Promise<void>
 }

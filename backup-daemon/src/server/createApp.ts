@@ -21,9 +21,11 @@ import { originCheck } from './originCheck.js'
 import { authRoutes } from './routes/authRoutes.js'
 import { backupRoutes } from './routes/backupRoutes.js'
 import { apiPrefix, docRoutes } from './routes/docRoutes.js'
+import { historyRoutes } from './routes/historyRoutes.js'
 import { jobRoutes } from './routes/jobRoutes.js'
 import { logRoutes } from './routes/logRoutes.js'
 import { metricsRoute } from './routes/metricsRoute.js'
+import { progressRoutes } from './routes/progressRoutes.js'
 import { systemRoutes } from './routes/systemRoutes.js'
 import { securityHeaders } from './securityHeaders.js'
 import { validationHook } from './validationHook.js'
@@ -59,6 +61,8 @@ export function createApp({ config, engine, sessionKey, keepAliveMs = 15_000, lo
   const api = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   authRoutes(api, deps, { revoked, clock })
   jobRoutes(api, deps)
+  progressRoutes(api, deps)
+  historyRoutes(api, deps)
   backupRoutes(api, deps)
   logRoutes(api, deps)
   systemRoutes(api, deps)

@@ -6,6 +6,7 @@
  * `duration` and `error`) are optional here, and the test validates served bodies against these.
  */
 import { z } from '@hono/zod-openapi'
+import { RunProgressSchema } from './routes/runSchemas.js'
 
 export const ProblemSchema = z
   .object({
@@ -38,6 +39,7 @@ const cancelling = z.literal(true).optional().openapi({ description: 'Present wh
 const lastResult = LastResultSchema.optional()
 const lastRun = z.string().optional().openapi({ description: 'RFC 3339 start of the newest run; left out before the first' })
 const nextRun = z.string().optional().openapi({ description: 'RFC 3339; left out when the job is inactive or not scheduled' })
+const progress = RunProgressSchema.optional()
 
 export const JobSummarySchema = z
   .object({
@@ -51,6 +53,7 @@ export const JobSummarySchema = z
     lastResult,
     lastRun,
     nextRun,
+    progress,
   })
   .openapi('JobSummary')
 
@@ -65,6 +68,7 @@ export const JobStatusSchema = z
     lastResult,
     lastRun,
     nextRun,
+    progress,
   })
   .openapi('JobStatus')
 

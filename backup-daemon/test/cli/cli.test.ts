@@ -92,7 +92,7 @@ describe('backup-daemon CLI (child processes of bin/backup-daemon.js)', function
     const file = await writeConfig(tmp.dir, [{ name: 'a' }, { name: 'broken', extra: '' }])
     const ok = await cli(['run', 'a', '--config', file], tmp.dir)
     expect(ok.code, ok.stderr).to.equal(0)
-    expect(ok.stdout).to.match(/INFO {2}run started \(manual\)[\s\S]*committed a-.*\.tar\.gz[\s\S]*run succeeded/)
+    expect(ok.stdout).to.match(/INFO {2}run started \(cli\)[\s\S]*committed a-.*\.tar\.gz[\s\S]*run succeeded/)
     expect(ok.stdout).to.not.include('\x1b[')
     const { snapshots } = await listCatalog(new LocalStorage('disk', join(tmp.dir, 'backups')), 'a')
     expect(snapshots).to.have.length(1)

@@ -4,6 +4,7 @@
  * Error bodies are Problem JSON; they become `ApiError`. A 401 on anything but the login call means
  * the session is missing or expired: `onUnauthorized` (set by the app) sends the user to the login page.
  */
+import type { RunRecord } from '../../engine/history/types.js'
 import type { JobView, RunInfo, SnapshotView } from '../../engine/types.js'
 
 export type { JobView, RunInfo }
@@ -124,6 +125,7 @@ export const api = {
   /** The newest `tail` lines of a log; `path` is a `LogSource.tail`. */
   logTail: (path: string, tail: number) => request<{ logs: string[] }>('GET', `${path}?tail=${tail}`),
   backups: (name: string) => request<{ backups: Snapshot[]; job: string }>('GET', `${job(name)}/backups`),
+  history: (name: string) => request<{ job: string; runs: RunRecord[] }>('GET', `${job(name)}/history`),
 }
 
 /**

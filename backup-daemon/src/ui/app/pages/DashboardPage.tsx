@@ -9,6 +9,7 @@ import { useState } from 'preact/hooks'
 import { cronToWords } from '../../lib/cronToWords.js'
 import { api, ApiError, type JobView } from '../api.js'
 import { RelativeTime } from '../components/RelativeTime.js'
+import { RunProgressView } from '../components/RunProgressView.js'
 import { ActiveBadge, StatusBadge } from '../components/StatusBadge.js'
 import { useInterval } from '../components/useInterval.js'
 import { linkClick } from '../router.js'
@@ -76,7 +77,10 @@ export function DashboardPage() {
                   </div>
                 </th>
                 <td data-label="Status">
-                  <StatusBadge status={job.status} cancelling={job.cancelling} />
+                  <div>
+                    <StatusBadge status={job.status} cancelling={job.cancelling} />
+                    {job.progress && <RunProgressView progress={job.progress} compact />}
+                  </div>
                 </td>
                 <td data-label="Schedule">
                   <div>

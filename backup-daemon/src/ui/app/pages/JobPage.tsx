@@ -8,6 +8,9 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import { cronToWords } from '../../lib/cronToWords.js'
 import { api, ApiError, jobLogSource, type JobView, type Settings } from '../api.js'
 import { RelativeTime } from '../components/RelativeTime.js'
+import { RunHistorySection } from '../components/RunHistorySection.js'
+import { RunProgressView } from '../components/RunProgressView.js'
+import { useRunStream } from '../components/useRunStream.js'
 import { ActiveBadge, StatusBadge } from '../components/StatusBadge.js'
 import { useInterval } from '../components/useInterval.js'
 import { LogViewer } from '../log/LogViewer.js'
@@ -26,6 +29,13 @@ export function JobPage({ name, settings }: { name: string; settings: Settings }
   const [notFound, setNotFound] = useState(false)
   const [snapshotsVersion, setSnapshotsVersion] = useState(0)
   const lastStatus = useRef<string | undefined>(undefined)
+  const live = useRunStream(name)
+  // A run ended: list the snapshots again and refresh the status at once.
+  useEffect(() => {
+    if (live.ended === 0) return
+    setSnapshotsVersion((v) => v + 1)
+    refresh()
+  }, [live.ended])
 
   useEffect(() => {
     setJob(undefined)
@@ -49,6 +59,9 @@ export function JobPage({ name, settings }: { name: string; settings: Settings }
     )
   }
   useInterval(refresh, job && job.status !== 'idle' ? 1500 : 5000)
+
+  // The stream's snapshot is the freshest; the polled status covers a page opened mid-run before the first event.
+  const progress = live.progress ?? (job?.status !== 'idle' ? job?.progress : undefined)
 
   if (notFound) {
     return (
@@ -136,6 +149,8 @@ export function JobPage({ name, settings }: { name: string; settings: Settings }
         </section>
       )}
 
+      {progress && <RunProgressView progress={progress} />}
+
       <SnapshotsTable name={name} canDownload={settings.permissions.allowBackupDownload} version={snapshotsVersion} />
 
       <section aria-labelledby="log-title">
@@ -146,6 +161,8 @@ export function JobPage({ name, settings }: { name: string; settings: Settings }
           <p class="alert info">Per-job logs are switched off in this daemon's configuration (logs.perJob).</p>
         )}
       </section>
+
+      <RunHistorySection name={name} version={live.ended} />
 
       {settings.permissions.showConfig && <JobConfig name={name} />}
     </main>

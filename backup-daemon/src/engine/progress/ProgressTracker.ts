@@ -1,0 +1,189 @@
+/**
+ * @module engine/progress/ProgressTracker
+ * Counts one run's progress for `RunProgress`. The hot path only touches plain numbers: a file streamed
+ * from disk (or a child process) is not counted per chunk at all, its stream's own `bytesRead` is read
+ * when a snapshot is taken; small files read whole add their length once. Only a stream without a
+ * `bytesRead` (an HTTP body, a pass-through) goes through a counting Transform. A timer (every
+ * `intervalMs`, unref'd) smooths the rate and hands snapshots to `onTick`; nothing is emitted per chunk.
+ */
+import { Transform, type Readable } from 'node:stream'
+import type { Source, SourceEntry } from '../../sources/types.js'
+import type { RunTracker } from './RunTracker.js'
+import type { RunPhase, RunProgress } from './types.js'
+
+export interface ProgressTrackerOptions {
+  kind: RunProgress['kind']
+  startedAt: Date
+  /** Names of the storages written, in the job's order. */
+  storages: string[]
+  totalBytes?: number
+  /** Milliseconds between snapshots handed to `onTick` (at most 4 per second by default). @default 250 */
+  intervalMs?: number
+  onTick?(progress: RunProgress): void
+  /** @default Date.now */
+  now?(): number
+}
+
+/** Source types whose entries are a dump made for the run (phase `dumping`), not files copied (`archiving`). */
+const dumpTypes = new Set(['postgresql', 'mysql', 'mariadb', 'mongodb', 'redis', 'sqlite'])
+/** Weight of the newest sample in the smoothed rate. */
+const smoothing = 0.3
+
+type CountedStream = Readable & { bytesRead?: unknown }
+
+export class ProgressTracker implements RunTracker {
+  readonly written = { bytesWritten: 0 }
+  totalBytes: number | undefined
+  private phaseNow: RunPhase = 'preparing'
+  private currentSource: string | undefined
+  private currentFile: string | undefined
+  private filesRead = 0
+  /** Bytes of small files read whole, of finished streams, and of streams counted by a Transform. */
+  private settledBytes = 0
+  /** The stream being read whose own `bytesRead` counts it (a file or a child's stdout). */
+  private reading: { bytesRead: number } | undefined
+  private committed = false
+  private rate = 0
+  private sampledAt: number
+  private sampledBytes = 0
+  private timer: NodeJS.Timeout | undefined
+  private readonly now: () => number
+
+  constructor(private readonly options: ProgressTrackerOptions) {
+    this.now = options.now ?? Date.now
+    this.sampledAt = options.startedAt.getTime()
+    this.totalBytes = options.totalBytes
+  }
+
+  /** Starts the snapshot timer; `stop()` ends it. */
+  start(): this {
+    const interval = this.options.intervalMs ?? 250
+    this.timer = setInterval(() => {
+      this.sample()
+      this.options.onTick?.(this.snapshot())
+    }, interval)
+    this.timer.unref()
+    return this
+  }
+
+  stop(): void {
+    clearInterval(this.timer)
+    this.timer = undefined
+  }
+
+  phase(phase: RunPhase): void {
+    this.phaseNow = phase
+    if (phase === 'uploading' || phase === 'retention' || phase === 'finishing') this.currentFile = undefined
+  }
+
+  storagesCommitted(): void {
+    this.committed = true
+  }
+
+  bytesRead(): number {
+    return this.settledBytes + (this.reading?.bytesRead ?? 0)
+  }
+
+  get files(): number {
+    return this.filesRead
+  }
+
+  trackSources(sources: Source[]): Source[] {
+    return sources.map((source) => ({ type: source.type, name: source.name, entries: (signal: AbortSignal) => this.entries(source, signal) }))
+  }
+
+  private async *entries(source: Source, signal: AbortSignal): AsyncIterable<SourceEntry> {
+    this.currentSource = source.name
+    this.currentFile = undefined
+    this.phase(dumpTypes.has(source.type) ? 'dumping' : 'archiving')
+    const prefix = `${source.name}/`
+    for await (const entry of source.entries(signal)) {
+      yield entry.type === 'file' ? this.wrapEntry(entry, entry.name.startsWith(prefix) ? entry.name.slice(prefix.length) : entry.name) : entry
+    }
+  }
+
+  /** One object per file (never per chunk): `open` and `read` note the file and count its bytes. */
+  private wrapEntry(entry: SourceEntry, relative: string): SourceEntry {
+    const { open, read } = entry
+    const wrapped: SourceEntry = { ...entry }
+    if (open) {
+      wrapped.open = (signal) => {
+        this.currentFile = relative
+        this.filesRead++
+        return this.count(open.call(entry, signal))
+      }
+    }
+    if (read) {
+      wrapped.read = async (signal) => {
+        this.currentFile = relative
+        const data = await read.call(entry, signal)
+        this.filesRead++
+        this.settledBytes += data.length
+        return data
+      }
+    }
+    return wrapped
+  }
+
+  /** Streams are opened one after the other (the archive writers wait for each), so one is in flight. */
+  private count(stream: CountedStream): Readable {
+    this.settleReading()
+    if (typeof stream.bytesRead === 'number') {
+      this.reading = stream as { bytesRead: number }
+      return stream
+    }
+    const counter = new Transform({
+      transform: (chunk: Buffer, _encoding, callback) => {
+        this.settledBytes += chunk.length
+        callback(null, chunk)
+      },
+    })
+    stream.on('error', (err) => counter.destroy(err))
+    // The consumer gave up (the archive failed elsewhere): stop the input too.
+    counter.on('close', () => stream.destroy())
+    return stream.pipe(counter)
+  }
+
+  private settleReading(): void {
+    if (!this.reading) return
+    this.settledBytes += this.reading.bytesRead
+    this.reading = undefined
+  }
+
+  /** Updates the smoothed rate from the bytes read since the previous sample. */
+  private sample(): void {
+    const now = this.now()
+    const bytes = this.bytesRead()
+    const elapsed = now - this.sampledAt
+    if (elapsed <= 0) return
+    const instant = ((bytes - this.sampledBytes) * 1000) / elapsed
+    this.rate = this.sampledBytes === 0 && this.rate === 0 ? instant : this.rate + smoothing * (instant - this.rate)
+    this.sampledAt = now
+    this.sampledBytes = bytes
+  }
+
+  snapshot(): RunProgress {
+    const bytesRead = this.bytesRead()
+    const bytesWritten = this.written.bytesWritten
+    const progress: RunProgress = {
+      kind: this.options.kind,
+      phase: this.phaseNow,
+      startedAt: this.options.startedAt.toISOString(),
+      ...(this.currentSource !== undefined && { currentSource: this.currentSource }),
+      ...(this.currentFile !== undefined && { currentFile: this.currentFile }),
+      filesRead: this.filesRead,
+      bytesRead,
+      storages: this.options.storages.map((storage) => ({ storage, bytesWritten, done: this.committed })),
+      bytesPerSecond: Math.round(this.rate),
+    }
+    const total = this.totalBytes
+    if (total !== undefined && total > 0) {
+      const reading = this.phaseNow === 'preparing' || this.phaseNow === 'hooks' || this.phaseNow === 'dumping' || this.phaseNow === 'archiving'
+      progress.totalBytes = total
+      // An estimate (the previous run's size) can be passed: stay below 100 until reading is over.
+      progress.percent = reading ? Math.min(99, Math.floor((bytesRead / total) * 1000) / 10) : 100
+      if (reading && this.rate > 0) progress.etaSeconds = Math.max(0, Math.ceil((total - bytesRead) / this.rate))
+    }
+    return progress
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * @module engine/progress/RunTracker
+ * What `runJob` tells about its progress: phases, the sources it reads (wrapped so entries are counted)
+ * and the counter `writeSnapshot` adds the bytes it hands to the storages to. `noopTracker` counts
+ * nothing (the CLI's verify and the benchmark's baseline); `ProgressTracker` counts.
+ */
+import type { Source } from '../../sources/types.js'
+import type { RunPhase } from './types.js'
+
+export interface RunTracker {
+  phase(phase: RunPhase): void
+  /** The sources to read instead of `sources` (the same entries, counted). */
+  trackSources(sources: Source[]): Source[]
+  /** Incremented by the snapshot writer for every byte handed to the storages. */
+  readonly written: { bytesWritten: number }
+  /** Every storage holds the committed snapshot. */
+  storagesCommitted(): void
+}
+
+export const noopTracker: RunTracker = {
+  phase() {},
+  trackSources: (sources) => sources,
+  // Shared and never read: adding to it costs what the real counter costs.
+  written: { bytesWritten: 0 },
+  storagesCommitted() {},
+}

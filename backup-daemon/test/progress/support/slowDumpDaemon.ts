@@ -1,0 +1,113 @@
+/**
+ * @module test/progress/support/slowDumpDaemon
+ * A real daemon process whose `mysql` source's dump tool is a stand-in (`mysqldump` on the child's
+ * PATH) that copies a FIFO: the test decides when the dump's bytes arrive and when it ends, so a run
+ * is held in the middle deterministically (no sleeps, no timing). Also the session login and a small
+ * SSE reader for the progress stream.
+ */
+import { spawn } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
+import { chmodSync, createWriteStream, mkdirSync, writeFileSync, type WriteStream } from 'node:fs'
+import { join } from 'node:path'
+import { once } from 'node:events'
+import { fileURLToPath } from 'node:url'
+import { hashPassword } from '../../../src/auth/password.js'
+
+const bin = fileURLToPath(new URL('../../../bin/backup-daemon.js', import.meta.url))
+export const operator = { username: 'operator', password: 'progress-test-password' }
+
+/** A FIFO at `path` and a `mysqldump` in `<dir>/bin` that writes the FIFO's bytes to stdout. */
+export function fakeDumpTool(dir: string): { binDir: string; fifo: string } {
+  const binDir = join(dir, 'bin')
+  mkdirSync(binDir, { recursive: true })
+  const fifo = join(dir, 'dump.fifo')
+  execFileSync('mkfifo', [fifo])
+  writeFileSync(join(binDir, 'mysqldump'), `#!/bin/sh\nexec cat '${fifo}'\n`)
+  chmodSync(join(binDir, 'mysqldump'), 0o755)
+  return { binDir, fifo }
+}
+
+/** Opens the FIFO for writing (resolves once the stand-in dump tool has opened it for reading). */
+export async function openFifo(fifo: string): Promise<WriteStream> {
+  const stream = createWriteStream(fifo)
+  await once(stream, 'open')
+  return stream
+}
+
+export async function writeConfig(dir: string, config: Record<string, unknown>): Promise<string> {
+  const file = join(dir, 'config.yaml')
+  const full = {
+    dataDir: join(dir, 'data'),
+    server: {
+      address: '127.0.0.1:0',
+      secret: 'progress-test-secret-0123456789abcdef012345',
+      auth: { enabled: true, username: operator.username, password: await hashPassword(operator.password), tokenExpiration: 30 },
+      ui: { enabled: true },
+    },
+    logs: { directory: join(dir, 'data', 'logs') },
+    ...config,
+  }
+  // JSON is valid YAML.
+  writeFileSync(file, JSON.stringify(full, null, 2))
+  return file
+}
+
+export interface Daemon {
+  url: string
+  output(): string
+  stop(): Promise<number | null>
+}
+
+export async function startDaemon(configFile: string, binDir: string): Promise<Daemon> {
+  const env = { ...process.env, FORCE_COLOR: '', PATH: `${binDir}:${process.env.PATH ?? ''}` }
+  const child = spawn(process.execPath, [bin, 'serve', '--config', configFile], { stdio: ['ignore', 'pipe', 'pipe'], env })
+  let output = ''
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`daemon did not start in 30 s:\n${output}`)), 30_000)
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString()
+      const match = /listening on (http:\/\/\S+)/.exec(output)
+      if (match) {
+        clearTimeout(timer)
+        resolve(match[1]!)
+      }
+    }
+    child.stdout!.on('data', onData)
+    child.stderr!.on('data', onData)
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`daemon exited with ${code}:\n${output}`))
+    })
+  })
+  return {
+    url,
+    output: () => output,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode)
+        const kill = setTimeout(() => child.kill('SIGKILL'), 10_000)
+        child.once('exit', (code) => {
+          clearTimeout(kill)
+          resolve(code)
+        })
+        child.kill('SIGTERM')
+      }),
+  }
+}
+
+export async function login(url: string): Promise<string> {
+  const headers = { 'content-type': 'application/json', origin: url }
+  const res = await fetch(`${url}/api/v1/auth/login`, { method: 'POST', headers, body: JSON.stringify(operator) })
+  if (res.status !== 200) throw new Error(`login failed: ${res.status}`)
+  return res.headers.get('set-cookie')!.split(';')[0]!
+}
+
+/** `backup-daemon run JOB` beside the daemon; resolves with the exit code. */
+export function runOnce(configFile: string, job: string, binDir: string): Promise<number | null> {
+  const env = { ...process.env, FORCE_COLOR: '', PATH: `${binDir}:${process.env.PATH ?? ''}` }
+  const child = spawn(process.execPath, [bin, 'run', job, '--config', configFile], { stdio: 'ignore', env })
+  return new Promise((resolve, reject) => {
+    child.once('error', reject)
+    child.once('exit', (code) => resolve(code))
+  })
+}
