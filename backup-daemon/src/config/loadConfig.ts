@@ -154,6 +154,7 @@ function finish(parsed: ParsedConfig, baseDir: string): DaemonConfig {
     },
     logs: { ...parsed.logs, directory: parsed.logs.directory ? abs(parsed.logs.directory) : join(dataDir, 'logs') },
     logLimits: parsed.logLimits,
+    restore: parsed.restore,
     jobs: parsed.jobs.map(({ compression, encryption, ...job }) => ({
       ...job,
       ...(typeof compression === 'string' ? { compression } : { compression: compression.type, ...(compression.level !== undefined && { compressionLevel: compression.level }) }),

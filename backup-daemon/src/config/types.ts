@@ -6,6 +6,7 @@
  */
 import type { SourceConfig } from '../sources/all.js'
 import type { StorageConfig } from '../storages/all.js'
+import type { RestoreConfig } from '../tasks/restoreConfig.js'
 import type { OpensslCipher } from './opensslCiphers.js'
 
 export interface DaemonConfig {
@@ -15,6 +16,8 @@ export interface DaemonConfig {
   logs: LogsConfig
   logLimits: LogLimits
   jobs: JobConfig[]
+  /** Where the API may restore to; absent (hand-built configs) means nowhere. */
+  restore?: RestoreConfig
 }
 
 export interface ServerConfig {
@@ -55,6 +58,8 @@ export interface Permissions {
   allowManualRun: boolean
   allowBackupDownload: boolean
   showConfig: boolean
+  /** Restore and verify from the API and UI; absent means false. */
+  allowRestore?: boolean
 }
 
 export interface LogsConfig {

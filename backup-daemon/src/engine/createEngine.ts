@@ -22,6 +22,10 @@ import { RunLock } from './RunLock.js'
 import { runJob } from './runJob.js'
 import { defaultStorageOf, listJobSnapshots, removeLeftovers } from './snapshotCatalog.js'
 import { StateStore } from './StateStore.js'
+import { createJobTasks, type JobTasks } from '../tasks/createJobTasks.js'
+import { memoryRunHistory } from '../tasks/memoryRunHistory.js'
+import { TaskRunner } from '../tasks/TaskRunner.js'
+import type { RunHistory } from './history/types.js'
 import type { Engine, JobRunStatus, JobView, RunInfo } from './types.js'
 
 export interface EngineOptions {
@@ -31,6 +35,8 @@ export interface EngineOptions {
   persistLogs?: boolean
   /** gzip level for `tar.gz` jobs. @default 6 */
   gzipLevel?: number
+  /** Where restore and verify tasks are recorded. @default an in-memory history */
+  history?: RunHistory
 }
 
 /** The engine plus what the CLI needs beyond the server's contract. */
@@ -40,6 +46,7 @@ export interface DaemonEngine extends Engine {
   storagesOf(name: string): Storage[]
   /** Resolves with the run's metadata once the job is idle again (at once if it is). */
   whenIdle(name: string): Promise<RunInfo>
+  readonly tasks: JobTasks
 }
 
 /** Raised inside a run when it is cancelled; its message becomes the run's `error`. */
@@ -157,10 +164,18 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
     }
   }
 
+  // Restore and verify tasks; a backup and a task of the same job never run together.
+  const tasks = createJobTasks({
+    config,
+    job: (name) => runtime(name),
+    backupRunning: (name) => runtime(name).status !== 'idle',
+    runner: new TaskRunner({ history: options.history ?? memoryRunHistory(), log: (name, level, message) => jobLog(name)(level, message) }),
+  })
+
   const run = (name: string, trigger: 'manual' | 'schedule'): { startedAt: string } => {
     if (stopping) throw new EngineStoppingError()
     const job = runtime(name)
-    if (job.status !== 'idle' || !locks.acquire(name)) throw new JobBusyError(name)
+    if (job.status !== 'idle' || tasks.busy(name) || !locks.acquire(name)) throw new JobBusyError(name)
     const started = new Date()
     const controller = new AbortController()
     job.status = 'running'
@@ -227,6 +242,7 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
 
   return {
     logs,
+    tasks,
     storagesOf: (name) => runtime(name).storages,
     metrics: () => metrics.render(),
     listJobs: () => {
@@ -275,7 +291,7 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
       job.status = 'cancelling'
       job.controller?.abort(new RunCancelled('cancelled: the daemon is shutting down'))
     }
-    await Promise.allSettled(inFlight.map((job) => job.done))
+    await Promise.allSettled([...inFlight.map((job) => job.done), tasks.stop()])
     systemLog('info', 'engine stopped')
     logs.close()
   }

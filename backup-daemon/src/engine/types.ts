@@ -5,6 +5,7 @@
  * to Problem responses.
  */
 import type { Readable } from 'node:stream'
+import type { JobTasks } from '../tasks/createJobTasks.js'
 
 /** The engine's own run state of a job; the API shows `cancelling` as `running` plus `cancelling: true`. */
 export type JobRunStatus = 'idle' | 'running' | 'cancelling'
@@ -117,6 +118,8 @@ export interface Engine {
    */
   openSnapshot(name: string, filename: string): Promise<SnapshotDownload>
   readonly logs: LogHub
+  /** Restore and verify of listed snapshots (`/jobs/{name}/backups/{filename}/verify|restore`); engines without them answer 501. */
+  readonly tasks?: JobTasks
   /** Prometheus exposition of the run metrics (`GET /metrics`); engines without metrics leave it out (404). */
   metrics?(): Promise<{ contentType: string; body: string }>
   /** Stops schedules, refuses new runs, cancels runs in flight and waits for them to clean up. */

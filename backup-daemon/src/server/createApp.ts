@@ -25,6 +25,7 @@ import { jobRoutes } from './routes/jobRoutes.js'
 import { logRoutes } from './routes/logRoutes.js'
 import { metricsRoute } from './routes/metricsRoute.js'
 import { systemRoutes } from './routes/systemRoutes.js'
+import { taskRoutes } from './routes/taskRoutes.js'
 import { securityHeaders } from './securityHeaders.js'
 import { validationHook } from './validationHook.js'
 
@@ -60,6 +61,7 @@ export function createApp({ config, engine, sessionKey, keepAliveMs = 15_000, lo
   authRoutes(api, deps, { revoked, clock })
   jobRoutes(api, deps)
   backupRoutes(api, deps)
+  taskRoutes(api, deps)
   logRoutes(api, deps)
   systemRoutes(api, deps)
   docRoutes(api)
