@@ -5,15 +5,16 @@
  * the session is missing or expired: `onUnauthorized` (set by the app) sends the user to the login page.
  */
 import type { JobView, RunInfo, SnapshotView } from '../../engine/types.js'
+import type { RestoreTarget, TaskView } from '../../tasks/TaskView.js'
 
-export type { JobView, RunInfo }
+export type { JobView, RunInfo, RestoreTarget, TaskView }
 
 export const API_BASE = '/api/v1'
 
 export interface Settings {
   logLimits: { jobLogs: number; systemLogs: number }
   logs: { perJob: boolean; system: boolean }
-  permissions: { allowBackupDownload: boolean; allowManualRun: boolean; showConfig: boolean }
+  permissions: { allowBackupDownload: boolean; allowManualRun: boolean; showConfig: boolean; allowRestore?: boolean }
   /** The language a UI starts in; this UI has only English. */
   defaultLanguage?: string
 }
@@ -124,6 +125,12 @@ export const api = {
   /** The newest `tail` lines of a log; `path` is a `LogSource.tail`. */
   logTail: (path: string, tail: number) => request<{ logs: string[] }>('GET', `${path}?tail=${tail}`),
   backups: (name: string) => request<{ backups: Snapshot[]; job: string }>('GET', `${job(name)}/backups`),
+  verify: (name: string, filename: string) => request<{ task: TaskView }>('POST', `${job(name)}/backups/${encodeURIComponent(filename)}/verify`),
+  restore: (name: string, filename: string, target: RestoreTarget) =>
+    request<{ task: TaskView }>('POST', `${job(name)}/backups/${encodeURIComponent(filename)}/restore`, { target }),
+  /** The job's running or newest task; `{}` (204) before the first. */
+  currentTask: (name: string) => request<{ task?: TaskView }>('GET', `${job(name)}/tasks/current`),
+  cancelTask: (name: string) => request<{ task: TaskView }>('POST', `${job(name)}/tasks/current/cancel`),
 }
 
 /**
