@@ -69,7 +69,10 @@ export class TaskRunner {
 
   /** Starts `work` in the background; 409 `TaskRefusedError` when a task of the job runs. */
   start(spec: TaskSpec, work: (context: TaskContext) => Promise<TaskOutcome>): TaskView {
-    if (this.busy(spec.job)) throw new TaskRefusedError(409, `job "${spec.job}" already has a ${this.tasks.get(spec.job)!.view.kind} task running; wait for it or cancel it`)
+    if (this.busy(spec.job)) {
+      const running = this.tasks.get(spec.job)!.view.kind
+      throw new TaskRefusedError(409, `job "${spec.job}" already has a ${running} task running; wait for it or cancel it`)
+    }
     const started = new Date()
     const controller = new AbortController()
     const meter = new ProgressMeter({

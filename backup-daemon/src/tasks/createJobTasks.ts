@@ -66,7 +66,10 @@ export function createJobTasks({ config, job, backupRunning, runner }: JobTasksD
     return copies
   }
 
-  const counted = (located: Located, context: TaskContext): Located => ({ ...located, storage: countingStorage(located.storage, (n) => context.meter.addBytes(n)) })
+  const counted = (located: Located, context: TaskContext): Located => ({
+    ...located,
+    storage: countingStorage(located.storage, (n) => context.meter.addBytes(n)),
+  })
 
   /** Verifies copies in order until one is intact (all of them with `all`); returns the intact ones. */
   const verifyCopies = async (copies: Located[], jobConfig: JobConfig, context: TaskContext, all: boolean) => {
@@ -99,7 +102,8 @@ export function createJobTasks({ config, job, backupRunning, runner }: JobTasksD
       const totalBytes = copies.reduce((sum, copy) => sum + sizeOf(copy), 0)
       return runner.start({ job: name, kind: 'verify', snapshot, totalBytes, trigger }, async (context) => {
         const { intact, problems } = await verifyCopies(copies, jobConfig, context, true)
-        if (problems.length > 0) throw new Error(`${problems.length} of ${copies.length} cop${copies.length === 1 ? 'y is' : 'ies are'} damaged: ${problems.join(' | ')}`)
+        const copiesAre = copies.length === 1 ? 'copy is' : 'copies are'
+        if (problems.length > 0) throw new Error(`${problems.length} of ${copies.length} ${copiesAre} damaged: ${problems.join(' | ')}`)
         return { summary: `${intact.length} cop${intact.length === 1 ? 'y' : 'ies'} intact (${intact.map((c) => c.storage.name).join(', ')})` }
       })
     },
@@ -117,7 +121,8 @@ export function createJobTasks({ config, job, backupRunning, runner }: JobTasksD
           label: folder.path,
           async run(located, context) {
             const archive = await openArchive(located, { ...archiveKeys(jobConfig), signal: context.signal })
-            const result = await restoreFiles(archive, folder, { overwrite, signal: context.signal, onEntry: (entry) => context.meter.file(entry) }).catch((err: Error) => {
+            const onEntry = (entry: string) => context.meter.file(entry)
+            const result = await restoreFiles(archive, folder, { overwrite, signal: context.signal, onEntry }).catch((err: Error) => {
               throw new Error(`${describeReadError(located, err).message} (the target folder was left as it was)`, { cause: err })
             })
             return {
@@ -146,7 +151,8 @@ export function createJobTasks({ config, job, backupRunning, runner }: JobTasksD
             context.meter.currentSource = source.name
             const archive = await openArchive(located, { ...archiveKeys(jobConfig), signal: context.signal })
             const note = configured.type === 'postgresql' ? ' (pg_restore runs in one transaction: the database was left as it was)' : ''
-            await restoreDatabase(archive, retargeted, jobConfig.sources, { overwrite, signal: context.signal, log: (line) => context.log('info', line) }).catch((err: Error) => {
+            const log = (line: string) => context.log('info', line)
+            await restoreDatabase(archive, retargeted, jobConfig.sources, { overwrite, signal: context.signal, log }).catch((err: Error) => {
               throw new Error(`${describeReadError(located, err).message}${note}`, { cause: err })
             })
             return { summary: `restored source "${source.name}" into ${configured.type} database ${where} (restore.databases.${target.database})` }

@@ -67,7 +67,8 @@ export async function restoreFiles(archive: Readable, folder: RestoreFolder, opt
     const clashes = await conflicts(temporary, folder.path, options.overwrite)
     if (clashes.length > 0) {
       const shown = clashes.slice(0, 5).join(', ') + (clashes.length > 5 ? `, and ${clashes.length - 5} more` : '')
-      throw new Error(`the target already holds ${clashes.length} of the snapshot's path(s): ${shown}; nothing was restored (ask to overwrite to replace files)`)
+      const what = `the target already holds ${clashes.length} of the snapshot's path(s): ${shown}`
+      throw new Error(`${what}; nothing was restored (ask to overwrite to replace files)`)
     }
     // From here on the moves are renames: not cancellable, so the target never ends half-merged by a cancel.
     await moveInto(temporary, folder.path)

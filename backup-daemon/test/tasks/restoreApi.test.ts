@@ -1,6 +1,7 @@
 import { expect } from 'chai'
 import { createHash, randomBytes } from 'node:crypto'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync, openSync, readSync, writeSync, closeSync, statSync } from 'node:fs'
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync } from 'node:fs'
+import { symlinkSync, writeFileSync, writeSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { hashPassword } from '../../src/auth/password.js'
@@ -76,7 +77,9 @@ describe('tasks: restore and verify from the API (real daemon, files, PostgreSQL
       },
       restore: {
         roots: [root],
-        databases: { copy: { type: 'postgresql', database: 'shop_copy', host: pg.socketDir, port: pg.port, user: pg.superuser, password: 'env:TASKS_PG_PASSWORD' } },
+        databases: {
+          copy: { type: 'postgresql', database: 'shop_copy', host: pg.socketDir, port: pg.port, user: pg.superuser, password: 'env:TASKS_PG_PASSWORD' },
+        },
       },
       jobs: [
         { name: 'files', compression: 'tar.gz', sources: [{ type: 'local', name: 'site', path: site }], storages: storage('files') },
@@ -126,7 +129,9 @@ describe('tasks: restore and verify from the API (real daemon, files, PostgreSQL
     expect(task.progress).to.include({ kind: 'verify', bytesRead: size, totalBytes: size, percent: 100 })
     expect(await jobLog('files')).to.match(/\[verify\] storage "disk": intact \(1 part\(s\), \d+ bytes; sha256 of every part matches the manifest\)/)
     const doc = await (await api.get('/openapi')).json()
-    for (const path of ['/jobs/{name}/backups/{filename}/verify', '/jobs/{name}/backups/{filename}/restore', '/jobs/{name}/tasks/current', '/jobs/{name}/tasks/current/cancel']) {
+    const snapshotPaths = ['/jobs/{name}/backups/{filename}/verify', '/jobs/{name}/backups/{filename}/restore']
+    const paths = [...snapshotPaths, '/jobs/{name}/tasks/current', '/jobs/{name}/tasks/current/cancel']
+    for (const path of paths) {
       expect(doc.paths, path).to.have.property(path)
     }
     expect(validateSchema({ task }, { $ref: '#/components/schemas/TaskResponse' }, doc.components.schemas)).to.deep.equal([])
@@ -238,7 +243,8 @@ describe('tasks: restore and verify from the API (real daemon, files, PostgreSQL
     await refused('files', 'restore', files(join(root, 'missing-parent', 'x')), 400, /parent folder does not exist/)
     await refused('files', 'restore', files(join(root, 'x')), 404, /not found/, 'files-19990101-000000.tar.gz')
     await refused('files', 'verify', undefined, 404, /not found/, 'nope.tar')
-    await refused('db', 'restore', { target: { kind: 'database', source: 'pg', database: 'production' } }, 400, /no database "production" in restore\.databases \(configured: copy\)/)
+    const production = { target: { kind: 'database', source: 'pg', database: 'production' } }
+    await refused('db', 'restore', production, 400, /no database "production" in restore\.databases \(configured: copy\)/)
     await refused('db', 'restore', { target: { kind: 'database', source: 'site', database: 'copy' } }, 400, /not a database source/)
     await refused('db', 'restore', { target: { kind: 'database', source: 'ghost', database: 'copy' } }, 400, /no source "ghost"/)
     await refused('files', 'restore', { target: { kind: 'tape' } }, 400, /./)

@@ -29,12 +29,17 @@ export const ended = (task: TaskBody) => !['running', 'cancelling'].includes(tas
 
 export async function taskClient(daemon: DaemonProcess, username: string, password: string): Promise<TaskClient> {
   const base = `${daemon.url}/api/v1`
-  const login = await fetch(`${base}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) })
+  const credentials = JSON.stringify({ username, password })
+  const login = await fetch(`${base}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: credentials })
   if (login.status !== 200) throw new Error(`login failed: ${login.status}`)
   const cookie = login.headers.get('set-cookie')!.split(';')[0]!
   const get = (path: string) => fetch(base + path, { headers: { cookie } })
   const post = (path: string, body?: unknown) =>
-    fetch(base + path, { method: 'POST', headers: { cookie, ...(body !== undefined && { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) })
+    fetch(base + path, {
+      method: 'POST',
+      headers: { cookie, ...(body !== undefined && { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
   const until = async <T>(what: string, probe: () => Promise<T | undefined>): Promise<T> => {
     for (let i = 0; i < 6000; i++) {
       const value = await probe()

@@ -35,7 +35,14 @@ describe('web UI: verify and restore a snapshot (real daemon, Chromium)', functi
       server: { address: '127.0.0.1:0', secret: 'ui-restore-secret-0123456789abcdef', permissions: { allowRestore: true }, ui: { enabled: true } },
       logs: { directory: join(dir, 'data', 'logs') },
       restore: { roots: [root] },
-      jobs: [{ name: 'web', compression: 'tar.gz', sources: [{ type: 'local', name: 'site', path: site }], storages: [{ type: 'local', name: 'disk', path: join(dir, 'storage') }] }],
+      jobs: [
+        {
+          name: 'web',
+          compression: 'tar.gz',
+          sources: [{ type: 'local', name: 'site', path: site }],
+          storages: [{ type: 'local', name: 'disk', path: join(dir, 'storage') }],
+        },
+      ],
     }
     const file = join(dir, 'backup-daemon.yaml')
     writeFileSync(file, JSON.stringify(config, null, 2))

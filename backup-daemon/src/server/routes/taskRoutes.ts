@@ -54,8 +54,15 @@ export const RestoreRequestSchema = z
     target: z.discriminatedUnion('kind', [
       z.object({
         kind: z.literal('files'),
-        path: z.string().min(1).max(4096).openapi({ description: 'Absolute folder strictly inside one of `restore.roots`; no `.`/`..` steps; its parent must exist' }),
-        overwrite: z.boolean().optional().openapi({ description: 'Replace files the folder already holds (default false: such a clash fails the restore, nothing written)' }),
+        path: z
+          .string()
+          .min(1)
+          .max(4096)
+          .openapi({ description: 'Absolute folder strictly inside one of `restore.roots`; no `.`/`..` steps; its parent must exist' }),
+        overwrite: z
+          .boolean()
+          .optional()
+          .openapi({ description: 'Replace files the folder already holds (default false: such a clash fails the restore, nothing written)' }),
       }),
       z.object({
         kind: z.literal('database'),
@@ -111,7 +118,8 @@ export function taskRoutes(api: OpenAPIHono<AppEnv>, { config, engine, session }
       description:
         'The snapshot is verified first, then restored. Files are unpacked under a temporary name next to the target and moved into place at the end, ' +
         'so a failed or cancelled restore leaves the folder as it was. 400 for a target outside `restore.roots`, with `..`, or a database not in ' +
-        '`restore.databases`; 403 when `server.permissions.allowRestore` is off; 404 for a snapshot that is not listed; 409 while a backup or another task runs.',
+        '`restore.databases`; 403 when `server.permissions.allowRestore` is off; 404 for a snapshot that is not listed; ' +
+        '409 while a backup or another task runs.',
       middleware: [session, bodyLimit({ maxSize: 16 * 1024, onError: () => { throw new HttpError(413, { message: 'request body too large' }) } })] as const,
       request: { params: DownloadParamsSchema, body: { required: true, content: { 'application/json': { schema: RestoreRequestSchema } } } },
       responses: { 202: jsonResponse(TaskResponseSchema, 'Restore started'), ...problemResponses(401, 403, 404, 409, 413, 415, 501) },
