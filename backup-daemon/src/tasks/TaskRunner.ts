@@ -146,7 +146,8 @@ export class TaskRunner {
       const reason: unknown = controller.signal.aborted ? controller.signal.reason : err
       error = reason instanceof Error ? reason.message : String(reason)
     }
-    const result: RunRecord['result'] = controller.signal.aborted ? 'cancelled' : error === undefined ? 'success' : 'failed'
+    // A cancel that came after the work finished (e.g. during a restore's final renames) changes nothing: success.
+    const result: RunRecord['result'] = error === undefined ? 'success' : controller.signal.aborted ? 'cancelled' : 'failed'
     if (result === 'cancelled' && error === undefined) error = 'cancelled'
     meter.phase = 'finishing'
     view.progress = meter.stop()

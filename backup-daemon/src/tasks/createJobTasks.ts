@@ -151,11 +151,17 @@ export function createJobTasks({ config, job, backupRunning, runner }: JobTasksD
             context.meter.currentSource = source.name
             const archive = await openArchive(located, { ...archiveKeys(jobConfig), signal: context.signal })
             const note = configured.type === 'postgresql' ? ' (pg_restore runs in one transaction: the database was left as it was)' : ''
-            const log = (line: string) => context.log('info', line)
+            // Once the source is restored (committed), a failure or cancel while the rest of the archive is read changes nothing.
+            let restored = false
+            const log = (line: string) => {
+              if (line.startsWith('restored source ')) restored = true
+              context.log('info', line)
+            }
+            const summary = `restored source "${source.name}" into ${configured.type} database ${where} (restore.databases.${target.database})`
             await restoreDatabase(archive, retargeted, jobConfig.sources, { overwrite, signal: context.signal, log }).catch((err: Error) => {
-              throw new Error(`${describeReadError(located, err).message}${note}`, { cause: err })
+              if (!restored) throw new Error(`${describeReadError(located, err).message}${note}`, { cause: err })
             })
-            return { summary: `restored source "${source.name}" into ${configured.type} database ${where} (restore.databases.${target.database})` }
+            return { summary }
           },
         }
       }
