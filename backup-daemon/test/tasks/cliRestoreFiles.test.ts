@@ -14,7 +14,8 @@ describe('tasks: the CLI restore --to shares restoreFiles (nothing half-written)
     writeFileSync(join(dir, 'src', 'sub', 'b.txt'), 'b\n')
     writeFileSync(
       join(dir, 'config.yaml'),
-      `dataDir: ./data\njobs:\n  - name: files\n    sources: [{ type: local, name: tree, path: ./src }]\n    storages: [{ type: local, name: disk, path: ./store }]\n`,
+      'dataDir: ./data\njobs:\n  - name: files\n' +
+        '    sources: [{ type: local, name: tree, path: ./src }]\n    storages: [{ type: local, name: disk, path: ./store }]\n',
     )
   })
   after(() => rmSync(dir, { recursive: true, force: true }))
