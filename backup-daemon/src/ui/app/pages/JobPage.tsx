@@ -136,7 +136,12 @@ export function JobPage({ name, settings }: { name: string; settings: Settings }
         </section>
       )}
 
-      <SnapshotsTable name={name} canDownload={settings.permissions.allowBackupDownload} canRestore={settings.permissions.allowRestore ?? false} version={snapshotsVersion} />
+      <SnapshotsTable
+        name={name}
+        canDownload={settings.permissions.allowBackupDownload}
+        canRestore={settings.permissions.allowRestore ?? false}
+        version={snapshotsVersion}
+      />
 
       <section aria-labelledby="log-title">
         <h2 id="log-title">Log</h2>

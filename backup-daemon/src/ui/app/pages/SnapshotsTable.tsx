@@ -13,7 +13,15 @@ import { api, ApiError, downloadUrl, partName, type Snapshot } from '../api.js'
 import { RelativeTime } from '../components/RelativeTime.js'
 import { RestoreDialog } from '../components/RestoreDialog.js'
 
-export function SnapshotsTable({ name, canDownload, canRestore = false, version }: { name: string; canDownload: boolean; canRestore?: boolean; version: number }) {
+interface SnapshotsTableProps {
+  name: string
+  canDownload: boolean
+  /** Verify and Restore… buttons (`permissions.allowRestore`). */
+  canRestore?: boolean
+  version: number
+}
+
+export function SnapshotsTable({ name, canDownload, canRestore = false, version }: SnapshotsTableProps) {
   const [snapshots, setSnapshots] = useState<Snapshot[]>()
   const [error, setError] = useState<string>()
   const [reload, setReload] = useState(0)
