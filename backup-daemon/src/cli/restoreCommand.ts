@@ -5,17 +5,19 @@
  * those named by `--source`) where they read from. Either way the snapshot's parts are verified against
  * the manifest first (a storage whose copy fails is skipped for the next one holding the snapshot),
  * then decrypted (the job's passphrase or openssl password, or `--identity FILE` for age recipients) and
- * decompressed. A snapshot without a manifest (the original service's) is first read to its end
+ * decompressed; files are unpacked next to `--to` and moved into place at the end (`tasks/restoreFiles`).
+ * A snapshot without a manifest (the original service's) is first read to its end
  * (decrypted, decompressed, every entry), so a truncated one, a split set missing a part or a wrong
  * password is refused before anything is written.
  */
-import { readFile, rm, stat } from 'node:fs/promises'
+import { lstat, mkdir, readFile, realpath } from 'node:fs/promises'
+import { basename, dirname, join, resolve } from 'node:path'
 import { parseIdentities, type AgeKeys } from '../archive/ageStream.js'
-import { extractTo } from '../snapshot/extractTo.js'
 import { locateSnapshots, type LocatedSnapshot } from '../snapshot/locateSnapshots.js'
 import { describeReadError, openArchive } from '../snapshot/openArchive.js'
 import { databaseTypes, restoreDatabases } from '../snapshot/restoreDatabases.js'
 import { verifySnapshot } from '../snapshot/verifySnapshot.js'
+import { restoreFiles } from '../tasks/restoreFiles.js'
 import { nextSignal } from './output.js'
 import { archiveKeys, openJob, type JobContext } from './snapshotCommand.js'
 
@@ -78,12 +80,19 @@ export async function restoreIn(opened: JobContext, args: Omit<RestoreArgs, 'fil
   const options = archiveKeys(job)
   const keys: AgeKeys = { ...options.keys }
   if (args.identity) keys.identities = parseIdentities(await readFile(args.identity, 'utf8'))
-  // A failed restore into a folder it created removes that folder again (nothing half-restored is left).
-  const created = args.to !== undefined && !(await stat(args.to).then(() => true, () => false))
   try {
     const archive = await openArchive(chosen, { ...options, keys, signal: controller.signal })
     if (args.to) {
-      const result = await extractTo(archive, args.to, { overwrite: args.force, signal: controller.signal })
+      // The API's core (tasks/restoreFiles): unpacked next to the folder, moved into place at the end, so a
+      // failed or interrupted restore leaves the folder as it was (and creates none).
+      const to = resolve(args.to)
+      await mkdir(dirname(to), { recursive: true })
+      const parent = await realpath(dirname(to))
+      const path = join(parent, basename(to))
+      const existing = await lstat(path).catch(() => undefined)
+      if (existing && !existing.isDirectory()) throw new Error(`${args.to} exists and is not a folder`)
+      const folder = { path, parent, exists: existing !== undefined }
+      const result = await restoreFiles(archive, folder, { overwrite: args.force, signal: controller.signal })
       say(`restored ${result.files} file(s), ${result.directories} folder(s), ${result.links} link(s), ${result.bytes} bytes into ${args.to}`)
     } else {
       const restored = await restoreDatabases(archive, sources, { overwrite: args.force, signal: controller.signal, log: say }, job.sources)
@@ -91,7 +100,6 @@ export async function restoreIn(opened: JobContext, args: Omit<RestoreArgs, 'fil
     }
     return 0
   } catch (err) {
-    if (created && args.to) await rm(args.to, { recursive: true, force: true })
     process.stderr.write(`restore failed: ${describeReadError(chosen, err as Error).message}\n`)
     return controller.signal.aborted ? 130 : 1
   }

@@ -155,6 +155,7 @@ function finish(parsed: ParsedConfig, baseDir: string): DaemonConfig {
     logs: { ...parsed.logs, directory: parsed.logs.directory ? abs(parsed.logs.directory) : join(dataDir, 'logs') },
     logLimits: parsed.logLimits,
     history: parsed.history,
+    restore: parsed.restore,
     jobs: parsed.jobs.map(({ compression, encryption, ...job }) => ({
       ...job,
       ...(typeof compression === 'string' ? { compression } : { compression: compression.type, ...(compression.level !== undefined && { compressionLevel: compression.level }) }),

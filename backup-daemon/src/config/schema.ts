@@ -8,6 +8,7 @@ import { Cron } from 'croner'
 import { z } from 'zod'
 import { sourceFactories } from '../sources/all.js'
 import { storageFactories } from '../storages/all.js'
+import { restoreConfigSchema } from '../tasks/restoreConfig.js'
 import { compressionSchema, encryptionSchema, notifySchema, retentionSchema, splitSchema } from './snapshotOptions.js'
 
 const union = (schemas: z.ZodObject[], what: string) => {
@@ -93,8 +94,10 @@ const server = z.strictObject({
       allowManualRun: z.boolean().default(true),
       allowBackupDownload: z.boolean().default(true),
       showConfig: z.boolean().default(true),
+      /** Restore and verify from the API and UI (see `restore`). */
+      allowRestore: z.boolean().default(false),
     })
-    .default({ allowManualRun: true, allowBackupDownload: true, showConfig: true }),
+    .default({ allowManualRun: true, allowBackupDownload: true, showConfig: true, allowRestore: false }),
   ui: z.strictObject({ enabled: z.boolean().default(true) }).default({ enabled: true }),
   /** Prometheus text at `GET /metrics` (behind the session when auth is on). */
   metrics: z.strictObject({ enabled: z.boolean().default(true) }).default({ enabled: true }),
@@ -111,7 +114,7 @@ const logLimit = z
 export const configSchema = z
   .strictObject({
     dataDir: z.string().min(1).default('./data'),
-    server: server.default({ enabled: true, defaultLanguage: 'en', address: '0.0.0.0:8080', secret: '', permissions: { allowManualRun: true, allowBackupDownload: true, showConfig: true }, ui: { enabled: true }, metrics: { enabled: true } }),
+    server: server.default({ enabled: true, defaultLanguage: 'en', address: '0.0.0.0:8080', secret: '', permissions: { allowManualRun: true, allowBackupDownload: true, showConfig: true, allowRestore: false }, ui: { enabled: true }, metrics: { enabled: true } }),
     logs: z
       .strictObject({
         system: z.boolean().default(true),
@@ -130,6 +133,7 @@ export const configSchema = z
       .default({ jobLogs: defaultLogLimit, systemLogs: defaultLogLimit }),
     history: z.strictObject({ limit: z.int().min(1).max(10_000).default(100) }).default({ limit: 100 }),
     jobs: z.array(job).default([]),
+    restore: restoreConfigSchema.default({ roots: [], databases: {} }),
   })
   .superRefine((value, ctx) => {
     const login = value.server.auth

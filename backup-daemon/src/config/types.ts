@@ -6,6 +6,7 @@
  */
 import type { SourceConfig } from '../sources/all.js'
 import type { StorageConfig } from '../storages/all.js'
+import type { RestoreConfig } from '../tasks/restoreConfig.js'
 import type { OpensslCipher } from './opensslCiphers.js'
 
 export interface DaemonConfig {
@@ -17,6 +18,8 @@ export interface DaemonConfig {
   /** Ended runs kept per job in `<dataDir>/history/`. Absent means the default. @default { limit: 100 } */
   history?: { limit: number }
   jobs: JobConfig[]
+  /** Where the API may restore to; absent (hand-built configs) means nowhere. */
+  restore?: RestoreConfig
 }
 
 export interface ServerConfig {
@@ -57,6 +60,8 @@ export interface Permissions {
   allowManualRun: boolean
   allowBackupDownload: boolean
   showConfig: boolean
+  /** Restore and verify from the API and UI; absent means false. */
+  allowRestore?: boolean
 }
 
 export interface LogsConfig {

@@ -29,6 +29,8 @@ import { RunLock } from './RunLock.js'
 import { runJob } from './runJob.js'
 import { defaultStorageOf, listJobSnapshots, removeLeftovers } from './snapshotCatalog.js'
 import { StateStore } from './StateStore.js'
+import { createJobTasks, type JobTasks } from '../tasks/createJobTasks.js'
+import { TaskRunner } from '../tasks/TaskRunner.js'
 import type { Engine, JobRunStatus, JobView, RunInfo } from './types.js'
 
 export interface EngineOptions {
@@ -38,6 +40,8 @@ export interface EngineOptions {
   persistLogs?: boolean
   /** gzip level for `tar.gz` jobs. @default 6 */
   gzipLevel?: number
+  /** Where runs, restores and verifies are recorded. @default `<dataDir>/history/<job>.json`, `history.limit` runs per job */
+  history?: RunHistory
 }
 
 /** The engine plus what the CLI needs beyond the server's contract. */
@@ -50,6 +54,7 @@ export interface DaemonEngine extends Engine {
   readonly history: RunHistory
   progress(name: string): RunProgress | undefined
   watchRuns(name: string, listener: RunListener): () => void
+  readonly tasks: JobTasks
 }
 
 /** Raised inside a run when it is cancelled; its message becomes the run's `error`. */
@@ -81,7 +86,7 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
   const state = new StateStore(config.dataDir)
   const locks = new RunLock(config.dataDir)
   const historyWarn = (message: string) => logs.log({ kind: 'system' }, 'warn', message)
-  const history = new FileRunHistory({ dataDir: config.dataDir, limit: config.history?.limit, warn: historyWarn })
+  const history = options.history ?? new FileRunHistory({ dataDir: config.dataDir, limit: config.history?.limit, warn: historyWarn })
   const watchers = new RunWatchers()
   let stopping = false
   let stopped: Promise<void> | undefined
@@ -219,10 +224,18 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
     return tracker
   }
 
+  // Restore and verify tasks; a backup and a task of the same job never run together.
+  const tasks = createJobTasks({
+    config,
+    job: (name) => runtime(name),
+    backupRunning: (name) => runtime(name).status !== 'idle',
+    runner: new TaskRunner({ history, log: (name, level, message) => jobLog(name)(level, message) }),
+  })
+
   const run = (name: string, trigger: RunRecord['trigger']): { startedAt: string } => {
     if (stopping) throw new EngineStoppingError()
     const job = runtime(name)
-    if (job.status !== 'idle' || !locks.acquire(name)) throw new JobBusyError(name)
+    if (job.status !== 'idle' || tasks.busy(name) || !locks.acquire(name)) throw new JobBusyError(name)
     const started = new Date()
     const controller = new AbortController()
     job.status = 'running'
@@ -302,6 +315,7 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
       runtime(name)
       return watchers.watch(name, listener)
     },
+    tasks,
     storagesOf: (name) => runtime(name).storages,
     metrics: () => metrics.render(),
     listJobs: () => {
@@ -350,7 +364,7 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
       job.status = 'cancelling'
       job.controller?.abort(new RunCancelled('cancelled: the daemon is shutting down'))
     }
-    await Promise.allSettled(inFlight.map((job) => job.done))
+    await Promise.allSettled([...inFlight.map((job) => job.done), tasks.stop()])
     systemLog('info', 'engine stopped')
     logs.close()
   }

@@ -8,6 +8,7 @@ import type { Readable } from 'node:stream'
 import type { RunHistory, RunRecord } from './history/types.js'
 import type { RunListener } from './progress/RunWatchers.js'
 import type { RunProgress } from './progress/types.js'
+import type { JobTasks } from '../tasks/createJobTasks.js'
 
 /** The engine's own run state of a job; the API shows `cancelling` as `running` plus `cancelling: true`. */
 export type JobRunStatus = 'idle' | 'running' | 'cancelling'
@@ -122,6 +123,8 @@ export interface Engine {
    */
   openSnapshot(name: string, filename: string): Promise<SnapshotDownload>
   readonly logs: LogHub
+  /** Restore and verify of listed snapshots (`/jobs/{name}/backups/{filename}/verify|restore`); engines without them answer 501. */
+  readonly tasks?: JobTasks
   /** Prometheus exposition of the run metrics (`GET /metrics`); engines without metrics leave it out (404). */
   metrics?(): Promise<{ contentType: string; body: string }>
   /** The progress of the job's run in flight, undefined when idle. Throws `JobNotFoundError`. Engines without it leave it out. */

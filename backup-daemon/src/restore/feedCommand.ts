@@ -29,7 +29,8 @@ export async function feedCommand(command: string, args: string[], dump: Readabl
   try {
     const fed = pipeline(dump, child.stdin!).catch((err: unknown) => err)
     const [code, feedError] = await Promise.all([exited, fed])
-    signal?.throwIfAborted()
+    // A client that exited 0 before the abort reached it has finished (its transaction committed): not cancelled.
+    if (code !== 0) signal?.throwIfAborted()
     if (code !== 0) throw new Error(`${label} exited with ${code}: ${stderr.text() || '(no output)'}`)
     if (feedError) throw feedError
   } finally {

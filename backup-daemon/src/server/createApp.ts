@@ -27,6 +27,7 @@ import { logRoutes } from './routes/logRoutes.js'
 import { metricsRoute } from './routes/metricsRoute.js'
 import { progressRoutes } from './routes/progressRoutes.js'
 import { systemRoutes } from './routes/systemRoutes.js'
+import { taskRoutes } from './routes/taskRoutes.js'
 import { securityHeaders } from './securityHeaders.js'
 import { validationHook } from './validationHook.js'
 
@@ -64,6 +65,7 @@ export function createApp({ config, engine, sessionKey, keepAliveMs = 15_000, lo
   progressRoutes(api, deps)
   historyRoutes(api, deps)
   backupRoutes(api, deps)
+  taskRoutes(api, deps)
   logRoutes(api, deps)
   systemRoutes(api, deps)
   docRoutes(api)

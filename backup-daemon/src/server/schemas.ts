@@ -127,7 +127,7 @@ export const SettingsSchema = z
       systemLogs: z.number().int().openapi({ description: 'Lines kept in the system log' }),
     }),
     logs: z.object({ perJob: z.boolean(), system: z.boolean() }),
-    permissions: z.object({ allowBackupDownload: z.boolean(), allowManualRun: z.boolean(), showConfig: z.boolean() }),
+    permissions: z.object({ allowBackupDownload: z.boolean(), allowManualRun: z.boolean(), showConfig: z.boolean(), allowRestore: z.boolean().optional() }),
     defaultLanguage: z.enum(['en', 'ru']).openapi({ description: 'Language a web UI starts in (`server.defaultLanguage`, default `en`)' }),
   })
   .openapi('Settings')

@@ -20,6 +20,8 @@ export interface ExtractOptions {
   /** Replace files that exist. @default false */
   overwrite?: boolean
   signal?: AbortSignal
+  /** Told each entry's name before it is written (progress). */
+  onEntry?: (name: string) => void
 }
 
 export interface ExtractResult {
@@ -80,6 +82,7 @@ export async function extractTo(archive: Readable, dir: string, options: Extract
   await forEachTarEntry(archive, async (header, stream) => {
     if (header.type === 'directory' && /^(\.\/?)+$/.test(header.name)) return // `tar -C dir .` names the root itself `./`
     const path = target(header.name)
+    options.onEntry?.(header.name)
     const mtime = header.mtime ?? new Date()
     const components = parts(header.name)
     if (header.type === 'directory') {

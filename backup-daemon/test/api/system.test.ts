@@ -52,7 +52,7 @@ describe('api: status and settings', () => {
     expect(await res.json()).to.deep.equal({
       logLimits: { jobLogs: 1000, systemLogs: 2000 },
       logs: { perJob: true, system: false },
-      permissions: { allowBackupDownload: true, allowManualRun: false, showConfig: true },
+      permissions: { allowBackupDownload: true, allowManualRun: false, showConfig: true, allowRestore: false },
       defaultLanguage: 'en',
     })
     const ru = testConfig()

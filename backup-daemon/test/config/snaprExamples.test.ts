@@ -52,7 +52,7 @@ describe("config: the original service's example files", () => {
     expect(config.logs).to.deep.equal({ directory: '/var/log/snapr', system: true, perJob: true, maxSizeMB: 100, maxBackups: 7, maxAgeDays: 30, compress: true })
     expect(config.server).to.deep.include({ enabled: true, address: '0.0.0.0:8080', secret: env.SNAPR_JWT_SECRET, defaultLanguage: 'en' })
     expect(config.server.auth).to.deep.include({ enabled: true, username: 'admin', password: env.SNAPR_ADMIN_PASSWORD, tokenExpiration: 60 })
-    expect(config.server.permissions).to.deep.equal({ allowBackupDownload: true, allowManualRun: true, showConfig: true })
+    expect(config.server.permissions).to.deep.equal({ allowBackupDownload: true, allowManualRun: true, showConfig: true, allowRestore: false })
     expect(config.server.ui).to.deep.equal({ enabled: true })
     expect(config.logLimits).to.deep.equal({ jobLogs: 10000, systemLogs: 10000 })
     expect(config.jobs.map((j) => j.name)).to.deep.equal(['files-to-s3', 'postgres-nightly', 'huge-archive-split'])

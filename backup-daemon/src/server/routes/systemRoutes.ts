@@ -83,7 +83,7 @@ export function systemRoutes(api: OpenAPIHono<AppEnv>, { config, engine, session
         {
           logLimits: { jobLogs: logLimits.jobLogs, systemLogs: logLimits.systemLogs },
           logs: { perJob: logs.perJob, system: logs.system },
-          permissions: { allowBackupDownload, allowManualRun, showConfig },
+          permissions: { allowBackupDownload, allowManualRun, showConfig, allowRestore: server.permissions.allowRestore ?? false },
           defaultLanguage: server.defaultLanguage ?? 'en',
         },
         200,

@@ -6,15 +6,16 @@
  */
 import type { RunRecord } from '../../engine/history/types.js'
 import type { JobView, RunInfo, SnapshotView } from '../../engine/types.js'
+import type { RestoreTarget, TaskView } from '../../tasks/TaskView.js'
 
-export type { JobView, RunInfo }
+export type { JobView, RunInfo, RestoreTarget, TaskView }
 
 export const API_BASE = '/api/v1'
 
 export interface Settings {
   logLimits: { jobLogs: number; systemLogs: number }
   logs: { perJob: boolean; system: boolean }
-  permissions: { allowBackupDownload: boolean; allowManualRun: boolean; showConfig: boolean }
+  permissions: { allowBackupDownload: boolean; allowManualRun: boolean; showConfig: boolean; allowRestore?: boolean }
   /** The language a UI starts in; this UI has only English. */
   defaultLanguage?: string
 }
@@ -126,6 +127,12 @@ export const api = {
   logTail: (path: string, tail: number) => request<{ logs: string[] }>('GET', `${path}?tail=${tail}`),
   backups: (name: string) => request<{ backups: Snapshot[]; job: string }>('GET', `${job(name)}/backups`),
   history: (name: string) => request<{ job: string; runs: RunRecord[] }>('GET', `${job(name)}/history`),
+  verify: (name: string, filename: string) => request<{ task: TaskView }>('POST', `${job(name)}/backups/${encodeURIComponent(filename)}/verify`),
+  restore: (name: string, filename: string, target: RestoreTarget) =>
+    request<{ task: TaskView }>('POST', `${job(name)}/backups/${encodeURIComponent(filename)}/restore`, { target }),
+  /** The job's running or newest task; `{}` (204) before the first. */
+  currentTask: (name: string) => request<{ task?: TaskView }>('GET', `${job(name)}/tasks/current`),
+  cancelTask: (name: string) => request<{ task: TaskView }>('POST', `${job(name)}/tasks/current/cancel`),
 }
 
 /**

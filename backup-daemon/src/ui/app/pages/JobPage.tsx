@@ -151,7 +151,12 @@ export function JobPage({ name, settings }: { name: string; settings: Settings }
 
       {progress && <RunProgressView progress={progress} />}
 
-      <SnapshotsTable name={name} canDownload={settings.permissions.allowBackupDownload} version={snapshotsVersion} />
+            <SnapshotsTable
+        name={name}
+        canDownload={settings.permissions.allowBackupDownload}
+        canRestore={settings.permissions.allowRestore ?? false}
+        version={snapshotsVersion}
+      />
 
       <section aria-labelledby="log-title">
         <h2 id="log-title">Log</h2>

@@ -11,11 +11,21 @@ import { useEffect, useState } from 'preact/hooks'
 import { formatBytes } from '../../lib/formatBytes.js'
 import { api, ApiError, downloadUrl, partName, type Snapshot } from '../api.js'
 import { RelativeTime } from '../components/RelativeTime.js'
+import { RestoreDialog } from '../components/RestoreDialog.js'
 
-export function SnapshotsTable({ name, canDownload, version }: { name: string; canDownload: boolean; version: number }) {
+interface SnapshotsTableProps {
+  name: string
+  canDownload: boolean
+  /** Verify and Restore… buttons (`permissions.allowRestore`). */
+  canRestore?: boolean
+  version: number
+}
+
+export function SnapshotsTable({ name, canDownload, canRestore = false, version }: SnapshotsTableProps) {
   const [snapshots, setSnapshots] = useState<Snapshot[]>()
   const [error, setError] = useState<string>()
   const [reload, setReload] = useState(0)
+  const [task, setTask] = useState<{ snapshot: string; kind: 'verify' | 'restore' }>()
 
   useEffect(() => {
     api.backups(name).then(
@@ -49,6 +59,7 @@ export function SnapshotsTable({ name, canDownload, version }: { name: string; c
               <th scope="col">Storage</th>
               <th scope="col">Split</th>
               {canDownload && <th scope="col">Download</th>}
+              {canRestore && <th scope="col">Restore</th>}
             </tr>
           </thead>
           <tbody>
@@ -75,11 +86,22 @@ export function SnapshotsTable({ name, canDownload, version }: { name: string; c
                     <Downloads job={name} snapshot={s} />
                   </td>
                 )}
+                {canRestore && (
+                  <td data-label="Restore" class="task-actions">
+                    <button class="link-button" onClick={() => setTask({ snapshot: fileOf(s), kind: 'verify' })} aria-label={`Verify ${s.name}`}>
+                      Verify
+                    </button>
+                    <button class="link-button" onClick={() => setTask({ snapshot: fileOf(s), kind: 'restore' })} aria-label={`Restore ${s.name}`}>
+                      Restore…
+                    </button>
+                  </td>
+                )}
               </tr>
             ))}
           </tbody>
         </table>
       )}
+      {task && <RestoreDialog job={name} snapshot={task.snapshot} kind={task.kind} onClose={() => setTask(undefined)} />}
     </section>
   )
 }

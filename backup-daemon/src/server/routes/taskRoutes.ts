@@ -1,0 +1,171 @@
+/**
+ * @module server/routes/taskRoutes
+ * Restore and verify of a listed snapshot as background tasks (one per job at a time, never while the
+ * job's backup runs): start (202 with the task), the job's current task (the newest, running or ended;
+ * 204 before the first) and cancel. Starting and cancelling are refused with 403 while
+ * `server.permissions.allowRestore` is off (the default). Every refusal is a Problem and writes nothing.
+ */
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi'
+import { bodyLimit } from 'hono/body-limit'
+import { TaskRefusedError } from '../../tasks/TaskRefusedError.js'
+import type { JobTasks } from '../../tasks/createJobTasks.js'
+import type { AppEnv, RouteDeps } from '../appEnv.js'
+import { HttpError } from '../HttpError.js'
+import { jsonResponse, problemResponses, sessionSecurity } from '../responses.js'
+import { DownloadParamsSchema, JobParamsSchema } from '../schemas.js'
+
+const ProgressSchema = z
+  .object({
+    kind: z.enum(['backup', 'restore', 'verify']),
+    phase: z.enum(['preparing', 'hooks', 'dumping', 'archiving', 'uploading', 'retention', 'verifying', 'restoring', 'finishing']),
+    startedAt: z.string(),
+    currentSource: z.string().optional(),
+    currentFile: z.string().optional(),
+    filesRead: z.number().int(),
+    bytesRead: z.number().int(),
+    totalBytes: z.number().int().optional(),
+    storages: z.array(z.object({ storage: z.string(), bytesWritten: z.number().int(), done: z.boolean() })),
+    bytesPerSecond: z.number(),
+    etaSeconds: z.number().optional(),
+    percent: z.number().optional(),
+  })
+  .openapi({ description: 'RunProgress: bytes read from the storage against the total (a restore reads the snapshot twice: verify, then restore).' })
+
+export const TaskSchema = z
+  .object({
+    id: z.string(),
+    job: z.string(),
+    kind: z.enum(['verify', 'restore']),
+    snapshot: z.string(),
+    target: z.string().optional().openapi({ description: 'Restore: the resolved folder, or `database <name>` of `restore.databases`' }),
+    status: z.enum(['running', 'cancelling', 'success', 'failed', 'cancelled']),
+    progress: ProgressSchema.optional(),
+    startedAt: z.string(),
+    endedAt: z.string().optional(),
+    error: z.string().optional(),
+    summary: z.string().optional().openapi({ description: 'What an ended task did, one line' }),
+  })
+  .openapi('Task')
+
+const TaskResponseSchema = z.object({ task: TaskSchema }).openapi('TaskResponse')
+
+export const RestoreRequestSchema = z
+  .object({
+    target: z.discriminatedUnion('kind', [
+      z.object({
+        kind: z.literal('files'),
+        path: z
+          .string()
+          .min(1)
+          .max(4096)
+          .openapi({ description: 'Absolute folder strictly inside one of `restore.roots`; no `.`/`..` steps; its parent must exist' }),
+        overwrite: z
+          .boolean()
+          .optional()
+          .openapi({ description: 'Replace files the folder already holds (default false: such a clash fails the restore, nothing written)' }),
+      }),
+      z.object({
+        kind: z.literal('database'),
+        source: z.string().min(1).openapi({ description: 'A database source of the job (its dump in the snapshot)' }),
+        database: z.string().min(1).openapi({ description: 'A name under `restore.databases`' }),
+        overwrite: z.boolean().optional().openapi({ description: 'Replace existing objects (pg_restore --clean --if-exists; default false)' }),
+      }),
+    ]),
+  })
+  .openapi('RestoreRequest')
+
+export function taskRoutes(api: OpenAPIHono<AppEnv>, { config, engine, session }: RouteDeps): void {
+  const common = { tags: ['restore'], security: sessionSecurity, middleware: [session] }
+  const allowed = () => {
+    if (!config.server.permissions.allowRestore) throw new HttpError(403, { message: 'restore and verify are switched off (server.permissions.allowRestore)' })
+  }
+  const tasks = (): JobTasks => {
+    if (!engine.tasks) throw new HttpError(501, { message: 'this engine has no restore or verify tasks' })
+    return engine.tasks
+  }
+  /** A refusal of the task layer as its Problem. */
+  const refusal = (err: unknown): never => {
+    if (err instanceof TaskRefusedError) throw new HttpError(err.status, { message: err.message, cause: err })
+    throw err
+  }
+
+  api.openapi(
+    createRoute({
+      ...common,
+      method: 'post',
+      path: '/jobs/{name}/backups/{filename}/verify',
+      summary: 'Verify a listed snapshot in the background',
+      description:
+        "Every storage copy: each part's sha256 against the manifest; a snapshot without a manifest is decrypted and read to its end. " +
+        '403 when `server.permissions.allowRestore` is off, 404 for a snapshot that is not listed, 409 while a backup or another task of the job runs.',
+      request: { params: DownloadParamsSchema },
+      responses: { 202: jsonResponse(TaskResponseSchema, 'Verify started'), ...problemResponses(401, 403, 404, 409, 501) },
+    }),
+    async (c) => {
+      allowed()
+      const { name, filename } = c.req.valid('param')
+      const task = await tasks().verify(name, filename).catch(refusal)
+      return c.json({ task }, 202)
+    },
+  )
+
+  api.openapi(
+    createRoute({
+      ...common,
+      method: 'post',
+      path: '/jobs/{name}/backups/{filename}/restore',
+      summary: 'Restore a listed snapshot in the background: files into a folder, or a database source into a configured database',
+      description:
+        'The snapshot is verified first, then restored. Files are unpacked under a temporary name next to the target and moved into place at the end, ' +
+        'so a failed or cancelled restore leaves the folder as it was. 400 for a target outside `restore.roots`, with `..`, or a database not in ' +
+        '`restore.databases`; 403 when `server.permissions.allowRestore` is off; 404 for a snapshot that is not listed; ' +
+        '409 while a backup or another task runs.',
+      middleware: [session, bodyLimit({ maxSize: 16 * 1024, onError: () => { throw new HttpError(413, { message: 'request body too large' }) } })] as const,
+      request: { params: DownloadParamsSchema, body: { required: true, content: { 'application/json': { schema: RestoreRequestSchema } } } },
+      responses: { 202: jsonResponse(TaskResponseSchema, 'Restore started'), ...problemResponses(401, 403, 404, 409, 413, 415, 501) },
+    }),
+    async (c) => {
+      allowed()
+      const { name, filename } = c.req.valid('param')
+      const { target } = c.req.valid('json')
+      const task = await tasks().restore(name, filename, target).catch(refusal)
+      return c.json({ task }, 202)
+    },
+  )
+
+  api.openapi(
+    createRoute({
+      ...common,
+      method: 'get',
+      path: '/jobs/{name}/tasks/current',
+      summary: "The job's restore or verify task: the running one, else the newest ended one",
+      description: '204 when the daemon has run no task for the job since it started.',
+      request: { params: JobParamsSchema },
+      responses: { 200: jsonResponse(TaskResponseSchema, 'The task'), 204: { description: 'No task yet' }, ...problemResponses(401, 404, 501) },
+    }),
+    (c) => {
+      const task = tasks().current(c.req.valid('param').name)
+      return task ? c.json({ task }, 200) : c.body(null, 204)
+    },
+  )
+
+  api.openapi(
+    createRoute({
+      ...common,
+      method: 'post',
+      path: '/jobs/{name}/tasks/current/cancel',
+      summary: 'Cancel the running restore or verify task',
+      description: 'The task ends as `cancelled`; a restore leaves its target as it was. 409 when no task runs.',
+      request: { params: JobParamsSchema },
+      responses: { 200: jsonResponse(TaskResponseSchema, 'Cancellation requested'), ...problemResponses(401, 403, 404, 409, 501) },
+    }),
+    (c) => {
+      allowed()
+      try {
+        return c.json({ task: tasks().cancel(c.req.valid('param').name) }, 200)
+      } catch (err) {
+        return refusal(err)
+      }
+    },
+  )
+}

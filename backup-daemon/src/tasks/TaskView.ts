@@ -1,0 +1,33 @@
+/**
+ * @module tasks/TaskView
+ * A restore or verify task as the API shows it (`GET /jobs/{name}/tasks/current`, CONTRACT.md issue 14),
+ * and what a restore writes to.
+ */
+import type { RunProgress } from '../engine/progress/types.js'
+
+export type TaskKind = 'verify' | 'restore'
+export type TaskStatus = 'running' | 'cancelling' | 'success' | 'failed' | 'cancelled'
+
+export interface TaskView {
+  id: string
+  job: string
+  kind: TaskKind
+  /** The listed snapshot name the task reads. */
+  snapshot: string
+  /** Restore only: the folder written, or `database <name>` of `restore.databases`. */
+  target?: string
+  status: TaskStatus
+  /** The latest progress (refreshed about 4 times a second while the task runs; the final figures after). */
+  progress?: RunProgress
+  startedAt: string
+  endedAt?: string
+  /** Failed or cancelled: why (never a secret). */
+  error?: string
+  /** Ended: what was done, one line (e.g. "restored 12 file(s), 3 folder(s) ... into /srv/restore/x"). */
+  summary?: string
+}
+
+/** Where a restore writes: a folder below a `restore.roots` entry, or a database of `restore.databases`. */
+export type RestoreTarget =
+  | { kind: 'files'; path: string; overwrite?: boolean }
+  | { kind: 'database'; source: string; database: string; overwrite?: boolean }

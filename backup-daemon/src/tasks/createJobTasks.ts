@@ -1,0 +1,193 @@
+/**
+ * @module tasks/createJobTasks
+ * Restore and verify of a job's listed snapshots, as the engine offers them to the API: every request is
+ * checked before anything runs (job known, snapshot listed, target allowed, nothing else running for the
+ * job: neither a task nor a backup) and refused with a `TaskRefusedError` / `SnapshotNotFoundError`;
+ * then the work runs in the `TaskRunner`.
+ *
+ * - verify: every storage copy of the snapshot is checked (`snapshot/verifySnapshot`: each part's sha256
+ *   against the manifest; without a manifest the archive is read to its end). Fails when one copy is bad.
+ * - restore: the first copy that verifies is read (so the total is twice the snapshot's size), then
+ *   unpacked into a folder below `restore.roots` (`restoreFiles`) or one database source's dump is
+ *   restored into a database of `restore.databases` (`restoreDatabase`).
+ */
+import type { DaemonConfig, JobConfig } from '../config/types.js'
+import { archiveKeys } from '../cli/snapshotCommand.js'
+import { SnapshotNotFoundError } from '../engine/errors.js'
+import type { RunRecord } from '../engine/history/types.js'
+import { locateSnapshots, type LocatedSnapshot } from '../snapshot/locateSnapshots.js'
+import { describeReadError, openArchive } from '../snapshot/openArchive.js'
+import { databaseTypes } from '../snapshot/restoreDatabases.js'
+import { verifySnapshot } from '../snapshot/verifySnapshot.js'
+import { splitPassword } from '../sources/postgresql/connectionString.js'
+import type { Storage } from '../storages/types.js'
+import { countingStorage } from './countingStorage.js'
+import { resolveRestoreFolder } from './resolveRestoreFolder.js'
+import { restoreDatabase, retargetSource } from './restoreDatabase.js'
+import { restoreFiles } from './restoreFiles.js'
+import type { TaskContext, TaskRunner } from './TaskRunner.js'
+import { TaskRefusedError } from './TaskRefusedError.js'
+import type { RestoreTarget, TaskView } from './TaskView.js'
+
+export interface JobTasks {
+  verify(job: string, snapshot: string, trigger?: RunRecord['trigger']): Promise<TaskView>
+  restore(job: string, snapshot: string, target: RestoreTarget, trigger?: RunRecord['trigger']): Promise<TaskView>
+  /** The newest task of the job (running or ended); undefined before the first. */
+  current(job: string): TaskView | undefined
+  /** 409 `TaskRefusedError` when no task runs. */
+  cancel(job: string): TaskView
+  busy(job: string): boolean
+  whenDone(job: string): Promise<void>
+  stop(): Promise<void>
+}
+
+export interface JobTasksDeps {
+  config: DaemonConfig
+  /** The job's config and storages; throws `JobNotFoundError`. */
+  job(name: string): { config: JobConfig; storages: Storage[] }
+  /** Whether the job's backup runs (a task is refused meanwhile: it would read a snapshot being written or pruned). */
+  backupRunning(name: string): boolean
+  runner: TaskRunner
+}
+
+type Located = LocatedSnapshot
+const sizeOf = (located: Located) => located.entry.dataSizes.reduce((sum, size) => sum + size, 0)
+
+export function createJobTasks({ config, job, backupRunning, runner }: JobTasksDeps): JobTasks {
+  const refuseIfBusy = (name: string) => {
+    if (backupRunning(name)) throw new TaskRefusedError(409, `job "${name}" is running a backup; try again when it has finished`)
+    if (runner.busy(name)) throw new TaskRefusedError(409, `job "${name}" already has a restore or verify task running; wait for it or cancel it`)
+  }
+
+  /** Every copy of a listed snapshot; `SnapshotNotFoundError` (404) when no storage lists it. */
+  const locate = async (name: string, storages: Storage[], snapshot: string): Promise<Located[]> => {
+    const copies = (await locateSnapshots(name, storages, snapshot)).filter((l): l is Located => !('missing' in l))
+    if (copies.length === 0) throw new SnapshotNotFoundError(name, snapshot)
+    return copies
+  }
+
+  const counted = (located: Located, context: TaskContext): Located => ({
+    ...located,
+    storage: countingStorage(located.storage, (n) => context.meter.addBytes(n)),
+  })
+
+  /** Verifies copies in order until one is intact (all of them with `all`); returns the intact ones. */
+  const verifyCopies = async (copies: Located[], jobConfig: JobConfig, context: TaskContext, all: boolean) => {
+    const intact: Located[] = []
+    const problems: string[] = []
+    context.meter.phase = 'verifying'
+    for (const copy of copies) {
+      const where = `storage "${copy.storage.name}"`
+      context.meter.currentSource = copy.storage.name
+      const result = await verifySnapshot(counted(copy, context), context.signal, archiveKeys(jobConfig))
+      if (result.ok) {
+        const checked = copy.manifest ? 'sha256 of every part matches the manifest' : `no manifest: ${result.entries ?? 0} entries read to the end`
+        context.log('info', `${where}: intact (${result.partsChecked} part(s), ${result.bytes} bytes; ${checked})`)
+        intact.push(copy)
+        if (!all) break
+      } else {
+        for (const problem of result.problems) context.log('error', `${where}: ${problem}`)
+        problems.push(`${where}: ${result.problems.join('; ')}`)
+      }
+    }
+    return { intact, problems }
+  }
+
+  return {
+    async verify(name, snapshot, trigger = 'api') {
+      const { config: jobConfig, storages } = job(name)
+      refuseIfBusy(name)
+      const copies = await locate(name, storages, snapshot)
+      refuseIfBusy(name)
+      const totalBytes = copies.reduce((sum, copy) => sum + sizeOf(copy), 0)
+      return runner.start({ job: name, kind: 'verify', snapshot, totalBytes, trigger }, async (context) => {
+        const { intact, problems } = await verifyCopies(copies, jobConfig, context, true)
+        const copiesAre = copies.length === 1 ? 'copy is' : 'copies are'
+        if (problems.length > 0) throw new Error(`${problems.length} of ${copies.length} ${copiesAre} damaged: ${problems.join(' | ')}`)
+        return { summary: `${intact.length} cop${intact.length === 1 ? 'y' : 'ies'} intact (${intact.map((c) => c.storage.name).join(', ')})` }
+      })
+    },
+
+    async restore(name, snapshot, target, trigger = 'api') {
+      const { config: jobConfig, storages } = job(name)
+      refuseIfBusy(name)
+      const restore = config.restore ?? { roots: [], databases: {} }
+      // Every check of the target comes before the snapshot is looked at: a bad request writes nothing.
+      let prepared: { label: string; run(located: Located, context: TaskContext): Promise<{ summary: string; bytesWritten?: number }> }
+      if (target.kind === 'files') {
+        const folder = await resolveRestoreFolder(target.path, restore.roots)
+        const overwrite = target.overwrite ?? false
+        prepared = {
+          label: folder.path,
+          async run(located, context) {
+            const archive = await openArchive(located, { ...archiveKeys(jobConfig), signal: context.signal })
+            const onEntry = (entry: string) => context.meter.file(entry)
+            const result = await restoreFiles(archive, folder, { overwrite, signal: context.signal, onEntry }).catch((err: Error) => {
+              throw new Error(`${describeReadError(located, err).message} (the target folder was left as it was)`, { cause: err })
+            })
+            return {
+              summary: `restored ${result.files} file(s), ${result.directories} folder(s), ${result.links} link(s), ${result.bytes} bytes into ${folder.path}`,
+              bytesWritten: result.bytes,
+            }
+          },
+        }
+      } else {
+        const source = jobConfig.sources.find((s) => s.name === target.source)
+        if (!source) throw new TaskRefusedError(400, `job "${name}" has no source "${target.source}"`)
+        if (!(databaseTypes as readonly string[]).includes(source.type) || (source.type === 'redis' && !source.path)) {
+          throw new TaskRefusedError(400, `source "${source.name}" (${source.type}) is not a database source that can be restored into another database`)
+        }
+        const configured = restore.databases[target.database]
+        if (!configured) {
+          const known = Object.keys(restore.databases)
+          throw new TaskRefusedError(400, `no database "${target.database}" in restore.databases (configured: ${known.length ? known.join(', ') : 'none'})`)
+        }
+        const retargeted = retargetSource(source, configured, target.database)
+        const overwrite = target.overwrite ?? false
+        const where = configured.type === 'sqlite' ? configured.path : splitPassword(configured.database).label
+        prepared = {
+          label: `database ${target.database}`,
+          async run(located, context) {
+            context.meter.currentSource = source.name
+            const archive = await openArchive(located, { ...archiveKeys(jobConfig), signal: context.signal })
+            const note = configured.type === 'postgresql' ? ' (pg_restore runs in one transaction: the database was left as it was)' : ''
+            // Once the source is restored (committed), a failure or cancel while the rest of the archive is read changes nothing.
+            let restored = false
+            const log = (line: string) => {
+              if (line.startsWith('restored source ')) restored = true
+              context.log('info', line)
+            }
+            const summary = `restored source "${source.name}" into ${configured.type} database ${where} (restore.databases.${target.database})`
+            await restoreDatabase(archive, retargeted, jobConfig.sources, { overwrite, signal: context.signal, log }).catch((err: Error) => {
+              if (!restored) throw new Error(`${describeReadError(located, err).message}${note}`, { cause: err })
+            })
+            return { summary }
+          },
+        }
+      }
+      const copies = await locate(name, storages, snapshot)
+      refuseIfBusy(name)
+      const totalBytes = 2 * sizeOf(copies[0]!)
+      return runner.start({ job: name, kind: 'restore', snapshot, target: prepared.label, totalBytes, trigger }, async (context) => {
+        const { intact, problems } = await verifyCopies(copies, jobConfig, context, false)
+        const chosen = intact[0]
+        if (!chosen) throw new Error(`no storage holds an intact copy of ${snapshot}: ${problems.join(' | ')}; nothing was restored`)
+        context.meter.phase = 'restoring'
+        context.log('info', `restoring from storage "${chosen.storage.name}" into ${prepared.label}`)
+        return prepared.run(counted(chosen, context), context)
+      })
+    },
+
+    current: (name) => {
+      job(name)
+      return runner.current(name)
+    },
+    cancel: (name) => {
+      job(name)
+      return runner.cancel(name)
+    },
+    busy: (name) => runner.busy(name),
+    whenDone: (name) => runner.whenDone(name),
+    stop: () => runner.stop(),
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * @module tasks/restoreFiles
+ * Restores a snapshot's files into a folder so that a failure or a cancel leaves the folder as it was:
+ * the archive is unpacked (with `extractTo`'s checks of every entry) into a temporary folder next to the
+ * target (`.<name>.restore-<random>` in the same parent, so the final moves are renames on one file
+ * system), then every restored entry is checked against what the target holds (an existing file is a
+ * conflict unless `overwrite`; a file where a folder is, a folder where a file is, or a link on the way
+ * always are), and only then moved into place. The temporary folder is removed whatever happens.
+ */
+import { randomBytes } from 'node:crypto'
+import { chmod, lstat, mkdir, readdir, rename, rm } from 'node:fs/promises'
+import { basename, join } from 'node:path'
+import type { Readable } from 'node:stream'
+import { extractTo, type ExtractResult } from '../snapshot/extractTo.js'
+import type { RestoreFolder } from './resolveRestoreFolder.js'
+
+export interface RestoreFilesOptions {
+  overwrite: boolean
+  signal: AbortSignal
+  onEntry?: (name: string) => void
+}
+
+const lstatOrNone = (path: string) => lstat(path).catch(() => undefined)
+
+/** Paths (relative) of the restored tree that clash with the target. */
+async function conflicts(from: string, to: string, overwrite: boolean, prefix = ''): Promise<string[]> {
+  const found: string[] = []
+  for (const entry of await readdir(from, { withFileTypes: true })) {
+    const name = prefix + entry.name
+    const there = await lstatOrNone(join(to, entry.name))
+    if (!there) continue
+    if (entry.isDirectory()) {
+      if (there.isDirectory()) found.push(...(await conflicts(join(from, entry.name), join(to, entry.name), overwrite, `${name}/`)))
+      else found.push(`${name} (a ${there.isSymbolicLink() ? 'link' : 'file'} where the snapshot has a folder)`)
+    } else if (there.isDirectory()) found.push(`${name} (a folder where the snapshot has a file)`)
+    else if (!overwrite) found.push(`${name} (exists)`)
+  }
+  return found
+}
+
+/** Moves the restored tree into the target: whole folders by one rename where the target has none. */
+async function moveInto(from: string, to: string): Promise<void> {
+  for (const entry of await readdir(from, { withFileTypes: true })) {
+    const source = join(from, entry.name)
+    const destination = join(to, entry.name)
+    const there = await lstatOrNone(destination)
+    if (entry.isDirectory() && there?.isDirectory()) await moveInto(source, destination)
+    else await rename(source, destination)
+  }
+}
+
+export async function restoreFiles(archive: Readable, folder: RestoreFolder, options: RestoreFilesOptions): Promise<ExtractResult> {
+  const temporary = join(folder.parent, `.${basename(folder.path)}.restore-${randomBytes(6).toString('hex')}`)
+  await mkdir(temporary, { mode: 0o700 })
+  try {
+    const result = await extractTo(archive, temporary, { overwrite: false, signal: options.signal, ...(options.onEntry && { onEntry: options.onEntry }) })
+    options.signal.throwIfAborted()
+    // Re-checked now (not only when the task was accepted): the target may have changed meanwhile.
+    const now = await lstatOrNone(folder.path)
+    if (now && !now.isDirectory()) throw new Error(`${folder.path} is no longer a folder; nothing was restored`)
+    if (!now) {
+      // Private while being filled; an ordinary folder once it is the target.
+      await chmod(temporary, 0o755)
+      await rename(temporary, folder.path)
+      return result
+    }
+    const clashes = await conflicts(temporary, folder.path, options.overwrite)
+    if (clashes.length > 0) {
+      const shown = clashes.slice(0, 5).join(', ') + (clashes.length > 5 ? `, and ${clashes.length - 5} more` : '')
+      const what = `the target already holds ${clashes.length} of the snapshot's path(s): ${shown}`
+      throw new Error(`${what}; nothing was restored (ask to overwrite to replace files)`)
+    }
+    // From here on the moves are renames: not cancellable, so the target never ends half-merged by a cancel.
+    await moveInto(temporary, folder.path)
+    return result
+  } finally {
+    await rm(temporary, { recursive: true, force: true })
+  }
+}

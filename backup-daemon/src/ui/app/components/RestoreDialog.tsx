@@ -1,0 +1,195 @@
+/** @jsxImportSource preact */
+/**
+ * @module ui/app/components/RestoreDialog
+ * Verify or restore one snapshot, as a modal dialog: first the confirmation, which says what will be
+ * read and what will be written where (a folder on the daemon's host, or a database of the daemon's
+ * `restore.databases`, and whether existing files or tables are replaced); then the task's progress with
+ * a Cancel button, polled from `GET /jobs/{name}/tasks/current`; then its result (the summary, or why it
+ * failed or was cancelled). The daemon checks every target: its refusals are shown as it words them.
+ */
+import { useEffect, useRef, useState } from 'preact/hooks'
+import { api, ApiError, type RestoreTarget, type TaskView } from '../api.js'
+import { RunProgressView } from './RunProgressView.js'
+import { useInterval } from './useInterval.js'
+
+export interface RestoreDialogProps {
+  job: string
+  /** The snapshot's `{filename}` (its listed id/name). */
+  snapshot: string
+  kind: 'verify' | 'restore'
+  onClose(): void
+}
+
+const ended = (task: TaskView) => task.status !== 'running' && task.status !== 'cancelling'
+
+export function RestoreDialog({ job, snapshot, kind, onClose }: RestoreDialogProps) {
+  const dialog = useRef<HTMLDialogElement>(null)
+  const [targetKind, setTargetKind] = useState<'files' | 'database'>('files')
+  const [path, setPath] = useState('')
+  const [source, setSource] = useState('')
+  const [database, setDatabase] = useState('')
+  const [overwrite, setOverwrite] = useState(false)
+  const [task, setTask] = useState<TaskView>()
+  const [error, setError] = useState<string>()
+  const [pending, setPending] = useState(false)
+
+  useEffect(() => {
+    const element = dialog.current
+    if (element && !element.open) element.showModal()
+  }, [])
+
+  // While the task runs: its progress and, at the end, its result.
+  useInterval(() => {
+    if (!task || ended(task)) return
+    api.currentTask(job).then(
+      (r) => r.task && r.task.id === task.id && setTask(r.task),
+      () => {},
+    )
+  }, 500)
+
+  const target = (): RestoreTarget | undefined => {
+    if (targetKind === 'files') return path.trim() ? { kind: 'files', path: path.trim(), overwrite } : undefined
+    return source.trim() && database.trim() ? { kind: 'database', source: source.trim(), database: database.trim(), overwrite } : undefined
+  }
+
+  const start = async () => {
+    setPending(true)
+    setError(undefined)
+    try {
+      const chosen = target()
+      const answer = kind === 'verify' ? await api.verify(job, snapshot) : await api.restore(job, snapshot, chosen!)
+      setTask(answer.task)
+    } catch (err) {
+      setError(describe(err))
+    } finally {
+      setPending(false)
+    }
+  }
+
+  const cancel = async () => {
+    try {
+      setTask((await api.cancelTask(job)).task)
+    } catch (err) {
+      setError(describe(err))
+    }
+  }
+
+  const close = () => {
+    dialog.current?.close()
+    onClose()
+  }
+
+  const title = kind === 'verify' ? `Verify ${snapshot}` : `Restore ${snapshot}`
+  return (
+    <dialog ref={dialog} class="task-dialog" aria-labelledby="task-dialog-title" onCancel={(e) => (task && !ended(task) ? e.preventDefault() : onClose())}>
+      <h2 id="task-dialog-title">{title}</h2>
+      {!task && kind === 'verify' && (
+        <p>
+          Reads every part of <strong>{snapshot}</strong> from each storage that holds it and checks it against the snapshot's checksums (a snapshot
+          without them is decrypted and read to its end). Nothing is written.
+        </p>
+      )}
+      {!task && kind === 'restore' && (
+        <form
+          class="task-form"
+          onSubmit={(e) => {
+            e.preventDefault()
+            void start()
+          }}
+        >
+          <fieldset>
+            <legend>Restore into</legend>
+            <label>
+              <input type="radio" name="target-kind" checked={targetKind === 'files'} onChange={() => setTargetKind('files')} /> a folder on the daemon's host
+            </label>
+            <label>
+              <input type="radio" name="target-kind" checked={targetKind === 'database'} onChange={() => setTargetKind('database')} /> a database
+            </label>
+          </fieldset>
+          {targetKind === 'files' ? (
+            <label class="field">
+              Folder (absolute, inside a restore root of the daemon's configuration)
+              <input type="text" name="path" value={path} placeholder="/srv/restore/site" onInput={(e) => setPath(e.currentTarget.value)} />
+            </label>
+          ) : (
+            <>
+              <label class="field">
+                Database source of the job
+                <input type="text" name="source" value={source} placeholder="pg" onInput={(e) => setSource(e.currentTarget.value)} />
+              </label>
+              <label class="field">
+                Target database (a name under restore.databases)
+                <input type="text" name="database" value={database} placeholder="staging" onInput={(e) => setDatabase(e.currentTarget.value)} />
+              </label>
+            </>
+          )}
+          <label>
+            <input type="checkbox" name="overwrite" checked={overwrite} onChange={(e) => setOverwrite(e.currentTarget.checked)} />{' '}
+            {targetKind === 'files' ? 'Replace files that already exist' : 'Drop and recreate objects that already exist'}
+          </label>
+          <p class="alert info" data-testid="restore-plan">
+            {describePlan(snapshot, target(), targetKind)}
+          </p>
+        </form>
+      )}
+      {task && (
+        <div class="task-state" data-task-status={task.status} role="status" aria-live="polite">
+          {task.target && (
+            <p>
+              Target: <code>{task.target}</code>
+            </p>
+          )}
+          {task.progress && !ended(task) && <RunProgressView progress={task.progress} />}
+          {task.status === 'running' && <p>{kind === 'verify' ? 'Verifying…' : 'Restoring…'}</p>}
+          {task.status === 'cancelling' && <p>Cancelling…</p>}
+          {task.status === 'success' && <p class="alert info task-result">Done: {task.summary}</p>}
+          {task.status === 'failed' && <p class="alert error task-result">Failed: {task.error}</p>}
+          {task.status === 'cancelled' && <p class="alert error task-result">Cancelled{kind === 'restore' ? ': the target was left as it was' : ''}.</p>}
+        </div>
+      )}
+      {error && (
+        <p class="alert error" role="alert">
+          {error}
+        </p>
+      )}
+      <div class="actions">
+        {!task && (
+          <button class="primary" onClick={() => void start()} disabled={pending || (kind === 'restore' && !target())}>
+            {pending ? 'Starting…' : kind === 'verify' ? 'Verify' : 'Restore'}
+          </button>
+        )}
+        {task && !ended(task) && (
+          <button class="danger" onClick={() => void cancel()} disabled={task.status === 'cancelling'}>
+            Cancel {kind}
+          </button>
+        )}
+        <button onClick={close} disabled={task !== undefined && !ended(task)}>
+          Close
+        </button>
+      </div>
+    </dialog>
+  )
+}
+
+/** What the restore will write where, in words, before it is confirmed. */
+function describePlan(snapshot: string, target: RestoreTarget | undefined, kind: 'files' | 'database'): string {
+  if (!target) return kind === 'files' ? 'Name the folder to restore into.' : 'Name the source and the target database.'
+  if (target.kind === 'files') {
+    return (
+      `The files of ${snapshot} will be written into ${target.path} on the daemon's host, one folder per source. ` +
+      (target.overwrite ? 'Files that already exist there are replaced. ' : 'If a file already exists there, nothing is restored. ') +
+      'The snapshot is verified first; a failed or cancelled restore leaves the folder as it was.'
+    )
+  }
+  return (
+    `The dump of source "${target.source}" in ${snapshot} will be restored into the database configured as "${target.database}". ` +
+    (target.overwrite ? 'Existing tables and other objects are dropped and recreated.' : 'If the objects already exist, the restore fails and changes nothing.')
+  )
+}
+
+function describe(err: unknown): string {
+  if (!(err instanceof ApiError)) return err instanceof Error ? err.message : String(err)
+  if (err.status === 403) return 'Not allowed: restore and verify are switched off on this daemon.'
+  if (err.status === 401) return 'Your session has expired.'
+  return `Refused: ${err.message}`
+}

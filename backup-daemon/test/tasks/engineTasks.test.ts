@@ -1,0 +1,53 @@
+import { expect } from 'chai'
+import { mkdir, readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { createEngine, type DaemonEngine } from '../../src/engine/createEngine.js'
+import { JobBusyError } from '../../src/engine/errors.js'
+import { memoryRunHistory } from '../../src/tasks/memoryRunHistory.js'
+import { configIn, makeTree, tempDir } from '../engine/helpers.js'
+
+describe('tasks: through the engine (its RunHistory, its log, its lock against backups)', function () {
+  this.timeout(60_000)
+  let tmp: Awaited<ReturnType<typeof tempDir>>
+  let engine: DaemonEngine | undefined
+  before(async () => {
+    tmp = await tempDir('bd-engine-tasks-')
+    await makeTree(join(tmp.dir, 'src'))
+    await mkdir(join(tmp.dir, 'restores'))
+  })
+  after(async () => {
+    await engine?.stop()
+    await tmp.remove()
+  })
+
+  it('records verify and restore in the history it is given, logs them, and refuses a backup while one runs', async () => {
+    const history = memoryRunHistory()
+    const config = await configIn(tmp.dir, [{ name: 'j' }], `restore: { roots: [${join(tmp.dir, 'restores')}] }\n`)
+    engine = await createEngine(config, { schedule: false, persistLogs: false, history })
+    engine.run('j', 'manual')
+    expect((await engine.whenIdle('j')).status).to.equal('success')
+    const [snapshot] = await engine.listSnapshots('j')
+
+    const verify = await engine.tasks.verify('j', snapshot!.name)
+    expect(() => engine!.run('j', 'manual')).to.throw(JobBusyError)
+    await engine.tasks.whenDone('j')
+    expect(engine.tasks.current('j')).to.include({ id: verify.id, status: 'success' })
+
+    const target = join(tmp.dir, 'restores', 'copy')
+    await engine.tasks.restore('j', snapshot!.name, { kind: 'files', path: target })
+    await engine.tasks.whenDone('j')
+    expect(engine.tasks.current('j')!.status).to.equal('success')
+    expect(await readFile(join(target, 'files', 'readme.txt'), 'utf8')).to.equal('hello backup\n'.repeat(1000))
+
+    const runs = history.list('j')
+    expect(runs.map((r) => [r.kind, r.result, r.trigger, r.snapshot])).to.deep.equal([
+      ['restore', 'success', 'api', snapshot!.name],
+      ['verify', 'success', 'api', snapshot!.name],
+    ])
+    expect(runs[0]!.target).to.equal(target)
+    expect(runs[0]!.bytesRead).to.equal(2 * snapshot!.size)
+    expect(runs[0]!.bytesWritten).to.be.greaterThan(300_000)
+    const lines = engine.logs.tail({ kind: 'job', job: 'j' }, 100).join('\n')
+    expect(lines).to.include('[verify] succeeded').and.include('[restore] succeeded')
+  })
+})

@@ -1,0 +1,74 @@
+/**
+ * @module test/tasks/support
+ * A real daemon with restore switched on for the task tests: a logged-in `fetch`, a run that waits
+ * for the job to be idle again, and a wait for a task to reach a state (polling the API, no timing).
+ */
+import type { DaemonProcess } from '../api/support/daemonProcess.js'
+
+export interface TaskClient {
+  get(path: string): Promise<Response>
+  post(path: string, body?: unknown): Promise<Response>
+  /** Runs the job's backup and returns the newest snapshot's name once the job is idle. */
+  backup(job: string): Promise<string>
+  /** Polls `tasks/current` until `done` says so; returns that task. */
+  waitTask(job: string, done: (task: TaskBody) => boolean): Promise<TaskBody>
+}
+
+export interface TaskBody {
+  id: string
+  kind: string
+  status: string
+  snapshot: string
+  target?: string
+  error?: string
+  summary?: string
+  progress?: { phase: string; bytesRead: number; filesRead: number; totalBytes?: number; percent?: number; kind: string }
+}
+
+export const ended = (task: TaskBody) => !['running', 'cancelling'].includes(task.status)
+
+export async function taskClient(daemon: DaemonProcess, username: string, password: string): Promise<TaskClient> {
+  const base = `${daemon.url}/api/v1`
+  const credentials = JSON.stringify({ username, password })
+  const login = await fetch(`${base}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: credentials })
+  if (login.status !== 200) throw new Error(`login failed: ${login.status}`)
+  const cookie = login.headers.get('set-cookie')!.split(';')[0]!
+  const get = (path: string) => fetch(base + path, { headers: { cookie } })
+  const post = (path: string, body?: unknown) =>
+    fetch(base + path, {
+      method: 'POST',
+      headers: { cookie, ...(body !== undefined && { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+  const until = async <T>(what: string, probe: () => Promise<T | undefined>): Promise<T> => {
+    for (let i = 0; i < 6000; i++) {
+      const value = await probe()
+      if (value !== undefined) return value
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    throw new Error(`gave up waiting for ${what}\n${daemon.output()}`)
+  }
+  return {
+    get,
+    post,
+    async backup(job) {
+      const started = await post(`/jobs/${job}/run`)
+      if (started.status !== 202) throw new Error(`run of ${job}: ${started.status} ${await started.text()}`)
+      await until(`the run of ${job}`, async () => {
+        const status = (await (await get(`/jobs/${job}/status`)).json()) as { status: string }
+        return status.status === 'idle' ? true : undefined
+      })
+      const info = (await (await get(`/jobs/${job}/logs?tail=0`)).json()) as { status: string; error: string }
+      if (info.status !== 'success') throw new Error(`run of ${job} ended ${info.status}: ${info.error}`)
+      const { backups } = (await (await get(`/jobs/${job}/backups`)).json()) as { backups: { name: string }[] }
+      return backups[0]!.name
+    },
+    waitTask: (job, done) =>
+      until(`a task of ${job}`, async () => {
+        const res = await get(`/jobs/${job}/tasks/current`)
+        if (res.status !== 200) return undefined
+        const { task } = (await res.json()) as { task: TaskBody }
+        return done(task) ? task : undefined
+      }),
+  }
+}
