@@ -20,7 +20,7 @@ describe('tasks: through the engine (its RunHistory, its log, its lock against b
     await tmp.remove()
   })
 
-  it('records verify and restore in the history it is given, logs them, and refuses a backup while one runs', async () => {
+  it('records the backup, verify and restore in the history it is given, logs them, and refuses a backup while one runs', async () => {
     const history = memoryRunHistory()
     const config = await configIn(tmp.dir, [{ name: 'j' }], `restore: { roots: [${join(tmp.dir, 'restores')}] }\n`)
     engine = await createEngine(config, { schedule: false, persistLogs: false, history })
@@ -43,6 +43,8 @@ describe('tasks: through the engine (its RunHistory, its log, its lock against b
     expect(runs.map((r) => [r.kind, r.result, r.trigger, r.snapshot])).to.deep.equal([
       ['restore', 'success', 'api', snapshot!.name],
       ['verify', 'success', 'api', snapshot!.name],
+      // The backup that made the snapshot is in the same history: one record per run, whatever its kind.
+      ['backup', 'success', 'manual', snapshot!.name],
     ])
     expect(runs[0]!.target).to.equal(target)
     expect(runs[0]!.bytesRead).to.equal(2 * snapshot!.size)
