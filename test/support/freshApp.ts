@@ -70,17 +70,18 @@ async function templateManifest(): Promise<Record<string, unknown>> {
   }
 }
 
-function run(label: string, command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env, timeout = 900_000): string {
+/** Runs a command to its end; its stdout and everything it printed, or an error with the end of it. */
+function run(label: string, command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env, timeout = 900_000) {
   const result = spawnSync(command, args, { cwd, encoding: 'utf8', env, timeout, maxBuffer: 64 * 1024 * 1024 })
   const output = `${result.stdout ?? ''}${result.stderr ?? ''}`
   if (result.status !== 0) throw new Error(`${label} failed (exit ${result.status ?? result.signal}):\n${output.slice(-4000)}`)
-  return output
+  return { output, stdout: result.stdout ?? '' }
 }
 
 /** `npm pack` of a workspace plugin (its `prepack` builds it and writes the published manifest). */
 async function pack(folder: string, into: string): Promise<PackedPlugin> {
-  const out = run(`npm pack in ${folder}`, 'npm', ['pack', '--json', '--pack-destination', into], join(repoRoot, folder))
-  const [info] = JSON.parse(out.slice(out.indexOf('['))) as Array<{ name: string; filename: string; files: Array<{ path: string }> }>
+  const { stdout } = run(`npm pack in ${folder}`, 'npm', ['pack', '--json', '--pack-destination', into], join(repoRoot, folder))
+  const [info] = JSON.parse(stdout) as Array<{ name: string; filename: string; files: Array<{ path: string }> }>
   const tarball = join(into, info!.filename)
   const sha256 = createHash('sha256').update(await readFile(tarball)).digest('hex')
   // Named by content: a changed package is a new install spec, so npm really reinstalls it.
@@ -220,7 +221,7 @@ export async function prepareFreshApp(log: (line: string) => void = () => undefi
     run('payload migrate:create', 'npx', ['payload', 'migrate:create', 'initial'], dir, env)
     log('next build (the default bundler)')
     await rm(join(dir, '.next'), { force: true, recursive: true })
-    const output = run('next build', 'npx', ['next', 'build'], dir, env)
+    const { output } = run('next build', 'npx', ['next', 'build'], dir, env)
     await writeFile(buildLogFile, output)
     await writeFile(marker, digest)
     await rm(buildDb, { force: true })
