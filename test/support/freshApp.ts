@@ -218,7 +218,9 @@ export async function prepareFreshApp(log: (line: string) => void = () => undefi
     // Production databases get their tables from migrations (`next start` never pushes a schema).
     await rm(join(dir, 'src', 'migrations'), { force: true, recursive: true })
     log('npx payload migrate:create initial')
-    run('payload migrate:create', 'npx', ['payload', 'migrate:create', 'initial'], dir, env)
+    const created = run('payload migrate:create', 'npx', ['payload', 'migrate:create', 'initial'], dir, env)
+    const migrations = await readdir(join(dir, 'src', 'migrations')).catch(() => [])
+    if (!migrations.some((name) => name.endsWith('_initial.ts'))) throw new Error(`payload migrate:create wrote no migration:\n${created.output.slice(-3000)}`)
     log('next build (the default bundler)')
     await rm(join(dir, '.next'), { force: true, recursive: true })
     const { output } = run('next build', 'npx', ['next', 'build'], dir, env)
