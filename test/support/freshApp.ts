@@ -209,7 +209,8 @@ export async function prepareFreshApp(log: (line: string) => void = () => undefi
   const digest = hash.digest('hex')
   const marker = join(dir, '.next', 'fresh-app-build-hash')
   const buildLogFile = join(dir, 'build.log')
-  if ((await readFile(marker, 'utf8').catch(() => '')) !== digest) {
+  const hasMigration = async () => (await readdir(join(dir, 'src', 'migrations')).catch(() => [])).some((name) => name.endsWith('_initial.ts'))
+  if ((await readFile(marker, 'utf8').catch(() => '')) !== digest || !(await hasMigration())) {
     const buildDb = join(dir, 'build.db')
     const env = appEnv(dir, buildDb)
     const [npx, ...importMapArgs] = importMapStep.split(' ')
@@ -219,8 +220,7 @@ export async function prepareFreshApp(log: (line: string) => void = () => undefi
     await rm(join(dir, 'src', 'migrations'), { force: true, recursive: true })
     log('npx payload migrate:create initial')
     const created = run('payload migrate:create', 'npx', ['payload', 'migrate:create', 'initial'], dir, env)
-    const migrations = await readdir(join(dir, 'src', 'migrations')).catch(() => [])
-    if (!migrations.some((name) => name.endsWith('_initial.ts'))) throw new Error(`payload migrate:create wrote no migration:\n${created.output.slice(-3000)}`)
+    if (!(await hasMigration())) throw new Error(`payload migrate:create wrote no migration:\n${created.output.slice(-3000)}`)
     log('next build (the default bundler)')
     await rm(join(dir, '.next'), { force: true, recursive: true })
     const { output } = run('next build', 'npx', ['next', 'build'], dir, env)
