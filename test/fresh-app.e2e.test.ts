@@ -3,7 +3,8 @@
  * SQLite, `support/freshAppTemplate.ts`) installs their `npm pack` tarballs and the template's dependencies
  * from the npm registry, is configured as the READMEs' "Install" sections say, built with `next build`
  * (Next's default bundler, no `transpilePackages`) and served by `next start`, against the storage-host
- * emulator. The first run installs and builds (minutes); later runs reuse both (support/freshApp.ts).
+ * emulator. The first run installs and builds (about 25 minutes on a loaded 2-core machine: 12 for the registry
+ * install, 10+ for `next build`); later runs reuse both and take about 2 minutes (support/freshApp.ts).
  */
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
