@@ -49,7 +49,11 @@ export function buildIsCurrent(appRoot: string): boolean {
   return existsSync(path.join(appRoot, '.next', 'BUILD_ID')) && existsSync(stamp) && readFileSync(stamp, 'utf8') === sourceHash(appRoot)
 }
 
-/** Regenerates the import map and builds the admin panel with webpack (our `.js` → `.ts` imports need its extensionAlias). */
+/**
+ * Regenerates the import map and builds the admin panel with webpack: the dev-app's own files and the plugins'
+ * workspace sources (used as sources, so no plugin build runs first) import `.js` meaning `.ts`, which needs
+ * webpack's extensionAlias. The published plugins are JavaScript and build with Turbopack (test/fresh-app.e2e.test.ts).
+ */
 export async function buildAdmin(appRoot: string, env: NodeJS.ProcessEnv): Promise<void> {
   const nodeBin = process.execPath
   const payloadBin = path.join(repoRoot(appRoot), 'node_modules', 'payload', 'bin.js')
