@@ -42,7 +42,7 @@ function freePort(): Promise<number> {
 }
 
 describe('media in the admin panel (dev-app, npm start)', function () {
-  this.timeout(15 * 60_000)
+  this.timeout(30 * 60_000)
   let app: RunningDevApp
   let browser: Browser | undefined
   let page: Page
@@ -55,7 +55,7 @@ describe('media in the admin panel (dev-app, npm start)', function () {
     if (!browser) this.skip()
     // Each encoding step of the emulator takes 2.5 s: the statuses stay long enough to be seen changing.
     process.env.EMULATOR_ENCODING_STEP_MS = '2500'
-    app = await startDevApp({ ports: { cms: await freePort(), daemon: await freePort(), emulator: await freePort() }, readyTimeoutMs: 12 * 60_000 })
+    app = await startDevApp({ ports: { cms: await freePort(), daemon: await freePort(), emulator: await freePort() }, readyTimeoutMs: 25 * 60_000 })
     page = await browser!.newPage({ viewport: { height: 900, width: 1400 } })
     await page.goto(`${app.cmsUrl}/admin/login`)
     await page.fill('input[name="email"]', app.credentials.adminEmail)
