@@ -5,7 +5,8 @@
  *   collections with image sizes and a CDN (the thumbnail size on the CDN, signed with token auth);
  *   an app's own adminThumbnail function is kept;
  * - the video panel (encoding status refreshed live, then the player) as a `ui` field of each stream
- *   collection, in the main column under the upload;
+ *   collection, in the main column under the upload; list columns starting with the file's preview
+ *   unless the app chose its own;
  * - `GET /api/{slug}/:id/playback` on stream collections when no endpoint answers there yet;
  * - the components' strings merged into `config.i18n.translations` (the app's values win).
  */
@@ -27,12 +28,15 @@ function streamCollection(collection: CollectionConfig): CollectionConfig {
   const panel: Field = {
     name: VIDEO_PANEL_FIELD,
     type: 'ui',
-    admin: { components: { Field: { clientProps: { collectionSlug: collection.slug }, path: `${CLIENT_PATH}#VideoPanel` } } },
+    admin: { disableListColumn: true, components: { Field: { clientProps: { collectionSlug: collection.slug }, path: `${CLIENT_PATH}#VideoPanel` } } },
   }
   const endpoints = Array.isArray(collection.endpoints) ? collection.endpoints : []
   const hasPlayback = endpoints.some((e) => e.path === '/:id/playback' && e.method === 'get')
+  // Without columns chosen by the app, the list starts with the file (its preview), then the title.
+  const defaultColumns = collection.admin?.defaultColumns ?? ['filename', ...(collection.admin?.useAsTitle ? [collection.admin.useAsTitle] : []), 'updatedAt']
   return {
     ...collection,
+    admin: { ...collection.admin, defaultColumns },
     endpoints: collection.endpoints === false || hasPlayback ? collection.endpoints : [...endpoints, playbackEndpoint(collection.slug)],
     fields: hasPanel ? collection.fields : [panel, ...collection.fields],
     upload: { ...upload, adminThumbnail: typeof upload.adminThumbnail === 'function' ? upload.adminThumbnail : videoThumbnail },
