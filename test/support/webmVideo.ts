@@ -81,43 +81,43 @@ export function muxWebm({ frames, height, width }: { frames: EncodedFrame[]; wid
   return Buffer.concat([header, segment])
 }
 
+const ENCODE_IN_PAGE = `async ({ width, height, seconds }) => {
+  const fps = 25
+  const canvas = new OffscreenCanvas(width, height)
+  const ctx = canvas.getContext('2d')
+  const out = []
+  let failure
+  const encoder = new VideoEncoder({
+    error: (e) => { failure = e },
+    output: (chunk) => {
+      const bytes = new Uint8Array(chunk.byteLength)
+      chunk.copyTo(bytes)
+      let binary = ''
+      for (const b of bytes) binary += String.fromCharCode(b)
+      out.push({ data: btoa(binary), key: chunk.type === 'key', timestamp: chunk.timestamp })
+    },
+  })
+  encoder.configure({ bitrate: 400000, codec: 'vp8', framerate: fps, height, width })
+  for (let i = 0; i < seconds * fps; i++) {
+    ctx.fillStyle = 'hsl(' + ((i * 5) % 360) + ' 70% 45%)'
+    ctx.fillRect(0, 0, width, height)
+    ctx.fillStyle = '#fff'
+    ctx.font = '64px sans-serif'
+    ctx.fillText((i / fps).toFixed(1) + ' s', 40, 110)
+    const frame = new VideoFrame(canvas, { duration: 1e6 / fps, timestamp: Math.round((i * 1e6) / fps) })
+    encoder.encode(frame, { keyFrame: i % fps === 0 })
+    frame.close()
+  }
+  await encoder.flush()
+  if (failure) throw failure
+  return out
+}`
+
 /** Encodes `seconds` of animated 320×180 frames at 25 fps to VP8 in the page (WebCodecs), a keyframe per second. */
 export async function encodeVideoInPage(page: Page, seconds: number): Promise<{ frames: EncodedFrame[]; width: number; height: number }> {
   const width = 320
   const height = 180
-  const encoded = await page.evaluate(
-    async ({ width, height, seconds }) => {
-      const fps = 25
-      const canvas = new OffscreenCanvas(width, height)
-      const ctx = canvas.getContext('2d')!
-      const out: Array<{ timestamp: number; key: boolean; data: string }> = []
-      let failure: unknown
-      const encoder = new VideoEncoder({
-        error: (e) => (failure = e),
-        output: (chunk) => {
-          const bytes = new Uint8Array(chunk.byteLength)
-          chunk.copyTo(bytes)
-          let binary = ''
-          for (const b of bytes) binary += String.fromCharCode(b)
-          out.push({ data: btoa(binary), key: chunk.type === 'key', timestamp: chunk.timestamp })
-        },
-      })
-      encoder.configure({ bitrate: 400_000, codec: 'vp8', framerate: fps, height, width })
-      for (let i = 0; i < seconds * fps; i++) {
-        ctx.fillStyle = `hsl(${(i * 5) % 360} 70% 45%)`
-        ctx.fillRect(0, 0, width, height)
-        ctx.fillStyle = '#fff'
-        ctx.font = '64px sans-serif'
-        ctx.fillText(`${(i / fps).toFixed(1)} s`, 40, 110)
-        const frame = new VideoFrame(canvas, { duration: 1e6 / fps, timestamp: Math.round((i * 1e6) / fps) })
-        encoder.encode(frame, { keyFrame: i % fps === 0 })
-        frame.close()
-      }
-      await encoder.flush()
-      if (failure) throw failure
-      return out
-    },
-    { height, seconds, width },
-  )
+  // A string, not a function: tsx's name-keeping helpers (`__name`) do not exist in the page.
+  const encoded = (await page.evaluate(`(${ENCODE_IN_PAGE})(${JSON.stringify({ height, seconds, width })})`)) as Array<{ timestamp: number; key: boolean; data: string }>
   return { frames: encoded.map((f) => ({ data: Buffer.from(f.data, 'base64'), key: f.key, timestamp: f.timestamp })), height, width }
 }
