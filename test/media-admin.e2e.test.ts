@@ -124,6 +124,9 @@ describe('media in the admin panel (dev-app, npm start)', function () {
     const doc = await api<{ hostData: { stream: Stream } }>(`/api/videos/${videoDocId}`)
     stream = doc.body.hostData.stream
     expect(stream.status).to.equal('finished')
+    // The edit view's own upload preview picked up the host's thumbnail, still without a reload.
+    await page.locator(`.file-details img[src^="${stream.thumbnailUrl}"]`).waitFor({ timeout: 30_000 })
+    expect(await page.evaluate(() => (window as unknown as { __noReload?: boolean }).__noReload)).to.equal(true)
     expect(await page.locator('.storage-host-summary__resolutions').textContent()).to.contain('720p')
     expect(await page.locator('.storage-host-summary a', { hasText: 'HLS playlist' }).getAttribute('href')).to.equal(stream.playlistUrl)
     // No column of disabled inputs any more.
@@ -157,8 +160,15 @@ describe('media in the admin panel (dev-app, npm start)', function () {
     expect((await fetch(image.thumbnailURL)).status).to.equal(200)
 
     // A post using both: the relationship's upload fields preview them.
+    const login = await fetch(`${app.cmsUrl}/api/users/login`, {
+      body: JSON.stringify({ email: app.credentials.adminEmail, password: app.credentials.adminPassword }),
+      headers: { 'Content-Type': 'application/json' },
+      method: 'POST',
+    })
+    const { token } = (await login.json()) as { token: string }
     const created = await page.request.post(`${app.cmsUrl}/api/posts`, {
       data: { heroImage: image.id, title: 'Post with the media-admin video', video: Number(videoDocId) },
+      headers: { Authorization: `JWT ${token}` },
     })
     expect(created.status()).to.equal(201)
     const post = ((await created.json()) as { doc: { id: number } }).doc
@@ -181,10 +191,20 @@ describe('media in the admin panel (dev-app, npm start)', function () {
     await page.goto(`${app.cmsUrl}/admin/collections/videos/${videoDocId}`)
     const video = page.locator('.storage-host-player video')
     await video.waitFor()
-    await video.evaluate((v: HTMLVideoElement) => {
-      v.muted = true
-      return v.play()
-    })
+    // The player may still switch source (hls.js → MP4 when the host's HLS fails): retry play() until it sticks.
+    const deadline = Date.now() + 60_000
+    while (Date.now() < deadline) {
+      const started = await video.evaluate(async (v: HTMLVideoElement) => {
+        if (v.readyState < 2) return false
+        v.muted = true
+        return v.play().then(
+          () => true,
+          () => false,
+        )
+      })
+      if (started) break
+      await page.waitForTimeout(500)
+    }
     await page.waitForFunction(() => {
       const v = document.querySelector<HTMLVideoElement>('.storage-host-player video')
       return Boolean(v && !v.paused && v.currentTime > 0.2 && v.readyState >= 3)
