@@ -143,7 +143,11 @@ describe('media in the admin panel (dev-app, npm start)', function () {
     expect(thumb.headers.get('content-type')).to.equal('image/jpeg')
 
     const loaded = (selector: string) =>
-      page.waitForFunction((s) => [...document.querySelectorAll<HTMLImageElement>(s)].some((img) => img.complete && img.naturalWidth > 0), selector, { timeout: 30_000 })
+      page.waitForFunction(
+        (s) => [...document.querySelectorAll<HTMLImageElement>(s)].some((img) => img.complete && img.naturalWidth > 0),
+        selector,
+        { timeout: 30_000 },
+      )
     const thumbSelector = `img[src^="${stream.thumbnailUrl}"]`
 
     await page.goto(`${app.cmsUrl}/admin/collections/videos`)
@@ -176,6 +180,13 @@ describe('media in the admin panel (dev-app, npm start)', function () {
     await loaded(thumbSelector)
     await loaded(`img[src^="${image.thumbnailURL}"]`)
     await saveScreenshot(page, 'media-admin-post-upload-fields')
+
+    // The media picker of a new post's video field lists the video with its thumbnail.
+    await page.goto(`${app.cmsUrl}/admin/collections/posts/create`)
+    const videoField = page.locator('.field-type.upload', { has: page.locator('label', { hasText: /^Video$/ }) })
+    await videoField.getByRole('button', { name: /Choose from existing/i }).click()
+    await loaded(`.drawer ${thumbSelector}, .list-drawer ${thumbSelector}`)
+    await saveScreenshot(page, 'media-admin-media-picker')
   })
 
   it('plays the finished video in the edit view and seeks in it', async function () {

@@ -31,13 +31,15 @@ describe('playback endpoint and admin thumbnails', function () {
     })
     expect(res.status).to.equal(200)
   }
-  const readDoc = async () => (await (await cms.fetch(`/api/videos/${docId}`)).json()) as { thumbnailURL: null | string; hostData: { stream: { thumbnailUrl: string; playlistUrl: string } } }
+  type Doc = { thumbnailURL: null | string; hostData: { stream: { thumbnailUrl: string; playlistUrl: string } } }
+  const readDoc = async () => (await (await cms.fetch(`/api/videos/${docId}`)).json()) as Doc
 
   before(async () => {
     emu = await startEmulator()
     cms = await startCms(emulatorOptions(emu))
     const video = mp4Bytes(16 * 1024)
-    const auth = (await (await tusAuth(cms, { collection: 'videos', filename: 'p.mp4', filesize: video.length, filetype: 'video/mp4', head: headOf(video), title: 'P' })).json()) as TusAuthResponse
+    const request = { collection: 'videos', filename: 'p.mp4', filesize: video.length, filetype: 'video/mp4', head: headOf(video), title: 'P' }
+    const auth = (await (await tusAuth(cms, request)).json()) as TusAuthResponse
     const saved = await saveVideo(cms, { filename: auth.filename!, signedReceipt: auth.signedReceipt, size: video.length, videoToken: auth.videoToken })
     expect(saved.status).to.equal(201)
     docId = ((await saved.json()) as { doc: { id: number } }).doc.id

@@ -18,8 +18,10 @@ describe('replacing a failed video', function () {
   let cms: RunningCms
   const video = mp4Bytes(16 * 1024)
 
-  const authorize = async (name: string) =>
-    (await (await tusAuth(cms, { collection: 'videos', filename: name, filesize: video.length, filetype: 'video/mp4', head: headOf(video), title: name })).json()) as TusAuthResponse
+  const authorize = async (name: string) => {
+    const request = { collection: 'videos', filename: name, filesize: video.length, filetype: 'video/mp4', head: headOf(video), title: name }
+    return (await (await tusAuth(cms, request)).json()) as TusAuthResponse
+  }
   const callback = async (videoId: string, status: number) => {
     const raw = JSON.stringify({ Status: status, VideoGuid: videoId, VideoLibraryId: emu.stream.libraryId })
     const headers = { 'Content-Type': 'application/json', ...webhookSignatureHeaders(raw, emu.stream.readOnlyKey) }
@@ -29,7 +31,8 @@ describe('replacing a failed video', function () {
   const replace = (id: number, auth: TusAuthResponse) => {
     const form = new FormData()
     const reference = { signedReceipt: auth.signedReceipt }
-    form.append('file', JSON.stringify({ clientUploadContext: reference, filename: auth.filename, mimeType: 'video/mp4', size: video.length, uploadReference: reference }))
+    const file = { clientUploadContext: reference, filename: auth.filename, mimeType: 'video/mp4', size: video.length, uploadReference: reference }
+    form.append('file', JSON.stringify(file))
     form.append('_payload', JSON.stringify({ hostData: { stream: { videoToken: auth.videoToken } } }))
     return cms.fetch(`/api/videos/${id}`, { body: form, method: 'PATCH' })
   }
@@ -39,7 +42,8 @@ describe('replacing a failed video', function () {
     expect(saved.status).to.equal(201)
     return { id: ((await saved.json()) as { doc: { id: number } }).doc.id, videoId: auth.videoId }
   }
-  const streamOf = async (id: number) => ((await (await cms.fetch(`/api/videos/${id}`)).json()) as { hostData: { stream: { videoId: string; status: string } } }).hostData.stream
+  type Doc = { hostData: { stream: { videoId: string; status: string } } }
+  const streamOf = async (id: number) => ((await (await cms.fetch(`/api/videos/${id}`)).json()) as Doc).hostData.stream
 
   before(async () => {
     emu = await startEmulator()

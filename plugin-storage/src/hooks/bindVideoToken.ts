@@ -65,7 +65,9 @@ export function bindVideoTokenHook(ctx: PluginContext, stream: ResolvedStream, t
     const previous = (originalDoc as { hostData?: { stream?: StreamHostData } } | undefined)?.hostData?.stream
     // A video the host failed to take or encode may be replaced by a new upload (the admin's retry).
     const replaceable = previous?.status === 'failed' || previous?.status === 'uploadFailed'
-    if (previous?.videoId && previous.videoId !== claims.videoId && !replaceable) refuse('This document is already bound to another video; upload a new document instead.')
+    if (previous?.videoId && previous.videoId !== claims.videoId && !replaceable) {
+      refuse('This document is already bound to another video; upload a new document instead.')
+    }
     if (await boundElsewhere(ctx, req, claims.videoId, (originalDoc as { id?: unknown } | undefined)?.id)) {
       refuse('This video already belongs to another document.')
     }
