@@ -10,6 +10,7 @@ import type { CollectionOptions } from '@payloadcms/plugin-cloud-storage/types'
 import type { CollectionConfig, Config, Endpoint } from 'payload'
 
 import { storageAdapter } from './adapter/storageAdapter.js'
+import { applyAdmin } from './admin/applyAdmin.js'
 import { streamAdapter } from './adapter/streamAdapter.js'
 import { rememberOperation } from './adapter/uploadTracker.js'
 import { sweepOrphanUploads } from './cleanup/sweepOrphanUploads.js'
@@ -183,5 +184,5 @@ export const hostStoragePlugin =
           }
         : collection,
     )
-    return config
+    return applyAdmin(config, options)
   }

@@ -48,6 +48,7 @@ const emulator = process.env.EMULATOR_URL
         apiKey: settings.stream.apiKey,
         readOnlyKey: settings.stream.readOnlyKey,
         webhookUrl: `${settings.serverURL}/api/storage-host/stream/webhook`,
+        encodingStepMs: Number(process.env.EMULATOR_ENCODING_STEP_MS) || undefined,
       },
     })
 if (emulator) step(`host emulator listening on ${emulator.url}`)

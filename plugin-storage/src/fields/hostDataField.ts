@@ -4,10 +4,15 @@
  * thumbnail, MP4 fallback URLs) and the encoding status kept current by the webhook. Only the plugin
  * writes these (field access denies API writes); `videoToken` is the one writable field: it is
  * verified by the bind hook and never stored (always saved as null).
+ * Editors see the stored values through the `summary` ui field (client/HostDataSummary.tsx: a status
+ * badge, resolutions, size, links to copy), not as a column of disabled inputs: the data fields are
+ * hidden in the admin (they stay in the API, the database and the list view's column picker).
  */
 import type { Field, FieldAccess } from 'payload'
 
+import { CLIENT_PATH } from '../admin/clientPath.js'
 import { STREAM_STATUSES } from '../stream/statusMachine.js'
+import { I18N_NAMESPACE } from '../translations/index.js'
 
 /** API writes are refused; the plugin writes through its hooks and with `overrideAccess`. */
 const pluginOnly: { create: FieldAccess; update: FieldAccess } = { create: () => false, update: () => false }
@@ -19,11 +24,15 @@ export interface HostDataFieldOptions {
   overrides?: (defaultFields: Field[]) => Field[]
 }
 
+/** Admin options of a data field: shown only through the summary. */
+const dataAdmin = { hidden: true, readOnly: true }
+
 /** The `hostData` group field of a stream collection. */
 export function HostDataField({ overrides, tusField }: HostDataFieldOptions = {}): Field {
   const streamFields: Field[] = [
-    { name: 'videoId', type: 'text', access: pluginOnly, admin: { readOnly: true }, index: true },
-    { name: 'libraryId', type: 'number', access: pluginOnly, admin: { readOnly: true } },
+    { name: 'summary', type: 'ui', admin: { components: { Field: { path: `${CLIENT_PATH}#HostDataSummary` } } } },
+    { name: 'videoId', type: 'text', access: pluginOnly, admin: dataAdmin, index: true },
+    { name: 'libraryId', type: 'number', access: pluginOnly, admin: dataAdmin },
     {
       name: 'videoToken',
       type: 'text',
@@ -36,17 +45,17 @@ export function HostDataField({ overrides, tusField }: HostDataFieldOptions = {}
       name: 'status',
       type: 'select',
       access: pluginOnly,
-      admin: { readOnly: true },
+      admin: dataAdmin,
       options: STREAM_STATUSES.map((value) => ({ label: value, value })),
     },
-    { name: 'encodeProgress', type: 'number', access: pluginOnly, admin: { readOnly: true }, max: 100, min: 0 },
-    { name: 'playlistUrl', type: 'text', access: pluginOnly, admin: { readOnly: true } },
-    { name: 'thumbnailUrl', type: 'text', access: pluginOnly, admin: { readOnly: true } },
-    { name: 'availableResolutions', type: 'text', access: pluginOnly, admin: { readOnly: true } },
+    { name: 'encodeProgress', type: 'number', access: pluginOnly, admin: dataAdmin, max: 100, min: 0 },
+    { name: 'playlistUrl', type: 'text', access: pluginOnly, admin: dataAdmin },
+    { name: 'thumbnailUrl', type: 'text', access: pluginOnly, admin: dataAdmin },
+    { name: 'availableResolutions', type: 'text', access: pluginOnly, admin: dataAdmin },
     {
       name: 'resolutions',
       type: 'array',
-      admin: { readOnly: true },
+      admin: dataAdmin,
       // Not field access: a denied array is left out of the update and the SQL adapters then delete its rows
       // (every title edit emptied it). API values are replaced by the stored rows instead; the plugin writes with overrideAccess.
       hooks: { beforeValidate: [({ overrideAccess, previousValue, value }) => (overrideAccess ? value : previousValue)] },
@@ -60,6 +69,7 @@ export function HostDataField({ overrides, tusField }: HostDataFieldOptions = {}
     name: 'hostData',
     type: 'group',
     admin: { position: 'sidebar' },
+    label: ({ t }) => (t as (key: string) => string)(`${I18N_NAMESPACE}:hostData`),
     fields: [{ name: 'stream', type: 'group', fields: overrides ? overrides(streamFields) : streamFields }],
   }
 }

@@ -62,8 +62,12 @@ export function bindVideoTokenHook(ctx: PluginContext, stream: ResolvedStream, t
     if (!claims || claims.libraryId !== stream.libraryId) refuse('The video token is invalid or expired.')
     if (claims.user !== userKey(req)) refuse('The video token was issued to another user.')
     if (receiptVideoId && receiptVideoId !== claims.videoId) refuse('The video token does not belong to the uploaded file.')
-    const previous = (originalDoc as { hostData?: { stream?: StreamHostData } } | undefined)?.hostData?.stream?.videoId
-    if (previous && previous !== claims.videoId) refuse('This document is already bound to another video; upload a new document instead.')
+    const previous = (originalDoc as { hostData?: { stream?: StreamHostData } } | undefined)?.hostData?.stream
+    // A video the host failed to take or encode may be replaced by a new upload (the admin's retry).
+    const replaceable = previous?.status === 'failed' || previous?.status === 'uploadFailed'
+    if (previous?.videoId && previous.videoId !== claims.videoId && !replaceable) {
+      refuse('This document is already bound to another video; upload a new document instead.')
+    }
     if (await boundElsewhere(ctx, req, claims.videoId, (originalDoc as { id?: unknown } | undefined)?.id)) {
       refuse('This video already belongs to another document.')
     }

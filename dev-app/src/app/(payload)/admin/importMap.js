@@ -1,3 +1,5 @@
+import { VideoPanel as VideoPanel_c8cb8761f24201f438803ec63a7a153b } from '@hosted-media/plugin-storage/client'
+import { HostDataSummary as HostDataSummary_c8cb8761f24201f438803ec63a7a153b } from '@hosted-media/plugin-storage/client'
 import { TusUploadField as TusUploadField_c8cb8761f24201f438803ec63a7a153b } from '@hosted-media/plugin-storage/client'
 import { RscEntryLexicalCell as RscEntryLexicalCell_44fe37237e0ebf4470c9990d8cb7b07e } from '@payloadcms/richtext-lexical/rsc'
 import { RscEntryLexicalField as RscEntryLexicalField_44fe37237e0ebf4470c9990d8cb7b07e } from '@payloadcms/richtext-lexical/rsc'
@@ -28,6 +30,8 @@ import { CollectionCards as CollectionCards_f9c02e79a4aed9a3924487c0cd4cafb1 } f
 
 /** @type import('payload').ImportMap */
 export const importMap = {
+  "@hosted-media/plugin-storage/client#VideoPanel": VideoPanel_c8cb8761f24201f438803ec63a7a153b,
+  "@hosted-media/plugin-storage/client#HostDataSummary": HostDataSummary_c8cb8761f24201f438803ec63a7a153b,
   "@hosted-media/plugin-storage/client#TusUploadField": TusUploadField_c8cb8761f24201f438803ec63a7a153b,
   "@payloadcms/richtext-lexical/rsc#RscEntryLexicalCell": RscEntryLexicalCell_44fe37237e0ebf4470c9990d8cb7b07e,
   "@payloadcms/richtext-lexical/rsc#RscEntryLexicalField": RscEntryLexicalField_44fe37237e0ebf4470c9990d8cb7b07e,

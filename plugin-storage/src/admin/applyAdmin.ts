@@ -1,0 +1,53 @@
+/**
+ * @module admin/applyAdmin
+ * What editors see of their media, applied to the config by the plugin (when it is enabled):
+ * - previews: `upload.adminThumbnail` of stream collections (the host's thumbnail) and of storage
+ *   collections with image sizes and a CDN (the thumbnail size on the CDN, signed with token auth);
+ *   an app's own adminThumbnail function is kept;
+ * - the video panel (encoding status refreshed live, then the player) as a `ui` field of each stream
+ *   collection, in the main column under the upload; list columns starting with the file's preview
+ *   unless the app chose its own;
+ * - the components' strings merged into `config.i18n.translations` (the app's values win).
+ */
+import type { CollectionConfig, Config, Field } from 'payload'
+
+import type { ResolvedOptions } from '../options/resolveOptions.js'
+import { translations } from '../translations/index.js'
+import { storageThumbnail, thumbnailSizeName, videoThumbnail } from './adminThumbnails.js'
+import { CLIENT_PATH } from './clientPath.js'
+import { withTranslations } from './mergeTranslations.js'
+
+/** Name of the video panel's `ui` field (no data: the database schema does not change). */
+export const VIDEO_PANEL_FIELD = 'hostVideoPanel'
+
+function streamCollection(collection: CollectionConfig): CollectionConfig {
+  const upload = typeof collection.upload === 'object' ? collection.upload : {}
+  const hasPanel = collection.fields.some((f) => 'name' in f && f.name === VIDEO_PANEL_FIELD)
+  const panel: Field = {
+    name: VIDEO_PANEL_FIELD,
+    type: 'ui',
+    admin: { disableListColumn: true, components: { Field: { clientProps: { collectionSlug: collection.slug }, path: `${CLIENT_PATH}#VideoPanel` } } },
+  }
+  // Without columns chosen by the app, the list starts with the file (its preview), then the title.
+  const defaultColumns = collection.admin?.defaultColumns ?? ['filename', ...(collection.admin?.useAsTitle ? [collection.admin.useAsTitle] : []), 'updatedAt']
+  return {
+    ...collection,
+    admin: { ...collection.admin, defaultColumns },
+    fields: hasPanel ? collection.fields : [panel, ...collection.fields],
+    upload: { ...upload, adminThumbnail: typeof upload.adminThumbnail === 'function' ? upload.adminThumbnail : videoThumbnail },
+  }
+}
+
+/** Applies the admin parts to a config whose collections the plugin has already extended. */
+export function applyAdmin(config: Config, options: ResolvedOptions): Config {
+  const collections = (config.collections ?? []).map((collection): CollectionConfig => {
+    const target = options.collections.get(collection.slug)
+    if (!target) return collection
+    if (target.target === 'stream') return streamCollection(collection)
+    const upload = typeof collection.upload === 'object' ? collection.upload : {}
+    const sizeName = thumbnailSizeName(upload)
+    if (!options.storage?.cdnUrl || !sizeName) return collection
+    return { ...collection, upload: { ...upload, adminThumbnail: storageThumbnail(options.storage, target, sizeName) } }
+  })
+  return withTranslations({ ...config, collections }, translations)
+}

@@ -1,0 +1,156 @@
+'use client'
+/**
+ * @module client/VideoPlayer
+ * Plays a finished video in the admin. URLs come from `GET /api/{slug}/{id}/playback` (signed when the
+ * pull zone uses token auth; 403 without read access). HLS goes through hls.js, loaded with a dynamic
+ * `import()` so only this view pays for it (native HLS where hls.js cannot run); when HLS fails or does
+ * not exist, the MP4 renditions play instead. With several sources a picker switches between them,
+ * keeping the position. Seeking is the browser's own (range requests on the MP4 files).
+ */
+import { useEffect, useRef, useState } from 'react'
+
+import type { PlaybackUrls as PlaybackResponse } from '../types.js'
+import { reportDuration } from './liveVideo.js'
+import { useStorageHostT } from './useStorageHostT.js'
+
+export interface VideoPlayerProps {
+  apiUrl: string
+  collectionSlug: string
+  id: number | string
+  /** The live document's URL (duration is reported to it). */
+  documentUrl: string
+}
+
+/** `hls` or an MP4 resolution such as `720p`. */
+type Source = string
+const HLS: Source = 'hls'
+
+type Load = { state: 'loading' } | { state: 'ready'; playback: PlaybackResponse } | { state: 'error'; status: number }
+
+/** Highest MP4 rendition first. */
+function byHeightDesc(a: { resolution: string }, b: { resolution: string }): number {
+  return Number.parseInt(b.resolution, 10) - Number.parseInt(a.resolution, 10)
+}
+
+export function VideoPlayer({ apiUrl, collectionSlug, documentUrl, id }: VideoPlayerProps) {
+  const { t } = useStorageHostT()
+  const video = useRef<HTMLVideoElement>(null)
+  const [load, setLoad] = useState<Load>({ state: 'loading' })
+  const [source, setSource] = useState<Source | undefined>()
+  const [hlsFailed, setHlsFailed] = useState(false)
+  const [playing, setPlaying] = useState(false)
+
+  useEffect(() => {
+    let cancelled = false
+    setLoad({ state: 'loading' })
+    fetch(`${apiUrl}/${collectionSlug}/${encodeURIComponent(String(id))}/playback`, { cache: 'no-store', credentials: 'include' })
+      .then(async (res) => {
+        if (cancelled) return
+        if (!res.ok) return setLoad({ state: 'error', status: res.status })
+        const playback = (await res.json()) as PlaybackResponse
+        setLoad({ playback, state: 'ready' })
+        setSource(playback.hls ? HLS : [...playback.mp4].sort(byHeightDesc)[0]?.resolution)
+      })
+      .catch(() => !cancelled && setLoad({ state: 'error', status: 0 }))
+    return () => {
+      cancelled = true
+    }
+  }, [apiUrl, collectionSlug, id])
+
+  const playback = load.state === 'ready' ? load.playback : undefined
+  const mp4 = playback ? [...playback.mp4].sort(byHeightDesc) : []
+
+  // Attach the chosen source; a switch resumes at the same position (and keeps playing if it was).
+  useEffect(() => {
+    const element = video.current
+    if (!element || !playback || !source) return undefined
+    const resumeAt = element.currentTime
+    const wasPlaying = !element.paused
+    const resume = () => {
+      if (resumeAt > 0) element.currentTime = resumeAt
+      if (wasPlaying) void element.play().catch(() => undefined)
+    }
+    element.addEventListener('loadedmetadata', resume, { once: true })
+    const fallBack = () => {
+      setHlsFailed(true)
+      setSource(mp4[0]?.resolution)
+    }
+    let destroy: (() => void) | undefined
+    let cancelled = false
+    if (source === HLS && playback.hls) {
+      const hlsUrl = playback.hls
+      void import('hls.js')
+        .then(({ default: Hls }) => {
+          if (cancelled) return
+          if (Hls.isSupported()) {
+            const hls = new Hls()
+            destroy = () => hls.destroy()
+            hls.on(Hls.Events.ERROR, (_event, data) => {
+              if (!data.fatal) return
+              hls.destroy()
+              destroy = undefined
+              fallBack()
+            })
+            hls.loadSource(hlsUrl)
+            hls.attachMedia(element)
+          } else if (element.canPlayType('application/vnd.apple.mpegurl')) {
+            element.src = hlsUrl
+            element.addEventListener('error', fallBack, { once: true })
+          } else {
+            fallBack()
+          }
+        })
+        .catch(fallBack)
+    } else {
+      const rendition = mp4.find((r) => r.resolution === source)
+      if (rendition) element.src = rendition.url
+    }
+    return () => {
+      cancelled = true
+      element.removeEventListener('loadedmetadata', resume)
+      element.removeEventListener('error', fallBack)
+      destroy?.()
+    }
+    // `mp4` derives from `playback`, so it is not a dependency of its own.
+  }, [playback, source])
+
+  if (load.state === 'loading') return <div className="storage-host-player storage-host-player--loading" />
+  if (load.state === 'error') {
+    return (
+      <p className="storage-host-player storage-host-player--error" data-status={load.status} role="alert">
+        {load.status === 403 || load.status === 401 ? t('noPlaybackUrl') : t('playerUnavailable')}
+      </p>
+    )
+  }
+  const options: Array<{ label: string; value: Source }> = [
+    ...(playback?.hls && !hlsFailed ? [{ label: 'HLS (auto)', value: HLS }] : []),
+    ...mp4.map((r) => ({ label: `MP4 ${r.resolution}`, value: r.resolution })),
+  ]
+  return (
+    <div className="storage-host-player" data-playing={playing} data-source={source ?? ''} style={{ display: 'flex', flexDirection: 'column', gap: 8 }}>
+      <video
+        controls
+        onDurationChange={(e) => reportDuration(documentUrl, e.currentTarget.duration)}
+        onPause={() => setPlaying(false)}
+        onPlaying={() => setPlaying(true)}
+        playsInline
+        poster={playback?.thumbnail}
+        preload="metadata"
+        ref={video}
+        style={{ background: '#000', borderRadius: 4, maxHeight: 480, width: '100%' }}
+      />
+      {options.length > 1 && (
+        <label style={{ alignItems: 'center', display: 'flex', gap: 8 }}>
+          {t('quality')}
+          <select className="storage-host-player__quality" onChange={(e) => setSource(e.target.value)} value={source}>
+            {options.map((o) => (
+              <option key={o.value} value={o.value}>
+                {o.label}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
+    </div>
+  )
+}

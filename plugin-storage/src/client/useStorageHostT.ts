@@ -1,0 +1,21 @@
+'use client'
+/**
+ * @module client/useStorageHostT
+ * The plugin's strings through Payload's i18n (`useTranslation()`), keyed by the English file's keys so a
+ * typo is a type error. A missing translation falls back to Payload's own fallback language.
+ */
+import { useTranslation } from '@payloadcms/ui'
+import { useCallback } from 'react'
+
+import type { StorageHostTranslations } from '../translations/en.js'
+
+const NAMESPACE = 'storageHost'
+
+export type StorageHostKey = keyof StorageHostTranslations
+
+/** `t(key)` for the plugin's namespace, plus the active language (for number formatting). */
+export function useStorageHostT(): { language: string; t: (key: StorageHostKey) => string } {
+  const { i18n, t } = useTranslation()
+  const translate = useCallback((key: StorageHostKey) => (t as unknown as (k: string) => string)(`${NAMESPACE}:${key}`), [t])
+  return { language: i18n.language, t: translate }
+}

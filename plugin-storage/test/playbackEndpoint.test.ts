@@ -1,0 +1,91 @@
+/**
+ * `GET /api/{slug}/{id}/playback` (session contract, issue 16) and the admin previews, on a real CMS over
+ * HTTP against the emulator: the collection's read access decides (403 in the plugin's error shape and no
+ * URL for an anonymous reader of a collection readable by signed-in users only), 404 before the video is
+ * finished and for unknown documents, then the player URLs; `thumbnailURL` (what every admin preview
+ * shows) is the host's thumbnail once encoded, and an image's is its thumbnail size on the CDN.
+ */
+import { expect } from 'chai'
+import { startEmulator, webhookSignatureHeaders, type RunningEmulator } from 'dev-app/emulator'
+
+import { WEBHOOK_PATH } from '../src/constants.js'
+import type { TusAuthResponse } from '../src/types.js'
+import { multipart, saveVideo, tusAuth } from './support/api.js'
+import { headOf, mp4Bytes, pngBytes } from './support/media.js'
+import { emulatorOptions, startCms, type RunningCms } from './support/startCms.js'
+
+describe('playback endpoint and admin thumbnails', function () {
+  this.timeout(60_000)
+  let emu: RunningEmulator
+  let cms: RunningCms
+  let docId: number
+  let videoId: string
+
+  const playback = (id: number | string, auth?: string | false) => cms.fetch(`/api/videos/${id}/playback`, { auth })
+  const callback = async (status: number) => {
+    const raw = JSON.stringify({ Status: status, VideoGuid: videoId, VideoLibraryId: emu.stream.libraryId })
+    const res = await fetch(`${cms.url}/api${WEBHOOK_PATH}`, {
+      body: raw,
+      headers: { 'Content-Type': 'application/json', ...webhookSignatureHeaders(raw, emu.stream.readOnlyKey) },
+      method: 'POST',
+    })
+    expect(res.status).to.equal(200)
+  }
+  type Doc = { thumbnailURL: null | string; hostData: { stream: { thumbnailUrl: string; playlistUrl: string } } }
+  const readDoc = async () => (await (await cms.fetch(`/api/videos/${docId}`)).json()) as Doc
+
+  before(async () => {
+    emu = await startEmulator()
+    cms = await startCms(emulatorOptions(emu))
+    const video = mp4Bytes(16 * 1024)
+    const request = { collection: 'videos', filename: 'p.mp4', filesize: video.length, filetype: 'video/mp4', head: headOf(video), title: 'P' }
+    const auth = (await (await tusAuth(cms, request)).json()) as TusAuthResponse
+    const saved = await saveVideo(cms, { filename: auth.filename!, signedReceipt: auth.signedReceipt, size: video.length, videoToken: auth.videoToken })
+    expect(saved.status).to.equal(201)
+    docId = ((await saved.json()) as { doc: { id: number } }).doc.id
+    videoId = auth.videoId
+  })
+  after(async () => {
+    await cms?.close()
+    await emu?.close()
+  })
+
+  it('404 and no thumbnail while the video is not finished; 404 for a document that does not exist', async () => {
+    const early = await playback(docId)
+    expect(early.status).to.equal(404)
+    expect(await early.json()).to.have.nested.property('errors[0].message')
+    expect((await readDoc()).thumbnailURL).to.equal(null)
+    expect((await playback(987654)).status).to.equal(404)
+  })
+
+  it('403 in the plugin error shape, with no URL, for a reader without read access', async () => {
+    await callback(3) // finished
+    const refused = await playback(docId, false)
+    expect(refused.status).to.equal(403)
+    const body = (await refused.json()) as { errors: { message: string }[] }
+    expect(body.errors[0]!.message).to.be.a('string')
+    expect(JSON.stringify(body)).not.to.match(/https?:\/\//)
+  })
+
+  it('answers the player URLs of a finished video to a reader with access; thumbnailURL is the host thumbnail', async () => {
+    const res = await playback(docId)
+    expect(res.status).to.equal(200)
+    const body = (await res.json()) as { hls?: string; mp4: unknown[]; thumbnail?: string }
+    const doc = await readDoc()
+    expect(body.hls).to.equal(doc.hostData.stream.playlistUrl)
+    expect(body.thumbnail).to.equal(doc.hostData.stream.thumbnailUrl)
+    expect(body.mp4).to.be.an('array')
+    expect(doc.thumbnailURL).to.equal(doc.hostData.stream.thumbnailUrl)
+    expect(doc.thumbnailURL).to.match(new RegExp(`^${emu.stream.cdnUrl}/${videoId}/`))
+  })
+
+  it('gives an image on the storage host the CDN URL of its thumbnail size as thumbnailURL', async () => {
+    const res = await cms.fetch('/api/media', { body: multipart(await pngBytes(200, 100), 'thumb-me.png', 'image/png', { alt: 'x' }), method: 'POST' })
+    expect(res.status).to.equal(201)
+    const doc = ((await res.json()) as { doc: { thumbnailURL: string; sizes: { thumbnail: { filename: string } } } }).doc
+    expect(doc.thumbnailURL).to.equal(`${emu.storage.cdnUrl}/${doc.sizes.thumbnail.filename}`)
+    const served = await fetch(doc.thumbnailURL)
+    expect(served.status).to.equal(200)
+    expect(served.headers.get('content-type')).to.match(/^image\/png/)
+  })
+})
