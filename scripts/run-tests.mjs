@@ -4,9 +4,12 @@
 // script adds the runs up and ends with `N passed, N failed[, N skipped]` (also written to
 // test-artifacts/summary.txt so .ci/run can repeat it as its very last line).
 //
-// Usage: npm test [-- <step> ...]   where a step is typecheck, lint, a package folder or e2e.
+// Usage: npm test [-- <step> ...]   where a step is typecheck, lint, format, a package folder or e2e, or
+//        `runtime` for every mocha step (all but the checks: what depends on the Node.js version).
+//        node scripts/run-tests.mjs --sum <summary file> ...   adds up summaries of earlier runs (.ci/run
+//        runs the suites on two Node.js versions) and writes the total as test-artifacts/summary.txt.
 import { spawn } from 'node:child_process'
-import { mkdirSync, writeFileSync, existsSync, readdirSync } from 'node:fs'
+import { mkdirSync, writeFileSync, existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 const root = new URL('..', import.meta.url).pathname
@@ -16,6 +19,8 @@ const packages = ['backup-daemon', 'plugin-openapi', 'plugin-storage', 'dev-app'
 const steps = [
   { name: 'typecheck', cmd: 'npx', args: ['tsc', '-b'], cwd: root, kind: 'check' },
   { name: 'lint', cmd: 'npx', args: ['eslint', '.'], cwd: root, kind: 'check' },
+  // One formatter for the repository (.prettierrc.json); `npm run format` fixes what this reports.
+  { name: 'format', cmd: 'npx', args: ['prettier', '--check', '.'], cwd: root, kind: 'check' },
   ...packages
     .filter((pkg) => hasTests(join(root, pkg, 'test')))
     .map((pkg) => ({ name: pkg, cmd: 'npm', args: ['test', '--silent'], cwd: join(root, pkg), kind: 'mocha' })),
@@ -29,10 +34,37 @@ function hasTests(dir) {
   return readdirSync(dir, { recursive: true }).some((f) => String(f).endsWith('.test.ts'))
 }
 
-const wanted = process.argv.slice(2)
-const selected = wanted.length ? steps.filter((s) => wanted.includes(s.name)) : steps
 const totals = { passed: 0, failed: 0, skipped: 0 }
+const writeSummary = () => {
+  const summary = `${totals.passed} passed, ${totals.failed} failed` + (totals.skipped ? `, ${totals.skipped} skipped` : '')
+  mkdirSync(join(root, 'test-artifacts'), { recursive: true })
+  writeFileSync(join(root, 'test-artifacts', 'summary.txt'), summary + '\n')
+  console.log(summary)
+  process.exitCode = totals.failed === 0 ? 0 : 1
+}
+
+if (process.argv[2] === '--sum') {
+  // A missing or unreadable summary means that run never finished: it counts as one failure.
+  for (const file of process.argv.slice(3)) {
+    const line = existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').at(-1) : ''
+    const match = /^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?$/.exec(line ?? '')
+    if (!match) {
+      console.log(`${file}: no summary line, counted as 1 failed`)
+      totals.failed += 1
+      continue
+    }
+    totals.passed += Number(match[1])
+    totals.failed += Number(match[2])
+    totals.skipped += Number(match[3] ?? 0)
+  }
+  writeSummary()
+  process.exit()
+}
+
+const wanted = process.argv.slice(2)
+const selected = wanted.length ? steps.filter((s) => wanted.includes(s.name) || (wanted.includes('runtime') && s.kind === 'mocha')) : steps
 const report = []
+console.log(`Node.js ${process.version}`)
 
 for (const step of selected) {
   const started = Date.now()
@@ -59,13 +91,9 @@ for (const step of selected) {
   report.push(`${step.name}: ${passing} passed, ${failing} failed, ${pending} skipped (${seconds}s)`)
 }
 
-console.log('\n=== summary ===')
+console.log(`\n=== summary (Node.js ${process.version}) ===`)
 for (const line of report) console.log(line)
-const summary = `${totals.passed} passed, ${totals.failed} failed` + (totals.skipped ? `, ${totals.skipped} skipped` : '')
-mkdirSync(join(root, 'test-artifacts'), { recursive: true })
-writeFileSync(join(root, 'test-artifacts', 'summary.txt'), summary + '\n')
-console.log(summary)
-process.exitCode = totals.failed === 0 ? 0 : 1
+writeSummary()
 
 function run(step) {
   return new Promise((resolve) => {

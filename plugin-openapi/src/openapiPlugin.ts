@@ -23,7 +23,7 @@ export const openapiPlugin =
   (options: OpenAPIPluginOptions = {}) =>
   (config: Config): Config => {
     const o = resolveOptions(options)
-    if (!o.enabled) return config
+    if (o.disabled) return config
     const apiRoute = (config.routes?.api ?? '/api').replace(/\/+$/, '')
     // Applied twice (e.g. by a preset and by hand): the last registration replaces the earlier one, nothing is doubled.
     const existing = (config.endpoints ?? []).filter((e) => !(e.custom as Record<string, unknown> | undefined)?.[PLUGIN_ENDPOINT_MARK])

@@ -7,8 +7,14 @@ import type { OpenAPIV3_1 } from './openapi.js'
 /** Options of {@link openapiPlugin}; also accepted by `generateOpenAPIDocument`. */
 export interface OpenAPIPluginOptions {
   /**
-   * When false the plugin returns the config untouched: no endpoints are added.
-   * @default true
+   * When true the plugin returns the config untouched: no endpoints are added (the same switch as the
+   * storage plugin's and Payload's plugin template).
+   * @default false
+   */
+  disabled?: boolean
+  /**
+   * `enabled: false` is `disabled: true`; `disabled` wins when both are given.
+   * @deprecated Use `disabled`. Accepted until the next minor version.
    */
   enabled?: boolean
   /**
@@ -88,14 +94,14 @@ export interface OpenAPIPluginOptions {
 }
 
 /** The options with their defaults applied. */
-export type ResolvedOptions = Required<Omit<OpenAPIPluginOptions, 'includeCollections' | 'includeGlobals' | 'servers' | 'info'>> &
+export type ResolvedOptions = Required<Omit<OpenAPIPluginOptions, 'enabled' | 'includeCollections' | 'includeGlobals' | 'servers' | 'info'>> &
   Pick<OpenAPIPluginOptions, 'includeCollections' | 'includeGlobals' | 'servers' | 'info'>
 
 /** Applies the defaults documented on {@link OpenAPIPluginOptions}. */
 export function resolveOptions(options: OpenAPIPluginOptions = {}): ResolvedOptions {
+  const { enabled, ...rest } = options
   return {
     docsRoute: '/docs',
-    enabled: true,
     excludeCollections: [],
     excludeGlobals: [],
     excludeOperations: [],
@@ -105,7 +111,8 @@ export function resolveOptions(options: OpenAPIPluginOptions = {}): ResolvedOpti
     includeSystem: false,
     includeVersions: true,
     specRoute: '/openapi.json',
-    ...stripUndefined(options),
+    ...stripUndefined(rest),
+    disabled: options.disabled ?? enabled === false,
   }
 }
 

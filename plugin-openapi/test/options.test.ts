@@ -1,5 +1,5 @@
 /**
- * A test per option proving it acts; `enabled: false` leaves the config untouched; custom `routes.api` is honoured.
+ * A test per option proving it acts; `disabled: true` (or the deprecated `enabled: false`) leaves the config untouched; custom `routes.api` is honoured.
  */
 import { expect } from 'chai'
 import type { Config } from 'payload'
@@ -16,15 +16,23 @@ const paths = (c: Config) => (c.endpoints ?? []).map((e) => `${e.method} ${e.pat
 describe('options', function () {
   this.timeout(60_000)
 
-  it('enabled: false returns the config untouched', () => {
+  it('disabled: true returns the config untouched', () => {
     const config = raw()
     const before = paths(config)
-    const out = openapiPlugin({ enabled: false })(config)
+    const out = openapiPlugin({ disabled: true })(config)
     expect(out).to.equal(config)
     expect(paths(out)).to.deep.equal(before)
   })
 
-  it('enabled (default) adds the spec, YAML, docs and asset endpoints after the existing ones, once even if applied twice', () => {
+  it('enabled: false (deprecated alias) still disables; disabled wins over it', () => {
+    const config = raw()
+    expect(openapiPlugin({ enabled: false })(config)).to.equal(config)
+    expect(openapiPlugin({ enabled: true })(raw())).to.not.equal(config)
+    expect(paths(openapiPlugin({ disabled: false, enabled: false })(raw()))).to.include('get /openapi.json')
+    expect(openapiPlugin({ disabled: true, enabled: true })(config)).to.equal(config)
+  })
+
+  it('enabled by default: adds the spec, YAML, docs and asset endpoints after the existing ones, once even if applied twice', () => {
     const once = openapiPlugin()(raw())
     expect(paths(once)).to.deep.equal(['get /mine', 'get /openapi.json', 'get /openapi.yaml', 'get /docs', 'get /docs/:asset'])
     expect(paths(openapiPlugin()(once))).to.deep.equal(paths(once))

@@ -2,7 +2,8 @@
  * @module cli/verifyCommand
  * `backup-daemon verify JOB [SNAPSHOT] --config FILE [--storage NAME]`: re-reads the snapshot (the
  * newest when not named) from every storage of the job and checks every part against the manifest's
- * sha256; a snapshot without a manifest (the original service's) is decrypted and read to its end. Exit 0 when every copy is intact; 1 naming each bad part (or a storage lacking the snapshot).
+ * sha256; a snapshot without a manifest (the original service's) is decrypted and read to its end.
+ * Exit 0 when every copy is intact; 1 naming each bad part (or a storage lacking the snapshot).
  */
 import { locateSnapshots } from '../snapshot/locateSnapshots.js'
 import { verifySnapshot } from '../snapshot/verifySnapshot.js'

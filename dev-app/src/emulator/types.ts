@@ -32,7 +32,10 @@ export interface EmulatorOptions {
   storage?: {
     /** @default "dev-zone" */
     zoneName?: string
-    /** Storage zone password, sent as `AccessKey`; also the SigV4 secret of the S3-compatible endpoint (access key id = zone name). @default "dev-storage-key" */
+    /**
+     * Storage zone password, sent as `AccessKey`; also the SigV4 secret of the S3-compatible endpoint (access key id = zone name).
+     * @default "dev-storage-key"
+     */
     accessKey?: string
     /**
      * Region the S3-compatible endpoint insists on in the SigV4 credential scope (e.g. `"de"`).
@@ -79,7 +82,10 @@ export interface EmulatorOptions {
     /** Account API key: `AccessKey` of the purge API. @default "dev-account-key" */
     apiKey?: string
   }
-  /** Receives one line per request (method, path, status: never the query, which carries signatures and tokens) and per notable event; never keys. @default no logging */
+  /**
+   * Receives one line per request (method, path, status: never the query, which carries signatures and tokens) and per notable
+   * event; never keys. @default no logging
+   */
   log?: (line: string) => void
 }
 

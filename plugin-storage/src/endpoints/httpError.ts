@@ -3,6 +3,9 @@
  * One error type for the plugin's endpoints and one wrapper that turns any failure into the spec's
  * error body `{errors: [{message}]}`. Unexpected failures answer 500 with a generic message: upstream
  * details stay in the server log (without secrets), never in the response.
+ *
+ * `HttpError` is the package's only error that becomes an answer (a 413 body limit included);
+ * `upstream/UpstreamError` describes a failed call to the host and is never shown as it is.
  */
 import type { PayloadHandler, PayloadRequest } from 'payload'
 

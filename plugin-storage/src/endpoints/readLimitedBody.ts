@@ -8,18 +8,13 @@ import type { PayloadRequest } from 'payload'
 
 import { HttpError } from './httpError.js'
 
-/** Thrown past the limit (413). */
-export class BodyTooLargeError extends HttpError {
-  constructor(limit: number) {
-    super(413, `The request body exceeds ${limit} bytes.`)
-    this.name = 'BodyTooLargeError'
-  }
-}
+/** Thrown past the limit: a 413 {@link HttpError} (the package's one HTTP error type). */
+const bodyTooLarge = (limit: number) => new HttpError(413, `The request body exceeds ${limit} bytes.`)
 
-/** The raw body, or {@link BodyTooLargeError} as soon as it is known to exceed `limit` bytes. */
+/** The raw body, or a 413 {@link HttpError} as soon as it is known to exceed `limit` bytes. */
 export async function readLimitedBody(req: PayloadRequest, limit: number): Promise<Buffer> {
   const declared = req.headers.get('content-length')
-  if (declared !== null && declared.trim() !== '' && !(Number(declared) <= limit)) throw new BodyTooLargeError(limit)
+  if (declared !== null && declared.trim() !== '' && !(Number(declared) <= limit)) throw bodyTooLarge(limit)
   const stream = req.body as ReadableStream<Uint8Array> | null | undefined
   if (!stream) return Buffer.alloc(0)
   const reader = stream.getReader()
@@ -34,7 +29,7 @@ export async function readLimitedBody(req: PayloadRequest, limit: number): Promi
       // while the client is still sending, and it sees EPIPE/ECONNRESET instead of the 413. Unread, the
       // socket applies back-pressure: the client gets the answer and stops; memory stays at the limit.
       reader.releaseLock()
-      throw new BodyTooLargeError(limit)
+      throw bodyTooLarge(limit)
     }
     chunks.push(value)
   }
