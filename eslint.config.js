@@ -6,7 +6,17 @@ import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
   {
-    ignores: ['**/node_modules/', '**/dist/', '**/.next/', '**/.data/', '**/data/', 'test-artifacts/', '**/*.generated.*', 'dev-app/src/app/(payload)/admin/importMap.js', '**/ui/assets/'],
+    ignores: [
+      '**/node_modules/',
+      '**/dist/',
+      '**/.next/',
+      '**/.data/',
+      '**/data/',
+      'test-artifacts/',
+      '**/*.generated.*',
+      'dev-app/src/app/(payload)/admin/importMap.js',
+      '**/ui/assets/',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

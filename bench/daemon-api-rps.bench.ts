@@ -154,7 +154,12 @@ async function main(): Promise<void> {
     // JSON is YAML: the daemon reads this file as its config.
     const config = {
       dataDir: join(dir, 'data'),
-      server: { address: '127.0.0.1:0', secret: 'bench-secret-bench-secret-bench-secret', auth: { enabled: true, username: 'admin', password }, ui: { enabled: true } },
+      server: {
+        address: '127.0.0.1:0',
+        secret: 'bench-secret-bench-secret-bench-secret',
+        auth: { enabled: true, username: 'admin', password },
+        ui: { enabled: true },
+      },
       jobs,
     }
     writeFileSync(join(dir, 'config.yaml'), JSON.stringify(config, null, 2))
@@ -203,7 +208,9 @@ async function main(): Promise<void> {
     // Requests per CPU-second of the server process: what the server costs, whatever else the shared machine runs.
     const perCpu = totals.map((t) => t.ok / Math.max(t.cpu, 0.01))
     for (const [i, t] of targets.entries()) {
-      console.log(`${t.name.padEnd(34)} ${rps[i]!.toFixed(0).padStart(6)} req/s, ${perCpu[i]!.toFixed(0).padStart(6)} req per CPU-second (${totals[i]!.ok} ok, ${totals[i]!.failed} failed)`)
+      console.log(
+        `${t.name.padEnd(34)} ${rps[i]!.toFixed(0).padStart(6)} req/s, ${perCpu[i]!.toFixed(0).padStart(6)} req per CPU-second (${totals[i]!.ok} ok, ${totals[i]!.failed} failed)`,
+      )
     }
     if (totals.some((t) => t.failed > 0)) throw new Error('some requests failed')
     printResult('daemon GET /api/v1/jobs rps', rps[0]! / rps[2]!, 'of a bare Hono server', '>= 0.7')

@@ -108,7 +108,11 @@ async function once(dir: string, compression: 'tar' | 'tar.gz', variant: Variant
   if (variant !== 'noop') {
     progress = new ProgressTracker({ kind: 'backup', startedAt: new Date(), storages: ['disk'], onTick: () => void snapshots++ }).start()
     const counted = progress
-    if (variant === 'progress+count') countLocalTrees([{ path: tree }], controller.signal).then((total) => (counted.totalBytes = total), () => {})
+    if (variant === 'progress+count')
+      countLocalTrees([{ path: tree }], controller.signal).then(
+        (total) => (counted.totalBytes = total),
+        () => {},
+      )
   }
   const tracker = progress ?? noopTracker
   const started = process.hrtime.bigint()

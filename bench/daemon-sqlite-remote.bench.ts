@@ -45,7 +45,10 @@ function makeDatabase(db: string, bytes: number): void {
   sqlite(db, 'PRAGMA journal_mode=WAL;', 'CREATE TABLE posts (id INTEGER PRIMARY KEY, slug TEXT, body TEXT, hash TEXT);')
   for (let done = 0; done < rows; done += 500_000) {
     const n = Math.min(500_000, rows - done)
-    sqlite(db, `INSERT INTO posts (slug, body, hash) SELECT 'post-' || value, printf('%.200c lorem ipsum dolor sit amet, backup daemon snapshot %d', 'x', value), hex(randomblob(150)) FROM generate_series(${done + 1}, ${done + n});`)
+    sqlite(
+      db,
+      `INSERT INTO posts (slug, body, hash) SELECT 'post-' || value, printf('%.200c lorem ipsum dolor sit amet, backup daemon snapshot %d', 'x', value), hex(randomblob(150)) FROM generate_series(${done + 1}, ${done + n});`,
+    )
   }
   sqlite(db, 'CREATE INDEX posts_slug ON posts (slug);', 'PRAGMA wal_checkpoint(TRUNCATE);')
 }
@@ -88,7 +91,10 @@ async function daemon(work: string, db: string, s3Endpoint: string, hostEndpoint
     ].join('\n'),
   )
   const start = process.hrtime.bigint()
-  const child = spawn(process.execPath, [bin, 'run', 'bench', '--config', config], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, TMPDIR: work } })
+  const child = spawn(process.execPath, [bin, 'run', 'bench', '--config', config], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, TMPDIR: work },
+  })
   let peakMiB = 0
   let log = ''
   child.stdout.on('data', (chunk) => (log += chunk))
@@ -116,7 +122,13 @@ const S3rver = createRequire(import.meta.url)('s3rver') as new (o: object) => S3
 const s3rver = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: join(work, 's3rver'), configureBuckets: [{ name: 'bench' }] })
 const { port } = await s3rver.run()
 const s3Endpoint = `http://127.0.0.1:${port}`
-const s3 = new S3Client({ region: 'us-east-1', endpoint: s3Endpoint, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }, requestChecksumCalculation: 'WHEN_REQUIRED' })
+const s3 = new S3Client({
+  region: 'us-east-1',
+  endpoint: s3Endpoint,
+  forcePathStyle: true,
+  credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+  requestChecksumCalculation: 'WHEN_REQUIRED',
+})
 try {
   const db = join(work, 'cms.db')
   makeDatabase(db, scale * 1024 * MiB)
@@ -126,7 +138,9 @@ try {
   const run = await daemon(work, db, s3Endpoint, emulator.storage.endpoint)
   const rate = (s: number) => (dbBytes / MiB / s).toFixed(1)
   console.log(`sqlite3 .backup + gzip + upload to both: ${base.toFixed(1)} s (${rate(base)} MiB/s)`)
-  console.log(`backup-daemon run (sqlite -> tar.gz -> s3 + host): ${run.seconds.toFixed(1)} s (${rate(run.seconds)} MiB/s), peak RSS ${run.peakMiB.toFixed(1)} MiB`)
+  console.log(
+    `backup-daemon run (sqlite -> tar.gz -> s3 + host): ${run.seconds.toFixed(1)} s (${rate(run.seconds)} MiB/s), peak RSS ${run.peakMiB.toFixed(1)} MiB`,
+  )
   printResult('daemon sqlite -> s3rver + host emulator vs sqlite3 .backup + gzip + upload', base / run.seconds, 'baseline throughput', '>= 0.9')
   printResult('daemon sqlite -> remote peak RSS vs 150 MiB', run.peakMiB / 150, `of 150 MiB (${run.peakMiB.toFixed(0)} MiB peak)`, '< 1')
 } finally {

@@ -25,14 +25,19 @@ const bin = fileURLToPath(new URL('../backup-daemon/bin/backup-daemon.js', impor
 const scale = Number(process.env.BENCH_DAEMON_GIB ?? 1)
 const tinyCount = Number(process.env.BENCH_DAEMON_TINY ?? 200_000)
 
-const words = 'the of and to in backup daemon snapshot archive stream storage media payload schedule retention manifest part chunk compress gzip tar local source job run cancel log line status config server host'.split(' ')
+const words =
+  'the of and to in backup daemon snapshot archive stream storage media payload schedule retention manifest part chunk compress gzip tar local source job run cancel log line status config server host'.split(
+    ' ',
+  )
 
 /** A pool of text (compresses about 4:1) and one of random bytes; files are slices of both. */
 function pools(): { text: Buffer; random: Buffer } {
   const parts: string[] = []
   let size = 0
   while (size < 16 * MiB) {
-    const line = Array.from({ length: 8 + Math.floor(Math.random() * 10) }, () => words[Math.floor(Math.random() * words.length)]).join(' ') + ` ${Math.floor(Math.random() * 1e9)}\n`
+    const line =
+      Array.from({ length: 8 + Math.floor(Math.random() * 10) }, () => words[Math.floor(Math.random() * words.length)]).join(' ') +
+      ` ${Math.floor(Math.random() * 1e9)}\n`
     parts.push(line)
     size += line.length
   }
@@ -172,7 +177,9 @@ try {
   const plainTiny = await timeDaemon(work, tiny.dir, 'tiny', 'tar')
 
   const line = (what: string, r: { seconds: number; outBytes: number; peakMiB?: number }, size = bytes) =>
-    console.log(`${what}: ${r.seconds.toFixed(1)} s (${(size / MiB / r.seconds).toFixed(1)} MiB/s), ${(r.outBytes / MiB).toFixed(0)} MiB out${r.peakMiB ? `, peak RSS ${r.peakMiB.toFixed(1)} MiB` : ''}`)
+    console.log(
+      `${what}: ${r.seconds.toFixed(1)} s (${(size / MiB / r.seconds).toFixed(1)} MiB/s), ${(r.outBytes / MiB).toFixed(0)} MiB out${r.peakMiB ? `, peak RSS ${r.peakMiB.toFixed(1)} MiB` : ''}`,
+    )
   line('tar -czf', tarGz)
   line('tar -cf - | pigz -6', pigz)
   line('tar -cf - | zstd -3 -T0', zstd)
@@ -187,7 +194,12 @@ try {
   printResult('daemon tar vs tar -cf, 200k tiny files', tarTiny.seconds / plainTiny.seconds, 'tar -cf throughput', '>= 1.0')
   const peak = Math.max(gz.peakMiB, zst.peakMiB, plainTiny.peakMiB)
   printResult('daemon peak RSS vs 150 MiB', peak / 150, `of 150 MiB (${peak.toFixed(0)} MiB peak over all runs)`, '< 1')
-  printResult('daemon peak RSS, full vs half tree', gz.peakMiB / gzHalf.peakMiB, `peak RSS growth for 2x the data (${gzHalf.peakMiB.toFixed(0)} -> ${gz.peakMiB.toFixed(0)} MiB)`, '~1.0')
+  printResult(
+    'daemon peak RSS, full vs half tree',
+    gz.peakMiB / gzHalf.peakMiB,
+    `peak RSS growth for 2x the data (${gzHalf.peakMiB.toFixed(0)} -> ${gz.peakMiB.toFixed(0)} MiB)`,
+    '~1.0',
+  )
 } finally {
   rmSync(work, { recursive: true, force: true })
 }

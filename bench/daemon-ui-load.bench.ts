@@ -47,7 +47,10 @@ const emptyUrl = `http://127.0.0.1:${(empty.address() as AddressInfo).port}/`
 
 let browser: Browser | undefined
 try {
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] })
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  })
   const ui: number[] = []
   const warm: number[] = []
   const base: number[] = []

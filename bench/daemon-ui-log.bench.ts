@@ -35,17 +35,31 @@ const options = {
   dir,
   auth: false,
   logLimits: { jobLogs: LINES },
-  jobs: [{ name: 'big', schedule: '', sources: [{ type: 'local', name: 'files', path: join(dir, 'src') }], storages: [{ type: 'local', name: 'disk', path: join(dir, 'store') }] }],
+  jobs: [
+    {
+      name: 'big',
+      schedule: '',
+      sources: [{ type: 'local', name: 'files', path: join(dir, 'src') }],
+      storages: [{ type: 'local', name: 'disk', path: join(dir, 'store') }],
+    },
+  ],
 }
 const file = await writeDaemonConfig(options)
 // The job log as the daemon keeps it (reloaded on start): timestamps and ANSI-coloured levels.
 mkdirSync(join(dir, 'data', 'logs', 'jobs'), { recursive: true })
 const levels = ['\u001b[32mINFO \u001b[0m', '\u001b[33mWARN \u001b[0m', '\u001b[31mERROR\u001b[0m']
-const lines = Array.from({ length: LINES }, (_, i) => `2026-11-21T08:00:${String(i % 60).padStart(2, '0')}.000Z ${levels[i % 17 === 0 ? 2 : i % 5 === 0 ? 1 : 0]} archived files/photos/2026/img-${i}.jpg (${(i * 37) % 9000} KiB)`)
+const lines = Array.from(
+  { length: LINES },
+  (_, i) =>
+    `2026-11-21T08:00:${String(i % 60).padStart(2, '0')}.000Z ${levels[i % 17 === 0 ? 2 : i % 5 === 0 ? 1 : 0]} archived files/photos/2026/img-${i}.jpg (${(i * 37) % 9000} KiB)`,
+)
 writeFileSync(join(dir, 'data', 'logs', 'jobs', 'big.log'), lines.join('\n') + '\n')
 
 const daemon = await startDaemon(options, file)
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] })
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+})
 try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
   await page.goto(`${daemon.url}/jobs/big`)

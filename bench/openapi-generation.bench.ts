@@ -40,22 +40,69 @@ function nestedFields(i: number): Field[] {
       type: 'group',
       fields: [
         { name: 'a', type: 'text' },
-        { name: 'rows', type: 'array', fields: [{ name: 'label', type: 'text' }, { name: 'ref', type: 'relationship', relationTo: target }, { name: 'inner', type: 'group', fields: [{ name: 'x', type: 'number' }, { name: 'y', type: 'checkbox' }] }] },
+        {
+          name: 'rows',
+          type: 'array',
+          fields: [
+            { name: 'label', type: 'text' },
+            { name: 'ref', type: 'relationship', relationTo: target },
+            {
+              name: 'inner',
+              type: 'group',
+              fields: [
+                { name: 'x', type: 'number' },
+                { name: 'y', type: 'checkbox' },
+              ],
+            },
+          ],
+        },
       ],
     },
     {
       type: 'tabs',
       tabs: [
         { label: 'One', fields: [{ name: 'tabA', type: 'textarea' }] },
-        { name: 'two', label: 'Two', fields: [{ name: 'tabB', type: 'email' }, { name: 'point', type: 'point' }] },
+        {
+          name: 'two',
+          label: 'Two',
+          fields: [
+            { name: 'tabB', type: 'email' },
+            { name: 'point', type: 'point' },
+          ],
+        },
       ],
     },
     {
       name: 'layout',
       type: 'blocks',
       blocks: [
-        { slug: `hero${i}`, fields: [{ name: 'heading', type: 'text' }, { name: 'cta', type: 'group', fields: [{ name: 'url', type: 'text' }, { name: 'page', type: 'relationship', relationTo: target }] }] },
-        { slug: `list${i}`, fields: [{ name: 'items', type: 'array', fields: [{ name: 'text', type: 'text' }, { name: 'json', type: 'json' }] }] },
+        {
+          slug: `hero${i}`,
+          fields: [
+            { name: 'heading', type: 'text' },
+            {
+              name: 'cta',
+              type: 'group',
+              fields: [
+                { name: 'url', type: 'text' },
+                { name: 'page', type: 'relationship', relationTo: target },
+              ],
+            },
+          ],
+        },
+        {
+          slug: `list${i}`,
+          fields: [
+            {
+              name: 'items',
+              type: 'array',
+              fields: [
+                { name: 'text', type: 'text' },
+                { name: 'json', type: 'json' },
+              ],
+            },
+          ],
+        },
       ],
     },
   ]
@@ -63,7 +110,12 @@ function nestedFields(i: number): Field[] {
 
 const dir = mkdtempSync(join(tmpdir(), 'openapi-bench-'))
 const collections: Config[] = Array.from({ length: COLLECTIONS }, (_, i) => ({ slug: `c${i}`, versions: { drafts: i % 3 === 0 }, fields: nestedFields(i) }))
-const config = await buildConfig({ secret: 'bench', telemetry: false, db: sqliteAdapter({ client: { url: `file:${join(dir, 'bench.sqlite')}` } }), collections })
+const config = await buildConfig({
+  secret: 'bench',
+  telemetry: false,
+  db: sqliteAdapter({ client: { url: `file:${join(dir, 'bench.sqlite')}` } }),
+  collections,
+})
 
 // payload-oapi reads a Payload instance; a stand-in with the same members is enough for its generator.
 const fakePayload = {
@@ -72,7 +124,13 @@ const fakePayload = {
   config,
   globals: { config: config.globals },
 }
-const oapiOptions = { openapiVersion: '3.1', authEndpoint: '/openapi-auth', metadata: { title: 'Bench', version: '1' }, filters: {}, apiBasePath: null } as const
+const oapiOptions = {
+  openapiVersion: '3.1',
+  authEndpoint: '/openapi-auth',
+  metadata: { title: 'Bench', version: '1' },
+  filters: {},
+  apiBasePath: null,
+} as const
 
 async function ours(): Promise<number> {
   return JSON.stringify(generateOpenAPIDocument(config)).length
@@ -112,10 +170,19 @@ for (let i = 0; i < RUNS; i++) {
   sizes = { ours: a.bytes, theirs: b.bytes }
 }
 const opCount = Object.values(generateOpenAPIDocument(config).paths).reduce((n, item) => n + Object.keys(item).length, 0)
-console.log(`config: ${COLLECTIONS} collections with nested fields; our description: ${opCount} operations, ${(sizes.ours / 1024).toFixed(0)} KiB JSON; payload-oapi: ${(sizes.theirs / 1024).toFixed(0)} KiB`)
+console.log(
+  `config: ${COLLECTIONS} collections with nested fields; our description: ${opCount} operations, ${(sizes.ours / 1024).toFixed(0)} KiB JSON; payload-oapi: ${(sizes.theirs / 1024).toFixed(0)} KiB`,
+)
 console.log(`cold: ours ${coldOurs.ms.toFixed(1)} ms, payload-oapi ${coldTheirs.ms.toFixed(1)} ms`)
-console.log(`warm median of ${RUNS}: ours ${median(oursMs).toFixed(1)} ms wall / ${median(oursCpu).toFixed(1)} ms CPU, payload-oapi ${median(theirsMs).toFixed(1)} ms wall / ${median(theirsCpu).toFixed(1)} ms CPU`)
-console.log(`load average: ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' ')}`)
+console.log(
+  `warm median of ${RUNS}: ours ${median(oursMs).toFixed(1)} ms wall / ${median(oursCpu).toFixed(1)} ms CPU, payload-oapi ${median(theirsMs).toFixed(1)} ms wall / ${median(theirsCpu).toFixed(1)} ms CPU`,
+)
+console.log(
+  `load average: ${(await import('node:os'))
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`,
+)
 // The ratio uses CPU time: on the shared 2-core machines wall time mostly measures other processes' load.
 printResult(
   'openapi-generation',

@@ -107,7 +107,8 @@ async function main(): Promise<void> {
     const head = await writeVideo(videoPath, size)
     const tusBody = (title: string) =>
       JSON.stringify({ collection: 'videos', filename: 'bench.mp4', filesize: size, filetype: 'video/mp4', head: head.toString('base64'), title })
-    const tusAuth = (title: string) => fetch(`${cms.url}/api/storage-host/stream/tus-auth`, { body: tusBody(title), headers: { ...auth, 'Content-Type': 'application/json' }, method: 'POST' })
+    const tusAuth = (title: string) =>
+      fetch(`${cms.url}/api/storage-host/stream/tus-auth`, { body: tusBody(title), headers: { ...auth, 'Content-Type': 'application/json' }, method: 'POST' })
     const me = () => fetch(`${cms.url}/api/users/me`, { headers: auth })
 
     // Latency: warm up, then interleave the two requests so load changes hit both alike.
@@ -133,7 +134,15 @@ async function main(): Promise<void> {
     }, 50)
     const started = Date.now()
     const res = await tusAuth('the 1 GiB video')
-    const signed = (await res.json()) as { videoId: string; videoToken: string; libraryId: number; authorizationSignature: string; authorizationExpire: number; filename: string; signedReceipt: string }
+    const signed = (await res.json()) as {
+      videoId: string
+      videoToken: string
+      libraryId: number
+      authorizationSignature: string
+      authorizationExpire: number
+      filename: string
+      signedReceipt: string
+    }
     await new Promise<void>((resolve, reject) => {
       const upload = new Upload(createReadStream(videoPath, { highWaterMark: 4 * MiB }), {
         chunkSize: 64 * MiB,
@@ -154,7 +163,10 @@ async function main(): Promise<void> {
     const uploadSeconds = (Date.now() - started) / 1000
     // Save the document by receipt (no bytes), then let the encoding callbacks reach the CMS.
     const form = new FormData()
-    form.append('file', JSON.stringify({ clientUploadContext: { signedReceipt: signed.signedReceipt }, filename: signed.filename, mimeType: 'video/mp4', size }))
+    form.append(
+      'file',
+      JSON.stringify({ clientUploadContext: { signedReceipt: signed.signedReceipt }, filename: signed.filename, mimeType: 'video/mp4', size }),
+    )
     form.append('_payload', JSON.stringify({ hostData: { stream: { videoToken: signed.videoToken } }, title: 'bench' }))
     const saved = await fetch(`${cms.url}/api/videos`, { body: form, headers: auth, method: 'POST' })
     if (saved.status !== 201) throw new Error(`saving the document answered ${saved.status}: ${await saved.text()}`)
@@ -167,7 +179,12 @@ async function main(): Promise<void> {
         `CMS RSS baseline ${baseline.toFixed(1)} MiB, max during upload+callbacks ${maxRss.toFixed(1)} MiB (growth ${growth.toFixed(1)} MiB), ` +
         `VmHWM ${hwmBefore.toFixed(1)} -> ${peakRssMiB(child.pid!).toFixed(1)} MiB`,
     )
-    printResult('storage-tus-upload cms-rss-growth', growth / 20, `of the 20 MiB budget (${growth.toFixed(1)} MiB growth for a ${(size / MiB).toFixed(0)} MiB upload)`, '< 1.00x')
+    printResult(
+      'storage-tus-upload cms-rss-growth',
+      growth / 20,
+      `of the 20 MiB budget (${growth.toFixed(1)} MiB growth for a ${(size / MiB).toFixed(0)} MiB upload)`,
+      '< 1.00x',
+    )
     printResult('storage-tus-upload tus-auth-latency', latencyRatio, 'tus-auth median latency / GET /api/users/me', '< 2x')
   } finally {
     child.stdin?.end()

@@ -25,7 +25,10 @@ const build = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { 
 if (build.status !== 0) process.exit(build.status ?? 1)
 
 /** Every file under `dir`, relative to it. */
-const walk = (dir) => readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => relative(dir, join(e.parentPath, e.name)))
+const walk = (dir) =>
+  readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => relative(dir, join(e.parentPath, e.name)))
 
 const directive = /^\s*(?:\/\/[^\n]*\n\s*|\/\*[\s\S]*?\*\/\s*)*['"]use client['"]/
 const problems = []

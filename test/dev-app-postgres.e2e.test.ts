@@ -71,7 +71,9 @@ describe('dev-app end to end on PostgreSQL (DATABASE_URI=postgres://… npm star
   })
 
   it('stores an image uploaded through the REST API and a post that uses it', async function () {
-    const bytes = await sharp({ create: { width: 640, height: 400, channels: 3, background: '#16a34a' } }).png().toBuffer()
+    const bytes = await sharp({ create: { width: 640, height: 400, channels: 3, background: '#16a34a' } })
+      .png()
+      .toBuffer()
     uploaded.sha256 = sha256(bytes)
     const form = new FormData()
     form.append('file', new Blob([new Uint8Array(bytes)], { type: 'image/png' }), 'postgres-e2e.png')
@@ -99,7 +101,7 @@ describe('dev-app end to end on PostgreSQL (DATABASE_URI=postgres://… npm star
     expect(await pg!.sql('cms', `SELECT caption FROM posts_gallery`)).to.equal('café ✓')
   })
 
-  it('backs the database up with the daemon\'s cms job (pg_dump; the password in no log, response or config view)', async function () {
+  it("backs the database up with the daemon's cms job (pg_dump; the password in no log, response or config view)", async function () {
     const api = `${app!.daemonUrl}/api/v1`
     const login = await fetch(`${api}/auth/login`, {
       method: 'POST',
@@ -123,7 +125,11 @@ describe('dev-app end to end on PostgreSQL (DATABASE_URI=postgres://… npm star
     expect(status!.lastResult!.success, logs).to.equal(true)
     expect(logs).to.contain('pg_dump of database "cms"')
 
-    for (const [where, text] of [['job config', config], ['job log', logs], ['npm start output', app!.output()]] as const) {
+    for (const [where, text] of [
+      ['job config', config],
+      ['job log', logs],
+      ['npm start output', app!.output()],
+    ] as const) {
       expect(text, where).not.to.contain(cmsPassword)
       expect(text, where).not.to.contain(encodeURIComponent(cmsPassword))
     }

@@ -38,7 +38,10 @@ describe('dev-app end to end (npm start)', function () {
       expect(app.output()).to.contain('[dev-app] stopped')
       // Ctrl-C leaves nothing listening.
       for (const url of [app.cmsUrl, app.daemonUrl, app.emulatorUrl]) {
-        const answered = await fetch(url).then(() => true, () => false)
+        const answered = await fetch(url).then(
+          () => true,
+          () => false,
+        )
         expect(answered, `${url} still answers after Ctrl-C`).to.equal(false)
       }
       rmSync(app.dataDir, { recursive: true, force: true })
@@ -67,7 +70,9 @@ describe('dev-app end to end (npm start)', function () {
 
   it('uploads an image through the admin panel and lists it', async function () {
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'e2e-image-')), 'e2e-upload.png')
-    const bytes = await sharp({ create: { width: 900, height: 600, channels: 3, background: '#2563eb' } }).png().toBuffer()
+    const bytes = await sharp({ create: { width: 900, height: 600, channels: 3, background: '#2563eb' } })
+      .png()
+      .toBuffer()
     writeFileSync(file, bytes)
     await page.goto(`${app.cmsUrl}/admin/collections/images/create`)
     await page.locator('input[type="file"]').setInputFiles(file)
@@ -78,7 +83,9 @@ describe('dev-app end to end (npm start)', function () {
     await page.getByText('Uploaded by the e2e test').waitFor()
     await saveScreenshot(page, 'dev-app-images-list')
 
-    const list = await (await fetch(`${app.cmsUrl}/api/images?where[alt][equals]=Uploaded%20by%20the%20e2e%20test`)).json() as { docs: { url: string; filename: string }[] }
+    const list = (await (await fetch(`${app.cmsUrl}/api/images?where[alt][equals]=Uploaded%20by%20the%20e2e%20test`)).json()) as {
+      docs: { url: string; filename: string }[]
+    }
     expect(list.docs).to.have.length(1)
     const served = Buffer.from(await (await fetch(new URL(list.docs[0]!.url, app.cmsUrl))).arrayBuffer())
     expect(sha256(served)).to.equal(sha256(bytes))
@@ -120,7 +127,13 @@ describe('dev-app end to end (npm start)', function () {
   it('documents the REST API, the storage plugin endpoints included, on /api/docs', async function () {
     const spec = (await (await fetch(`${app.cmsUrl}/api/openapi.json`)).json()) as { openapi: string; paths: Record<string, unknown> }
     expect(spec.openapi).to.match(/^3\.1/)
-    for (const route of ['/api/posts', '/api/images/{id}', '/api/globals/site-settings', '/api/storage-host/stream/tus-auth', '/api/storage-host/stream/webhook']) {
+    for (const route of [
+      '/api/posts',
+      '/api/images/{id}',
+      '/api/globals/site-settings',
+      '/api/storage-host/stream/tus-auth',
+      '/api/storage-host/stream/webhook',
+    ]) {
       expect(spec.paths, route).to.have.property(route)
     }
     await page.goto(`${app.cmsUrl}/api/docs`)

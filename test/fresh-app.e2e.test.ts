@@ -76,7 +76,7 @@ describe('both plugins in a fresh Payload app, installed from their packed tarba
     await emu?.close()
   })
 
-  it('is set up exactly as the READMEs\' install sections say', () => {
+  it("is set up exactly as the READMEs' install sections say", () => {
     const storage = installSection('plugin-storage/README.md')
     for (const snippet of [storageInstall, storageImport, storageCall, importMapStep]) expect(storage, 'plugin-storage/README.md').to.include(snippet)
     const openapi = installSection('plugin-openapi/README.md')
@@ -88,7 +88,10 @@ describe('both plugins in a fresh Payload app, installed from their packed tarba
   it('ships built JavaScript with declarations and source maps, and neither sources, tests nor tsx', () => {
     for (const plugin of [app.storage, app.openapi]) {
       expect(plugin.files, plugin.name).to.include.members(['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/index.js.map'])
-      expect(plugin.files.filter((f) => /^(src|test)\/|\.test\.|fixtures?\//.test(f)), plugin.name).to.deep.equal([])
+      expect(
+        plugin.files.filter((f) => /^(src|test)\/|\.test\.|fixtures?\//.test(f)),
+        plugin.name,
+      ).to.deep.equal([])
       const installed = JSON.parse(readFileSync(path.join(app.dir, 'node_modules', plugin.name, 'package.json'), 'utf8')) as {
         exports: Record<string, { import: string; types: string }>
         dependencies?: Record<string, string>
@@ -125,7 +128,7 @@ describe('both plugins in a fresh Payload app, installed from their packed tarba
     for (const route of pluginRoutes) expect(spec.paths, route).to.have.property(route)
   })
 
-  it('builds with Next\'s default bundler and serves the admin panel', async () => {
+  it("builds with Next's default bundler and serves the admin panel", async () => {
     expect(app.buildLog).to.match(/Turbopack/)
     await page.goto(`${cms.url}/admin/login`)
     await page.fill('input[name="email"]', email)
@@ -165,7 +168,9 @@ describe('both plugins in a fresh Payload app, installed from their packed tarba
 
   it('uploads an image from the admin panel straight to the storage host', async () => {
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'fresh-app-image-')), 'fresh-upload.png')
-    const bytes = await sharp({ create: { width: 320, height: 200, channels: 3, background: '#16a34a' } }).png().toBuffer()
+    const bytes = await sharp({ create: { width: 320, height: 200, channels: 3, background: '#16a34a' } })
+      .png()
+      .toBuffer()
     writeFileSync(file, bytes)
     await page.goto(`${cms.url}/admin/collections/media/create`)
     await page.locator('input[type="file"]').setInputFiles(file)

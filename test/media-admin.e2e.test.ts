@@ -102,7 +102,10 @@ describe('media in the admin panel (dev-app, npm start)', function () {
     let shotWhileEncoding = false
     const deadline = Date.now() + 180_000
     while (Date.now() < deadline) {
-      const status = await page.locator('.storage-host-encoding').getAttribute('data-status', { timeout: 1000 }).catch(() => null)
+      const status = await page
+        .locator('.storage-host-encoding')
+        .getAttribute('data-status', { timeout: 1000 })
+        .catch(() => null)
       if (status && seen[seen.length - 1] !== status) seen.push(status)
       if (status && !shotWhileEncoding) {
         await saveScreenshot(page, 'media-admin-video-encoding')
@@ -117,7 +120,10 @@ describe('media in the admin panel (dev-app, npm start)', function () {
     expect(seen.length, `statuses seen: ${seen.join(' → ')}`).to.be.greaterThanOrEqual(2)
     const order = ['uploading', 'uploadStarted', 'uploaded', 'queued', 'processing', 'encoding', 'playable']
     const ranks = seen.map((s) => order.indexOf(s))
-    expect(ranks.every((r) => r >= 0), `statuses seen: ${seen.join(' → ')}`).to.equal(true)
+    expect(
+      ranks.every((r) => r >= 0),
+      `statuses seen: ${seen.join(' → ')}`,
+    ).to.equal(true)
     expect(ranks, `statuses seen: ${seen.join(' → ')}`).to.deep.equal([...ranks].sort((a, b) => a - b))
     // The sidebar summary followed too: a finished badge, the resolutions, links to copy.
     await page.locator('.storage-host-summary[data-status="finished"]').waitFor()
@@ -134,7 +140,7 @@ describe('media in the admin panel (dev-app, npm start)', function () {
     await saveScreenshot(page, 'media-admin-video-finished')
   })
 
-  it('shows the host thumbnail in the list view, the edit view and a post\'s upload field', async function () {
+  it("shows the host thumbnail in the list view, the edit view and a post's upload field", async function () {
     expect(stream.thumbnailUrl).to.be.a('string')
     const listed = await api<{ docs: { id: number; thumbnailURL: string | null }[] }>(`/api/videos?where[id][equals]=${videoDocId}`)
     expect(listed.body.docs[0]!.thumbnailURL).to.equal(stream.thumbnailUrl)
@@ -143,11 +149,9 @@ describe('media in the admin panel (dev-app, npm start)', function () {
     expect(thumb.headers.get('content-type')).to.equal('image/jpeg')
 
     const loaded = (selector: string) =>
-      page.waitForFunction(
-        (s) => [...document.querySelectorAll<HTMLImageElement>(s)].some((img) => img.complete && img.naturalWidth > 0),
-        selector,
-        { timeout: 30_000 },
-      )
+      page.waitForFunction((s) => [...document.querySelectorAll<HTMLImageElement>(s)].some((img) => img.complete && img.naturalWidth > 0), selector, {
+        timeout: 30_000,
+      })
     const thumbSelector = `img[src^="${stream.thumbnailUrl}"]`
 
     await page.goto(`${app.cmsUrl}/admin/collections/videos`)
@@ -216,10 +220,14 @@ describe('media in the admin panel (dev-app, npm start)', function () {
       if (started) break
       await page.waitForTimeout(500)
     }
-    await page.waitForFunction(() => {
-      const v = document.querySelector<HTMLVideoElement>('.storage-host-player video')
-      return Boolean(v && !v.paused && v.currentTime > 0.2 && v.readyState >= 3)
-    }, undefined, { timeout: 60_000 })
+    await page.waitForFunction(
+      () => {
+        const v = document.querySelector<HTMLVideoElement>('.storage-host-player video')
+        return Boolean(v && !v.paused && v.currentTime > 0.2 && v.readyState >= 3)
+      },
+      undefined,
+      { timeout: 60_000 },
+    )
     expect(await page.locator('.storage-host-player').getAttribute('data-playing')).to.equal('true')
     // Seek forward: the browser asks the host for the bytes there, and playback continues from there.
     const target = 4
@@ -232,10 +240,14 @@ describe('media in the admin panel (dev-app, npm start)', function () {
       target,
     )
     expect(landed).to.be.closeTo(target, 0.5)
-    await page.waitForFunction((to) => {
-      const v = document.querySelector<HTMLVideoElement>('.storage-host-player video')
-      return Boolean(v && !v.paused && v.currentTime > to + 0.2)
-    }, target, { timeout: 30_000 })
+    await page.waitForFunction(
+      (to) => {
+        const v = document.querySelector<HTMLVideoElement>('.storage-host-player video')
+        return Boolean(v && !v.paused && v.currentTime > to + 0.2)
+      },
+      target,
+      { timeout: 30_000 },
+    )
     // The duration reached the summary.
     expect(await page.locator('.storage-host-summary__duration').textContent()).to.equal('0:06')
     await saveScreenshot(page, 'media-admin-video-playing')
@@ -249,10 +261,14 @@ describe('media in the admin panel (dev-app, npm start)', function () {
     const before = await video.evaluate((v: HTMLVideoElement) => v.currentTime)
     await picker.selectOption(other)
     await page.locator(`.storage-host-player[data-source="${other}"]`).waitFor()
-    await page.waitForFunction(({ other, before }) => {
-      const v = document.querySelector<HTMLVideoElement>('.storage-host-player video')
-      return Boolean(v && v.currentSrc.includes(`play_${other}.mp4`) && !v.paused && v.currentTime >= before)
-    }, { before, other }, { timeout: 30_000 })
+    await page.waitForFunction(
+      ({ other, before }) => {
+        const v = document.querySelector<HTMLVideoElement>('.storage-host-player video')
+        return Boolean(v && v.currentSrc.includes(`play_${other}.mp4`) && !v.paused && v.currentTime >= before)
+      },
+      { before, other },
+      { timeout: 30_000 },
+    )
   })
 
   it('answers 404 and no URL for a document that does not exist', async function () {

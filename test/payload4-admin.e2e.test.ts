@@ -19,12 +19,7 @@ import { startEmulator, type RunningEmulator } from 'dev-app/emulator'
 import type { Browser, Page } from 'playwright-core'
 import sharp from 'sharp'
 
-import {
-  buildPayload4Admin,
-  preparePayload4Project,
-  startPayload4Admin,
-  type RunningAdmin,
-} from '../plugin-storage/test/support/payload4Project.js'
+import { buildPayload4Admin, preparePayload4Project, startPayload4Admin, type RunningAdmin } from '../plugin-storage/test/support/payload4Project.js'
 import { fakeMp4 } from '../dev-app/test/emulator/helpers/fakeMp4.js'
 import { launchBrowser, saveScreenshot } from './support/browser.js'
 
@@ -78,7 +73,9 @@ describe('plugin-storage in the Payload 4 admin panel', function () {
   it('saves an image through the core client-upload flow: upload-instructions, then the browser PUTs to the host', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'p4-admin-image-'))
     const file = path.join(dir, 'admin-photo.png')
-    const bytes = await sharp({ create: { background: '#16a34a', channels: 3, height: 300, width: 500 } }).png().toBuffer()
+    const bytes = await sharp({ create: { background: '#16a34a', channels: 3, height: 300, width: 500 } })
+      .png()
+      .toBuffer()
     writeFileSync(file, bytes)
     const instructionCalls: string[] = []
     page.on('request', (req) => {

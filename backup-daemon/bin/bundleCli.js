@@ -110,7 +110,11 @@ export async function bundledCli() {
     const sourcesTime = Math.max(newestMtime(srcDir), newestMtime(join(packageDir, 'bin')))
     const current = readPointer()
     let name = current?.build
-    const fresh = current && current.sourcesTime >= sourcesTime && current.packageDir === packageDir && statSync(join(cacheDir, name, 'main.mjs'), { throwIfNoEntry: false })
+    const fresh =
+      current &&
+      current.sourcesTime >= sourcesTime &&
+      current.packageDir === packageDir &&
+      statSync(join(cacheDir, name, 'main.mjs'), { throwIfNoEntry: false })
     if (!fresh) {
       mkdirSync(cacheDir, { recursive: true })
       name = await build(sourcesTime)

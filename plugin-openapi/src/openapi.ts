@@ -6,8 +6,17 @@
 /* eslint-disable @typescript-eslint/no-namespace */
 export namespace OpenAPIV3_1 {
   export type SchemaObject = { [key: string]: unknown }
-  export interface InfoObject { title: string; version: string; description?: string; [key: string]: unknown }
-  export interface ServerObject { url: string; description?: string; [key: string]: unknown }
+  export interface InfoObject {
+    title: string
+    version: string
+    description?: string
+    [key: string]: unknown
+  }
+  export interface ServerObject {
+    url: string
+    description?: string
+    [key: string]: unknown
+  }
   export interface ParameterObject {
     name: string
     in: 'query' | 'path' | 'header' | 'cookie'
@@ -18,10 +27,24 @@ export namespace OpenAPIV3_1 {
     explode?: boolean
     [key: string]: unknown
   }
-  export interface ReferenceObject { $ref: string }
-  export interface MediaTypeObject { schema?: SchemaObject; encoding?: Record<string, unknown>; [key: string]: unknown }
-  export interface RequestBodyObject { description?: string; required?: boolean; content: Record<string, MediaTypeObject> }
-  export interface ResponseObject { description: string; content?: Record<string, MediaTypeObject>; [key: string]: unknown }
+  export interface ReferenceObject {
+    $ref: string
+  }
+  export interface MediaTypeObject {
+    schema?: SchemaObject
+    encoding?: Record<string, unknown>
+    [key: string]: unknown
+  }
+  export interface RequestBodyObject {
+    description?: string
+    required?: boolean
+    content: Record<string, MediaTypeObject>
+  }
+  export interface ResponseObject {
+    description: string
+    content?: Record<string, MediaTypeObject>
+    [key: string]: unknown
+  }
   export interface OperationObject {
     operationId?: string
     summary?: string

@@ -42,7 +42,11 @@ describe('conformance against a live CMS (fixture, SQLite, HTTP)', function () {
     expect(res.status).to.equal(200)
     doc = await res.json()
     api = new ApiClient(cms.url, doc)
-    png = new Uint8Array(await sharp({ create: { width: 80, height: 60, channels: 3, background: '#3366ff' } }).png().toBuffer())
+    png = new Uint8Array(
+      await sharp({ create: { width: 80, height: 60, channels: 3, background: '#3366ff' } })
+        .png()
+        .toBuffer(),
+    )
   })
 
   const body = (schemaName: string, skip?: string[]) => sampleFromSchema({ $ref: `#/components/schemas/${schemaName}` }, { doc, ids, skip })
@@ -50,7 +54,9 @@ describe('conformance against a live CMS (fixture, SQLite, HTTP)', function () {
   const UPLOAD_COMPUTED = ['url', 'thumbnailURL', 'filename', 'mimeType', 'filesize', 'width', 'height', 'sizes', 'focalX', 'focalY']
 
   it('documents every endpoint the CMS mounts, or excludes it with a reason', () => {
-    const documented = new Set(Object.entries<Record<string, unknown>>(doc.paths).flatMap(([p, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${p}`)))
+    const documented = new Set(
+      Object.entries<Record<string, unknown>>(doc.paths).flatMap(([p, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${p}`)),
+    )
     const missing: string[] = []
     const check = (method: string, rel: string) => {
       const key = `${method.toUpperCase()} ${rel}`
@@ -77,7 +83,10 @@ describe('conformance against a live CMS (fixture, SQLite, HTTP)', function () {
     ids.users = login.body.user.id
     expect((await api.call('meUsers', { token })).body.user.email).to.equal('admin@example.com')
     // cookieAuth as documented: the cookie counts for same-origin requests only.
-    const cookie = login.headers.getSetCookie().find((c) => c.startsWith('payload-token='))!.split(';')[0]!
+    const cookie = login.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('payload-token='))!
+      .split(';')[0]!
     expect((await api.call('meUsers', { headers: { Cookie: cookie, 'Sec-Fetch-Site': 'same-origin' } })).body.user?.email).to.equal('admin@example.com')
     expect((await api.call('meUsers', { headers: { Cookie: cookie, Origin: TRUSTED_ORIGIN } })).body.user?.email).to.equal('admin@example.com')
     expect((await api.call('meUsers', { headers: { Cookie: cookie, Origin: 'https://elsewhere.example' } })).body.user).to.equal(null)
@@ -148,7 +157,10 @@ describe('conformance against a live CMS (fixture, SQLite, HTTP)', function () {
     const tag = await api.call('createTags', { token, body: body('TagsCreate') })
     expect(tag.status, JSON.stringify(tag.body)).to.equal(201)
     ids.tags = tag.body.doc.id
-    const media = await api.call('createMedia', { token, multipart: { file: { name: 'pixel.png', type: 'image/png', bytes: png }, payload: body('MediaCreate', UPLOAD_COMPUTED) } })
+    const media = await api.call('createMedia', {
+      token,
+      multipart: { file: { name: 'pixel.png', type: 'image/png', bytes: png }, payload: body('MediaCreate', UPLOAD_COMPUTED) },
+    })
     expect(media.status, JSON.stringify(media.body)).to.equal(201)
     ids.media = media.body.doc.id
     const first = await api.call('createPosts', { token, body: body('PostsCreate', TRASH) })
@@ -159,10 +171,20 @@ describe('conformance against a live CMS (fixture, SQLite, HTTP)', function () {
     expect(post.status, JSON.stringify(post.body)).to.equal(201)
     const postId = post.body.doc.id
 
-    for (const [slug, name] of [['posts', 'Posts'], ['categories', 'Categories'], ['tags', 'Tags'], ['users', 'Users'], ['editors', 'Editors'], ['members', 'Members']] as const) {
+    for (const [slug, name] of [
+      ['posts', 'Posts'],
+      ['categories', 'Categories'],
+      ['tags', 'Tags'],
+      ['users', 'Users'],
+      ['editors', 'Editors'],
+      ['members', 'Members'],
+    ] as const) {
       const id = slug === 'posts' ? postId : ids[slug]!
       // Leaving out deletedAt (it would move the post to the trash) and credentials (they would end the session).
-      const updateBody = body(`${name}Update`, ['users', 'editors', 'members'].includes(slug) ? ['password', 'email', 'username', 'apiKey', 'enableAPIKey'] : TRASH)
+      const updateBody = body(
+        `${name}Update`,
+        ['users', 'editors', 'members'].includes(slug) ? ['password', 'email', 'username', 'apiKey', 'enableAPIKey'] : TRASH,
+      )
       const updated = await api.call(`update${name}ByID`, { token, params: { id }, body: updateBody })
       expect(updated.status, `${slug}: ${JSON.stringify(updated.body)}`).to.equal(200)
       expect((await api.call(`find${name}`, { token, query: 'depth=2&limit=5' })).status).to.equal(200)
@@ -174,7 +196,14 @@ describe('conformance against a live CMS (fixture, SQLite, HTTP)', function () {
     }
     // CMS 4 keeps versions of every collection by default and may duplicate auth documents: wherever the
     // description documents those routes (because the CMS mounts them), they must answer as documented.
-    for (const [slug, name] of [['categories', 'Categories'], ['tags', 'Tags'], ['users', 'Users'], ['editors', 'Editors'], ['members', 'Members'], ['media', 'Media']] as const) {
+    for (const [slug, name] of [
+      ['categories', 'Categories'],
+      ['tags', 'Tags'],
+      ['users', 'Users'],
+      ['editors', 'Editors'],
+      ['members', 'Members'],
+      ['media', 'Media'],
+    ] as const) {
       if (api.ops.has(`find${name}Versions`)) {
         // Restoring the signed-in user's own version would also restore their sessions and end this one.
         let parent = ids[slug]!
@@ -197,7 +226,11 @@ describe('conformance against a live CMS (fixture, SQLite, HTTP)', function () {
         if (copy.status === 200) expect((await api.call(`delete${name}ByID`, { token, params: { id: copy.body.doc.id } })).status).to.equal(200)
       }
     }
-    const mediaUpdate = await api.call('updateMediaByID', { token, params: { id: ids.media! }, multipart: { file: { name: 'other.png', type: 'image/png', bytes: png }, payload: body('MediaUpdate', UPLOAD_COMPUTED) } })
+    const mediaUpdate = await api.call('updateMediaByID', {
+      token,
+      params: { id: ids.media! },
+      multipart: { file: { name: 'other.png', type: 'image/png', bytes: png }, payload: body('MediaUpdate', UPLOAD_COMPUTED) },
+    })
     expect(mediaUpdate.status, JSON.stringify(mediaUpdate.body)).to.equal(200)
     for (const op of ['findMedia', 'countMedia', 'getMediaAccess']) expect((await api.call(op, { token })).status).to.equal(200)
     expect((await api.call('findMediaByID', { token, params: { id: ids.media! } })).status).to.equal(200)
@@ -211,7 +244,9 @@ describe('conformance against a live CMS (fixture, SQLite, HTTP)', function () {
     expect((await api.call('findPostsByID', { token, params: { id: postId }, query: 'locale=all' })).status).to.equal(200)
     expect((await api.call('findPosts', { token, query: 'locale=de&fallback-locale=en&draft=true' })).status).to.equal(200)
     // Drafts with autosave, versions and restore.
-    expect((await api.call('updatePostsByID', { token, params: { id: postId }, query: 'draft=true&autosave=true', body: { title: 'Autosaved' } })).status).to.equal(200)
+    expect(
+      (await api.call('updatePostsByID', { token, params: { id: postId }, query: 'draft=true&autosave=true', body: { title: 'Autosaved' } })).status,
+    ).to.equal(200)
     const versions = await api.call('findPostsVersions', { token, query: 'depth=1' })
     expect(versions.body.docs.length).to.be.greaterThan(0)
     const versionId = versions.body.docs[0].id
@@ -257,20 +292,31 @@ describe('conformance against a live CMS (fixture, SQLite, HTTP)', function () {
   it('upload instructions: documented exactly where the CMS serves them (CMS 4), and answered as documented', async () => {
     if (!api.ops.has('createUploadInstructions')) {
       // CMS 3 has none: the route is not mounted, and the description says nothing about it.
-      const res = await fetch(`${cms.url}${API_ROUTE}/upload-instructions`, { body: '{}', headers: { Authorization: `JWT ${token}`, 'Content-Type': 'application/json' }, method: 'POST' })
+      const res = await fetch(`${cms.url}${API_ROUTE}/upload-instructions`, {
+        body: '{}',
+        headers: { Authorization: `JWT ${token}`, 'Content-Type': 'application/json' },
+        method: 'POST',
+      })
       expect(res.status).to.equal(404)
       expect(api.ops.has('putStagedUpload') || api.ops.has('deleteStagedUpload')).to.equal(false)
       return
     }
     // No storage adapter on the fixture: the core stages the bytes itself (PUT to its own URL).
-    const asked = await api.call('createUploadInstructions', { token, body: { collectionSlug: 'media', filename: 'staged.png', filesize: png.length, mimeType: 'image/png' } })
+    const asked = await api.call('createUploadInstructions', {
+      token,
+      body: { collectionSlug: 'media', filename: 'staged.png', filesize: png.length, mimeType: 'image/png' },
+    })
     expect(asked.status, JSON.stringify(asked.body)).to.equal(200)
     expect(asked.body.type).to.equal('http')
     const uploadId = asked.body.file.uploadReference.uploadId as string
     expect(asked.body.request.url).to.equal(`${API_ROUTE}/upload-instructions/${uploadId}`)
-    expect((await api.call('createUploadInstructions', { body: { collectionSlug: 'media', filename: 'x.png', filesize: 1, mimeType: 'image/png' } })).status).to.equal(403)
+    expect(
+      (await api.call('createUploadInstructions', { body: { collectionSlug: 'media', filename: 'x.png', filesize: 1, mimeType: 'image/png' } })).status,
+    ).to.equal(403)
     expect((await api.call('putStagedUpload', { token, params: { uploadId }, raw: { type: 'image/png', bytes: png } })).status).to.equal(204)
-    expect((await api.call('putStagedUpload', { token, params: { uploadId: 'not-an-upload-id' }, raw: { type: 'image/png', bytes: png } })).status).to.be.oneOf([400, 403, 404])
+    expect((await api.call('putStagedUpload', { token, params: { uploadId: 'not-an-upload-id' }, raw: { type: 'image/png', bytes: png } })).status).to.be.oneOf(
+      [400, 403, 404],
+    )
     expect((await api.call('deleteStagedUpload', { token, params: { uploadId } })).status).to.equal(204)
   })
 

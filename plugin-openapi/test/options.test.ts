@@ -10,7 +10,8 @@ import { API_ROUTE } from './fixture/fixtureConfig.js'
 import { fixtureDocument, fixtureSanitized, operationKeys, sanitizedWith } from './support/fixtureDocument.js'
 import { startLiveCms } from './support/liveCms.js'
 
-const raw = (): Config => ({ secret: 'x', routes: { api: '/cms-api' }, endpoints: [{ path: '/mine', method: 'get', handler: () => Response.json({}) }] }) as unknown as Config
+const raw = (): Config =>
+  ({ secret: 'x', routes: { api: '/cms-api' }, endpoints: [{ path: '/mine', method: 'get', handler: () => Response.json({}) }] }) as unknown as Config
 const paths = (c: Config) => (c.endpoints ?? []).map((e) => `${e.method} ${e.path}`)
 
 describe('options', function () {
@@ -75,7 +76,9 @@ describe('options', function () {
     const on = operationKeys(await fixtureDocument())
     const off = operationKeys(await fixtureDocument({ includeAuth: false }))
     expect(on).to.include.members(['POST /cms-api/users/login', 'GET /cms-api/users/me', 'GET /cms-api/access', 'POST /cms-api/posts/access/{id}'])
-    expect(off.filter((k) => /\/(login|logout|me|refresh-token|forgot-password|reset-password|unlock|init|first-register|access|reveal)(\/|$)/.test(k))).to.deep.equal([])
+    expect(
+      off.filter((k) => /\/(login|logout|me|refresh-token|forgot-password|reset-password|unlock|init|first-register|access|reveal)(\/|$)/.test(k)),
+    ).to.deep.equal([])
     expect(off).to.include('POST /cms-api/users')
   })
 
@@ -121,7 +124,11 @@ describe('options', function () {
 
   it('includeGlobals / excludeGlobals', async () => {
     const only = operationKeys(await fixtureDocument({ includeGlobals: ['footer'] }))
-    expect(only.filter((k) => k.includes('/globals/'))).to.deep.equal(['POST /cms-api/globals/footer/access', 'GET /cms-api/globals/footer', 'POST /cms-api/globals/footer'])
+    expect(only.filter((k) => k.includes('/globals/'))).to.deep.equal([
+      'POST /cms-api/globals/footer/access',
+      'GET /cms-api/globals/footer',
+      'POST /cms-api/globals/footer',
+    ])
     expect(operationKeys(await fixtureDocument({ excludeGlobals: ['settings', 'footer'] })).filter((k) => k.includes('/globals/'))).to.deep.equal([])
   })
 

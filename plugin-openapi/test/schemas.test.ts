@@ -141,13 +141,30 @@ describe('schemas and operations (fixture)', function () {
   it('write query parameters appear exactly where the spec lists them', () => {
     expect(paramNames(op('post', '/posts'))).to.include.members(['autosave', 'depth', 'locale', 'fallback-locale', 'select', 'populate', 'draft', 'trash'])
     expect(paramNames(op('patch', '/posts/{id}'))).to.include.members(['autosave', 'overrideLock'])
-    expect(paramNames(op('patch', '/posts'))).to.include.members(['where', 'limit', 'sort', 'overrideLock']).and.not.include('autosave')
-    expect(paramNames(op('delete', '/posts'))).to.include.members(['where', 'overrideLock']).and.not.include.members(['limit', 'sort'])
+    expect(paramNames(op('patch', '/posts')))
+      .to.include.members(['where', 'limit', 'sort', 'overrideLock'])
+      .and.not.include('autosave')
+    expect(paramNames(op('delete', '/posts')))
+      .to.include.members(['where', 'overrideLock'])
+      .and.not.include.members(['limit', 'sort'])
     expect(paramNames(op('post', '/posts/{id}/duplicate'))).to.include('selectedLocales[]')
     expect(paramNames(op('post', '/categories'))).to.not.include.members(['autosave', 'draft', 'trash'])
     expect(paramNames(op('post', '/globals/settings'))).to.not.include('autosave')
-    for (const o of [op('post', '/posts'), op('patch', '/posts/{id}')]) expect(paramNames(o)).to.not.include.members(['publishAllLocales', 'unpublishAllLocales'])
-    expect(paramNames(op('get', '/posts'))).to.include.members(['where', 'limit', 'page', 'sort', 'depth', 'locale', 'select', 'populate', 'joins', 'draft', 'trash'])
+    for (const o of [op('post', '/posts'), op('patch', '/posts/{id}')])
+      expect(paramNames(o)).to.not.include.members(['publishAllLocales', 'unpublishAllLocales'])
+    expect(paramNames(op('get', '/posts'))).to.include.members([
+      'where',
+      'limit',
+      'page',
+      'sort',
+      'depth',
+      'locale',
+      'select',
+      'populate',
+      'joins',
+      'draft',
+      'trash',
+    ])
   })
 
   it('security schemes: JWT bearer, the payload-token cookie, an API key per auth collection with useAPIKey', () => {
@@ -180,12 +197,28 @@ describe('schemas and operations (fixture)', function () {
     expect(summary.summary).to.equal('Short summary of a post')
     expect(schemas.Health).to.be.an('object')
     const config = await fixtureSanitized()
-    const broken: Endpoint = { path: '/broken', method: 'get', handler: () => Response.json({}), custom: { openapi: { responses: { 200: { description: 'x', content: { 'application/json': { schema: { $ref: '#/components/schemas/Nope' } } } } } } } }
+    const broken: Endpoint = {
+      path: '/broken',
+      method: 'get',
+      handler: () => Response.json({}),
+      custom: { openapi: { responses: { 200: { description: 'x', content: { 'application/json': { schema: { $ref: '#/components/schemas/Nope' } } } } } } },
+    }
     expect(() => generateOpenAPIDocument({ ...config, endpoints: [...config.endpoints, broken] } as SanitizedConfig)).to.throw(OpenAPIReferenceError, /Nope/)
     // A clash with a generated schema, also when the custom endpoint comes before the collection's own operations.
-    const clash: Endpoint = { path: '/clash', method: 'get', handler: () => Response.json({}), custom: { openapi: { components: { schemas: { Posts: { type: 'string' } } } } } }
-    expect(() => generateOpenAPIDocument({ ...config, endpoints: [...config.endpoints, clash] } as SanitizedConfig)).to.throw(OpenAPIReferenceError, /"Posts" is already defined/)
-    const early = { ...config, collections: config.collections.map((c) => (c.slug === 'posts' ? { ...c, endpoints: [clash, ...(c.endpoints || [])] } : c)) } as SanitizedConfig
+    const clash: Endpoint = {
+      path: '/clash',
+      method: 'get',
+      handler: () => Response.json({}),
+      custom: { openapi: { components: { schemas: { Posts: { type: 'string' } } } } },
+    }
+    expect(() => generateOpenAPIDocument({ ...config, endpoints: [...config.endpoints, clash] } as SanitizedConfig)).to.throw(
+      OpenAPIReferenceError,
+      /"Posts" is already defined/,
+    )
+    const early = {
+      ...config,
+      collections: config.collections.map((c) => (c.slug === 'posts' ? { ...c, endpoints: [clash, ...(c.endpoints || [])] } : c)),
+    } as SanitizedConfig
     expect(() => generateOpenAPIDocument(early)).to.throw(OpenAPIReferenceError, /"Posts" is already defined/)
   })
 
@@ -194,9 +227,14 @@ describe('schemas and operations (fixture)', function () {
     const changed = {
       ...config,
       collections: config.collections.map((c) =>
-        c.slug === 'editors' ? { ...c, auth: { ...c.auth, disableLocalStrategy: true } }
-          : c.slug === 'categories' ? { ...c, disableBulkEdit: true }
-            : c.slug === 'tags' ? { ...c, endpoints: (c.endpoints || []).filter((e) => e.path !== '/:id/duplicate') } : c),
+        c.slug === 'editors'
+          ? { ...c, auth: { ...c.auth, disableLocalStrategy: true } }
+          : c.slug === 'categories'
+            ? { ...c, disableBulkEdit: true }
+            : c.slug === 'tags'
+              ? { ...c, endpoints: (c.endpoints || []).filter((e) => e.path !== '/:id/duplicate') }
+              : c,
+      ),
     } as SanitizedConfig
     const keys = operationKeys(generateOpenAPIDocument(changed))
     for (const gone of ['login', 'forgot-password', 'reset-password', 'unlock', 'first-register']) expect(keys).to.not.include(`POST /cms-api/editors/${gone}`)
@@ -215,24 +253,46 @@ describe('schemas and operations (fixture)', function () {
     const settings = config.globals.find((g) => g.slug === 'settings')!
     const v4 = {
       ...config,
-      endpoints: [...config.endpoints, { path: '/upload-instructions', method: 'post', handler: h }, { path: '/upload-instructions/:uploadId', method: 'put', handler: h }, { path: '/upload-instructions/:uploadId', method: 'delete', handler: h }],
+      endpoints: [
+        ...config.endpoints,
+        { path: '/upload-instructions', method: 'post', handler: h },
+        { path: '/upload-instructions/:uploadId', method: 'put', handler: h },
+        { path: '/upload-instructions/:uploadId', method: 'delete', handler: h },
+      ],
       collections: config.collections.map((c) =>
-        c === posts ? { ...c, endpoints: [...(c.endpoints || []), { path: '/validate', method: 'post', handler: h }, { path: '/:id/validate', method: 'post', handler: h }] }
-          : c === users ? { ...c, endpoints: (c.endpoints || []).filter((e) => e.path !== '/:id/api-key/reveal') } : c),
-      globals: config.globals.map((g) => (g === settings ? { ...g, endpoints: [...(g.endpoints || []), { path: '/validate', method: 'post', handler: h }] } : g)),
+        c === posts
+          ? {
+              ...c,
+              endpoints: [...(c.endpoints || []), { path: '/validate', method: 'post', handler: h }, { path: '/:id/validate', method: 'post', handler: h }],
+            }
+          : c === users
+            ? { ...c, endpoints: (c.endpoints || []).filter((e) => e.path !== '/:id/api-key/reveal') }
+            : c,
+      ),
+      globals: config.globals.map((g) =>
+        g === settings ? { ...g, endpoints: [...(g.endpoints || []), { path: '/validate', method: 'post', handler: h }] } : g,
+      ),
     } as SanitizedConfig
     const before = operationKeys(doc)
     expect(before.filter((k) => /validate|upload-instructions/.test(k))).to.deep.equal([])
     const after = operationKeys(generateOpenAPIDocument(v4))
     expect(after).to.include.members([
-      'POST /cms-api/posts/validate', 'POST /cms-api/posts/{id}/validate', 'POST /cms-api/globals/settings/validate',
-      'POST /cms-api/upload-instructions', 'PUT /cms-api/upload-instructions/{uploadId}', 'DELETE /cms-api/upload-instructions/{uploadId}',
+      'POST /cms-api/posts/validate',
+      'POST /cms-api/posts/{id}/validate',
+      'POST /cms-api/globals/settings/validate',
+      'POST /cms-api/upload-instructions',
+      'PUT /cms-api/upload-instructions/{uploadId}',
+      'DELETE /cms-api/upload-instructions/{uploadId}',
     ])
     expect(after).to.not.include('POST /cms-api/users/{id}/api-key/reveal')
     // A folder/tag collection (CMS 4 `hierarchy`): path fields read-only, computed on request.
     const hier = generateOpenAPIDocument({
       ...config,
-      collections: config.collections.map((c) => (c.slug === 'categories' ? { ...c, hierarchy: { slugPathFieldName: 'path' }, fields: [...c.fields, { name: 'path', type: 'text' }, { name: '_h_titlePath', type: 'text' }] } : c)),
+      collections: config.collections.map((c) =>
+        c.slug === 'categories'
+          ? { ...c, hierarchy: { slugPathFieldName: 'path' }, fields: [...c.fields, { name: 'path', type: 'text' }, { name: '_h_titlePath', type: 'text' }] }
+          : c,
+      ),
     } as SanitizedConfig)
     expect((hier.components.schemas.Categories as S).properties).to.include.keys(['path', '_h_titlePath'])
     expect((hier.components.schemas.CategoriesCreate as S).properties).to.not.have.any.keys(['path', '_h_titlePath'])

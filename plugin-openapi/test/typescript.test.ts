@@ -51,9 +51,23 @@ describe('openapi-typescript', function () {
     writeFileSync(join(dir, 'usage.ts'), usage)
     writeFileSync(
       join(dir, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', skipLibCheck: true, noUnusedLocals: false }, files: ['api.ts', 'usage.ts'] }),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          target: 'ES2022',
+          skipLibCheck: true,
+          noUnusedLocals: false,
+        },
+        files: ['api.ts', 'usage.ts'],
+      }),
     )
-    const result = await run(process.execPath, [tsc, '-p', dir]).catch((err: { stdout?: string; stderr?: string }) => ({ stdout: err.stdout ?? '', stderr: err.stderr ?? String(err) }))
+    const result = await run(process.execPath, [tsc, '-p', dir]).catch((err: { stdout?: string; stderr?: string }) => ({
+      stdout: err.stdout ?? '',
+      stderr: err.stderr ?? String(err),
+    }))
     expect(`${result.stdout}${result.stderr}`.trim()).to.equal('')
   })
 })

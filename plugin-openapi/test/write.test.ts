@@ -43,7 +43,10 @@ describe('writing the description to a file', function () {
     const doc = parse(readFileSync(out, 'utf8'))
     expect(doc.openapi).to.equal('3.1.0')
     expect(doc.components.schemas).to.have.property('PostsCreate')
-    const bad = await run(process.execPath, [bin]).then(() => 0, (err: { code?: number }) => err.code)
+    const bad = await run(process.execPath, [bin]).then(
+      () => 0,
+      (err: { code?: number }) => err.code,
+    )
     expect(bad).to.equal(2)
   })
 })

@@ -179,7 +179,12 @@ export const hostStoragePlugin =
               ...collection.hooks,
               afterError: [...(collection.hooks?.afterError ?? []), receipts.afterError as never],
               afterOperation: [...(collection.hooks?.afterOperation ?? []), receipts.afterOperation as never],
-              beforeOperation: [rememberOperation as never, verifyUploadReferenceHook as never, receipts.beforeOperation as never, ...(collection.hooks?.beforeOperation ?? [])],
+              beforeOperation: [
+                rememberOperation as never,
+                verifyUploadReferenceHook as never,
+                receipts.beforeOperation as never,
+                ...(collection.hooks?.beforeOperation ?? []),
+              ],
             },
           }
         : collection,

@@ -20,10 +20,7 @@ export interface CollectionTargetOptions {
 }
 
 /** Decides whether the signed-in user may get a client-upload URL for a collection. */
-export type ClientUploadsAccess = (args: {
-  collectionSlug: UploadCollectionSlug
-  req: PayloadRequest
-}) => boolean | Promise<boolean>
+export type ClientUploadsAccess = (args: { collectionSlug: UploadCollectionSlug; req: PayloadRequest }) => boolean | Promise<boolean>
 
 export interface ClientUploadsOptions {
   /**

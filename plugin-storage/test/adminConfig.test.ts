@@ -56,7 +56,14 @@ describe('admin config', () => {
 
   it('picks the configured size name, else the narrowest size', () => {
     expect(thumbnailSizeName({ adminThumbnail: 'card', imageSizes: [{ name: 'card', width: 700 }] })).to.equal('card')
-    expect(thumbnailSizeName({ imageSizes: [{ name: 'hero', width: 1600 }, { name: 'small', width: 200 }] })).to.equal('small')
+    expect(
+      thumbnailSizeName({
+        imageSizes: [
+          { name: 'hero', width: 1600 },
+          { name: 'small', width: 200 },
+        ],
+      }),
+    ).to.equal('small')
     expect(thumbnailSizeName({ adminThumbnail: () => 'x', imageSizes: [{ name: 'small', width: 200 }] })).to.equal(undefined)
     expect(thumbnailSizeName({})).to.equal(undefined)
   })

@@ -69,7 +69,9 @@ describe('client uploads (storage/upload + receipt)', function () {
 
     const created = await create(signed, png, 'image/png')
     expect(created.status, await created.clone().text()).to.equal(201)
-    const { doc } = (await created.json()) as { doc: { id: number; filename: string; width: number; _objectKey: string; sizes: { thumbnail: { filename: string } } } }
+    const { doc } = (await created.json()) as {
+      doc: { id: number; filename: string; width: number; _objectKey: string; sizes: { thumbnail: { filename: string } } }
+    }
     expect(doc.filename).to.equal(signed.filename)
     expect(doc.width).to.equal(90)
     expect(doc._objectKey).to.equal(signed.clientUploadContext._objectKey)
@@ -86,7 +88,11 @@ describe('client uploads (storage/upload + receipt)', function () {
     const before = (await cms.payload.count({ collection: 'media' })).totalDocs
     const foreign = await create(signed, png, 'image/png', cms.otherToken)
     expect(foreign.status).to.equal(400)
-    const tampered = await create(signed, png, 'image/png', undefined, { ...signed.clientUploadContext, _objectKey: '00000000-0000-4000-8000-000000000000', signedReceipt: signed.clientUploadContext.signedReceipt.replace(/.$/, 'x') })
+    const tampered = await create(signed, png, 'image/png', undefined, {
+      ...signed.clientUploadContext,
+      _objectKey: '00000000-0000-4000-8000-000000000000',
+      signedReceipt: signed.clientUploadContext.signedReceipt.replace(/.$/, 'x'),
+    })
     expect(tampered.status).to.equal(400)
     expect((await cms.payload.count({ collection: 'media' })).totalDocs).to.equal(before)
   })
@@ -146,9 +152,14 @@ describe('client uploads (storage/upload + receipt)', function () {
     expect(second.status, await second.clone().text()).to.equal(400)
     expect(((await second.json()) as { errors: Array<{ message: string }> }).errors[0]!.message).to.match(/receipt was already used/)
     // Nor as an update of another document.
-    const other = (await cms.payload.find({ collection: 'media', depth: 0, limit: 1, where: { filename: { not_equals: signed.filename } } })).docs[0] as { id: number }
+    const other = (await cms.payload.find({ collection: 'media', depth: 0, limit: 1, where: { filename: { not_equals: signed.filename } } })).docs[0] as {
+      id: number
+    }
     const again = new FormData()
-    again.append('file', JSON.stringify({ clientUploadContext: signed.clientUploadContext, filename: signed.filename, mimeType: 'image/png', size: png.length }))
+    again.append(
+      'file',
+      JSON.stringify({ clientUploadContext: signed.clientUploadContext, filename: signed.filename, mimeType: 'image/png', size: png.length }),
+    )
     again.append('_payload', JSON.stringify({}))
     expect((await cms.fetch(`/api/media/${other.id}`, { body: again, method: 'PATCH' })).status).to.equal(400)
     expect((await cms.payload.count({ collection: 'media' })).totalDocs).to.equal(before)
@@ -163,7 +174,10 @@ describe('client uploads (storage/upload + receipt)', function () {
     const png = await pngBytes(16, 16)
     const upload = (target: RunningCms, signed: Signed) => {
       const form = new FormData()
-      form.append('file', JSON.stringify({ clientUploadContext: signed.clientUploadContext, filename: signed.filename, mimeType: 'image/png', size: png.length }))
+      form.append(
+        'file',
+        JSON.stringify({ clientUploadContext: signed.clientUploadContext, filename: signed.filename, mimeType: 'image/png', size: png.length }),
+      )
       form.append('_payload', JSON.stringify({ alt: 'restart' }))
       return target.fetch('/api/media', { body: form, method: 'POST' })
     }
@@ -171,7 +185,11 @@ describe('client uploads (storage/upload + receipt)', function () {
       const before = await startCms(emulatorOptions(emu), { dataDir: dir, secret })
       let signed: Signed
       try {
-        const res = await before.fetch(`/api${STORAGE_UPLOAD_PATH}`, { body: JSON.stringify({ collectionSlug: 'media', filename: 'restart.png', mimeType: 'image/png', size: png.length }), headers: { 'Content-Type': 'application/json' }, method: 'POST' })
+        const res = await before.fetch(`/api${STORAGE_UPLOAD_PATH}`, {
+          body: JSON.stringify({ collectionSlug: 'media', filename: 'restart.png', mimeType: 'image/png', size: png.length }),
+          headers: { 'Content-Type': 'application/json' },
+          method: 'POST',
+        })
         signed = (await res.json()) as Signed
         expect((await fetch(signed.url, { body: new Uint8Array(png), headers: signed.headers, method: 'PUT' })).status).to.equal(200)
         expect((await upload(before, signed)).status).to.equal(201)
@@ -197,7 +215,9 @@ describe('client uploads (storage/upload + receipt)', function () {
     expect((await sign({ collectionSlug: 'videos', filename: 'a.mp4', mimeType: 'video/mp4', size: 10 })).status).to.equal(400)
     expect((await sign({ collectionSlug: 'media', filename: 'a.svg', mimeType: 'image/svg+xml', size: 10 })).status).to.equal(400)
     expect((await sign({ collectionSlug: 'media', filename: 'a.png', mimeType: 'image/png', size: -1 })).status).to.equal(400)
-    const body = (await (await sign({ collectionSlug: 'media', filename: '', mimeType: 'image/png', size: 1 })).json()) as { errors: Array<{ message: string }> }
+    const body = (await (await sign({ collectionSlug: 'media', filename: '', mimeType: 'image/png', size: 1 })).json()) as {
+      errors: Array<{ message: string }>
+    }
     expect(body.errors[0]!.message).to.match(/filename/)
   })
 

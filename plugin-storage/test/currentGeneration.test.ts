@@ -57,7 +57,8 @@ describe('current generation on Payload 4 (upload-instructions, stream.tus.acces
   let cms: RemoteCms
   let narrowed: RemoteCms
 
-  const instructions = (target: RemoteCms, body: Record<string, unknown>, auth?: string | false) => target.fetch('/api/upload-instructions', { ...json(body), auth })
+  const instructions = (target: RemoteCms, body: Record<string, unknown>, auth?: string | false) =>
+    target.fetch('/api/upload-instructions', { ...json(body), auth })
   const createByReference = (target: RemoteCms, i: Instructions, reference: unknown = i.file.uploadReference, auth?: string) => {
     const form = new FormData()
     form.append('file', JSON.stringify({ filename: i.file.filename, mimeType: i.file.mimeType, size: i.file.size, uploadReference: reference }))
@@ -190,7 +191,12 @@ describe('current generation on Payload 4 (upload-instructions, stream.tus.acces
     expect(tooBig.status, 'over upload.limits.fileSize').to.equal(400)
     // Types outside the collection's `mimeTypes` and pages: the 4.x core refuses what its own rules
     // know (400), the plugin's rules (one set with tus-auth) the rest (415). Nothing is signed.
-    for (const [filename, mimeType] of [['clip.mp4', 'video/mp4'], ['poc.html', 'text/html'], ['poc.html', 'image/png'], ['poc.png', 'text/html']]) {
+    for (const [filename, mimeType] of [
+      ['clip.mp4', 'video/mp4'],
+      ['poc.html', 'text/html'],
+      ['poc.html', 'image/png'],
+      ['poc.png', 'text/html'],
+    ]) {
       const refused = await instructions(cms, { collectionSlug: 'media', filename, filesize: 100, mimeType })
       expect(refused.status, `${filename} as ${mimeType}`).to.be.oneOf([400, 415])
       expect(await refused.json()).not.to.have.property('request')
@@ -218,13 +224,24 @@ describe('current generation on Payload 4 (upload-instructions, stream.tus.acces
     const ask = { collectionSlug: 'videos', filename: 'clip.mp4', filesize: video.length, mimeType: 'video/mp4' }
     const dispatch = await instructions(narrowed, ask)
     expect(dispatch.status, await dispatch.clone().text()).to.equal(200)
-    expect(await dispatch.json()).to.deep.equal({ type: 'dispatch', name: 'storage-host-tus', file: { filename: 'clip.mp4', mimeType: 'video/mp4', size: video.length, uploadReference: {} } })
+    expect(await dispatch.json()).to.deep.equal({
+      type: 'dispatch',
+      name: 'storage-host-tus',
+      file: { filename: 'clip.mp4', mimeType: 'video/mp4', size: video.length, uploadReference: {} },
+    })
     expect((await instructions(narrowed, ask, narrowed.otherToken)).status).to.equal(403)
   })
 
   it('uploads a video through TUS, saves it by receipt and token, and follows the callbacks to finished', async () => {
     const video = mp4Bytes(256 * 1024)
-    const res = await tusAuth(cms, { collection: 'videos', filename: 'My Clip.mp4', filesize: video.length, filetype: 'video/mp4', head: headOf(video), title: 'My clip' })
+    const res = await tusAuth(cms, {
+      collection: 'videos',
+      filename: 'My Clip.mp4',
+      filesize: video.length,
+      filetype: 'video/mp4',
+      head: headOf(video),
+      title: 'My clip',
+    })
     expect(res.status, await res.clone().text()).to.equal(200)
     const auth = (await res.json()) as TusAuthResponse
     await startTus(emu.stream.tusEndpoint, auth, video).done
@@ -248,7 +265,10 @@ describe('current generation on Payload 4 (upload-instructions, stream.tus.acces
 
     const deleted = await cms.fetch(`/api/videos/${doc.id}`, { method: 'DELETE' })
     expect(deleted.status).to.equal(200)
-    expect(emu.videos().some((v) => v.guid === auth.videoId), 'the video is deleted on the host').to.equal(false)
+    expect(
+      emu.videos().some((v) => v.guid === auth.videoId),
+      'the video is deleted on the host',
+    ).to.equal(false)
   })
 
   it('a save without a new file keeps the stored object untouched and hostData whole (4.x)', async () => {
@@ -258,7 +278,11 @@ describe('current generation on Payload 4 (upload-instructions, stream.tus.acces
     const { doc: image } = (await created.json()) as { doc: MediaDoc }
     const path = emu.storedFilePath(image.prefix ? `${image.prefix}/${image.filename}` : image.filename)!
     const before = { bytes: await readFile(path), stat: await stat(path) }
-    const edit = await cms.fetch(`/api/media/${image.id}`, { body: JSON.stringify({ alt: 'second' }), headers: { 'Content-Type': 'application/json' }, method: 'PATCH' })
+    const edit = await cms.fetch(`/api/media/${image.id}`, {
+      body: JSON.stringify({ alt: 'second' }),
+      headers: { 'Content-Type': 'application/json' },
+      method: 'PATCH',
+    })
     expect(edit.status, await edit.clone().text()).to.equal(200)
     const edited = (await edit.json()) as { doc: MediaDoc & { alt: string } }
     expect(edited.doc.alt).to.equal('second')
@@ -268,7 +292,9 @@ describe('current generation on Payload 4 (upload-instructions, stream.tus.acces
     expect([now.ino, now.mtimeMs]).to.deep.equal([before.stat.ino, before.stat.mtimeMs])
 
     const video = mp4Bytes(64 * 1024)
-    const auth = (await (await tusAuth(cms, { collection: 'videos', filename: 'kept.mp4', filesize: video.length, filetype: 'video/mp4', head: headOf(video), title: 'Kept' })).json()) as TusAuthResponse
+    const auth = (await (
+      await tusAuth(cms, { collection: 'videos', filename: 'kept.mp4', filesize: video.length, filetype: 'video/mp4', head: headOf(video), title: 'Kept' })
+    ).json()) as TusAuthResponse
     const saved = await saveVideo(cms, { filename: auth.filename!, signedReceipt: auth.signedReceipt, size: video.length, videoToken: auth.videoToken })
     expect(saved.status, await saved.clone().text()).to.equal(201)
     const { doc } = (await saved.json()) as { doc: VideoDoc }
@@ -281,7 +307,11 @@ describe('current generation on Payload 4 (upload-instructions, stream.tus.acces
     }
     expect(current!.hostData.stream.resolutions!.length).to.be.greaterThan(0)
     const videos = emu.videos().length
-    const renamed = await cms.fetch(`/api/videos/${doc.id}`, { body: JSON.stringify({ title: 'Renamed' }), headers: { 'Content-Type': 'application/json' }, method: 'PATCH' })
+    const renamed = await cms.fetch(`/api/videos/${doc.id}`, {
+      body: JSON.stringify({ title: 'Renamed' }),
+      headers: { 'Content-Type': 'application/json' },
+      method: 'PATCH',
+    })
     expect(renamed.status, await renamed.clone().text()).to.equal(200)
     const after = (await (await cms.fetch(`/api/videos/${doc.id}?depth=0`)).json()) as VideoDoc
     expect(after.hostData).to.deep.equal(current!.hostData)

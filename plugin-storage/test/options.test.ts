@@ -119,7 +119,9 @@ describe('options', function () {
       const res = await cms.fetch('/api/videos', { body: multipart(video, 'server.mp4', 'video/mp4', { title: 'Server side' }), method: 'POST' })
       expect(res.status, await res.clone().text()).to.equal(201)
       const id = ((await res.json()) as { doc: { id: number } }).doc.id
-      const doc = (await cms.payload.findByID({ collection: 'videos', depth: 0, id })) as unknown as { hostData: { stream: { videoId: string; status: string } } }
+      const doc = (await cms.payload.findByID({ collection: 'videos', depth: 0, id })) as unknown as {
+        hostData: { stream: { videoId: string; status: string } }
+      }
       const hosted = emu.videos().find((v) => v.guid === doc.hostData.stream.videoId)
       expect(hosted?.title).to.equal('Server side')
       expect(hosted?.storageSize).to.equal(video.length)
@@ -133,13 +135,18 @@ describe('options', function () {
       })
       await new Promise<void>((resolve) => broken.listen(0, '127.0.0.1', resolve))
       const base = emulatorOptions(emu)
-      const failing = await startCms({ ...base, stream: { ...base.stream!, tusEndpoint: `http://127.0.0.1:${(broken.address() as AddressInfo).port}/tusupload` } })
+      const failing = await startCms({
+        ...base,
+        stream: { ...base.stream!, tusEndpoint: `http://127.0.0.1:${(broken.address() as AddressInfo).port}/tusupload` },
+      })
       try {
         const videosBefore = emu.videos().length
         const res = await failing.fetch('/api/videos', { body: multipart(mp4Bytes(64 * 1024), 'fails.mp4', 'video/mp4', { title: 'Fails' }), method: 'POST' })
         const body = (await res.json()) as { errors: Array<{ message: string }> }
         expect(res.status).to.equal(502)
-        expect(body.errors[0]!.message).to.match(/Sending "fails\.mp4" to the streaming host failed \(The TUS upload of the video failed: the host answered HTTP 500\)/)
+        expect(body.errors[0]!.message).to.match(
+          /Sending "fails\.mp4" to the streaming host failed \(The TUS upload of the video failed: the host answered HTTP 500\)/,
+        )
         expect(emu.videos().length, 'the created video is deleted again').to.equal(videosBefore)
         expect((await failing.payload.count({ collection: 'videos' })).totalDocs).to.equal(0)
       } finally {
@@ -167,7 +174,11 @@ describe('options', function () {
           mp4Fallback: false,
           thumbnailTime: undefined,
           // Current generation: replaces the default check (here: only the admin, but in every collection).
-          tus: { access: ({ req }) => (req.user as { email?: string } | null)?.email === 'admin@example.com', checkAccess: (_req, body) => body.title !== 'forbidden', expiresIn: 60 },
+          tus: {
+            access: ({ req }) => (req.user as { email?: string } | null)?.email === 'admin@example.com',
+            checkAccess: (_req, body) => body.title !== 'forbidden',
+            expiresIn: 60,
+          },
         },
       })
     })
@@ -189,7 +200,12 @@ describe('options', function () {
 
     it('storage.clientUploads.access narrows who may sign', async () => {
       const sign = (auth?: string) =>
-        cms.fetch('/api/storage-host/storage/upload', { auth, body: JSON.stringify({ collectionSlug: 'media', filename: 'a.png', mimeType: 'image/png', size: 10 }), headers: { 'Content-Type': 'application/json' }, method: 'POST' })
+        cms.fetch('/api/storage-host/storage/upload', {
+          auth,
+          body: JSON.stringify({ collectionSlug: 'media', filename: 'a.png', mimeType: 'image/png', size: 10 }),
+          headers: { 'Content-Type': 'application/json' },
+          method: 'POST',
+        })
       expect((await sign()).status).to.equal(200)
       expect((await sign(cms.otherToken)).status).to.equal(403)
     })
@@ -197,9 +213,17 @@ describe('options', function () {
     it('mp4Fallback: false leaves resolutions empty on completion', async () => {
       const { createHmac } = await import('node:crypto')
       const head = mp4Bytes(8192).subarray(0, 4096).toString('base64')
-      const video = (await (await tus({ ...ok, collection: 'videos', head })).json()) as { videoId: string; videoToken: string; filename: string; signedReceipt: string }
+      const video = (await (await tus({ ...ok, collection: 'videos', head })).json()) as {
+        videoId: string
+        videoToken: string
+        filename: string
+        signedReceipt: string
+      }
       const form = new FormData()
-      form.append('file', JSON.stringify({ clientUploadContext: { signedReceipt: video.signedReceipt }, filename: video.filename, mimeType: 'video/mp4', size: 1000 }))
+      form.append(
+        'file',
+        JSON.stringify({ clientUploadContext: { signedReceipt: video.signedReceipt }, filename: video.filename, mimeType: 'video/mp4', size: 1000 }),
+      )
       form.append('_payload', JSON.stringify({ hostData: { stream: { videoToken: video.videoToken } } }))
       const saved = await cms.fetch('/api/videos', { body: form, method: 'POST' })
       expect(saved.status, await saved.clone().text()).to.equal(201)
@@ -207,11 +231,17 @@ describe('options', function () {
       const raw = JSON.stringify({ Status: 3, VideoGuid: video.videoId, VideoLibraryId: emu.stream.libraryId })
       const res = await fetch(`${cms.url}/api/storage-host/stream/webhook`, {
         body: raw,
-        headers: { 'X-HostStream-Signature': createHmac('sha256', emu.stream.readOnlyKey).update(raw).digest('hex'), 'X-HostStream-Signature-Algorithm': 'hmac-sha256', 'X-HostStream-Signature-Version': 'v1' },
+        headers: {
+          'X-HostStream-Signature': createHmac('sha256', emu.stream.readOnlyKey).update(raw).digest('hex'),
+          'X-HostStream-Signature-Algorithm': 'hmac-sha256',
+          'X-HostStream-Signature-Version': 'v1',
+        },
         method: 'POST',
       })
       expect(res.status).to.equal(200)
-      const doc = (await cms.payload.findByID({ collection: 'videos', depth: 0, id })) as unknown as { hostData: { stream: { status: string; resolutions: unknown[] } } }
+      const doc = (await cms.payload.findByID({ collection: 'videos', depth: 0, id })) as unknown as {
+        hostData: { stream: { status: string; resolutions: unknown[] } }
+      }
       expect(doc.hostData.stream.status).to.equal('finished')
       expect(doc.hostData.stream.resolutions).to.deep.equal([])
     })
@@ -226,12 +256,24 @@ describe('options', function () {
       expect(() => resolveOptions({ collections: {}, storage: { accessKey: 'k', serve: 'redirect', zoneName: 'z' } })).to.throw(/cdnUrl/)
     })
     it('refuses a non-upload collection', () => {
-      expect(() => hostStoragePlugin({ ...emulatorOptions(emu), collections: { posts: 'storage' } })({ collections: [{ fields: [], slug: 'posts' }], secret: 'x' } as unknown as Config)).to.throw(/not an upload collection/)
+      expect(() =>
+        hostStoragePlugin({ ...emulatorOptions(emu), collections: { posts: 'storage' } })({
+          collections: [{ fields: [], slug: 'posts' }],
+          secret: 'x',
+        } as unknown as Config),
+      ).to.throw(/not an upload collection/)
     })
     it('is safe to apply twice (endpoints registered once)', () => {
       const plugin = hostStoragePlugin(emulatorOptions(emu))
       const config = plugin(
-        plugin({ collections: [{ fields: [], slug: 'media', upload: true }, { fields: [], slug: 'videos', upload: true }, { fields: [], slug: 'locked-videos', upload: true }], secret: 'x' } as unknown as Config),
+        plugin({
+          collections: [
+            { fields: [], slug: 'media', upload: true },
+            { fields: [], slug: 'videos', upload: true },
+            { fields: [], slug: 'locked-videos', upload: true },
+          ],
+          secret: 'x',
+        } as unknown as Config),
       )
       const paths = (config.endpoints ?? []).map((e) => e.path)
       expect(paths.filter((p) => p === '/storage-host/stream/tus-auth')).to.have.length(1)

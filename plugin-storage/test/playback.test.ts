@@ -85,7 +85,8 @@ describe('playback URLs', function () {
       const read = cms.payload.collections.videos!.config.access
       const original = read.read
       // Anonymous: refused; the other user: only documents titled "shared" (a query-style access).
-      read.read = (({ req }: { req: { user?: { email?: string } } }) => (!req.user ? false : req.user.email === 'other@example.com' ? { title: { equals: 'shared' } } : true)) as never
+      read.read = (({ req }: { req: { user?: { email?: string } } }) =>
+        !req.user ? false : req.user.email === 'other@example.com' ? { title: { equals: 'shared' } } : true) as never
       try {
         for (const auth of [false, cms.otherToken] as const) {
           const res = await playback(cms, video.docId, auth)
@@ -106,7 +107,16 @@ describe('playback URLs', function () {
       expect(missing.status).to.equal(404)
       expect(await missing.json()).to.have.property('errors')
       const bytes = mp4Bytes(16 * 1024)
-      const auth = (await (await tusAuth(cms, { collection: 'videos', filename: 'pending.mp4', filesize: bytes.length, filetype: 'video/mp4', head: headOf(bytes), title: 'pending' })).json()) as TusAuthResponse
+      const auth = (await (
+        await tusAuth(cms, {
+          collection: 'videos',
+          filename: 'pending.mp4',
+          filesize: bytes.length,
+          filetype: 'video/mp4',
+          head: headOf(bytes),
+          title: 'pending',
+        })
+      ).json()) as TusAuthResponse
       const saved = await saveVideo(cms, { filename: auth.filename!, signedReceipt: auth.signedReceipt, size: bytes.length, videoToken: auth.videoToken })
       const pending = ((await saved.json()) as { doc: { id: number } }).doc.id
       const res = await playback(cms, pending)

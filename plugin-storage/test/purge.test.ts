@@ -31,7 +31,8 @@ describe('CDN purge', function () {
   let down = false
   const warnings: string[] = []
 
-  const purged = async (): Promise<string[]> => ((await (await fetch(`${emu.url}/purge/log`)).json()) as { purges: Array<{ url: string }> }).purges.map((p) => p.url)
+  const purged = async (): Promise<string[]> =>
+    ((await (await fetch(`${emu.url}/purge/log`)).json()) as { purges: Array<{ url: string }> }).purges.map((p) => p.url)
   const urlsOf = (doc: MediaDoc) => [doc.filename, ...Object.values(doc.sizes).map((s) => s.filename)].map((name) => `${emu.storage.cdnUrl}/${name}`)
   const create = async (name: string): Promise<MediaDoc> => {
     const res = await cms.fetch('/api/media', { body: multipart(await pngBytes(), name, 'image/png'), method: 'POST' })
@@ -47,10 +48,12 @@ describe('CDN purge', function () {
         req.socket.destroy()
         return
       }
-      void fetch(`${emu.account.apiBase}${req.url}`, { headers: { AccessKey: String(req.headers.accesskey ?? '') }, method: req.method }).then(async (upstream) => {
-        res.writeHead(upstream.status)
-        res.end(Buffer.from(await upstream.arrayBuffer()))
-      })
+      void fetch(`${emu.account.apiBase}${req.url}`, { headers: { AccessKey: String(req.headers.accesskey ?? '') }, method: req.method }).then(
+        async (upstream) => {
+          res.writeHead(upstream.status)
+          res.end(Buffer.from(await upstream.arrayBuffer()))
+        },
+      )
     })
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
     const base = emulatorOptions(emu)
@@ -71,7 +74,9 @@ describe('CDN purge', function () {
   })
 
   it('the emulator refuses a purge without the account key (401) and a missing url (400)', async () => {
-    expect((await fetch(`${emu.url}/purge?url=${encodeURIComponent(`${emu.storage.cdnUrl}/x.png`)}`, { headers: { AccessKey: 'wrong' }, method: 'POST' })).status).to.equal(401)
+    expect(
+      (await fetch(`${emu.url}/purge?url=${encodeURIComponent(`${emu.storage.cdnUrl}/x.png`)}`, { headers: { AccessKey: 'wrong' }, method: 'POST' })).status,
+    ).to.equal(401)
     expect((await fetch(`${emu.url}/purge`, { headers: { AccessKey: ACCOUNT_KEY }, method: 'POST' })).status).to.equal(400)
     expect(await purged()).to.deep.equal([])
   })
@@ -83,7 +88,11 @@ describe('CDN purge', function () {
     expect(oldUrls).to.have.length(2)
     expect(await purged(), 'a create purges nothing').to.deep.equal([])
 
-    const edit = await cms.fetch(`/api/media/${doc.id}`, { body: JSON.stringify({ alt: 'text only' }), headers: { 'Content-Type': 'application/json' }, method: 'PATCH' })
+    const edit = await cms.fetch(`/api/media/${doc.id}`, {
+      body: JSON.stringify({ alt: 'text only' }),
+      headers: { 'Content-Type': 'application/json' },
+      method: 'PATCH',
+    })
     expect(edit.status).to.equal(200)
     expect(await purged(), 'no new file, nothing to purge').to.deep.equal([])
 
@@ -123,7 +132,11 @@ describe('CDN purge', function () {
     }
     expect((await purged()).length, 'nothing reached the purge API').to.equal(before)
     const failures = warnings.filter((w) => w.includes('CDN purge failed'))
-    for (const url of urlsOf(doc)) expect(failures.some((w) => w.includes(JSON.stringify(url).slice(1, -1))), url).to.equal(true)
+    for (const url of urlsOf(doc))
+      expect(
+        failures.some((w) => w.includes(JSON.stringify(url).slice(1, -1))),
+        url,
+      ).to.equal(true)
     expect(failures.join('\n')).not.to.include(ACCOUNT_KEY)
   })
 })

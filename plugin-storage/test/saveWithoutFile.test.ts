@@ -41,7 +41,12 @@ describe('a save without a new file', function () {
     expect(created.status).to.equal(201)
     const doc = ((await created.json()) as { doc: Record<string, unknown> & { id: number } }).doc
     const path = emu.storedFilePath('kept.png')!
-    const before = { hash: createHash('sha256').update(await readFile(path)).digest('hex'), stat: await stat(path) }
+    const before = {
+      hash: createHash('sha256')
+        .update(await readFile(path))
+        .digest('hex'),
+      stat: await stat(path),
+    }
     const mark = requests.length
 
     for (const body of [{ alt: 'second' }, { alt: 'third', filename: doc.filename }]) {
@@ -50,30 +55,54 @@ describe('a save without a new file', function () {
     }
     const after = (await cms.payload.findByID({ collection: 'media', depth: 0, id: doc.id })) as unknown as Record<string, unknown>
     expect(after.alt).to.equal('third')
-    for (const field of ['filename', 'filesize', 'mimeType', 'width', 'height', 'sizes', 'url', 'prefix', '_objectKey']) expect(after[field], field).to.deep.equal(doc[field])
+    for (const field of ['filename', 'filesize', 'mimeType', 'width', 'height', 'sizes', 'url', 'prefix', '_objectKey'])
+      expect(after[field], field).to.deep.equal(doc[field])
     expect(requestsSince(mark, /\/(storage|s3|cdn)\//), 'no read or write on the storage host').to.deep.equal([])
     const now = await stat(path)
-    expect(createHash('sha256').update(await readFile(path)).digest('hex')).to.equal(before.hash)
+    expect(
+      createHash('sha256')
+        .update(await readFile(path))
+        .digest('hex'),
+    ).to.equal(before.hash)
     expect([now.ino, now.mtimeMs, now.size]).to.deep.equal([before.stat.ino, before.stat.mtimeMs, before.stat.size])
   })
 
   it('keeps a finished video: hostData unchanged, no stream API or TUS request, still one video on the host', async () => {
     const bytes = mp4Bytes(32 * 1024)
-    const auth = (await (await tusAuth(cms, { collection: 'videos', filename: 'kept.mp4', filesize: bytes.length, filetype: 'video/mp4', head: headOf(bytes), title: 'kept' })).json()) as TusAuthResponse
-    const saved = await saveVideo(cms, { filename: auth.filename!, signedReceipt: auth.signedReceipt, size: bytes.length, title: 'kept', videoToken: auth.videoToken })
+    const auth = (await (
+      await tusAuth(cms, { collection: 'videos', filename: 'kept.mp4', filesize: bytes.length, filetype: 'video/mp4', head: headOf(bytes), title: 'kept' })
+    ).json()) as TusAuthResponse
+    const saved = await saveVideo(cms, {
+      filename: auth.filename!,
+      signedReceipt: auth.signedReceipt,
+      size: bytes.length,
+      title: 'kept',
+      videoToken: auth.videoToken,
+    })
     expect(saved.status).to.equal(201)
     const id = ((await saved.json()) as { doc: { id: number } }).doc.id
     await startTus(emu.stream.tusEndpoint, auth, bytes).done
     await emu.whenEncoded(auth.videoId)
-    const before = (await cms.payload.findByID({ collection: 'videos', depth: 0, id })) as unknown as { hostData: { stream: Record<string, unknown> }; filename: string }
+    const before = (await cms.payload.findByID({ collection: 'videos', depth: 0, id })) as unknown as {
+      hostData: { stream: Record<string, unknown> }
+      filename: string
+    }
     expect(before.hostData.stream.status).to.equal('finished')
     expect(before.hostData.stream.resolutions).to.be.an('array').that.is.not.empty
     const videos = emu.videos().length
     const mark = requests.length
 
-    const res = await cms.fetch(`/api/videos/${id}`, { body: JSON.stringify({ title: 'renamed' }), headers: { 'Content-Type': 'application/json' }, method: 'PATCH' })
+    const res = await cms.fetch(`/api/videos/${id}`, {
+      body: JSON.stringify({ title: 'renamed' }),
+      headers: { 'Content-Type': 'application/json' },
+      method: 'PATCH',
+    })
     expect(res.status, await res.clone().text()).to.equal(200)
-    const after = (await cms.payload.findByID({ collection: 'videos', depth: 0, id })) as unknown as { hostData: { stream: Record<string, unknown> }; filename: string; title: string }
+    const after = (await cms.payload.findByID({ collection: 'videos', depth: 0, id })) as unknown as {
+      hostData: { stream: Record<string, unknown> }
+      filename: string
+      title: string
+    }
     expect(after.title).to.equal('renamed')
     expect(after.filename).to.equal(before.filename)
     expect(after.hostData).to.deep.equal(before.hostData)
@@ -90,7 +119,11 @@ describe('a save without a new file', function () {
 
     // A signed callback for a video no document holds: acknowledged, nothing changed.
     const raw = JSON.stringify({ Status: 3, VideoGuid: '00000000-0000-4000-8000-000000000000', VideoLibraryId: emu.stream.libraryId })
-    const hook = await fetch(`${cms.url}/api${WEBHOOK_PATH}`, { body: raw, headers: { 'Content-Type': 'application/json', ...webhookSignatureHeaders(raw, emu.stream.readOnlyKey) }, method: 'POST' })
+    const hook = await fetch(`${cms.url}/api${WEBHOOK_PATH}`, {
+      body: raw,
+      headers: { 'Content-Type': 'application/json', ...webhookSignatureHeaders(raw, emu.stream.readOnlyKey) },
+      method: 'POST',
+    })
     expect(hook.status).to.equal(200)
     const untouched = (await cms.payload.findByID({ collection: 'videos', depth: 0, id })) as unknown as { hostData: unknown; updatedAt: string }
     expect(untouched.updatedAt).to.equal(kept.updatedAt)

@@ -72,7 +72,10 @@ describe('storage adapter (images and files on the storage host)', function () {
     const png = await pngBytes(64, 64)
     const before = await cms.payload.count({ collection: 'media' })
     // Only the thumbnail PUT fails; the original succeeds and must be removed again.
-    nock(emu.url, { allowUnmocked: true }).put(/-40x40/).reply(500, 'boom').persist()
+    nock(emu.url, { allowUnmocked: true })
+      .put(/-40x40/)
+      .reply(500, 'boom')
+      .persist()
     nock.enableNetConnect()
     try {
       const res = await cms.fetch('/api/media', { body: multipart(png, 'broken.png', 'image/png'), method: 'POST' })

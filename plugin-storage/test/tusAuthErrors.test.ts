@@ -87,22 +87,31 @@ describe('tus-auth error table', function () {
   })
   it('403 without a session', async () => {
     await expectError(ok, 403, /authenticated session/, 'not-a-token')
-    const res = await cms.fetch('/api/storage-host/stream/tus-auth', { auth: false, body: JSON.stringify(ok), headers: { 'Content-Type': 'application/json' }, method: 'POST' })
+    const res = await cms.fetch('/api/storage-host/stream/tus-auth', {
+      auth: false,
+      body: JSON.stringify(ok),
+      headers: { 'Content-Type': 'application/json' },
+      method: 'POST',
+    })
     expect(res.status).to.equal(403)
   })
   it('403 when the collection access denies create and update', () => expectError({ ...ok, collection: 'locked-videos' }, 403, /not allowed/))
   it('404 for an unknown collection', () => expectError({ ...ok, collection: 'nope' }, 404, /not found/))
   it('413 over upload.limits.fileSize', () => expectError({ ...ok, filesize: LIMIT + 1 }, 413, /maximum size/))
   it('415 for a restricted type', () => expectError({ ...ok, filename: 'setup.exe', filetype: 'video/mp4' }, 415, /restricted/))
-  it('415 for a type the stream options do not accept', () => expectError({ ...ok, filetype: 'image/png', head: undefined }, 415, /streaming host does not accept/))
-  it("415 for a type the collection's mimeTypes do not accept", () => expectError({ ...ok, filename: 'clip.ogv', filetype: 'video/ogg', head: undefined }, 415, /collection does not accept/))
+  it('415 for a type the stream options do not accept', () =>
+    expectError({ ...ok, filetype: 'image/png', head: undefined }, 415, /streaming host does not accept/))
+  it("415 for a type the collection's mimeTypes do not accept", () =>
+    expectError({ ...ok, filename: 'clip.ogv', filetype: 'video/ogg', head: undefined }, 415, /collection does not accept/))
   it('415 when the sniffed head contradicts filetype', async () => {
     const png = await pngBytes(8, 8)
     await expectError({ ...ok, head: headOf(png) }, 415, /does not match the declared type video\/mp4/)
   })
   it('500 without details when the stream API fails, and nothing is left behind', async () => {
     const before = emu.videos().length
-    nock(emu.url, { allowUnmocked: true }).post(/\/stream\/library\/\d+\/videos$/).reply(500, { Message: `internal failure, key=${emu.stream.apiKey}` })
+    nock(emu.url, { allowUnmocked: true })
+      .post(/\/stream\/library\/\d+\/videos$/)
+      .reply(500, { Message: `internal failure, key=${emu.stream.apiKey}` })
     const res = await tusAuth(cms, ok)
     const text = await res.text()
     expect(res.status).to.equal(500)
@@ -114,7 +123,9 @@ describe('tus-auth error table', function () {
   })
   it('500 without details when the host cannot be reached on resume', async () => {
     const first = (await (await tusAuth(cms, ok)).json()) as { videoId: string; videoToken: string }
-    nock(emu.url, { allowUnmocked: true }).get(new RegExp(`/videos/${first.videoId}$`)).replyWithError('ECONNRESET')
+    nock(emu.url, { allowUnmocked: true })
+      .get(new RegExp(`/videos/${first.videoId}$`))
+      .replyWithError('ECONNRESET')
     await expectError({ ...ok, videoId: first.videoId, videoToken: first.videoToken }, 500, /^Something went wrong/)
     nock.cleanAll()
   })

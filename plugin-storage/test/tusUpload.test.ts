@@ -38,7 +38,14 @@ describe('TUS video upload through tus-auth', function () {
 
   it('uploads, resumes after an interruption, saves the document with its token and follows encoding to the end', async () => {
     const video = mp4Bytes(512 * 1024)
-    const res = await tusAuth(cms, { collection: 'videos', filename: 'My Clip.mp4', filesize: video.length, filetype: 'video/mp4', head: headOf(video), title: 'My clip' })
+    const res = await tusAuth(cms, {
+      collection: 'videos',
+      filename: 'My Clip.mp4',
+      filesize: video.length,
+      filetype: 'video/mp4',
+      head: headOf(video),
+      title: 'My clip',
+    })
     expect(res.status, await res.clone().text()).to.equal(200)
     const auth = (await res.json()) as TusAuthResponse
     expect(auth.type).to.equal('upload')
@@ -67,7 +74,14 @@ describe('TUS video upload through tus-auth', function () {
     expect(offset, 'part of the file is on the host').to.be.greaterThan(0).and.lessThan(video.length)
 
     // Resume: re-authorise with videoId + videoToken, continue from the stored offset.
-    const again = await tusAuth(cms, { collection: 'videos', filename: 'My Clip.mp4', filesize: video.length, filetype: 'video/mp4', videoId: auth.videoId, videoToken: auth.videoToken })
+    const again = await tusAuth(cms, {
+      collection: 'videos',
+      filename: 'My Clip.mp4',
+      filesize: video.length,
+      filetype: 'video/mp4',
+      videoId: auth.videoId,
+      videoToken: auth.videoToken,
+    })
     expect(again.status).to.equal(200)
     const resumed = (await again.json()) as TusAuthResponse
     expect(resumed.type).to.equal('upload')
@@ -93,7 +107,7 @@ describe('TUS video upload through tus-auth', function () {
     expect(doc.hostData.stream.playlistUrl).to.equal(`${emu.stream.cdnUrl}/${auth.videoId}/playlist.m3u8`)
     expect(doc.hostData.stream.thumbnailUrl).to.equal(`${emu.stream.cdnUrl}/${auth.videoId}/thumbnail.jpg`)
     expect(doc.hostData.stream.videoToken ?? null, 'token never returned').to.equal(null)
-    const row = await cms.payload.findByID({ collection: 'videos', id: doc.id, depth: 0 }) as unknown as VideoDoc
+    const row = (await cms.payload.findByID({ collection: 'videos', id: doc.id, depth: 0 })) as unknown as VideoDoc
     expect(row.hostData.stream.videoToken ?? null, 'token never stored').to.equal(null)
 
     // Encoding callbacks (signed by the emulator) drive the document to finished with MP4 fallbacks.
@@ -112,7 +126,14 @@ describe('TUS video upload through tus-auth', function () {
     await mp4.body?.cancel()
 
     // Resume of a processed video answers `uploaded`.
-    const done = await tusAuth(cms, { collection: 'videos', filename: 'My Clip.mp4', filesize: video.length, filetype: 'video/mp4', videoId: auth.videoId, videoToken: auth.videoToken })
+    const done = await tusAuth(cms, {
+      collection: 'videos',
+      filename: 'My Clip.mp4',
+      filesize: video.length,
+      filetype: 'video/mp4',
+      videoId: auth.videoId,
+      videoToken: auth.videoToken,
+    })
     const doneBody = (await done.json()) as TusAuthResponse
     expect(doneBody.type).to.equal('uploaded')
     expect(doneBody.authorizationSignature).to.equal(undefined)
@@ -129,7 +150,10 @@ describe('TUS video upload through tus-auth', function () {
 
   it('sweeps the videos no document holds once the token lifetime is over, never a bound one', async () => {
     const video = mp4Bytes(16 * 1024)
-    const auth = (title: string) => tusAuth(cms, { collection: 'videos', filename: `${title}.mp4`, filesize: video.length, filetype: 'video/mp4', head: headOf(video), title }).then((r) => r.json() as Promise<TusAuthResponse>)
+    const auth = (title: string) =>
+      tusAuth(cms, { collection: 'videos', filename: `${title}.mp4`, filesize: video.length, filetype: 'video/mp4', head: headOf(video), title }).then(
+        (r) => r.json() as Promise<TusAuthResponse>,
+      )
     const kept = await auth('kept')
     const abandoned = await auth('abandoned')
     const saved = await saveVideo(cms, { filename: kept.filename!, signedReceipt: kept.signedReceipt, size: video.length, videoToken: kept.videoToken })
@@ -145,9 +169,19 @@ describe('TUS video upload through tus-auth', function () {
 
   it('refuses a forged token, a token of another user and a token of another video; nothing is saved', async () => {
     const video = mp4Bytes(64 * 1024)
-    const mine = (await (await tusAuth(cms, { collection: 'videos', filename: 'a.mp4', filesize: video.length, filetype: 'video/mp4', head: headOf(video), title: 'A' })).json()) as TusAuthResponse
-    const theirs = (await (await tusAuth(cms, { collection: 'videos', filename: 'b.mp4', filesize: video.length, filetype: 'video/mp4', head: headOf(video), title: 'B' }, cms.otherToken)).json()) as TusAuthResponse
-    const other = (await (await tusAuth(cms, { collection: 'videos', filename: 'c.mp4', filesize: video.length, filetype: 'video/mp4', head: headOf(video), title: 'C' })).json()) as TusAuthResponse
+    const mine = (await (
+      await tusAuth(cms, { collection: 'videos', filename: 'a.mp4', filesize: video.length, filetype: 'video/mp4', head: headOf(video), title: 'A' })
+    ).json()) as TusAuthResponse
+    const theirs = (await (
+      await tusAuth(
+        cms,
+        { collection: 'videos', filename: 'b.mp4', filesize: video.length, filetype: 'video/mp4', head: headOf(video), title: 'B' },
+        cms.otherToken,
+      )
+    ).json()) as TusAuthResponse
+    const other = (await (
+      await tusAuth(cms, { collection: 'videos', filename: 'c.mp4', filesize: video.length, filetype: 'video/mp4', head: headOf(video), title: 'C' })
+    ).json()) as TusAuthResponse
     const before = (await cms.payload.count({ collection: 'videos' })).totalDocs
     const [h, p] = mine.videoToken.split('.')
     const forged = `${h}.${p}.${'A'.repeat(43)}`
@@ -168,9 +202,23 @@ describe('TUS video upload through tus-auth', function () {
     expect((await cms.payload.count({ collection: 'videos' })).totalDocs).to.equal(before)
 
     // Resume with a foreign token or a token for another video is refused.
-    const foreign = await tusAuth(cms, { collection: 'videos', filename: 'a.mp4', filesize: video.length, filetype: 'video/mp4', videoId: mine.videoId, videoToken: theirs.videoToken })
+    const foreign = await tusAuth(cms, {
+      collection: 'videos',
+      filename: 'a.mp4',
+      filesize: video.length,
+      filetype: 'video/mp4',
+      videoId: mine.videoId,
+      videoToken: theirs.videoToken,
+    })
     expect(foreign.status).to.equal(403)
-    const crossed = await tusAuth(cms, { collection: 'videos', filename: 'a.mp4', filesize: video.length, filetype: 'video/mp4', videoId: mine.videoId, videoToken: other.videoToken })
+    const crossed = await tusAuth(cms, {
+      collection: 'videos',
+      filename: 'a.mp4',
+      filesize: video.length,
+      filetype: 'video/mp4',
+      videoId: mine.videoId,
+      videoToken: other.videoToken,
+    })
     expect(crossed.status).to.equal(403)
     expect(await crossed.json()).to.deep.equal({ errors: [{ message: 'The video token does not belong to this video and user.' }] })
   })

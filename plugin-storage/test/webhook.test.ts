@@ -28,13 +28,17 @@ describe('stream webhook', function () {
     const raw = JSON.stringify(body)
     return post(raw, { 'X-HostStream-Signature': sign(raw), 'X-HostStream-Signature-Algorithm': 'hmac-sha256', 'X-HostStream-Signature-Version': 'v1' })
   }
-  const status = async () => ((await cms.payload.findByID({ collection: 'videos', depth: 0, id: docId })) as unknown as { hostData: { stream: { status: string } } }).hostData.stream.status
+  const status = async () =>
+    ((await cms.payload.findByID({ collection: 'videos', depth: 0, id: docId })) as unknown as { hostData: { stream: { status: string } } }).hostData.stream
+      .status
 
   before(async () => {
     emu = await startEmulator()
     cms = await startCms(emulatorOptions(emu))
     const video = mp4Bytes(16 * 1024)
-    const auth = (await (await tusAuth(cms, { collection: 'videos', filename: 'w.mp4', filesize: video.length, filetype: 'video/mp4', head: headOf(video), title: 'W' })).json()) as TusAuthResponse
+    const auth = (await (
+      await tusAuth(cms, { collection: 'videos', filename: 'w.mp4', filesize: video.length, filetype: 'video/mp4', head: headOf(video), title: 'W' })
+    ).json()) as TusAuthResponse
     const saved = await saveVideo(cms, { filename: auth.filename!, signedReceipt: auth.signedReceipt, size: video.length, videoToken: auth.videoToken })
     expect(saved.status).to.equal(201)
     docId = ((await saved.json()) as { doc: { id: number } }).doc.id
@@ -75,8 +79,12 @@ describe('stream webhook', function () {
   it('400 for a wrong algorithm or version', async () => {
     const raw = JSON.stringify({ Status: 1, VideoGuid: videoId, VideoLibraryId: emu.stream.libraryId })
     const sig = sign(raw)
-    expect((await post(raw, { 'X-HostStream-Signature': sig, 'X-HostStream-Signature-Algorithm': 'hmac-sha1', 'X-HostStream-Signature-Version': 'v1' })).status).to.equal(400)
-    expect((await post(raw, { 'X-HostStream-Signature': sig, 'X-HostStream-Signature-Algorithm': 'hmac-sha256', 'X-HostStream-Signature-Version': 'v2' })).status).to.equal(400)
+    expect(
+      (await post(raw, { 'X-HostStream-Signature': sig, 'X-HostStream-Signature-Algorithm': 'hmac-sha1', 'X-HostStream-Signature-Version': 'v1' })).status,
+    ).to.equal(400)
+    expect(
+      (await post(raw, { 'X-HostStream-Signature': sig, 'X-HostStream-Signature-Algorithm': 'hmac-sha256', 'X-HostStream-Signature-Version': 'v2' })).status,
+    ).to.equal(400)
     expect((await post(raw, { 'X-HostStream-Signature': sig, 'X-HostStream-Signature-Algorithm': 'hmac-sha256' })).status).to.equal(400)
     expect(await status()).to.equal('queued')
   })

@@ -119,7 +119,11 @@ describe('webhook body limit (CMS in a child process)', function () {
   const webhookUrl = () => `${cms.url}/api${WEBHOOK_PATH}`
   const signedCallback = (status: number) => {
     const raw = JSON.stringify({ Status: status, VideoGuid: '00000000-0000-0000-0000-000000000000', VideoLibraryId: emu.stream.libraryId })
-    return fetch(webhookUrl(), { body: raw, headers: { 'Content-Type': 'application/json', ...webhookSignatureHeaders(raw, emu.stream.readOnlyKey) }, method: 'POST' })
+    return fetch(webhookUrl(), {
+      body: raw,
+      headers: { 'Content-Type': 'application/json', ...webhookSignatureHeaders(raw, emu.stream.readOnlyKey) },
+      method: 'POST',
+    })
   }
 
   before(async () => {
@@ -162,7 +166,11 @@ describe('webhook body limit (CMS in a child process)', function () {
   it('still acknowledges good callbacks, and a body just over the limit is 413 in the plugin error shape', async () => {
     expect((await signedCallback(1)).status).to.equal(200)
     const raw = JSON.stringify({ Status: 1, VideoGuid: 'x'.repeat(64 * 1024), VideoLibraryId: emu.stream.libraryId })
-    const res = await fetch(webhookUrl(), { body: raw, headers: { 'Content-Type': 'application/json', ...webhookSignatureHeaders(raw, emu.stream.readOnlyKey) }, method: 'POST' })
+    const res = await fetch(webhookUrl(), {
+      body: raw,
+      headers: { 'Content-Type': 'application/json', ...webhookSignatureHeaders(raw, emu.stream.readOnlyKey) },
+      method: 'POST',
+    })
     expect(res.status).to.equal(413)
     expect(((await res.json()) as { errors: Array<{ message: string }> }).errors[0]!.message).to.match(/exceeds 65536 bytes/)
   })

@@ -42,10 +42,11 @@ export interface FreshApp {
   buildLog: string
 }
 
-const exists = (path: string) => stat(path).then(
-  () => true,
-  () => false,
-)
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  )
 
 async function workspaceVersion(name: string): Promise<string> {
   return (JSON.parse(await readFile(join(repoRoot, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version
@@ -83,7 +84,9 @@ async function pack(folder: string, into: string): Promise<PackedPlugin> {
   const { stdout } = run(`npm pack in ${folder}`, 'npm', ['pack', '--json', '--pack-destination', into], join(repoRoot, folder))
   const [info] = JSON.parse(stdout) as Array<{ name: string; filename: string; files: Array<{ path: string }> }>
   const tarball = join(into, info!.filename)
-  const sha256 = createHash('sha256').update(await readFile(tarball)).digest('hex')
+  const sha256 = createHash('sha256')
+    .update(await readFile(tarball))
+    .digest('hex')
   // Named by content: a changed package is a new install spec, so npm really reinstalls it.
   const named = join(into, info!.filename.replace(/\.tgz$/, `-${sha256.slice(0, 12)}.tgz`))
   await rename(tarball, named)
@@ -94,7 +97,14 @@ async function removeStaleProjects(parent: string, keep: string): Promise<void> 
   for (const name of await readdir(parent)) {
     const sibling = join(parent, name)
     if (sibling === keep) continue
-    const times = await Promise.all([join(sibling, '.last-used'), sibling].map((p) => stat(p).then((s) => s.mtimeMs, () => 0)))
+    const times = await Promise.all(
+      [join(sibling, '.last-used'), sibling].map((p) =>
+        stat(p).then(
+          (s) => s.mtimeMs,
+          () => 0,
+        ),
+      ),
+    )
     if (Date.now() - Math.max(...times) > STALE_AFTER_MS) await rm(sibling, { force: true, recursive: true })
   }
 }

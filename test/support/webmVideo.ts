@@ -41,12 +41,35 @@ export function muxWebm({ frames, height, width }: { frames: EncodedFrame[]; wid
   const ms = (us: number) => Math.round(us / 1000)
   const last = frames[frames.length - 1]!
   const durationMs = ms(last.timestamp) + ms(frames.length > 1 ? last.timestamp - frames[frames.length - 2]!.timestamp : 40_000)
-  const header = el([0x1a, 0x45, 0xdf, 0xa3], el([0x42, 0x86], uint8(1)), el([0x42, 0xf7], uint8(1)), el([0x42, 0xf2], uint8(4)),
-    el([0x42, 0xf3], uint8(8)), el([0x42, 0x82], str('webm')), el([0x42, 0x87], uint8(2)), el([0x42, 0x85], uint8(2)))
-  const info = el([0x15, 0x49, 0xa9, 0x66], el([0x2a, 0xd7, 0xb1], uint8(1_000_000)), el([0x44, 0x89], float64(durationMs)),
-    el([0x4d, 0x80], str('media-admin-e2e')), el([0x57, 0x41], str('media-admin-e2e')))
-  const tracks = el([0x16, 0x54, 0xae, 0x6b], el([0xae], el([0xd7], uint8(1)), el([0x73, 0xc5], uint8(1)), el([0x83], uint8(1)), el([0x86], str('V_VP8')),
-    el([0x9c], uint8(0)), el([0xe0], el([0xb0], uint8(width)), el([0xba], uint8(height)))))
+  const header = el(
+    [0x1a, 0x45, 0xdf, 0xa3],
+    el([0x42, 0x86], uint8(1)),
+    el([0x42, 0xf7], uint8(1)),
+    el([0x42, 0xf2], uint8(4)),
+    el([0x42, 0xf3], uint8(8)),
+    el([0x42, 0x82], str('webm')),
+    el([0x42, 0x87], uint8(2)),
+    el([0x42, 0x85], uint8(2)),
+  )
+  const info = el(
+    [0x15, 0x49, 0xa9, 0x66],
+    el([0x2a, 0xd7, 0xb1], uint8(1_000_000)),
+    el([0x44, 0x89], float64(durationMs)),
+    el([0x4d, 0x80], str('media-admin-e2e')),
+    el([0x57, 0x41], str('media-admin-e2e')),
+  )
+  const tracks = el(
+    [0x16, 0x54, 0xae, 0x6b],
+    el(
+      [0xae],
+      el([0xd7], uint8(1)),
+      el([0x73, 0xc5], uint8(1)),
+      el([0x83], uint8(1)),
+      el([0x86], str('V_VP8')),
+      el([0x9c], uint8(0)),
+      el([0xe0], el([0xb0], uint8(width)), el([0xba], uint8(height))),
+    ),
+  )
   // Clusters: a new one at every keyframe.
   const clusters: Array<{ time: number; bytes: Buffer }> = []
   let blocks: Buffer[] = []
@@ -69,8 +92,10 @@ export function muxWebm({ frames, height, width }: { frames: EncodedFrame[]; wid
   close()
   // Cues sit before the clusters (read with the header); their size does not depend on the positions.
   const cues = (positions: number[]) =>
-    el([0x1c, 0x53, 0xbb, 0x6b], ...clusters.map((c, i) =>
-      el([0xbb], el([0xb3], uint8(c.time)), el([0xb7], el([0xf7], uint8(1)), el([0xf1], uint8(positions[i]!))))))
+    el(
+      [0x1c, 0x53, 0xbb, 0x6b],
+      ...clusters.map((c, i) => el([0xbb], el([0xb3], uint8(c.time)), el([0xb7], el([0xf7], uint8(1)), el([0xf1], uint8(positions[i]!))))),
+    )
   const firstCluster = info.length + tracks.length + cues(clusters.map(() => 0)).length
   const positions: number[] = []
   let offset = firstCluster

@@ -27,7 +27,9 @@ export function childStream(options: ChildStreamOptions): Duplex {
   })
   const exited = new Promise<void>((resolve, reject) => {
     child.once('error', (err) => reject(new Error(`${options.command} could not start (${err.message}); install the "${options.packageName}" package`)))
-    child.once('close', (code, signal) => (code === 0 ? resolve() : reject(new Error(`${options.label} failed (${signal ?? `exit ${code}`}): ${stderr.trim()}`))))
+    child.once('close', (code, signal) =>
+      code === 0 ? resolve() : reject(new Error(`${options.label} failed (${signal ?? `exit ${code}`}): ${stderr.trim()}`)),
+    )
   })
   exited.catch(() => {})
   // The child's own error is reported through the output (exit status); a write to its closed stdin is not news.

@@ -10,6 +10,7 @@ export function compressionThreads(env: NodeJS.ProcessEnv = process.env): number
   const value = env.BACKUP_DAEMON_COMPRESS_THREADS
   if (value === undefined || value === '') return availableParallelism()
   const threads = Number(value)
-  if (!Number.isInteger(threads) || threads < 1 || threads > 256) throw new Error(`BACKUP_DAEMON_COMPRESS_THREADS must be an integer from 1 to 256, not "${value}"`)
+  if (!Number.isInteger(threads) || threads < 1 || threads > 256)
+    throw new Error(`BACKUP_DAEMON_COMPRESS_THREADS must be an integer from 1 to 256, not "${value}"`)
   return threads
 }

@@ -83,7 +83,13 @@ export function createArchive(sources: Source[], options: ArchiveOptions): Reada
   return out
 }
 
-async function addEntry(pack: tar.Pack, entry: SourceEntry, signal: AbortSignal, onChanged?: ArchiveOptions['onFileChanged'], preread?: Promise<Buffer>): Promise<void> {
+async function addEntry(
+  pack: tar.Pack,
+  entry: SourceEntry,
+  signal: AbortSignal,
+  onChanged?: ArchiveOptions['onFileChanged'],
+  preread?: Promise<Buffer>,
+): Promise<void> {
   const changed = (read: number) => onChanged?.(entry.name, entry.size ?? 0, read)
   const header: Partial<tar.Header> & { name: string } = { name: entry.name, type: entry.type, mode: entry.mode, mtime: entry.mtime }
   if (entry.type === 'symlink') header.linkname = entry.linkname ?? ''

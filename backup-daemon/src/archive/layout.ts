@@ -110,10 +110,7 @@ export const partKey = (folder: string, name: string, index: number) => `${folde
  * Reads `<prefix><name>.parts-<N>-<total>/<file>` back; `part` is true when `<file>` is `<name>.part-<letters>`
  * (anything else in the folder, e.g. an upload's temporary file, is not a part).
  */
-export function parsePartsFolder(
-  layout: LayoutOrJob,
-  key: string,
-): { name: string; count: number; total: number; folder: string; part: boolean } | undefined {
+export function parsePartsFolder(layout: LayoutOrJob, key: string): { name: string; count: number; total: number; folder: string; part: boolean } | undefined {
   const { prefix } = layoutOf(layout)
   if (!key.startsWith(prefix)) return undefined
   const match = /^([^/]+)\.parts-(\d+)-(\d+)\/([^/]+)$/.exec(key.slice(prefix.length))

@@ -167,7 +167,10 @@ export function parallelGzip(options: ParallelGzipOptions = {}): Transform {
     destroy(err, callback) {
       inFlight.length = 0
       const closing = pool?.close() ?? Promise.resolve()
-      closing.then(() => callback(err), () => callback(err))
+      closing.then(
+        () => callback(err),
+        () => callback(err),
+      )
     },
   })
   if (options.signal) {

@@ -48,10 +48,17 @@ export async function writeSnapshot(options: WriteSnapshotOptions): Promise<Mani
   const openPart = (): OpenPart => {
     // Errors reach us through the storages' write promises; the listener keeps a destroyed stream from crashing the process.
     const streams = storages.map(() => new PassThrough({ highWaterMark: 256 * 1024 }).on('error', () => {}))
-    const writes = storages.map((storage, i) => storage.write(tempDir(layoutIn(storage, job)), streams[i]!, signal).catch((err: unknown) => Promise.reject(storageError(storage, err))))
+    const writes = storages.map((storage, i) =>
+      storage.write(tempDir(layoutIn(storage, job)), streams[i]!, signal).catch((err: unknown) => Promise.reject(storageError(storage, err))),
+    )
     // Keep the handles as soon as they exist, so a failure elsewhere can still discard them; a write that
     // fails before reading its stream must end that stream, or the loop below would wait for 'drain' forever.
-    writes.forEach((write, i) => write.then((p) => pendingAll.push(p), (err: Error) => streams[i]!.destroy(err)))
+    writes.forEach((write, i) =>
+      write.then(
+        (p) => pendingAll.push(p),
+        (err: Error) => streams[i]!.destroy(err),
+      ),
+    )
     return { streams, writes, hash: createHash('sha256'), size: 0 }
   }
   const closePart = async (open: OpenPart) => {
@@ -128,7 +135,9 @@ export async function writeSnapshot(options: WriteSnapshotOptions): Promise<Mani
       signal.throwIfAborted()
       const own: Manifest = { ...manifest, parts: manifest.parts.map((part, index) => ({ ...part, key: storageKeys[s]![index]! })) }
       const body = Buffer.from(JSON.stringify(own, null, 2) + '\n')
-      const pending = await storage.write(tempDir(layoutIn(storage, job)), Readable.from([body]), signal).catch((err: unknown) => Promise.reject(storageError(storage, err)))
+      const pending = await storage
+        .write(tempDir(layoutIn(storage, job)), Readable.from([body]), signal)
+        .catch((err: unknown) => Promise.reject(storageError(storage, err)))
       pendingAll.push(pending)
       const key = manifestKey(layoutIn(storage, job), options.name)
       await pending.commit(key).catch((err: unknown) => Promise.reject(storageError(storage, err)))

@@ -10,9 +10,7 @@ const prefix = 'scrypt$'
 const defaults = { N: 16384, r: 8, p: 1, keyLength: 32 }
 
 function scrypt(password: string, salt: Buffer, keyLength: number, options: ScryptOptions): Promise<Buffer> {
-  return new Promise((resolve, reject) =>
-    scryptCallback(password, salt, keyLength, options, (err, key) => (err ? reject(err) : resolve(key))),
-  )
+  return new Promise((resolve, reject) => scryptCallback(password, salt, keyLength, options, (err, key) => (err ? reject(err) : resolve(key))))
 }
 
 export function isPasswordHash(value: string): boolean {

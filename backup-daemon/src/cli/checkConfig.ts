@@ -13,4 +13,3 @@ export async function checkConfig(file: string): Promise<number> {
   out(`config OK: ${loaded.config.jobs.length} job(s)`)
   return 0
 }
-

@@ -12,4 +12,3 @@ export async function hashPasswordCommand(): Promise<number> {
   out(await hashPassword(password))
   return 0
 }
-

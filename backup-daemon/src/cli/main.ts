@@ -117,10 +117,12 @@ process.once('beforeExit', () => {
   process.exit(1)
 })
 
-main(process.argv.slice(2)).finally(() => (settled = true)).then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    process.stderr.write(`backup-daemon: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
-    process.exit(1)
-  },
-)
+main(process.argv.slice(2))
+  .finally(() => (settled = true))
+  .then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      process.stderr.write(`backup-daemon: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
+      process.exit(1)
+    },
+  )

@@ -38,4 +38,3 @@ export function nextSignal(): Promise<NodeJS.Signals> {
     process.on('SIGINT', on).on('SIGTERM', on)
   })
 }
-

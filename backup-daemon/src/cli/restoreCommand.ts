@@ -51,9 +51,14 @@ export async function restoreIn(opened: JobContext, args: Omit<RestoreArgs, 'fil
   const controller = new AbortController()
   void nextSignal().then((signal) => controller.abort(new Error(`${signal}: restore interrupted`)))
 
-  const sources = job.sources.filter((s) => (databaseTypes as readonly string[]).includes(s.type) && !(s.type === 'redis' && !s.path) && (args.sources.length === 0 || args.sources.includes(s.name)))
+  const sources = job.sources.filter(
+    (s) =>
+      (databaseTypes as readonly string[]).includes(s.type) && !(s.type === 'redis' && !s.path) && (args.sources.length === 0 || args.sources.includes(s.name)),
+  )
   if (args.intoDatabase && sources.length === 0) {
-    process.stderr.write(`restore: job "${job.name}" has no database source${args.sources.length ? ` named ${args.sources.join(', ')}` : ''} (sqlite, postgresql, mongodb, mysql, mariadb, redis with a path)\n`)
+    process.stderr.write(
+      `restore: job "${job.name}" has no database source${args.sources.length ? ` named ${args.sources.join(', ')}` : ''} (sqlite, postgresql, mongodb, mysql, mariadb, redis with a path)\n`,
+    )
     return 2
   }
 

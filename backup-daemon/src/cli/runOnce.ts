@@ -30,4 +30,3 @@ export async function runOnce(file: string, job: string): Promise<number> {
   await engine.stop()
   return interrupted ? 130 : info.status === 'success' ? 0 : 1
 }
-

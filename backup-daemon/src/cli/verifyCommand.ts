@@ -32,7 +32,9 @@ export async function verifyIn(opened: JobContext, snapshot: string | undefined)
     const result = await verifySnapshot(location, controller.signal, archiveKeys(opened.job))
     const what = `${where}: ${location.entry.view.name}`
     if (result.ok) {
-      const checked = location.manifest ? `sha256 ${location.manifest.sha256}` : `no checksum to compare (not written by this daemon): ${result.entries ?? 0} entries read to the end`
+      const checked = location.manifest
+        ? `sha256 ${location.manifest.sha256}`
+        : `no checksum to compare (not written by this daemon): ${result.entries ?? 0} entries read to the end`
       process.stdout.write(`${what}: OK (${result.partsChecked} part(s), ${result.bytes} bytes, ${checked})\n`)
     } else {
       failed++

@@ -45,7 +45,8 @@ export function crossChecks(raw: unknown, report: Report): void {
     uniqueNames(job.storages, ['jobs', index, 'storages'], 'storage', report)
     if (typeof job.defaultStorage === 'string' && Array.isArray(job.storages)) {
       const names = job.storages.map((s) => record(s)?.name).filter((n): n is string => typeof n === 'string')
-      if (!names.includes(job.defaultStorage)) report(['jobs', index, 'defaultStorage'], `no storage named "${job.defaultStorage}" in this job (storages: ${names.join(', ')})`)
+      if (!names.includes(job.defaultStorage))
+        report(['jobs', index, 'defaultStorage'], `no storage named "${job.defaultStorage}" in this job (storages: ${names.join(', ')})`)
     }
   })
 }

@@ -32,7 +32,13 @@ export function searchPaths(cwd: string, home: string | undefined): string[] {
   return [join(cwd, 'snapr.yaml'), ...(home ? [join(home, '.config', 'snapr', 'snapr.yaml'), join(home, 'snapr.yaml')] : []), '/etc/snapr/snapr.yaml']
 }
 
-export function findConfigFile({ flag, env = process.env, cwd = process.cwd(), home = env.HOME || safeHome(), exists = existsSync }: LookupContext = {}): ConfigLookup {
+export function findConfigFile({
+  flag,
+  env = process.env,
+  cwd = process.cwd(),
+  home = env.HOME || safeHome(),
+  exists = existsSync,
+}: LookupContext = {}): ConfigLookup {
   const named: [string | undefined, string][] = [
     [flag, '--config'],
     [env.BACKUP_DAEMON_CONFIG, '$BACKUP_DAEMON_CONFIG'],

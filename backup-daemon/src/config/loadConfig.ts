@@ -57,7 +57,10 @@ export function parseConfigWithNotices(text: string, file: string, baseDir: stri
     return { line, column: col }
   }
   if (doc.errors.length > 0) {
-    throw new ConfigError(file, doc.errors.map((e) => ({ path: '', ...at(e.pos[0]), message: e.message.split('\n')[0] ?? e.message })))
+    throw new ConfigError(
+      file,
+      doc.errors.map((e) => ({ path: '', ...at(e.pos[0]), message: e.message.split('\n')[0] ?? e.message })),
+    )
   }
   const raw: unknown = doc.toJS() ?? {}
   const issues: ConfigIssue[] = []
@@ -77,7 +80,10 @@ export function parseConfigWithNotices(text: string, file: string, baseDir: stri
   // Paths below are in our spelling; `pathInFile` maps them back to the keys as written.
   const place = (path: Path, key?: string) => {
     const written = pathInFile(moves, key === undefined ? path : [...path, key])
-    return { path: formatPath(written), ...at(key === undefined ? offsetOf(doc, written) : offsetOf(doc, written.slice(0, -1), String(written[written.length - 1]))) }
+    return {
+      path: formatPath(written),
+      ...at(key === undefined ? offsetOf(doc, written) : offsetOf(doc, written.slice(0, -1), String(written[written.length - 1]))),
+    }
   }
   crossChecks(aliased, (path, message) => issues.push({ ...place(path), message }))
   const result = configSchema.safeParse(aliased)
@@ -100,7 +106,8 @@ function toIssues(input: unknown, issue: z.core.$ZodIssue, place: Place): Config
   let message = issue.message
   if (issue.code === 'invalid_union' && path[path.length - 1] !== 'type') message = 'unknown or missing "type"'
   const options = (issue as { options?: unknown[] }).options
-  if (issue.code === 'invalid_union' && path[path.length - 1] === 'type' && Array.isArray(options)) message = `unknown type; expected one of: ${options.join(', ')}`
+  if (issue.code === 'invalid_union' && path[path.length - 1] === 'type' && Array.isArray(options))
+    message = `unknown type; expected one of: ${options.join(', ')}`
   if (issue.code === 'invalid_value' && path[path.length - 1] === 'type') message = `unknown type; expected one of: ${issue.values.join(', ')}`
   if (issue.code === 'invalid_type' && valueAt(input, path) === undefined) message = 'required key is missing'
   return [{ ...place(path), message }]
@@ -158,9 +165,14 @@ function finish(parsed: ParsedConfig, baseDir: string): DaemonConfig {
     restore: parsed.restore,
     jobs: parsed.jobs.map(({ compression, encryption, ...job }) => ({
       ...job,
-      ...(typeof compression === 'string' ? { compression } : { compression: compression.type, ...(compression.level !== undefined && { compressionLevel: compression.level }) }),
+      ...(typeof compression === 'string'
+        ? { compression }
+        : { compression: compression.type, ...(compression.level !== undefined && { compressionLevel: compression.level }) }),
       ...(encryption?.type === 'age' && {
-        encryption: { type: encryption.type, ...(encryption.recipients ? { recipients: encryption.recipients } : { passphrase: encryption.passphrase ?? encryption.password }) },
+        encryption: {
+          type: encryption.type,
+          ...(encryption.recipients ? { recipients: encryption.recipients } : { passphrase: encryption.passphrase ?? encryption.password }),
+        },
       }),
       ...(encryption?.type === 'openssl' && { encryption }),
       sources: (job.sources as { type: string }[]).map((s) => resolvePaths(s, sourceFactory(s.type)?.pathKeys)),

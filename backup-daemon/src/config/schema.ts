@@ -32,26 +32,39 @@ export function validCron(schedule: string, timezone: string | undefined): strin
   }
 }
 
-const job = z
-  .strictObject({
-    name: jobName,
-    /** Cron expression; empty means "manual runs only". */
-    schedule: z.string().default(''),
-    timezone: z.string().min(1).optional(),
-    active: z.boolean().default(true),
-    /** The original's default: plain tar. */
-    compression: compressionSchema.default('tar'),
-    encryption: encryptionSchema.optional(),
-    sources: z.array(union(sourceFactories.map((f) => f.configSchema), 'source')).min(1),
-    storages: z.array(union(storageFactories.map((f) => withStorageCommon(f.configSchema)), 'storage')).min(1),
-    /** A storage `name` of this job (checked in `crossChecks`). */
-    defaultStorage: z.string().min(1).optional(),
-    retention: retentionSchema.optional(),
-    split: splitSchema.optional(),
-    beforeScript: z.string().optional(),
-    afterScript: z.string().optional(),
-    notify: z.array(notifySchema).default([]),
-  })
+const job = z.strictObject({
+  name: jobName,
+  /** Cron expression; empty means "manual runs only". */
+  schedule: z.string().default(''),
+  timezone: z.string().min(1).optional(),
+  active: z.boolean().default(true),
+  /** The original's default: plain tar. */
+  compression: compressionSchema.default('tar'),
+  encryption: encryptionSchema.optional(),
+  sources: z
+    .array(
+      union(
+        sourceFactories.map((f) => f.configSchema),
+        'source',
+      ),
+    )
+    .min(1),
+  storages: z
+    .array(
+      union(
+        storageFactories.map((f) => withStorageCommon(f.configSchema)),
+        'storage',
+      ),
+    )
+    .min(1),
+  /** A storage `name` of this job (checked in `crossChecks`). */
+  defaultStorage: z.string().min(1).optional(),
+  retention: retentionSchema.optional(),
+  split: splitSchema.optional(),
+  beforeScript: z.string().optional(),
+  afterScript: z.string().optional(),
+  notify: z.array(notifySchema).default([]),
+})
 
 export function validTimezone(zone: string): boolean {
   try {
@@ -114,7 +127,15 @@ const logLimit = z
 export const configSchema = z
   .strictObject({
     dataDir: z.string().min(1).default('./data'),
-    server: server.default({ enabled: true, defaultLanguage: 'en', address: '0.0.0.0:8080', secret: '', permissions: { allowManualRun: true, allowBackupDownload: true, showConfig: true, allowRestore: false }, ui: { enabled: true }, metrics: { enabled: true } }),
+    server: server.default({
+      enabled: true,
+      defaultLanguage: 'en',
+      address: '0.0.0.0:8080',
+      secret: '',
+      permissions: { allowManualRun: true, allowBackupDownload: true, showConfig: true, allowRestore: false },
+      ui: { enabled: true },
+      metrics: { enabled: true },
+    }),
     logs: z
       .strictObject({
         system: z.boolean().default(true),
@@ -128,9 +149,7 @@ export const configSchema = z
       })
       .default({ system: true, perJob: true, maxSizeMB: 100, maxBackups: 7, maxAgeDays: 30, compress: true }),
     /** Also the original's `server.logLimits` (moved here by the alias step). 0 = the default. */
-    logLimits: z
-      .strictObject({ jobLogs: logLimit, systemLogs: logLimit })
-      .default({ jobLogs: defaultLogLimit, systemLogs: defaultLogLimit }),
+    logLimits: z.strictObject({ jobLogs: logLimit, systemLogs: logLimit }).default({ jobLogs: defaultLogLimit, systemLogs: defaultLogLimit }),
     history: z.strictObject({ limit: z.int().min(1).max(10_000).default(100) }).default({ limit: 100 }),
     jobs: z.array(job).default([]),
     restore: restoreConfigSchema.default({ roots: [], databases: {} }),
@@ -138,7 +157,11 @@ export const configSchema = z
   .superRefine((value, ctx) => {
     const login = value.server.auth
     if (login?.enabled && (!login.username || !login.password)) {
-      ctx.addIssue({ code: 'custom', path: ['server', 'auth'], message: 'auth is enabled: set username and password (a hash from `backup-daemon hash-password`)' })
+      ctx.addIssue({
+        code: 'custom',
+        path: ['server', 'auth'],
+        message: 'auth is enabled: set username and password (a hash from `backup-daemon hash-password`)',
+      })
     }
   })
 

@@ -71,7 +71,11 @@ export function applySnaprAliases(raw: unknown, report: Report, notice: Report):
 
   const server = record(top.server)
   if (server && 'logLimits' in server) {
-    if ('logLimits' in top) report(['server', 'logLimits'], 'logLimits is set both under server (the original\'s place) and at the top level: keep one (top-level "logLimits" is preferred)')
+    if ('logLimits' in top)
+      report(
+        ['server', 'logLimits'],
+        'logLimits is set both under server (the original\'s place) and at the top level: keep one (top-level "logLimits" is preferred)',
+      )
     else {
       top.logLimits = server.logLimits
       moves.set('logLimits', ['server', 'logLimits'])
@@ -127,7 +131,8 @@ export function applySnaprAliases(raw: unknown, report: Report, notice: Report):
         if ('extraParams' in source) {
           const params = record(source.extraParams)
           if (!params) report([...at, 'extraParams'], 'extraParams must be a map of pg_dump options (key → value, "" for a bare flag)')
-          else if ('params' in source) report([...at, 'extraParams'], '"extraParams" (the original\'s spelling) and "params" name the same option: keep one ("params" is preferred)')
+          else if ('params' in source)
+            report([...at, 'extraParams'], '"extraParams" (the original\'s spelling) and "params" name the same option: keep one ("params" is preferred)')
           else {
             source.params = Object.entries(params).map(([key, value]) => (value === '' || value === null ? `--${key}` : `--${key}=${String(value)}`))
             moves.set(formatPath([...at, 'params']), [...at, 'extraParams'])
@@ -180,7 +185,10 @@ export function applySnaprAliases(raw: unknown, report: Report, notice: Report):
     const flat = smtpKeys.filter(([key]) => key in entry)
     if (flat.length === 0) return
     if ('smtp' in entry) {
-      report([...filePath, flat[0]![0]], `"${flat[0]![0]}" (the original's spelling) and "smtp" name the same settings: keep one ("smtp: {host, port, ...}" is preferred)`)
+      report(
+        [...filePath, flat[0]![0]],
+        `"${flat[0]![0]}" (the original's spelling) and "smtp" name the same settings: keep one ("smtp: {host, port, ...}" is preferred)`,
+      )
       for (const [key] of flat) delete entry[key]
       return
     }
@@ -193,6 +201,9 @@ export function applySnaprAliases(raw: unknown, report: Report, notice: Report):
     for (const [key, ours] of smtpKeys) moves.set(formatPath([...path, 'smtp', ours]), [...filePath, key])
     entry.smtp = smtp
     moves.set(formatPath([...path, 'smtp']), filePath)
-    notice([...filePath, flat[0]![0]], 'smtpHost/smtpPort/smtpUser/smtpPass/useTLS are the original\'s spelling of "smtp: {host, port, username, password, secure}"; both work, "smtp" is preferred')
+    notice(
+      [...filePath, flat[0]![0]],
+      'smtpHost/smtpPort/smtpUser/smtpPass/useTLS are the original\'s spelling of "smtp: {host, port, username, password, secure}"; both work, "smtp" is preferred',
+    )
   }
 }

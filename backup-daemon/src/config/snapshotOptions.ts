@@ -21,17 +21,15 @@ export const compressionLevels = {
 /** `tar.gz`, or `{ type: tar.zst, level: 10 }`. */
 export const compressionSchema = z.union([
   compressionType,
-  z
-    .strictObject({ type: compressionType, level: z.int().optional() })
-    .superRefine((value, ctx) => {
-      if (value.level === undefined) return
-      if (value.type === 'tar' || value.type === 'zip') {
-        ctx.addIssue({ code: 'custom', path: ['level'], message: `${value.type} has no compression level setting` })
-        return
-      }
-      const { min, max } = compressionLevels[value.type]
-      if (value.level < min || value.level > max) ctx.addIssue({ code: 'custom', path: ['level'], message: `${value.type} level must be ${min} to ${max}` })
-    }),
+  z.strictObject({ type: compressionType, level: z.int().optional() }).superRefine((value, ctx) => {
+    if (value.level === undefined) return
+    if (value.type === 'tar' || value.type === 'zip') {
+      ctx.addIssue({ code: 'custom', path: ['level'], message: `${value.type} has no compression level setting` })
+      return
+    }
+    const { min, max } = compressionLevels[value.type]
+    if (value.level < min || value.level > max) ctx.addIssue({ code: 'custom', path: ['level'], message: `${value.type} level must be ${min} to ${max}` })
+  }),
 ])
 
 /** age (age-encryption.org/v1): one scrypt passphrase, or X25519 recipients (`age1...`). */
@@ -41,13 +39,17 @@ const ageSchema = z
     passphrase: z.string().min(1).optional(),
     /** DESIGN.md's name for the passphrase; accepted as an alias. */
     password: z.string().min(1).optional(),
-    recipients: z.array(z.string().regex(/^age1[0-9a-z]+$/, 'expected an age recipient ("age1...", from age-keygen)')).min(1).optional(),
+    recipients: z
+      .array(z.string().regex(/^age1[0-9a-z]+$/, 'expected an age recipient ("age1...", from age-keygen)'))
+      .min(1)
+      .optional(),
   })
   .superRefine((value, ctx) => {
     const secrets = [value.passphrase, value.password].filter((v) => v !== undefined).length
     if (secrets > 1) ctx.addIssue({ code: 'custom', path: ['password'], message: 'set passphrase or password, not both' })
     if (secrets === 0 && !value.recipients) ctx.addIssue({ code: 'custom', path: [], message: 'set passphrase (e.g. env:BACKUP_PASSPHRASE) or recipients' })
-    if (secrets > 0 && value.recipients) ctx.addIssue({ code: 'custom', path: ['recipients'], message: 'age encrypts to a passphrase or to recipients, not both' })
+    if (secrets > 0 && value.recipients)
+      ctx.addIssue({ code: 'custom', path: ['recipients'], message: 'age encrypts to a passphrase or to recipients, not both' })
   })
 
 /** The original's `openssl enc -<cipher> -salt -pbkdf2`; `type` is filled in by the alias step when left out. */

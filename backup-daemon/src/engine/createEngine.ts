@@ -100,7 +100,12 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
   const jobs = new Map<string, JobRuntime>(
     config.jobs.map((job) => [
       job.name,
-      { config: job, storages: job.storages.map((entry) => createJobStorage(entry, { log: jobLog(job.name) })), notifiers: createNotifiers(job.notify), status: 'idle' },
+      {
+        config: job,
+        storages: job.storages.map((entry) => createJobStorage(entry, { log: jobLog(job.name) })),
+        notifiers: createNotifiers(job.notify),
+        status: 'idle',
+      },
     ]),
   )
   const runtime = (name: string) => {
@@ -219,7 +224,10 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
     }).start()
     const trees = job.config.sources.flatMap((s) => (s.type === 'local' ? [{ path: s.path, exclude: s.exclude }] : []))
     if (!previous && trees.length === job.config.sources.length && trees.length > 0) {
-      countLocalTrees(trees, counting).then((total) => (tracker.totalBytes = total), () => {})
+      countLocalTrees(trees, counting).then(
+        (total) => (tracker.totalBytes = total),
+        () => {},
+      )
     }
     return tracker
   }

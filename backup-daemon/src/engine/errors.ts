@@ -31,7 +31,10 @@ export class NoRunInFlightError extends EngineError {
 
 export class SnapshotNotFoundError extends EngineError {
   override name = 'SnapshotNotFoundError'
-  constructor(readonly job: string, readonly filename: string) {
+  constructor(
+    readonly job: string,
+    readonly filename: string,
+  ) {
     super(`snapshot "${filename}" not found for job "${job}"`)
   }
 }
@@ -57,7 +60,10 @@ export class EngineStoppingError extends EngineError {
  */
 export class SnapshotDamagedError extends FullDownloadUnsupportedError {
   override name = 'SnapshotDamagedError'
-  constructor(filename: string, readonly reason: string) {
+  constructor(
+    filename: string,
+    readonly reason: string,
+  ) {
     super(filename)
     this.message = `snapshot "${filename}" is damaged (${reason}): it cannot be downloaded whole; download its parts one by one`
   }

@@ -41,10 +41,12 @@ export async function openSnapshot(job: string, storages: Storage[], filename: s
         open: async () => {
           const first = await opened(job, storage, dataKeys[0]!, filename)
           const rest = dataKeys.slice(1)
-          return Readable.from((async function* () {
-            for await (const chunk of first) yield chunk as Buffer
-            yield* concatObjects(storage, rest)
-          })())
+          return Readable.from(
+            (async function* () {
+              for await (const chunk of first) yield chunk as Buffer
+              yield* concatObjects(storage, rest)
+            })(),
+          )
         },
       }
     }

@@ -63,15 +63,50 @@ export function formatSize(bytes: number): string {
 
 /** Non-secret keys shown as they are (strings lose URL credentials). Our spelling → the original's. */
 const sourceKeys: Record<string, string> = {
-  name: 'name', path: 'path', exclude: 'excludes', host: 'host', port: 'port', user: 'username', username: 'username', socket: 'socket',
-  database: 'database', tables: 'tables', excludeTables: 'excludeTables', allDatabases: 'allDatabases', oplog: 'oplog', authDatabase: 'authDatabase',
-  endpoint: 'endpoint', zoneName: 'zoneName', syncPath: 'syncPath', bucket: 'bucket', region: 'region', usePathStyle: 'usePathStyle',
-  excludeCollections: 'excludeCollections', gzip: 'gzip', pgDump: 'pgDump', pullZoneHostname: 'pullZoneHostname',
+  name: 'name',
+  path: 'path',
+  exclude: 'excludes',
+  host: 'host',
+  port: 'port',
+  user: 'username',
+  username: 'username',
+  socket: 'socket',
+  database: 'database',
+  tables: 'tables',
+  excludeTables: 'excludeTables',
+  allDatabases: 'allDatabases',
+  oplog: 'oplog',
+  authDatabase: 'authDatabase',
+  endpoint: 'endpoint',
+  zoneName: 'zoneName',
+  syncPath: 'syncPath',
+  bucket: 'bucket',
+  region: 'region',
+  usePathStyle: 'usePathStyle',
+  excludeCollections: 'excludeCollections',
+  gzip: 'gzip',
+  pgDump: 'pgDump',
+  pullZoneHostname: 'pullZoneHostname',
 }
 const storageKeys: Record<string, string> = {
-  name: 'name', path: 'path', bucket: 'bucket', region: 'region', endpoint: 'endpoint', storageClass: 'storageClass', zoneName: 'zoneName',
-  pullZoneHostname: 'pullZoneHostname', host: 'host', port: 'port', username: 'username', user: 'username', strictHostKey: 'strictHostKey',
-  includeJobName: 'includeJobName', usePathStyle: 'usePathStyle', downloadMode: 'downloadMode', signedUrlTTL: 'signedUrlTTL', pullZoneTokenTTL: 'pullZoneTokenTTL',
+  name: 'name',
+  path: 'path',
+  bucket: 'bucket',
+  region: 'region',
+  endpoint: 'endpoint',
+  storageClass: 'storageClass',
+  zoneName: 'zoneName',
+  pullZoneHostname: 'pullZoneHostname',
+  host: 'host',
+  port: 'port',
+  username: 'username',
+  user: 'username',
+  strictHostKey: 'strictHostKey',
+  includeJobName: 'includeJobName',
+  usePathStyle: 'usePathStyle',
+  downloadMode: 'downloadMode',
+  signedUrlTTL: 'signedUrlTTL',
+  pullZoneTokenTTL: 'pullZoneTokenTTL',
 }
 
 function copyAllowed(entry: Record<string, unknown>, keys: Record<string, string>, out: Detail): void {
@@ -119,7 +154,13 @@ function storageDetail(storage: StorageConfig): StorageDetail {
 }
 
 function notifierDetail(entry: NotifyConfig): NotifierDetail {
-  const out: NotifierDetail = { type: entry.type, onSuccess: entry.on.includes('success'), onFailure: entry.on.includes('failure'), on: [...entry.on], timeout: entry.timeout }
+  const out: NotifierDetail = {
+    type: entry.type,
+    onSuccess: entry.on.includes('success'),
+    onFailure: entry.on.includes('failure'),
+    on: [...entry.on],
+    timeout: entry.timeout,
+  }
   if (entry.name) out.name = entry.name
   if (entry.type === 'webhook') {
     out.urlHost = urlHost(entry.url)

@@ -74,7 +74,11 @@ export function runHook(kind: 'beforeScript' | 'afterScript', script: string, { 
  * runs to its end (it usually restarts what beforeScript stopped); one running when the cancel comes
  * is killed.
  */
-export async function withHooks<T>(job: { name: string; beforeScript?: string; afterScript?: string }, options: HookOptions, body: () => Promise<T>): Promise<T> {
+export async function withHooks<T>(
+  job: { name: string; beforeScript?: string; afterScript?: string },
+  options: HookOptions,
+  body: () => Promise<T>,
+): Promise<T> {
   const env = { BACKUP_DAEMON_JOB: job.name, ...options.env }
   try {
     if (job.beforeScript) await runHook('beforeScript', job.beforeScript, { ...options, env })

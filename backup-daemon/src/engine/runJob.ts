@@ -56,7 +56,10 @@ async function writeRun({ job, storages, signal, log, level }: RunJobOptions, tr
     onSource: (source) => log('info', `reading source "${source.name}" (${source.type})`),
     onFileChanged: (file, announced, read) => {
       changed++
-      log('warn', `${file} changed while read: ${read < announced ? `shrank to ${read} bytes, padded with zeros` : `grew past ${announced} bytes, cut`} to the ${announced} bytes it had; the copy is not what is on disk now`)
+      log(
+        'warn',
+        `${file} changed while read: ${read < announced ? `shrank to ${read} bytes, padded with zeros` : `grew past ${announced} bytes, cut`} to the ${announced} bytes it had; the copy is not what is on disk now`,
+      )
     },
   })
   // After compression (encrypted bytes do not compress) and before splitting (every part is ciphertext).

@@ -11,7 +11,15 @@
  */
 import type { Readable } from 'node:stream'
 import { layoutIn } from '../archive/jobStorage.js'
-import { manifestKey, manifestSuffix, parsePartsFolder, parseSnapshotName, type JobLayout, type ParsedName, type SnapshotEncryption } from '../archive/layout.js'
+import {
+  manifestKey,
+  manifestSuffix,
+  parsePartsFolder,
+  parseSnapshotName,
+  type JobLayout,
+  type ParsedName,
+  type SnapshotEncryption,
+} from '../archive/layout.js'
 import type { Compression, JobConfig, RetentionConfig } from '../config/types.js'
 import type { Storage, StoredObject } from '../storages/types.js'
 import { snapshotsToKeep } from './retentionPlan.js'
@@ -132,7 +140,11 @@ function toEntry(
     storage: storage.name,
     storages: [storage.name],
   }
-  const format = { compression: parsed.compression, ...(parsed.encryption && { encryption: parsed.encryption }), ...(manifest && { manifestKey: manifest.key }) }
+  const format = {
+    compression: parsed.compression,
+    ...(parsed.encryption && { encryption: parsed.encryption }),
+    ...(manifest && { manifestKey: manifest.key }),
+  }
   if (single) {
     return {
       view: { ...base, path: single.key, size: single.size, isSplit: false, partsCount: 1, damaged: false },
@@ -190,9 +202,7 @@ export async function listJobSnapshots(job: string, storages: Storage[], default
       else byName.set(entry.view.name, { storage, entry })
     }
   }
-  return [...byName.values()].sort(
-    (a, b) => b.entry.view.createdAt.localeCompare(a.entry.view.createdAt) || b.entry.view.name.localeCompare(a.entry.view.name),
-  )
+  return [...byName.values()].sort((a, b) => b.entry.view.createdAt.localeCompare(a.entry.view.createdAt) || b.entry.view.name.localeCompare(a.entry.view.name))
 }
 
 /** Deletes a snapshot, manifest first so an interruption leaves orphans (cleaned later), never a half listing. */

@@ -85,8 +85,7 @@ export interface SnapshotView {
 
 /** How a download is answered: bytes from the daemon, or a redirect to a signed storage URL. */
 export type SnapshotDownload =
-  | { kind: 'stream'; filename: string; size: number; contentType: string; open(): Promise<Readable> }
-  | { kind: 'redirect'; url: string }
+  { kind: 'stream'; filename: string; size: number; contentType: string; open(): Promise<Readable> } | { kind: 'redirect'; url: string }
 
 export type LogScope = { kind: 'system' } | { kind: 'job'; job: string }
 

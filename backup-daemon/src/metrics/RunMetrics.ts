@@ -73,9 +73,24 @@ export class RunMetrics {
       'Runs finished, by job and status (success, failed, cancelled).',
       jobs.flatMap(([job, s]) => statuses.map((status): [string, number] => [`job="${label(job)}",status="${status}"`, s.runs[status]])),
     )
-    family('backup_daemon_failures_total', 'counter', 'Runs that failed or were cancelled, by job.', jobs.map(([job, s]) => [`job="${label(job)}"`, s.failures]))
-    family('backup_daemon_last_duration_seconds', 'gauge', 'Duration of the newest finished run, by job.', jobs.map(([job, s]) => [`job="${label(job)}"`, s.duration]))
-    family('backup_daemon_last_size_bytes', 'gauge', 'Archive size of the newest successful run, by job.', jobs.map(([job, s]) => [`job="${label(job)}"`, s.size]))
+    family(
+      'backup_daemon_failures_total',
+      'counter',
+      'Runs that failed or were cancelled, by job.',
+      jobs.map(([job, s]) => [`job="${label(job)}"`, s.failures]),
+    )
+    family(
+      'backup_daemon_last_duration_seconds',
+      'gauge',
+      'Duration of the newest finished run, by job.',
+      jobs.map(([job, s]) => [`job="${label(job)}"`, s.duration]),
+    )
+    family(
+      'backup_daemon_last_size_bytes',
+      'gauge',
+      'Archive size of the newest successful run, by job.',
+      jobs.map(([job, s]) => [`job="${label(job)}"`, s.size]),
+    )
     family(
       'backup_daemon_last_success_timestamp_seconds',
       'gauge',

@@ -1,8 +1,8 @@
 /**
  * @module notify/createNotifiers
- * A job's notifiers from its `notify` entries (webhook, email, telegram, healthchecks), `notifyStarted`, and `notifyAll`, which tells every interested one about
- * a run and logs failures (with the notifier's label, never its URL or password) without ever throwing:
- * a broken mail server must not turn a good backup into a failed one.
+ * A job's notifiers from its `notify` entries (webhook, email, telegram, healthchecks), `notifyStarted`,
+ * and `notifyAll`, which tells every interested one about a run and logs failures (with the notifier's
+ * label, never its URL or password) without ever throwing: a broken mail server must not turn a good backup into a failed one.
  */
 import type { NotifyConfig } from '../config/types.js'
 import { emailNotifier } from './emailNotifier.js'

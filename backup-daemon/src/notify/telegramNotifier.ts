@@ -14,7 +14,12 @@ const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '
 /** The message text: status, job, duration, snapshot or error (HTML, the Bot API's `parse_mode`). */
 export function telegramText(report: RunReport): string {
   const head = report.status === 'success' ? '✅ <b>Backup OK</b>' : report.status === 'cancelled' ? '⚠️ <b>Backup CANCELLED</b>' : '❌ <b>Backup FAILED</b>'
-  const lines = [head, `<b>Job:</b> <code>${escapeHtml(report.job)}</code>`, `<b>Host:</b> ${escapeHtml(report.host)}`, `<b>Duration:</b> ${escapeHtml(report.duration)}`]
+  const lines = [
+    head,
+    `<b>Job:</b> <code>${escapeHtml(report.job)}</code>`,
+    `<b>Host:</b> ${escapeHtml(report.host)}`,
+    `<b>Duration:</b> ${escapeHtml(report.duration)}`,
+  ]
   if (report.snapshot) lines.push(`<b>Snapshot:</b> <code>${escapeHtml(report.snapshot.name)}</code> (${report.snapshot.size} bytes)`)
   // Telegram refuses messages over 4096 characters: the error's head is what matters.
   if (report.error) lines.push('', '<b>Error:</b>', `<pre>${escapeHtml(report.error.slice(0, 3000))}</pre>`)

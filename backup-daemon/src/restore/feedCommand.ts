@@ -16,7 +16,12 @@ export interface FeedCommandOptions {
   label?: string
 }
 
-export async function feedCommand(command: string, args: string[], dump: Readable, { env, signal, label = command.split('/').pop() }: FeedCommandOptions): Promise<void> {
+export async function feedCommand(
+  command: string,
+  args: string[],
+  dump: Readable,
+  { env, signal, label = command.split('/').pop() }: FeedCommandOptions,
+): Promise<void> {
   const child = spawn(command, args, { env, stdio: ['pipe', 'ignore', 'pipe'] })
   const stderr = tail(5)
   child.stderr!.on('data', stderr.push)

@@ -58,7 +58,11 @@ export async function restoreMongo(archive: Readable, uri: string, options: Rest
     if (prepared.has(key)) return
     prepared.add(key)
     const prelude = preludes.get(key)
-    if (options.drop) await dbOf(db).collection(collection).drop().catch(() => {})
+    if (options.drop)
+      await dbOf(db)
+        .collection(collection)
+        .drop()
+        .catch(() => {})
     const { options: collectionOptions = {} } = prelude?.meta ?? {}
     const exists = (await dbOf(db).listCollections({ name: collection }, { nameOnly: true }).toArray()).length > 0
     if (!exists) await dbOf(db).createCollection(collection, collectionOptions)
@@ -91,7 +95,11 @@ export async function restoreMongo(archive: Readable, uri: string, options: Rest
       const { db, collection, meta } = prelude
       if (isView(prelude)) {
         const { viewOn, pipeline, ...rest } = meta.options ?? {}
-        if (options.drop) await dbOf(db).collection(collection).drop().catch(() => {})
+        if (options.drop)
+          await dbOf(db)
+            .collection(collection)
+            .drop()
+            .catch(() => {})
         await dbOf(db).createCollection(collection, { viewOn: viewOn as string, pipeline: pipeline as BSON.Document[], ...rest })
         result.collections++
         continue

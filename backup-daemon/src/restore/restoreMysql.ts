@@ -51,7 +51,11 @@ export async function restoreMysql(dump: Readable, connection: MysqlConnection, 
     dump.destroy()
     throw new Error('neither mariadb nor mysql (the client) found on PATH (Debian: apt-get install mariadb-client)')
   }
-  const base = [...mysqlConnectionArgs({ host: connection.host ?? '127.0.0.1', port: connection.port ?? 3306, socket: connection.socket, username: connection.username }), '--batch', '--skip-column-names']
+  const base = [
+    ...mysqlConnectionArgs({ host: connection.host ?? '127.0.0.1', port: connection.port ?? 3306, socket: connection.socket, username: connection.username }),
+    '--batch',
+    '--skip-column-names',
+  ]
   const env = mysqlEnv(connection.password)
   const label = client.split('/').pop()!
   try {
@@ -59,7 +63,12 @@ export async function restoreMysql(dump: Readable, connection: MysqlConnection, 
       const db = connection.database
       await runChild(client, [...base, '-e', `CREATE DATABASE IF NOT EXISTS ${quoteIdentifier(db)}`], { env, signal }).catch(rename(label))
       if (!options.overwrite) {
-        const tables = await query(client, [...base, '-e', `SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = ${quoteString(db)}`], env, signal)
+        const tables = await query(
+          client,
+          [...base, '-e', `SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = ${quoteString(db)}`],
+          env,
+          signal,
+        )
         if (Number(tables) > 0) throw new Error(`database "${db}" already holds ${tables} table(s); overwrite replaces the dumped ones`)
       }
     } else if (!options.overwrite) {
@@ -89,6 +98,8 @@ function query(client: string, args: string[], env: NodeJS.ProcessEnv, signal: A
     child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')))
     child.stderr!.on('data', stderr.push)
     child.once('error', reject)
-    child.once('close', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`${client.split('/').pop()} exited with ${code}: ${stderr.text() || '(no output)'}`))))
+    child.once('close', (code) =>
+      code === 0 ? resolve(out.trim()) : reject(new Error(`${client.split('/').pop()} exited with ${code}: ${stderr.text() || '(no output)'}`)),
+    )
   })
 }

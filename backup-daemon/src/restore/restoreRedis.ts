@@ -43,7 +43,10 @@ export async function restoreRedis(entry: Readable, targetFile: string, options:
     }
     if (head.toString('latin1') !== 'REDIS') throw new Error('the restored file is not an RDB file (it does not start with "REDIS")')
     const checker = await findExecutable(['redis-check-rdb'])
-    if (checker) await runChild(checker, [temp], { signal, tailLines: 3 }).catch((err: Error) => Promise.reject(new Error(`the restored RDB fails redis-check-rdb: ${err.message}`)))
+    if (checker)
+      await runChild(checker, [temp], { signal, tailLines: 3 }).catch((err: Error) =>
+        Promise.reject(new Error(`the restored RDB fails redis-check-rdb: ${err.message}`)),
+      )
     await rename(temp, targetFile)
   } catch (err) {
     await rm(temp, { force: true })

@@ -40,7 +40,11 @@ export async function restoreSqlite(entry: Readable, targetFile: string, options
     const db = new Database(temp)
     let result: string
     try {
-      result = db.prepare('PRAGMA integrity_check').all().map((row) => row.integrity_check).join('; ')
+      result = db
+        .prepare('PRAGMA integrity_check')
+        .all()
+        .map((row) => row.integrity_check)
+        .join('; ')
     } finally {
       db.close()
     }

@@ -6,7 +6,7 @@
 
 export function contentDisposition(name: string): string {
   const base = name.split(/[/\\]/).pop() || 'download'
-   
+
   const ascii = base.replace(/[^\x20-\x7e]|["\\%;]/g, '_')
   // encodeURIComponent leaves ' ( ) * unescaped; RFC 5987 attr-char does not allow them.
   const encoded = encodeURIComponent(base).replace(/['()*]/g, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`)

@@ -46,7 +46,15 @@ export interface CreateAppOptions {
   clock?: () => number
 }
 
-export function createApp({ config, engine, sessionKey, keepAliveMs = 15_000, loginLimits, ui = serveUi, clock = Date.now }: CreateAppOptions): OpenAPIHono<AppEnv> {
+export function createApp({
+  config,
+  engine,
+  sessionKey,
+  keepAliveMs = 15_000,
+  loginLimits,
+  ui = serveUi,
+  clock = Date.now,
+}: CreateAppOptions): OpenAPIHono<AppEnv> {
   const key = sessionKey ?? keyFromSecret(config.server.secret)
   const revoked = revokedSessions()
   const deps: RouteDeps = {
@@ -69,8 +77,7 @@ export function createApp({ config, engine, sessionKey, keepAliveMs = 15_000, lo
   logRoutes(api, deps)
   systemRoutes(api, deps)
   docRoutes(api)
-  const routes = (): ApiRoute[] =>
-    api.openAPIRegistry.definitions.flatMap((d) => (d.type === 'route' ? [{ method: d.route.method, path: d.route.path }] : []))
+  const routes = (): ApiRoute[] => api.openAPIRegistry.definitions.flatMap((d) => (d.type === 'route' ? [{ method: d.route.method, path: d.route.path }] : []))
   // Last API route: unknown API paths end here as Problems and never reach the UI below.
   api.all('*', apiNotFound({ prefix: apiPrefix, routes }))
 

@@ -74,7 +74,7 @@ export const JobStatusSchema = z
 
 export const JobConfigSchema = z
   .record(z.string(), z.unknown())
-  .openapi('JobConfig', { description: "The job's configuration as loaded, every secret replaced by \"[redacted]\"." })
+  .openapi('JobConfig', { description: 'The job\'s configuration as loaded, every secret replaced by "[redacted]".' })
 
 export const JobLogSchema = z
   .object({
@@ -116,9 +116,7 @@ export const RunStartedSchema = z.object({ job: z.string(), startedAt: z.string(
 export const CancelResultSchema = z.object({ cancelledAt: z.string(), job: z.string() }).openapi('CancelResult')
 export const AuthCheckSchema = z.object({ authenticated: z.boolean(), authEnabled: z.boolean() }).openapi('AuthCheck')
 export const LoginResultSchema = z.object({ success: z.boolean() }).openapi('LoginResult')
-export const LoginRequestSchema = z
-  .object({ username: z.string().min(1).max(256), password: z.string().min(1).max(1024) })
-  .openapi('LoginRequest')
+export const LoginRequestSchema = z.object({ username: z.string().min(1).max(256), password: z.string().min(1).max(1024) }).openapi('LoginRequest')
 
 export const SettingsSchema = z
   .object({
@@ -156,7 +154,8 @@ export const DaemonStatusSchema = z
     ...DaemonStatusDetailsSchema.partial().shape,
   })
   .openapi('DaemonStatus', {
-    description: 'Public: `status`, `version`, `uptime`, `environment`, `jobsCount`. With a valid session (or auth off) also `startedAt`, `uptimeSeconds`, `authEnabled` and `jobs`.',
+    description:
+      'Public: `status`, `version`, `uptime`, `environment`, `jobsCount`. With a valid session (or auth off) also `startedAt`, `uptimeSeconds`, `authEnabled` and `jobs`.',
   })
 
 export const StreamFrameSchema = z
@@ -187,7 +186,10 @@ export const TailQuerySchema = z.object({
 })
 
 export const JobParamsSchema = z.object({
-  name: z.string().min(1).openapi({ param: { name: 'name', in: 'path' }, description: 'Job name as declared in the config' }),
+  name: z
+    .string()
+    .min(1)
+    .openapi({ param: { name: 'name', in: 'path' }, description: 'Job name as declared in the config' }),
 })
 
 /**
@@ -203,6 +205,7 @@ export const DownloadParamsSchema = JobParamsSchema.extend({
     .refine(isSafeFilename, { message: 'not a snapshot name: "/", "\\" and ".." are not allowed' })
     .openapi({
       param: { name: 'filename', in: 'path' },
-      description: "A snapshot's `id` (= `name`) as listed; for a split snapshot its set ID (the whole set) or `<id>.part-aaa` (one part). `/`, `\\` and `..` are refused (400).",
+      description:
+        "A snapshot's `id` (= `name`) as listed; for a split snapshot its set ID (the whole set) or `<id>.part-aaa` (one part). `/`, `\\` and `..` are refused (400).",
     }),
 })

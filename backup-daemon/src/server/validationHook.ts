@@ -41,7 +41,6 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   return value
 }
 
- 
 export const validationHook: Hook<any, any, any, any> = (result) => {
   if (result.success) return
   const prefix = prefixes[result.target] ?? result.target

@@ -67,11 +67,16 @@ export async function extractTo(archive: Readable, dir: string, options: Extract
         throw err
       })
       if (existing?.isSymbolicLink()) throw new EscapeError(name, root, `"${components.slice(0, i + 1).join('/')}" on its path is a link`)
-      if (existing && !existing.isDirectory()) throw new Error(`refusing archive entry "${name}": "${components.slice(0, i + 1).join('/')}" on its path is not a folder`)
+      if (existing && !existing.isDirectory())
+        throw new Error(`refusing archive entry "${name}": "${components.slice(0, i + 1).join('/')}" on its path is not a folder`)
       if (!existing) await mkdir(path, i === components.length - 1 && mode !== undefined ? { mode } : {})
     }
   }
-  const parts = (name: string) => name.replace(/\/+$/, '').split('/').filter((p) => p !== '' && p !== '.')
+  const parts = (name: string) =>
+    name
+      .replace(/\/+$/, '')
+      .split('/')
+      .filter((p) => p !== '' && p !== '.')
 
   /** With `overwrite`, a link (or file) in the way is removed first, so the write cannot follow it. */
   const clear = async (path: string) => {

@@ -30,7 +30,7 @@ export interface OpenArchiveOptions {
 
 /** How the bytes of a located snapshot are encoded. */
 export function formatOf({ entry, manifest }: LocatedSnapshot) {
-  return { compression: manifest?.compression ?? entry.compression, encryption: manifest ? manifest.encryption ?? undefined : entry.encryption }
+  return { compression: manifest?.compression ?? entry.compression, encryption: manifest ? (manifest.encryption ?? undefined) : entry.encryption }
 }
 
 /** An archive error, worded for an openssl-encrypted snapshot whose garbage may come from a wrong password. */
@@ -48,7 +48,7 @@ export async function openArchive(located: LocatedSnapshot, options: OpenArchive
     const ageKeys = options.keys ?? {}
     if (ageKeys.passphrase === undefined && !ageKeys.identities?.length) {
       bytes.destroy()
-      throw new Error('the snapshot is age-encrypted: give the passphrase (the job\'s encryption.passphrase) or an identity file (--identity)')
+      throw new Error("the snapshot is age-encrypted: give the passphrase (the job's encryption.passphrase) or an identity file (--identity)")
     }
     bytes = await (await import('../archive/ageStream.js')).decryptAge(bytes, ageKeys)
   } else if (encryption === 'openssl') {
@@ -57,7 +57,8 @@ export async function openArchive(located: LocatedSnapshot, options: OpenArchive
       throw new Error('the snapshot is openssl-encrypted (.enc): the job needs encryption: { type: openssl, password, cipher }')
     }
     const recorded = manifest?.cipher
-    const cipher = recorded && (opensslCiphers as readonly string[]).includes(recorded) ? (recorded as OpensslCipher) : options.openssl.cipher ?? 'aes-256-cbc'
+    const cipher =
+      recorded && (opensslCiphers as readonly string[]).includes(recorded) ? (recorded as OpensslCipher) : (options.openssl.cipher ?? 'aes-256-cbc')
     const { decryptOpenssl } = await import('../archive/opensslStream.js')
     const decrypt = decryptOpenssl(options.openssl.password, cipher)
     bytes.on('error', (err) => decrypt.destroy(err))

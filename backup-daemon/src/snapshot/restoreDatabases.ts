@@ -49,7 +49,8 @@ async function restoreEntry(source: SourceConfig, entry: Readable, options: Rest
     }
     case 'redis':
       // A running server cannot load an RDB; only a file source (`path`) goes back in place.
-      if (!source.path) throw new Error(`a live redis source is restored by hand: stop the server, restore ${source.name}/dump.rdb with --to into its dir, start it`)
+      if (!source.path)
+        throw new Error(`a live redis source is restored by hand: stop the server, restore ${source.name}/dump.rdb with --to into its dir, start it`)
       await restoreRedis(entry, source.path, { overwrite, signal })
       return source.path
     default:
@@ -58,7 +59,12 @@ async function restoreEntry(source: SourceConfig, entry: Readable, options: Rest
 }
 
 /** Restores every chosen database source found in the archive; rejects when one is missing or fails. */
-export async function restoreDatabases(archive: Readable, sources: SourceConfig[], options: RestoreDatabasesOptions, allSources: SourceConfig[] = sources): Promise<string[]> {
+export async function restoreDatabases(
+  archive: Readable,
+  sources: SourceConfig[],
+  options: RestoreDatabasesOptions,
+  allSources: SourceConfig[] = sources,
+): Promise<string[]> {
   const wanted = new Map(sources.map((source) => [source.name, source]))
   // The original service archives source i of a type as `./<type>_<n>/...` (n counting that type from 1).
   const originalFolders = new Map<string, string>()
@@ -87,7 +93,9 @@ export async function restoreDatabases(archive: Readable, sources: SourceConfig[
       restored.push(source.name)
       options.log(`restored source "${source.name}" into ${where}`)
     } catch (err) {
-      throw new Error(`source "${source.name}": ${(err as Error).message}${options.overwrite ? '' : ' (the CLI\'s --force replaces existing data)'}`, { cause: err })
+      throw new Error(`source "${source.name}": ${(err as Error).message}${options.overwrite ? '' : " (the CLI's --force replaces existing data)"}`, {
+        cause: err,
+      })
     }
   })
   if (wanted.size > 0) throw new Error(`not in the snapshot: source(s) ${[...wanted.keys()].map((n) => `"${n}"`).join(', ')}`)

@@ -40,7 +40,9 @@ export function zipToTar(zipBytes: Readable, signal?: AbortSignal): Readable {
     try {
       const { path } = spooled
       const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
-        yauzl.open(path, { lazyEntries: true, autoClose: false, strictFileNames: false, validateEntrySizes: true }, (err, file) => (err ? reject(new Error(`not a readable zip archive: ${err.message}`)) : resolve(file))),
+        yauzl.open(path, { lazyEntries: true, autoClose: false, strictFileNames: false, validateEntrySizes: true }, (err, file) =>
+          err ? reject(new Error(`not a readable zip archive: ${err.message}`)) : resolve(file),
+        ),
       )
       // yauzl reports errors through the callbacks of the calls below; an event between them must not crash.
       zip.on('error', () => {})
@@ -70,7 +72,12 @@ export function zipToTar(zipBytes: Readable, signal?: AbortSignal): Readable {
           if (!entry) break
           const type = typeOf(entry)
           const unixMode = (entry.externalFileAttributes >>> 16) & 0o7777
-          const header = { name: entry.fileName.replace(/\/+$/, ''), type, mtime: entry.getLastModDate(), mode: unixMode || (type === 'directory' ? 0o755 : 0o644) }
+          const header = {
+            name: entry.fileName.replace(/\/+$/, ''),
+            type,
+            mtime: entry.getLastModDate(),
+            mode: unixMode || (type === 'directory' ? 0o755 : 0o644),
+          }
           if (type === 'directory') {
             await new Promise<void>((resolve, reject) => pack.entry(header, (err) => (err ? reject(err) : resolve())))
             continue

@@ -20,7 +20,9 @@ export const storageFactories: readonly StorageFactory<any>[] = registered
  * plus `includeJobName`, which `config/schema.ts` adds to every type (always set by the loader; a
  * config built by hand may leave it out, which means true: read it as `includeJobName !== false`).
  */
-export type StorageConfig = ((typeof registered)[number] extends infer F ? (F extends StorageFactory<infer C> ? C : never) : never) & { includeJobName?: boolean }
+export type StorageConfig = ((typeof registered)[number] extends infer F ? (F extends StorageFactory<infer C> ? C : never) : never) & {
+  includeJobName?: boolean
+}
 
 export function storageFactory(type: string): StorageFactory | undefined {
   return storageFactories.find((factory) => factory.type === type)

@@ -16,7 +16,10 @@ export function memoryRunHistory(limit = 100): RunHistory & { records: RunRecord
       return Promise.resolve()
     },
     list(job, max = limit) {
-      return records.filter((r) => r.job === job).reverse().slice(0, max)
+      return records
+        .filter((r) => r.job === job)
+        .reverse()
+        .slice(0, max)
     },
   }
 }

@@ -32,14 +32,24 @@ const mysqlTarget = (type: 'mysql' | 'mariadb') =>
 const sqliteTarget = z.strictObject({
   type: z.literal('sqlite'),
   /** The database file written (an existing file is replaced only with `overwrite`). */
-  path: z.string().min(1).refine((p) => p.startsWith('/'), 'an absolute path'),
+  path: z
+    .string()
+    .min(1)
+    .refine((p) => p.startsWith('/'), 'an absolute path'),
 })
 
 export const restoreDatabaseSchema = z.discriminatedUnion('type', [postgresTarget, mysqlTarget('mysql'), mysqlTarget('mariadb'), sqliteTarget])
 
 export const restoreConfigSchema = z.strictObject({
   /** Absolute folders a files restore may write below (checked with realpath, component by component). */
-  roots: z.array(z.string().min(1).refine((p) => p.startsWith('/'), 'an absolute folder')).default([]),
+  roots: z
+    .array(
+      z
+        .string()
+        .min(1)
+        .refine((p) => p.startsWith('/'), 'an absolute folder'),
+    )
+    .default([]),
   databases: z.record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, ".", "_" and "-"'), restoreDatabaseSchema).default({}),
 })
 

@@ -44,7 +44,10 @@ describe('api: auth', () => {
   it('refuses a wrong password or user with 401 and logs the failure without the password', async () => {
     const engine = new FakeEngine()
     const app = createApp({ config: testConfig(), engine })
-    for (const body of [{ username: testUser, password: 'hunter2-wrong' }, { username: 'root', password: testPassword }]) {
+    for (const body of [
+      { username: testUser, password: 'hunter2-wrong' },
+      { username: 'root', password: testPassword },
+    ]) {
       const res = await postJson(app, '/api/v1/auth/login', body)
       expect(res.status).to.equal(401)
       expect(res.headers.get('content-type')).to.equal('application/problem+json')
@@ -148,10 +151,17 @@ describe('api: auth', () => {
     const malformed = await app.request('/api/v1/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"username":' })
     expect(malformed.status).to.equal(400)
     expect((await malformed.json()).detail).to.match(/malformed JSON/)
-    const noType = await app.request('/api/v1/auth/login', { method: 'POST', body: new TextEncoder().encode(JSON.stringify({ username: testUser, password: testPassword })) })
+    const noType = await app.request('/api/v1/auth/login', {
+      method: 'POST',
+      body: new TextEncoder().encode(JSON.stringify({ username: testUser, password: testPassword })),
+    })
     expect(noType.status).to.equal(415)
     expect(noType.headers.get('set-cookie')).to.equal(null)
-    const form = await app.request('/api/v1/auth/login', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'username=admin' })
+    const form = await app.request('/api/v1/auth/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'username=admin',
+    })
     expect(form.status).to.equal(415)
     expect(form.headers.get('content-type')).to.equal('application/problem+json')
     const big = await postJson(app, '/api/v1/auth/login', { username: testUser, password: 'x'.repeat(20_000) })

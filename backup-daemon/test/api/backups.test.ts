@@ -6,9 +6,21 @@ import { loginCookie } from './support/requests.js'
 import { testConfig, type TestConfigOverrides } from './support/testConfig.js'
 
 const snapshot = (name: string, extra: Partial<FakeSnapshot['view']> = {}): FakeSnapshot['view'] => ({
-  id: name, name, jobName: 'nightly', path: `/backups/${name}`, size: 11, createdAt: '2026-11-21T03:00:00.000Z',
-  storageType: 'local', isSplit: false, fullDownloadSupported: true, partsCount: 1,
-  checksummed: true, damaged: false, storage: 'disk', storages: ['disk'], ...extra,
+  id: name,
+  name,
+  jobName: 'nightly',
+  path: `/backups/${name}`,
+  size: 11,
+  createdAt: '2026-11-21T03:00:00.000Z',
+  storageType: 'local',
+  isSplit: false,
+  fullDownloadSupported: true,
+  partsCount: 1,
+  checksummed: true,
+  damaged: false,
+  storage: 'disk',
+  storages: ['disk'],
+  ...extra,
 })
 
 const partBytes = [Buffer.from('first part '), Buffer.from('second part '), Buffer.from('last')]
@@ -21,7 +33,14 @@ async function setup(overrides: TestConfigOverrides = {}) {
     { view: snapshot('signed.tar.gz'), redirect: 'https://storage.example.org/signed?token=abc' },
     { view: snapshot('set-1', { isSplit: true, partsCount: 3, fullDownloadSupported: false }), fullDownloadUnsupported: true, parts: partBytes },
     {
-      view: snapshot('nightly-20261120-030000.tar.gz', { isSplit: true, partsCount: 3, size: 27, checksummed: false, storage: 'offsite', storages: ['offsite', 'disk'] }),
+      view: snapshot('nightly-20261120-030000.tar.gz', {
+        isSplit: true,
+        partsCount: 3,
+        size: 27,
+        checksummed: false,
+        storage: 'offsite',
+        storages: ['offsite', 'disk'],
+      }),
       parts: partBytes,
     },
     { view: snapshot('broken.tar.gz', { isSplit: true, partsCount: 3, damaged: true, damageReason: 'part aab is missing' }), parts: partBytes },
@@ -56,9 +75,7 @@ describe('api: backups', () => {
     expect(res.status).to.equal(200)
     expect(res.headers.get('content-length')).to.equal('11')
     expect(res.headers.get('content-type')).to.equal('application/gzip')
-    expect(res.headers.get('content-disposition')).to.equal(
-      `attachment; filename="nightly-20261121.tar.gz"; filename*=UTF-8''nightly-20261121.tar.gz`,
-    )
+    expect(res.headers.get('content-disposition')).to.equal(`attachment; filename="nightly-20261121.tar.gz"; filename*=UTF-8''nightly-20261121.tar.gz`)
     expect(Buffer.from(await res.arrayBuffer()).toString()).to.equal('hello bytes')
   })
 
@@ -66,9 +83,7 @@ describe('api: backups', () => {
     const { get } = await setup()
     const res = await get(`/api/v1/jobs/nightly/backups/${encodeURIComponent('nightly-é "x".tar.gz')}/download`)
     expect(res.status).to.equal(200)
-    expect(res.headers.get('content-disposition')).to.equal(
-      `attachment; filename="nightly-_ _x_.tar.gz"; filename*=UTF-8''nightly-%C3%A9%20%22x%22.tar.gz`,
-    )
+    expect(res.headers.get('content-disposition')).to.equal(`attachment; filename="nightly-_ _x_.tar.gz"; filename*=UTF-8''nightly-%C3%A9%20%22x%22.tar.gz`)
     expect([...new Uint8Array(await res.arrayBuffer())]).to.deep.equal([0, 1, 2, 3])
     expect(contentDisposition('../../etc/pass\r\nwd;x')).to.equal(`attachment; filename="pass__wd_x"; filename*=UTF-8''pass%0D%0Awd%3Bx`)
   })

@@ -3,7 +3,7 @@ import { parse } from 'hono/utils/cookie'
 import { cookieValue } from '../../src/auth/sessionCookie.js'
 
 describe('auth/sessionCookie cookieValue (the fast path of the session lookup)', () => {
-  it('agrees with Hono\'s cookie parser on the shapes browsers and clients send', () => {
+  it("agrees with Hono's cookie parser on the shapes browsers and clients send", () => {
     const cases = [
       'backup_session=abc.def-ghi_jkl',
       'a=1; backup_session=x.y.z; b=2',

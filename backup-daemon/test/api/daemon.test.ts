@@ -28,7 +28,14 @@ describe('api: the real daemon process', function () {
       server: {
         address: '127.0.0.1:0',
         secret: '',
-        auth: { enabled: true, username: 'operator', password: await hashPassword(password), tokenExpiration: 10, cookies: { secure: false, sameSite: 'Strict' }, allowedOrigins: [] },
+        auth: {
+          enabled: true,
+          username: 'operator',
+          password: await hashPassword(password),
+          tokenExpiration: 10,
+          cookies: { secure: false, sameSite: 'Strict' },
+          allowedOrigins: [],
+        },
         ui: { enabled: false },
       },
       jobs: [
@@ -54,9 +61,17 @@ describe('api: the real daemon process', function () {
   it('logs in, runs a job while watching its log stream, lists and downloads the snapshot byte for byte', async () => {
     const base = `${daemon!.url}/api/v1`
     expect((await fetch(`${base}/jobs`)).status).to.equal(401)
-    const wrong = await fetch(`${base}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'operator', password: 'nope' }) })
+    const wrong = await fetch(`${base}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'operator', password: 'nope' }),
+    })
     expect(wrong.status).to.equal(401)
-    const login = await fetch(`${base}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'operator', password }) })
+    const login = await fetch(`${base}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'operator', password }),
+    })
     expect(login.status).to.equal(200)
     const setCookie = login.headers.get('set-cookie')!
     expect(cookieAttributes(setCookie).get('max-age')).to.equal('600')
@@ -166,7 +181,11 @@ describe('api: the real daemon process', function () {
 
   it('exits 0 on SIGTERM while a log stream is open, ending the stream', async () => {
     const base = `${daemon!.url}/api/v1`
-    const login = await fetch(`${base}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'operator', password }) })
+    const login = await fetch(`${base}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'operator', password }),
+    })
     const cookie = login.headers.get('set-cookie')!.split(';')[0]!
     const stream = await openSse(`${base}/logs/system/stream?tail=1`, { cookie })
     expect(stream.response.status).to.equal(200)

@@ -11,7 +11,10 @@ describe('api: docs page in a real browser', function () {
 
   before(async () => {
     server = await startServer({ config: testConfig(), engine: new FakeEngine() })
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] })
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    })
   })
   after(async () => {
     await browser?.close()

@@ -41,7 +41,9 @@ describe('api: errors and headers', () => {
       expect(Object.keys(body).sort(), res.url).to.deep.equal(problemKeys)
       expect(body.error, res.url).to.be.a('string').and.equal(body.detail).and.not.equal('')
     }
-    expect((await (await app.request('/api/v1/jobs/nightly/logs?tail=-1', { headers: { cookie } })).json()).error).to.equal('request validation failed: query.tail')
+    expect((await (await app.request('/api/v1/jobs/nightly/logs?tail=-1', { headers: { cookie } })).json()).error).to.equal(
+      'request validation failed: query.tail',
+    )
   })
 
   it('a known path with the wrong method is a 405 Problem with Allow', async () => {

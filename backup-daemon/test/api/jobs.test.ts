@@ -35,7 +35,12 @@ describe('api: jobs', () => {
     expect(missing.status).to.equal(404)
     expect(missing.headers.get('content-type')).to.equal('application/problem+json')
     expect(await missing.json()).to.deep.equal({
-      type: 'about:blank', title: 'Not Found', status: 404, detail: 'job "nope" not found', instance: '/api/v1/jobs/nope/status', errors: [],
+      type: 'about:blank',
+      title: 'Not Found',
+      status: 404,
+      detail: 'job "nope" not found',
+      instance: '/api/v1/jobs/nope/status',
+      errors: [],
       error: 'job "nope" not found',
     })
   })
@@ -59,7 +64,9 @@ describe('api: jobs', () => {
   it('shows a run being cancelled as status running plus cancelling: true, in the list and the status', async () => {
     const { post, get } = await setup()
     await post('/api/v1/jobs/nightly/run')
-    expect(await (await get('/api/v1/jobs/nightly/status')).json()).to.include({ status: 'running' }).and.not.have.property('cancelling')
+    expect(await (await get('/api/v1/jobs/nightly/status')).json())
+      .to.include({ status: 'running' })
+      .and.not.have.property('cancelling')
     expect((await post('/api/v1/jobs/nightly/cancel')).status).to.equal(200)
     expect(await (await get('/api/v1/jobs/nightly/status')).json()).to.include({ status: 'running', cancelling: true })
     const listed = (await (await get('/api/v1/jobs')).json()).jobs[0]
@@ -120,10 +127,17 @@ describe('api: jobs', () => {
   it('every job endpoint needs the session when auth is on', async () => {
     const { app } = await setup()
     for (const [method, path] of [
-      ['GET', '/api/v1/jobs'], ['GET', '/api/v1/jobs/nightly/status'], ['GET', '/api/v1/jobs/nightly/config'],
-      ['POST', '/api/v1/jobs/nightly/run'], ['POST', '/api/v1/jobs/nightly/cancel'], ['GET', '/api/v1/jobs/nightly/backups'],
-      ['GET', '/api/v1/jobs/nightly/backups/x.tar.gz/download'], ['GET', '/api/v1/jobs/nightly/logs'], ['GET', '/api/v1/jobs/nightly/logs/stream'],
-      ['GET', '/api/v1/logs/system'], ['GET', '/api/v1/logs/system/stream'],
+      ['GET', '/api/v1/jobs'],
+      ['GET', '/api/v1/jobs/nightly/status'],
+      ['GET', '/api/v1/jobs/nightly/config'],
+      ['POST', '/api/v1/jobs/nightly/run'],
+      ['POST', '/api/v1/jobs/nightly/cancel'],
+      ['GET', '/api/v1/jobs/nightly/backups'],
+      ['GET', '/api/v1/jobs/nightly/backups/x.tar.gz/download'],
+      ['GET', '/api/v1/jobs/nightly/logs'],
+      ['GET', '/api/v1/jobs/nightly/logs/stream'],
+      ['GET', '/api/v1/logs/system'],
+      ['GET', '/api/v1/logs/system/stream'],
     ] as const) {
       const res = await app.request(path, { method })
       expect(res.status, `${method} ${path}`).to.equal(401)

@@ -34,12 +34,24 @@ describe('api: lineSender', () => {
     send('line 7')
     await client.drain()
     // line 1 is being written, lines 2 to 4 wait, 5 and 6 find the queue full.
-    expect(client.written).to.deep.equal(['line 1', 'line 2', 'line 3', 'line 4', '[2 line(s) skipped: the client reads more slowly than the log grows]', 'line 7'])
+    expect(client.written).to.deep.equal([
+      'line 1',
+      'line 2',
+      'line 3',
+      'line 4',
+      '[2 line(s) skipped: the client reads more slowly than the log grows]',
+      'line 7',
+    ])
   })
 
   it('stops quietly when a write fails (client gone)', async () => {
     let calls = 0
-    const send = lineSender({ write: async () => { calls += 1; throw new Error('closed') } })
+    const send = lineSender({
+      write: async () => {
+        calls += 1
+        throw new Error('closed')
+      },
+    })
     send('a')
     send('b')
     await new Promise((r) => setImmediate(r))

@@ -34,7 +34,11 @@ describe('api: logs', () => {
     const capped = (await (await get('/api/v1/jobs/nightly/logs?tail=999999')).json()).logs
     expect(capped).to.have.length(50_000)
     expect(capped[0]).to.equal('line 11')
-    for (const [raw, sent] of [['-1', '-1'], ['abc', 'abc'], ['1.5', '1.5']]) {
+    for (const [raw, sent] of [
+      ['-1', '-1'],
+      ['abc', 'abc'],
+      ['1.5', '1.5'],
+    ]) {
       const res = await get(`/api/v1/jobs/nightly/logs?tail=${raw}`)
       expect(res.status, raw).to.equal(400)
       const problem = await res.json()

@@ -11,7 +11,12 @@ interface Operation {
   parameters?: { name: string; in: string; schema: Record<string, unknown> }[]
   responses: Record<string, { content?: Record<string, { schema: Record<string, unknown> }> }>
 }
-type Doc = { openapi: string; servers: { url: string }[]; paths: Record<string, Record<string, Operation>>; components: Record<string, Record<string, unknown>> }
+type Doc = {
+  openapi: string
+  servers: { url: string }[]
+  paths: Record<string, Record<string, Operation>>
+  components: Record<string, Record<string, unknown>>
+}
 
 async function load() {
   const app = createApp({ config: testConfig(), engine: new FakeEngine() })
@@ -42,8 +47,19 @@ describe('api: OpenAPI document and docs page', () => {
 
   it('declares the cookie security scheme on exactly the endpoints that need a session', async () => {
     const { doc } = await load()
-    expect(doc.components.securitySchemes).to.deep.include({ cookieAuth: { type: 'apiKey', in: 'cookie', name: 'backup_session', description: (doc.components.securitySchemes as { cookieAuth: { description: string } }).cookieAuth.description } })
-    const open = Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).filter(([, op]) => !op.security).map(([m]) => `${m} ${path}`))
+    expect(doc.components.securitySchemes).to.deep.include({
+      cookieAuth: {
+        type: 'apiKey',
+        in: 'cookie',
+        name: 'backup_session',
+        description: (doc.components.securitySchemes as { cookieAuth: { description: string } }).cookieAuth.description,
+      },
+    })
+    const open = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item)
+        .filter(([, op]) => !op.security)
+        .map(([m]) => `${m} ${path}`),
+    )
     expect(open.sort()).to.deep.equal(['get /auth/check', 'get /docs', 'get /openapi', 'get /settings', 'get /status', 'post /auth/login', 'post /auth/logout'])
   })
 
@@ -56,7 +72,22 @@ describe('api: OpenAPI document and docs page', () => {
     expect(Object.keys(run.responses).sort()).to.deep.equal(['202', '400', '401', '403', '404', '409', '500', '503'])
     expect(run.responses['409']!.content).to.have.key('application/problem+json')
     expect(doc.paths['/jobs/{name}/logs/stream']!.get!.responses['200']!.content).to.have.key('text/event-stream')
-    for (const name of ['JobSummary', 'JobStatus', 'LastResult', 'JobLog', 'SystemLog', 'Snapshot', 'RunStarted', 'CancelResult', 'AuthCheck', 'LoginResult', 'Settings', 'StreamFrame', 'Problem', 'DaemonStatus']) {
+    for (const name of [
+      'JobSummary',
+      'JobStatus',
+      'LastResult',
+      'JobLog',
+      'SystemLog',
+      'Snapshot',
+      'RunStarted',
+      'CancelResult',
+      'AuthCheck',
+      'LoginResult',
+      'Settings',
+      'StreamFrame',
+      'Problem',
+      'DaemonStatus',
+    ]) {
       expect(doc.components.schemas, name).to.have.property(name)
     }
   })
@@ -83,12 +114,29 @@ describe('api: OpenAPI document and docs page', () => {
       fakeJob('stopping', { status: 'running', cancelling: true }),
     ])
     const view = (name: string, extra: Partial<FakeSnapshot['view']> = {}): FakeSnapshot['view'] => ({
-      id: name, name, jobName: 'nightly', path: `/b/${name}`, size: 3, createdAt: '2026-11-21T03:00:00.000Z', storageType: 'local',
-      isSplit: false, fullDownloadSupported: true, partsCount: 1, checksummed: true, damaged: false, storage: 'disk', storages: ['disk'], ...extra,
+      id: name,
+      name,
+      jobName: 'nightly',
+      path: `/b/${name}`,
+      size: 3,
+      createdAt: '2026-11-21T03:00:00.000Z',
+      storageType: 'local',
+      isSplit: false,
+      fullDownloadSupported: true,
+      partsCount: 1,
+      checksummed: true,
+      damaged: false,
+      storage: 'disk',
+      storages: ['disk'],
+      ...extra,
     })
     engine.snapshots.set('nightly', [
       { view: view('a.tar.gz'), bytes: Buffer.from('abc') },
-      { view: view('b.tar.gz', { isSplit: true, partsCount: 2, checksummed: false, damaged: true, damageReason: 'part aab is missing' }), fullDownloadUnsupported: true, parts: [Buffer.from('x')] },
+      {
+        view: view('b.tar.gz', { isSplit: true, partsCount: 2, checksummed: false, damaged: true, damageReason: 'part aab is missing' }),
+        fullDownloadUnsupported: true,
+        parts: [Buffer.from('x')],
+      },
     ])
     engine.logs.append({ kind: 'job', job: 'nightly' }, 'a line')
     const app = createApp({ config: testConfig(), engine })
@@ -103,7 +151,9 @@ describe('api: OpenAPI document and docs page', () => {
       ['get', '/status', '/status', true],
       ['get', '/jobs', '/jobs', true],
       ['get', '/jobs', '/jobs', false],
-      ...['nightly', 'fresh', 'broken', 'stopping', 'nope'].map((job) => ['get', '/jobs/{name}/status', `/jobs/${job}/status`, true] as [string, string, string, boolean]),
+      ...['nightly', 'fresh', 'broken', 'stopping', 'nope'].map(
+        (job) => ['get', '/jobs/{name}/status', `/jobs/${job}/status`, true] as [string, string, string, boolean],
+      ),
       ['get', '/jobs/{name}/config', '/jobs/nightly/config', true],
       ['get', '/jobs/{name}/config', '/jobs/nope/config', true],
       ['post', '/jobs/{name}/run', '/jobs/nightly/run', true],
@@ -126,7 +176,8 @@ describe('api: OpenAPI document and docs page', () => {
     const seen = new Set<string>()
     for (const [method, template, path, session] of calls) {
       const init: RequestInit = { method: method.toUpperCase(), headers: session ? { cookie } : {} }
-      if (template === '/auth/login') Object.assign(init, { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'wrong' }) })
+      if (template === '/auth/login')
+        Object.assign(init, { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'wrong' }) })
       const res = await app.request(`/api/v1${path}`, init)
       const where = `${method.toUpperCase()} ${path} -> ${res.status}`
       const documented = doc.paths[template]![method]!.responses[String(res.status)]
@@ -139,7 +190,15 @@ describe('api: OpenAPI document and docs page', () => {
       seen.add(`${template} ${res.status}`)
     }
     // The calls reached the shapes this test is about.
-    expect([...seen]).to.include.members(['/status 200', '/jobs/{name}/status 404', '/jobs/{name}/run 409', '/jobs/{name}/backups/{filename}/download 400', '/jobs/{name}/backups/{filename}/download 501', '/jobs 401', '/auth/login 401'])
+    expect([...seen]).to.include.members([
+      '/status 200',
+      '/jobs/{name}/status 404',
+      '/jobs/{name}/run 409',
+      '/jobs/{name}/backups/{filename}/download 400',
+      '/jobs/{name}/backups/{filename}/download 501',
+      '/jobs 401',
+      '/auth/login 401',
+    ])
   })
 
   it('the schema check itself refuses undeclared, missing and mistyped fields', async () => {
@@ -150,7 +209,9 @@ describe('api: OpenAPI document and docs page', () => {
     expect(validateSchema({ name: 'x', active: true, status: 'cancelling' }, ref, components)).to.have.length(1)
     expect(validateSchema({ name: 'x', active: true, status: 'idle', extra: 1 }, ref, components)).to.deep.equal(['$: "extra" is not declared'])
     expect(validateSchema({ name: 'x', status: 'idle' }, ref, components)).to.deep.equal(['$: missing required "active"'])
-    expect(validateSchema({ name: 'x', active: true, status: 'idle', lastResult: { success: 'yes' } }, ref, components)).to.deep.equal(['$.lastResult.success: expected boolean, got string'])
+    expect(validateSchema({ name: 'x', active: true, status: 'idle', lastResult: { success: 'yes' } }, ref, components)).to.deep.equal([
+      '$.lastResult.success: expected boolean, got string',
+    ])
     expect(validateSchema({ name: 'x', active: true, status: 'idle', cancelling: false }, ref, components)).to.have.length(1)
   })
 

@@ -30,8 +30,21 @@ function originalClient(app: ReturnType<typeof createApp>) {
 }
 
 const view = (name: string, extra: Partial<FakeSnapshot['view']> = {}): FakeSnapshot['view'] => ({
-  id: name, name, jobName: 'nightly', path: `/b/${name}`, size: 6, createdAt: '2026-11-21T03:00:00.000Z', storageType: 'local',
-  isSplit: false, fullDownloadSupported: true, partsCount: 1, checksummed: true, damaged: false, storage: 'disk', storages: ['disk'], ...extra,
+  id: name,
+  name,
+  jobName: 'nightly',
+  path: `/b/${name}`,
+  size: 6,
+  createdAt: '2026-11-21T03:00:00.000Z',
+  storageType: 'local',
+  isSplit: false,
+  fullDownloadSupported: true,
+  partsCount: 1,
+  checksummed: true,
+  damaged: false,
+  storage: 'disk',
+  storages: ['disk'],
+  ...extra,
 })
 
 describe('api: the original web client', () => {

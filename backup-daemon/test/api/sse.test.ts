@@ -121,7 +121,10 @@ describe('api: log streams over real HTTP', () => {
     await until(() => engine.logs.subscribers({ kind: 'system' }) === 1, 'the subscription')
     await server.close()
     await until(() => engine.logs.subscribers({ kind: 'system' }) === 0, 'the unsubscription')
-    const ended = await stream.next().then((f) => f, () => undefined)
+    const ended = await stream.next().then(
+      (f) => f,
+      () => undefined,
+    )
     expect(ended).to.equal(undefined)
   })
 })

@@ -120,7 +120,9 @@ describe('archive/parallelGzip', function () {
         callback()
       },
     })
-    const err = await pipeline(endless, parallelGzip({ threads: 3, blockSize: 256 * 1024, signal: controller.signal }), sink, { signal: controller.signal }).catch((e: Error) => e)
+    const err = await pipeline(endless, parallelGzip({ threads: 3, blockSize: 256 * 1024, signal: controller.signal }), sink, {
+      signal: controller.signal,
+    }).catch((e: Error) => e)
     expect(err).to.be.instanceOf(Error)
     await waitFor(() => liveGzipWorkers() === 0, 5000, 'workers to exit after the cancel')
     await waitFor(() => threads() <= before, 5000, 'the OS threads to go')

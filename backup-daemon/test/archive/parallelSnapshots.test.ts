@@ -57,11 +57,18 @@ ${[
   ['gzage', '{ type: tar.gz, level: 9 }', `    encryption: { type: age, recipients: [${recipient}] }\n`],
   ['zst', 'tar.zst', ''],
 ]
-  .map(([name, compression, extra]) => `  - name: ${name}\n    compression: ${compression}\n    sources: [{ type: local, name: files, path: ./src }]\n    storages: [{ type: local, name: disk, path: ./backups }]\n${split}${extra}`)
+  .map(
+    ([name, compression, extra]) =>
+      `  - name: ${name}\n    compression: ${compression}\n    sources: [{ type: local, name: files, path: ./src }]\n    storages: [{ type: local, name: disk, path: ./backups }]\n${split}${extra}`,
+  )
   .join('')}`,
     )
     for (const job of ['gz', 'gzopenssl', 'gzage', 'zst']) {
-      const run = spawnSync(process.execPath, [bin, 'run', job, '--config', join(tmp.dir, 'c.yaml')], { cwd: tmp.dir, encoding: 'utf8', env: { ...process.env, BACKUP_DAEMON_COMPRESS_THREADS: '3' } })
+      const run = spawnSync(process.execPath, [bin, 'run', job, '--config', join(tmp.dir, 'c.yaml')], {
+        cwd: tmp.dir,
+        encoding: 'utf8',
+        env: { ...process.env, BACKUP_DAEMON_COMPRESS_THREADS: '3' },
+      })
       expect(run.status, `${job}: ${run.stdout}${run.stderr}`).to.equal(0)
       const manifestFile = (await readdir(join(tmp.dir, 'backups'), { recursive: true })).find((f) => f.includes(`${job}-`) && f.endsWith('.manifest.json'))!
       const manifest = JSON.parse(await readFile(join(tmp.dir, 'backups', manifestFile), 'utf8')) as Manifest
@@ -77,7 +84,9 @@ ${[
       let plain = archive
       if (job === 'gzopenssl') {
         plain = join(tmp.dir, `${job}.tar.gz`)
-        execFileSync('openssl', ['enc', '-d', '-aes-256-cbc', '-pbkdf2', '-in', archive, '-out', plain, '-pass', 'env:P'], { env: { ...process.env, P: 'pass word 1' } })
+        execFileSync('openssl', ['enc', '-d', '-aes-256-cbc', '-pbkdf2', '-in', archive, '-out', plain, '-pass', 'env:P'], {
+          env: { ...process.env, P: 'pass word 1' },
+        })
       } else if (job === 'gzage') {
         plain = join(tmp.dir, `${job}.tar.gz`)
         execFileSync('age', ['-d', '-i', join(tmp.dir, 'key.txt'), '-o', plain, archive])

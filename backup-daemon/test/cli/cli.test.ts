@@ -67,7 +67,10 @@ describe('backup-daemon CLI (child processes of bin/backup-daemon.js)', function
     const good = await cli(['check-config', '--config', file], tmp.dir)
     expect(good.code).to.equal(0)
     expect(good.stdout).to.match(/config OK/)
-    await writeFile(join(tmp.dir, 'bad.yaml'), 'server:\n  adress: x\njobs:\n  - name: a\n    schedule: "nope"\n    sources: []\n    storages: []\n  - name: a\n')
+    await writeFile(
+      join(tmp.dir, 'bad.yaml'),
+      'server:\n  adress: x\njobs:\n  - name: a\n    schedule: "nope"\n    sources: []\n    storages: []\n  - name: a\n',
+    )
     const bad = await cli(['check-config', '-c', 'bad.yaml'], tmp.dir)
     expect(bad.code).to.equal(1)
     const lines = bad.stderr.trim().split('\n')

@@ -28,7 +28,11 @@ describe('bin/backup-daemon.js launcher (esbuild bundle, tsx fallback)', functio
     const entry = await readFile(new URL(`${current.build}/main.mjs`, cacheDir), 'utf8')
     const imports = [...entry.matchAll(/^import\b[^'"]*['"]([^'"]+)['"]/gm)].map((m) => m[1])
     expect(imports).to.not.be.empty
-    for (const heavy of ['@aws-sdk/', 'mongodb', 'age-encryption', 'hono', 'nodemailer']) expect(imports.some((i) => i?.startsWith(heavy)), heavy).to.equal(false)
+    for (const heavy of ['@aws-sdk/', 'mongodb', 'age-encryption', 'hono', 'nodemailer'])
+      expect(
+        imports.some((i) => i?.startsWith(heavy)),
+        heavy,
+      ).to.equal(false)
     // And the chunks that do import them exist (the SDK is in the bundle, just not loaded up front).
     expect(entry).to.match(/import\("\.\/runOnce-[A-Z0-9]+\.mjs"\)/)
   })

@@ -87,7 +87,10 @@ describe('backup-daemon restore --into-database (mongodb)', function () {
       const posts = client.db(database).collection<{ _id: number; title: string }>('posts')
       await posts.insertMany(Array.from({ length: 300 }, (_, i) => ({ _id: i, title: `post ${i}` })))
       const file = join(tmp.dir, 'backup-daemon.yaml')
-      await writeFile(file, `dataDir: ./data\njobs:\n  - name: mongo\n    sources: [{ type: mongodb, name: m, uri: env:MONGODB_URI, database: ${database} }]\n    storages: [{ type: local, name: disk, path: ./backups }]\n`)
+      await writeFile(
+        file,
+        `dataDir: ./data\njobs:\n  - name: mongo\n    sources: [{ type: mongodb, name: m, uri: env:MONGODB_URI, database: ${database} }]\n    storages: [{ type: local, name: disk, path: ./backups }]\n`,
+      )
       const backup = await cli(['run', 'mongo', '--config', file], tmp.dir, {})
       expect(backup.code, backup.out).to.equal(0)
       const snapshot = (await readdir(join(tmp.dir, 'backups/mongo'))).find((n) => n.endsWith('.manifest.json'))!.slice(0, -'.manifest.json'.length)
@@ -97,7 +100,10 @@ describe('backup-daemon restore --into-database (mongodb)', function () {
       expect(await posts.countDocuments()).to.equal(300)
       expect(await posts.findOne({ _id: 7 })).to.deep.equal({ _id: 7, title: 'post 7' })
     } finally {
-      await client.db(database).dropDatabase().catch(() => undefined)
+      await client
+        .db(database)
+        .dropDatabase()
+        .catch(() => undefined)
       await client.close()
       await tmp.remove()
     }

@@ -119,10 +119,23 @@ describe('backup-daemon verify and restore (child processes)', function () {
     const sha256 = createHash('sha256').update(data).digest('hex')
     await mkdir(join(tmp.dir, 'evilstore/evil'), { recursive: true })
     await writeFile(join(tmp.dir, 'evilstore/evil', name), data)
-    const manifest = { version: 1, job: 'evil', name, compression: 'tar.gz', createdAt: '2026-01-01T00:00:00.000Z', size: data.length, sha256, chunkSize: null, parts: [{ key: `evil/${name}`, size: data.length, sha256 }] }
+    const manifest = {
+      version: 1,
+      job: 'evil',
+      name,
+      compression: 'tar.gz',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      size: data.length,
+      sha256,
+      chunkSize: null,
+      parts: [{ key: `evil/${name}`, size: data.length, sha256 }],
+    }
     await writeFile(join(tmp.dir, 'evilstore/evil', `${name}.manifest.json`), JSON.stringify(manifest))
     const evilConfig = join(tmp.dir, 'evil.yaml')
-    await writeFile(evilConfig, `dataDir: ./data\njobs:\n  - name: evil\n    sources: [{ type: local, name: tree, path: ./src }]\n    storages: [{ type: local, name: disk, path: ./evilstore }]\n`)
+    await writeFile(
+      evilConfig,
+      `dataDir: ./data\njobs:\n  - name: evil\n    sources: [{ type: local, name: tree, path: ./src }]\n    storages: [{ type: local, name: disk, path: ./evilstore }]\n`,
+    )
     await mkdir(join(tmp.dir, 'jail'))
     const result = await cli(['restore', 'evil', name, '--config', evilConfig, '--to', join(tmp.dir, 'jail/inside')], tmp.dir)
     expect(result.code).to.equal(1)

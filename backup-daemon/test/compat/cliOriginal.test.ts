@@ -23,7 +23,7 @@ function cli(args: string[], cwd: string): Promise<{ code: number | null; stdout
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })))
 }
 
-describe('compat: backup-daemon verify/restore on the original service\'s storage (child processes)', function () {
+describe("compat: backup-daemon verify/restore on the original service's storage (child processes)", function () {
   this.timeout(120_000)
   let tmp: Awaited<ReturnType<typeof tempDir>>
   after(() => tmp.remove())
@@ -38,13 +38,16 @@ describe('compat: backup-daemon verify/restore on the original service\'s storag
     const bad = await writeOriginal({ store, job: 'legacy', sources, at: new Date('2026-02-02T03:00:00Z'), compression: 'tar.gz', chunkSize: 70_000 })
     await unlink(join(bad.dir, bad.wrapper!, bad.parts[0]!))
     const file = join(tmp.dir, 'backup-daemon.yaml')
-    await writeFile(file, `dataDir: ./data
+    await writeFile(
+      file,
+      `dataDir: ./data
 jobs:
   - name: legacy
     compression: tar.gz
     sources: [{ type: local, name: files, path: ./live }]
     storages: [{ type: local, name: disk, path: ./store }]
-`)
+`,
+    )
     const verified = await cli(['verify', 'legacy', good.name, '--config', file], tmp.dir)
     expect(verified.code, verified.stdout + verified.stderr).to.equal(0)
     expect(verified.stdout).to.include(`storage "disk": ${good.name}: OK (${good.parts.length} part(s)`)
@@ -60,6 +63,11 @@ jobs:
     const refused = await cli(['restore', 'legacy', bad.name, '--config', file, '--to', refusedTo], tmp.dir)
     expect(refused.code).to.equal(1)
     expect(refused.stderr).to.include(`no storage holds an intact copy of ${bad.name}`)
-    expect(await access(refusedTo).then(() => true, () => false)).to.equal(false)
+    expect(
+      await access(refusedTo).then(
+        () => true,
+        () => false,
+      ),
+    ).to.equal(false)
   })
 })

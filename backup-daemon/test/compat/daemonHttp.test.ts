@@ -12,7 +12,7 @@ import { tempDir } from '../engine/helpers.js'
 import { makeFiles } from './support/compatFixture.js'
 import { writeOriginal, type OriginalSnapshot } from './support/originalSnapshots.js'
 
-describe('compat: the daemon serves the original service\'s snapshots over HTTP', function () {
+describe("compat: the daemon serves the original service's snapshots over HTTP", function () {
   this.timeout(120_000)
   let tmp: Awaited<ReturnType<typeof tempDir>>
   let daemon: DaemonProcess | undefined

@@ -107,7 +107,11 @@ describe('compat: tar.xz and zip snapshots', function () {
     try {
       engine.run('legacy', 'manual')
       // Cancel once bytes are being written to the storage.
-      await waitFor(async () => (await readdir(join(tmp.dir, 'store', 'legacy')).catch(() => [])).some((n) => n.endsWith('.incomplete')), 60_000, 'a temporary object')
+      await waitFor(
+        async () => (await readdir(join(tmp.dir, 'store', 'legacy')).catch(() => [])).some((n) => n.endsWith('.incomplete')),
+        60_000,
+        'a temporary object',
+      )
       engine.cancel('legacy')
       const info = await engine.whenIdle('legacy')
       expect(info.status).to.equal('cancelled')
@@ -118,7 +122,7 @@ describe('compat: tar.xz and zip snapshots', function () {
     }
   })
 
-  it('reads what `tar -cJf` and `zip -r` wrote (the original service\'s commands)', async () => {
+  it("reads what `tar -cJf` and `zip -r` wrote (the original service's commands)", async () => {
     const sources = join(tmp.dir, 'snapr-sources')
     await makeFiles(join(sources, 'local_1'))
     const store = join(tmp.dir, 'store')
@@ -152,7 +156,12 @@ with zipfile.ZipFile(sys.argv[1], 'w') as z:
     // yauzl already refuses the name while the archive is read through; extractTo's checks would refuse it next.
     expect(result.stderr).to.match(/\.\.\/escaped\.txt/)
     expect(result.stderr).to.match(/no storage holds an intact copy/)
-    expect(await access(join(tmp.dir, 'target', 'escaped.txt')).then(() => true, () => false)).to.equal(false)
+    expect(
+      await access(join(tmp.dir, 'target', 'escaped.txt')).then(
+        () => true,
+        () => false,
+      ),
+    ).to.equal(false)
     expect(await readdir(tmp.dir)).not.to.include('escaped.txt')
 
     // A link leading outside, then a file through it: yauzl passes both, extractTo's checks refuse the file.

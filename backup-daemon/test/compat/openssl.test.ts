@@ -31,7 +31,9 @@ function openssl(args: string[], input: Buffer, pass: string): Promise<Buffer> {
   let stderr = ''
   child.stderr.on('data', (chunk) => (stderr += chunk))
   child.stdin.end(input)
-  return new Promise((resolve, reject) => child.on('close', (code) => (code === 0 ? out.then(resolve, reject) : reject(new Error(`openssl exit ${code}: ${stderr}`)))))
+  return new Promise((resolve, reject) =>
+    child.on('close', (code) => (code === 0 ? out.then(resolve, reject) : reject(new Error(`openssl exit ${code}: ${stderr}`)))),
+  )
 }
 
 const through = async (data: Buffer, transform: NodeJS.ReadWriteStream) => {
@@ -143,7 +145,7 @@ describe('compat: openssl enc -pbkdf2 encryption', function () {
       expect(stdout.split('\n')).to.include('files/docs/random.bin').and.to.include('db/app.sqlite')
     })
 
-    it('restore decrypts with the job\'s password; a wrong one is refused with a clear message and writes nothing (CBC and CTR)', async () => {
+    it("restore decrypts with the job's password; a wrong one is refused with a clear message and writes nothing (CBC and CTR)", async () => {
       for (const cipher of ['aes-256-cbc', 'aes-128-ctr'] as const) {
         const { job, snapshot } = await runWith(cipher, (j) => {
           j.compression = 'tar'
@@ -157,7 +159,13 @@ describe('compat: openssl enc -pbkdf2 encryption', function () {
         expect(wrong.code, cipher).to.equal(1)
         expect(wrong.stderr, cipher).to.include('wrong password or not an openssl-encrypted file')
         expect(wrong.stderr).not.to.include('not the password')
-        expect(await access(wrongTo).then(() => true, () => false), `${cipher}: nothing written`).to.equal(false)
+        expect(
+          await access(wrongTo).then(
+            () => true,
+            () => false,
+          ),
+          `${cipher}: nothing written`,
+        ).to.equal(false)
       }
     })
   })

@@ -19,11 +19,15 @@ const download = async (d: SnapshotDownload) => {
   if (d.kind !== 'stream') throw new Error('expected a stream')
   return buffer(await d.open())
 }
-const exists = (path: string) => access(path).then(() => true, () => false)
+const exists = (path: string) =>
+  access(path).then(
+    () => true,
+    () => false,
+  )
 const day = (n: number) => new Date(Date.UTC(2026, 0, n, 3, 0, 0))
 const password = 'old-service-password'
 
-describe('compat: the original service\'s snapshots', function () {
+describe("compat: the original service's snapshots", function () {
   this.timeout(120_000)
   let tmp: Awaited<ReturnType<typeof tempDir>>
   let engine: DaemonEngine | undefined
@@ -90,10 +94,27 @@ describe('compat: the original service\'s snapshots', function () {
     )
     const views = byName(list)
     const gz = views.get(theirs.gz!.name)!
-    expect(gz).to.deep.include({ id: gz.name, jobName: 'legacy', checksummed: false, damaged: false, isSplit: false, partsCount: 1, size: theirs.gz!.bytes.length, storage: 'disk', storages: ['disk'], createdAt: '2026-01-01T03:00:00.000Z' })
+    expect(gz).to.deep.include({
+      id: gz.name,
+      jobName: 'legacy',
+      checksummed: false,
+      damaged: false,
+      isSplit: false,
+      partsCount: 1,
+      size: theirs.gz!.bytes.length,
+      storage: 'disk',
+      storages: ['disk'],
+      createdAt: '2026-01-01T03:00:00.000Z',
+    })
     expect(gz.damageReason).to.equal(undefined)
     const split = views.get(theirs.zstSplit!.name)!
-    expect(split).to.include({ isSplit: true, partsCount: theirs.zstSplit!.parts.length, size: theirs.zstSplit!.bytes.length, damaged: false, checksummed: false })
+    expect(split).to.include({
+      isSplit: true,
+      partsCount: theirs.zstSplit!.parts.length,
+      size: theirs.zstSplit!.bytes.length,
+      damaged: false,
+      checksummed: false,
+    })
     expect(theirs.zstSplit!.parts.length).to.be.greaterThan(2)
     expect(split.path).to.equal(`legacy/${theirs.zstSplit!.wrapper}`)
     const missing = views.get(theirs.missingPart!.name)!
@@ -227,7 +248,7 @@ describe('compat: the original service\'s snapshots', function () {
     expect(await download(await e.openSnapshot('legacy', `${old.name}.part-aaa`))).to.deep.equal(old.bytes.subarray(0, 65_536))
   })
 
-  it('defaultStorage: the copy listed and downloaded is the default storage\'s; storages names every copy', async () => {
+  it("defaultStorage: the copy listed and downloaded is the default storage's; storages names every copy", async () => {
     const sources = join(tmp.dir, 'snapr-sources')
     const copy = await writeOriginal({ store: join(tmp.dir, 'spare'), job: 'legacy', sources, at: day(1), compression: 'tar.gz' })
     await rm(join(theirs.gz!.dir, theirs.gz!.name))

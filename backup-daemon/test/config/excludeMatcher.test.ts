@@ -9,7 +9,22 @@ import { tempDir } from '../engine/helpers.js'
 const excluded = (patterns: string[], paths: string[]) => paths.filter(excludeMatcher(patterns))
 
 describe("sources/support/excludeMatcher (the original's excludes)", () => {
-  const paths = ['a.tmp', 'docs/b.tmp', 'docs/deep/c.tmp', 'docs/readme.md', 'cache', 'cache/x', 'src/cache', 'src/cache/y', 'src/cachet/z', 'logs/app.log', 'logs/old/app.log', 'node_modules/p/index.js', 'web/node_modules/q.js', '.git/HEAD']
+  const paths = [
+    'a.tmp',
+    'docs/b.tmp',
+    'docs/deep/c.tmp',
+    'docs/readme.md',
+    'cache',
+    'cache/x',
+    'src/cache',
+    'src/cache/y',
+    'src/cachet/z',
+    'logs/app.log',
+    'logs/old/app.log',
+    'node_modules/p/index.js',
+    'web/node_modules/q.js',
+    '.git/HEAD',
+  ]
 
   it('a glob matches the relative path or the file name', () => {
     expect(excluded(['*.tmp'], paths)).to.deep.equal(['a.tmp', 'docs/b.tmp', 'docs/deep/c.tmp'])
@@ -24,7 +39,9 @@ describe("sources/support/excludeMatcher (the original's excludes)", () => {
   })
 
   it('**/cache/** matches what is under any cache folder; **/*.log any .log', () => {
-    expect(excluded(['**/cache/**'], paths)).to.include.members(['cache/x', 'src/cache/y']).and.not.include('src/cachet/z')
+    expect(excluded(['**/cache/**'], paths))
+      .to.include.members(['cache/x', 'src/cache/y'])
+      .and.not.include('src/cachet/z')
     expect(excluded(['**/*.log'], paths)).to.deep.equal(['logs/app.log', 'logs/old/app.log'])
   })
 

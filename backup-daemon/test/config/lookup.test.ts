@@ -78,17 +78,25 @@ describe('config file lookup (no --config)', function () {
     expect(missing.stderr).to.include(`$SNAPR_CONFIG_FILE names ${join(tmp.dir, 'nope.yaml')}, which does not exist`)
     const none = await cli(['check-config'], home, { HOME: join(tmp.dir, 'empty-home') })
     expect(none.code).to.equal(2)
-    expect(none.stderr).to.include(`${join(home, 'snapr.yaml')}, ${join(tmp.dir, 'empty-home', '.config', 'snapr', 'snapr.yaml')}`).and.include('/etc/snapr/snapr.yaml')
+    expect(none.stderr)
+      .to.include(`${join(home, 'snapr.yaml')}, ${join(tmp.dir, 'empty-home', '.config', 'snapr', 'snapr.yaml')}`)
+      .and.include('/etc/snapr/snapr.yaml')
   })
 
   it('/etc/snapr/snapr.yaml comes last', () => {
     const found = findConfigFile({ env: {}, cwd: '/w', home: '/h', exists: (p) => p === '/etc/snapr/snapr.yaml' || p === '/h/snapr.yaml' })
     expect(found).to.deep.equal({ file: '/h/snapr.yaml', source: 'search path' })
-    expect(findConfigFile({ env: {}, cwd: '/w', home: '/h', exists: (p) => p === '/etc/snapr/snapr.yaml' })).to.deep.equal({ file: '/etc/snapr/snapr.yaml', source: 'search path' })
+    expect(findConfigFile({ env: {}, cwd: '/w', home: '/h', exists: (p) => p === '/etc/snapr/snapr.yaml' })).to.deep.equal({
+      file: '/etc/snapr/snapr.yaml',
+      source: 'search path',
+    })
   })
 
-  it("check-config prints a notice per original spelling, with its place; the config is still OK", async () => {
-    await writeFile(join(cwd, 'snapr.yaml'), 'logs: { path: ./logs }\njobs:\n  - name: j\n    sources: [{ type: local, path: /srv, excludes: ["*.tmp"] }]\n    storages: [{ type: local, name: d, path: ./b }]\n')
+  it('check-config prints a notice per original spelling, with its place; the config is still OK', async () => {
+    await writeFile(
+      join(cwd, 'snapr.yaml'),
+      'logs: { path: ./logs }\njobs:\n  - name: j\n    sources: [{ type: local, path: /srv, excludes: ["*.tmp"] }]\n    storages: [{ type: local, name: d, path: ./b }]\n',
+    )
     const result = await cli(['check-config'], cwd, { HOME: home })
     expect(result.code).to.equal(0)
     const file = join(cwd, 'snapr.yaml')

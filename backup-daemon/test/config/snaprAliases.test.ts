@@ -56,7 +56,9 @@ describe('config: the original spellings beside ours', () => {
   })
 
   it('names unnamed sources <type>, <type>-2, ... around the names already taken', () => {
-    const names = parse(job('', '[{ type: local, path: /a }, { type: local, name: local-2, path: /b }, { type: local, path: /c }, { type: sqlite, path: /d.db }]')).config.jobs[0]!.sources.map((s) => s.name)
+    const names = parse(
+      job('', '[{ type: local, path: /a }, { type: local, name: local-2, path: /b }, { type: local, path: /c }, { type: sqlite, path: /d.db }]'),
+    ).config.jobs[0]!.sources.map((s) => s.name)
     expect(names).to.deep.equal(['local', 'local-2', 'local-3', 'sqlite'])
   })
 
@@ -79,7 +81,14 @@ jobs:
     expect(config.server.auth.cookies.sameSite).to.equal('Strict')
     const [local, pg] = config.jobs[0]!.sources
     expect(local).to.deep.equal({ type: 'local', name: 'local', path: '/srv', exclude: ['cache/'] })
-    expect(pg as PostgresqlSourceConfig).to.deep.equal({ type: 'postgresql', name: 'postgresql', host: 'db', user: 'pg', database: 'app', params: ['--no-owner', '--lock-wait-timeout=30s'] })
+    expect(pg as PostgresqlSourceConfig).to.deep.equal({
+      type: 'postgresql',
+      name: 'postgresql',
+      host: 'db',
+      user: 'pg',
+      database: 'app',
+      params: ['--no-owner', '--lock-wait-timeout=30s'],
+    })
     expect(config.jobs[0]!.storages[0] as HostStorageConfig).to.deep.include({ type: 'host', name: 'cdn', includeJobName: false })
     expect(notices.map((n) => `${n.path}@${n.line}:${n.column}`)).to.deep.equal([
       'logs.path@1:9',
@@ -94,7 +103,12 @@ jobs:
 
   it('refuses both spellings of one key in one place, at the line and column of the original one', () => {
     expect(issuesOf('logs: { path: /a, directory: /b }\n')).to.deep.equal([
-      { path: 'logs.path', line: 1, column: 9, message: '"path" (the original\'s spelling) and "directory" name the same key: keep one ("directory" is preferred)' },
+      {
+        path: 'logs.path',
+        line: 1,
+        column: 9,
+        message: '"path" (the original\'s spelling) and "directory" name the same key: keep one ("directory" is preferred)',
+      },
     ])
     const both = issuesOf(job('', '[{ type: local, path: /a, exclude: [x], excludes: [y] }]'))
     expect(both).to.have.length(1)
@@ -137,8 +151,14 @@ jobs:
   })
 
   it('encryption: openssl by default, a cipher outside the list named with the supported ones; age stays', () => {
-    expect(parse(job('    encryption: { password: pw }\n')).config.jobs[0]!.encryption).to.deep.equal({ type: 'openssl', cipher: 'aes-256-cbc', password: 'pw' })
-    expect(parse(job('    encryption: { type: openssl, cipher: aes-128-ctr, password: pw }\n')).config.jobs[0]!.encryption).to.deep.include({ cipher: 'aes-128-ctr' })
+    expect(parse(job('    encryption: { password: pw }\n')).config.jobs[0]!.encryption).to.deep.equal({
+      type: 'openssl',
+      cipher: 'aes-256-cbc',
+      password: 'pw',
+    })
+    expect(parse(job('    encryption: { type: openssl, cipher: aes-128-ctr, password: pw }\n')).config.jobs[0]!.encryption).to.deep.include({
+      cipher: 'aes-128-ctr',
+    })
     const bad = issuesOf(job('    encryption: { type: openssl, cipher: des-ede3-cbc, password: pw }\n'))
     expect(bad[0]).to.include({ path: 'jobs[0].encryption.cipher', line: 5, column: 42 })
     expect(bad[0]!.message).to.equal('unsupported cipher; supported: aes-256-cbc, aes-192-cbc, aes-128-cbc, aes-256-ctr, aes-192-ctr, aes-128-ctr')
@@ -147,7 +167,12 @@ jobs:
 
   it('defaultStorage must name a storage of the job; server.enabled false refuses an explicit ui.enabled true', () => {
     expect(parse(job('    defaultStorage: d\n')).config.jobs[0]!.defaultStorage).to.equal('d')
-    expect(issuesOf(job('    defaultStorage: nas\n'))[0]).to.include({ path: 'jobs[0].defaultStorage', line: 5, column: 21, message: 'no storage named "nas" in this job (storages: d)' })
+    expect(issuesOf(job('    defaultStorage: nas\n'))[0]).to.include({
+      path: 'jobs[0].defaultStorage',
+      line: 5,
+      column: 21,
+      message: 'no storage named "nas" in this job (storages: d)',
+    })
     expect(issuesOf('server: { enabled: false, ui: { enabled: true } }\n')[0]).to.include({ path: 'server.ui.enabled', line: 1 })
     const scheduler = parse('server: { enabled: false, defaultLanguage: ru }\n').config.server
     expect(scheduler).to.include({ enabled: false, defaultLanguage: 'ru' })

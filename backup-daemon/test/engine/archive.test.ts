@@ -55,7 +55,8 @@ describe('archive/createArchive', () => {
       type: 'test',
       name: 'endless',
       async *entries(): AsyncIterable<SourceEntry> {
-        for (let i = 0; ; i++) yield { name: `endless/${i}`, type: 'file', mode: 0o644, mtime: new Date(), size: 4096, open: () => Readable.from([Buffer.alloc(4096)]) }
+        for (let i = 0; ; i++)
+          yield { name: `endless/${i}`, type: 'file', mode: 0o644, mtime: new Date(), size: 4096, open: () => Readable.from([Buffer.alloc(4096)]) }
       },
     }
     const archive = createArchive([endless], { compression: 'tar.gz', signal: controller.signal })

@@ -31,12 +31,20 @@ describe('config/loadConfig', () => {
     storages: [{ type: local, name: d, path: ./out }]
 ${extra}`
 
-  it('applies the defaults and resolves paths against the file\'s folder', async () => {
+  it("applies the defaults and resolves paths against the file's folder", async () => {
     const config = await load(`jobs:\n${job('nightly')}`)
     expect(config.server.address).to.equal('0.0.0.0:8080')
     expect(config.server.auth.enabled).to.equal(false)
     expect(config.dataDir).to.equal(join(tmp.dir, 'data'))
-    expect(config.logs).to.deep.equal({ system: true, perJob: true, directory: join(tmp.dir, 'data', 'logs'), maxSizeMB: 100, maxBackups: 7, maxAgeDays: 30, compress: true })
+    expect(config.logs).to.deep.equal({
+      system: true,
+      perJob: true,
+      directory: join(tmp.dir, 'data', 'logs'),
+      maxSizeMB: 100,
+      maxBackups: 7,
+      maxAgeDays: 30,
+      compress: true,
+    })
     expect(config.logLimits).to.deep.equal({ jobLogs: 10000, systemLogs: 10000 })
     expect(config.server).to.include({ enabled: true, defaultLanguage: 'en' })
     const [nightly] = config.jobs
@@ -47,7 +55,7 @@ ${extra}`
     expect((nightly!.storages[0] as LocalStorageConfig).path).to.equal(join(tmp.dir, 'out'))
   })
 
-  it('reports an unknown key at the key\'s line and column', async () => {
+  it("reports an unknown key at the key's line and column", async () => {
     const issues = await issuesOf(`server:\n  address: "127.0.0.1:1"\n  adress: x\njobs: []\n`)
     expect(issues).to.deep.equal([{ path: 'server.adress', line: 3, column: 3, message: 'unknown key "adress"' }])
   })

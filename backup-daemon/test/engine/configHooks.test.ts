@@ -13,7 +13,13 @@ import { configIn, makeTree, tempDir, waitFor } from './helpers.js'
 
 /** YAML block scalars for a job's hooks. */
 const hooks = (before: string, after: string) =>
-  `    beforeScript: |\n${before.split('\n').map((l) => `      ${l}`).join('\n')}\n    afterScript: |\n${after.split('\n').map((l) => `      ${l}`).join('\n')}\n`
+  `    beforeScript: |\n${before
+    .split('\n')
+    .map((l) => `      ${l}`)
+    .join('\n')}\n    afterScript: |\n${after
+    .split('\n')
+    .map((l) => `      ${l}`)
+    .join('\n')}\n`
 
 describe('engine: beforeScript and afterScript', function () {
   this.timeout(60_000)
@@ -30,7 +36,10 @@ describe('engine: beforeScript and afterScript', function () {
   it('runs both around a successful run, their output in the job log, the job name in their environment', async () => {
     const marks = join(tmp.dir, 'marks')
     const engine = await engineFor(
-      hooks(`echo "before for $BACKUP_DAEMON_JOB" >> ${marks}\necho visible-stdout\necho visible-stderr >&2`, `ls ${join(tmp.dir, 'backups/job')} | grep -c manifest >> ${marks}\necho after-done`),
+      hooks(
+        `echo "before for $BACKUP_DAEMON_JOB" >> ${marks}\necho visible-stdout\necho visible-stderr >&2`,
+        `ls ${join(tmp.dir, 'backups/job')} | grep -c manifest >> ${marks}\necho after-done`,
+      ),
     )
     engine.run('job', 'manual')
     expect((await engine.whenIdle('job')).status).to.equal('success')
@@ -81,14 +90,18 @@ describe('engine: beforeScript and afterScript', function () {
     expect(info.status).to.equal('cancelled')
     expect(await readFile(marks, 'utf8')).to.equal('after-cancel\n')
     // The `sleep` the script started is gone too (its process group was killed).
-    await waitFor(() => {
-      try {
-        process.kill(pid, 0)
-        return false
-      } catch {
-        return true
-      }
-    }, 10_000, 'the sleep to end')
+    await waitFor(
+      () => {
+        try {
+          process.kill(pid, 0)
+          return false
+        } catch {
+          return true
+        }
+      },
+      10_000,
+      'the sleep to end',
+    )
     expect(await storedFiles()).to.deep.equal([])
     await engine.stop()
   })
@@ -98,7 +111,10 @@ describe('engine: beforeScript and afterScript', function () {
     const log = (_level: string, message: string) => lines.push(message)
     await runHook('beforeScript', '  \n', { signal: new AbortController().signal, log })
     expect(lines).to.deep.equal([])
-    const err = await runHook('beforeScript', 'exec /nonexistent/binary', { signal: new AbortController().signal, log }).then(() => undefined, (e: unknown) => e as Error)
+    const err = await runHook('beforeScript', 'exec /nonexistent/binary', { signal: new AbortController().signal, log }).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    )
     expect(err?.message).to.equal('beforeScript failed: exit code 127')
     expect(lines.join('\n')).to.include('/nonexistent/binary')
   })

@@ -8,7 +8,9 @@ import { configIn, makeTree, sleep, tempDir, waitFor } from './helpers.js'
 
 /** Every file below `dir` (relative), for "nothing left behind" checks. */
 async function filesBelow(dir: string): Promise<string[]> {
-  return (await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => [])).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
+  return (await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []))
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
 }
 
 describe('engine: cancel, restart, logs, schedules', function () {
@@ -80,7 +82,10 @@ describe('engine: cancel, restart, logs, schedules', function () {
     const { mkdir } = await import('node:fs/promises')
     await mkdir(join(tmp.dir, 'data'), { recursive: true })
     const running = { startTime: '2026-01-01T00:00:00.000Z', endTime: '', duration: '', error: '', status: 'running' }
-    await writeFile(join(tmp.dir, 'data', 'state.json'), JSON.stringify({ version: 1, jobs: { a: { lastResult: { success: true, duration: '1s', error: '' }, lastRun: running.startTime, run: running } } }))
+    await writeFile(
+      join(tmp.dir, 'data', 'state.json'),
+      JSON.stringify({ version: 1, jobs: { a: { lastResult: { success: true, duration: '1s', error: '' }, lastRun: running.startTime, run: running } } }),
+    )
     const e = await start([{ name: 'a' }])
     expect(e.runInfo('a').status).to.equal('failed')
     expect(e.getJob('a').lastResult).to.include({ success: false })
@@ -99,7 +104,12 @@ describe('engine: cancel, restart, logs, schedules', function () {
     expect(jobLines).to.have.length(5)
     expect(stripAnsi(jobLines[4]!)).to.match(/run succeeded/)
     expect(jobLines[4]).to.include('\x1b[32m')
-    expect(e.logs.tail({ kind: 'system' }, 3).map(stripAnsi).map((l) => l.slice(25))).to.deep.equal(['INFO  server line 17', 'INFO  server line 18', 'INFO  server line 19'])
+    expect(
+      e.logs
+        .tail({ kind: 'system' }, 3)
+        .map(stripAnsi)
+        .map((l) => l.slice(25)),
+    ).to.deep.equal(['INFO  server line 17', 'INFO  server line 18', 'INFO  server line 19'])
     expect(e.logs.tail({ kind: 'system' }, 100)).to.have.length(7)
     await e.stop()
     const onDisk = (await readFile(join(tmp.dir, 'data', 'logs', 'jobs', 'a.log'), 'utf8')).trim().split('\n')

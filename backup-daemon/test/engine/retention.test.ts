@@ -14,21 +14,32 @@ const at = (...hours: number[]) =>
     const createdAt = new Date(Date.UTC(2026, 0, 1) + h * 3_600_000)
     return { name: createdAt.toISOString(), createdAt }
   })
-const kept = (snapshots: ReturnType<typeof at>, policy: Parameters<typeof snapshotsToKeep>[1]) =>
-  [...snapshotsToKeep(snapshots, policy)].sort()
+const kept = (snapshots: ReturnType<typeof at>, policy: Parameters<typeof snapshotsToKeep>[1]) => [...snapshotsToKeep(snapshots, policy)].sort()
 
 describe('engine/retentionPlan (synthetic timestamps)', () => {
   it('last N keeps the newest N whatever the input order', () => {
     const snaps = at(5, 1, 30, 2, 4)
-    expect(kept(snaps, { last: 2 })).to.deep.equal(at(5, 30).map((s) => s.name).sort())
+    expect(kept(snaps, { last: 2 })).to.deep.equal(
+      at(5, 30)
+        .map((s) => s.name)
+        .sort(),
+    )
   })
 
   it('daily keeps the newest snapshot of each of the newest N days that have one', () => {
     // Day 1: 01:00, 13:00; day 2: none; day 3: 49:00 (Jan 3 01:00), 60:00 (Jan 3 12:00); day 4: 75:00.
     const snaps = at(1, 13, 49, 60, 75)
-    expect(kept(snaps, { daily: 2 })).to.deep.equal(at(60, 75).map((s) => s.name).sort())
+    expect(kept(snaps, { daily: 2 })).to.deep.equal(
+      at(60, 75)
+        .map((s) => s.name)
+        .sort(),
+    )
     // Days without a snapshot do not count: 3 days reach back to Jan 1.
-    expect(kept(snaps, { daily: 3 })).to.deep.equal(at(13, 60, 75).map((s) => s.name).sort())
+    expect(kept(snaps, { daily: 3 })).to.deep.equal(
+      at(13, 60, 75)
+        .map((s) => s.name)
+        .sort(),
+    )
   })
 
   it('weekly uses ISO weeks (Monday start) and monthly calendar months, both UTC', () => {
@@ -38,8 +49,16 @@ describe('engine/retentionPlan (synthetic timestamps)', () => {
     expect(isoWeek(new Date('2027-01-03T12:00:00Z'))).to.equal('2026-W53')
     // Jan 1 (Thu, W01), Jan 4 (Sun, W01), Jan 5 (Mon, W02), Jan 12 (Mon, W03), Feb 2 (W06).
     const snaps = at(0, 3 * 24, 4 * 24, 11 * 24, 32 * 24)
-    expect(kept(snaps, { weekly: 3 })).to.deep.equal(at(4 * 24, 11 * 24, 32 * 24).map((s) => s.name).sort())
-    expect(kept(snaps, { monthly: 2 })).to.deep.equal(at(11 * 24, 32 * 24).map((s) => s.name).sort())
+    expect(kept(snaps, { weekly: 3 })).to.deep.equal(
+      at(4 * 24, 11 * 24, 32 * 24)
+        .map((s) => s.name)
+        .sort(),
+    )
+    expect(kept(snaps, { monthly: 2 })).to.deep.equal(
+      at(11 * 24, 32 * 24)
+        .map((s) => s.name)
+        .sort(),
+    )
   })
 
   it('rules combine as a union', () => {
@@ -66,7 +85,16 @@ describe('engine/retentionPlan (synthetic timestamps)', () => {
       for (const [i, createdAt] of times.entries()) {
         const name = snapshotName('j', createdAt, 'tar')
         const archive = Readable.from([Buffer.alloc(3000, i)])
-        await writeSnapshot({ archive, storages: [storage], job: 'j', name, compression: 'tar', createdAt, chunkSize: i % 2 ? 1024 : undefined, signal: new AbortController().signal })
+        await writeSnapshot({
+          archive,
+          storages: [storage],
+          job: 'j',
+          name,
+          compression: 'tar',
+          createdAt,
+          chunkSize: i % 2 ? 1024 : undefined,
+          signal: new AbortController().signal,
+        })
       }
       const deleted = await applyRetention(storage, 'j', { last: 1, daily: 3 })
       const { snapshots, orphans } = await listCatalog(storage, 'j')

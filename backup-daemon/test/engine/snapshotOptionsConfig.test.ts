@@ -21,7 +21,10 @@ describe('config: encryption, retention, notify, metrics', () => {
     return loadConfig(file, env)
   }
   const issues = async (text: string, env: NodeJS.ProcessEnv = {}) => {
-    const err = await load(text, env).then(() => undefined, (e: unknown) => e)
+    const err = await load(text, env).then(
+      () => undefined,
+      (e: unknown) => e,
+    )
     expect(err).to.be.instanceOf(ConfigError)
     return (err as ConfigError).issues.map((i) => `${i.line}:${i.column} ${i.path}: ${i.message}`)
   }

@@ -95,7 +95,11 @@ describe('logs: rotation', function () {
 
   it('the engine rotates the system and job logs under logs.maxSizeMB, keeping maxBackups', async () => {
     await makeTree(join(tmp.dir, 'src'))
-    const config = await configIn(tmp.dir, [{ name: 'job' }], 'logs: { maxSizeMB: 1, maxBackups: 1, maxAgeDays: 0, compress: true }\nlogLimits: { jobLogs: 50, systemLogs: 50 }\n')
+    const config = await configIn(
+      tmp.dir,
+      [{ name: 'job' }],
+      'logs: { maxSizeMB: 1, maxBackups: 1, maxAgeDays: 0, compress: true }\nlogLimits: { jobLogs: 50, systemLogs: 50 }\n',
+    )
     const engine = await createEngine(config, { schedule: false })
     // A bit over 2 MiB of system lines: two rotations, one backup kept.
     const filler = 'y'.repeat(1000)

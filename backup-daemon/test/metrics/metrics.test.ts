@@ -56,7 +56,11 @@ jobs:
     const anonymous = await fetch(`${url}/metrics`)
     expect(anonymous.status).to.equal(401)
     expect(anonymous.headers.get('content-type')).to.include('application/problem+json')
-    const login = await fetch(`${url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'pw' }) })
+    const login = await fetch(`${url}/api/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'admin', password: 'pw' }),
+    })
     expect(login.status).to.equal(200)
     const cookie = login.headers.get('set-cookie')!.split(';')[0]!
     const scrape = async () => {
@@ -75,11 +79,15 @@ jobs:
       const run = await fetch(`${url}/api/v1/jobs/${job}/run`, { method: 'POST', headers: { cookie } })
       expect(run.status).to.equal(202)
     }
-    const idle = async (job: string) => ((await (await fetch(`${url}/api/v1/jobs/${job}/status`, { headers: { cookie } })).json()) as { status: string }).status === 'idle'
+    const idle = async (job: string) =>
+      ((await (await fetch(`${url}/api/v1/jobs/${job}/status`, { headers: { cookie } })).json()) as { status: string }).status === 'idle'
     await waitFor(async () => (await idle('good')) && (await idle('bad')), 30_000, 'both runs to end')
     const after = await waitFor(async () => {
       const text = await scrape()
-      return sample(text, 'backup_daemon_runs_total{job="bad",status="failed"}') === 1 && sample(text, 'backup_daemon_runs_total{job="good",status="success"}') === 1 ? text : undefined
+      return sample(text, 'backup_daemon_runs_total{job="bad",status="failed"}') === 1 &&
+        sample(text, 'backup_daemon_runs_total{job="good",status="success"}') === 1
+        ? text
+        : undefined
     })
     expect(sample(after, 'backup_daemon_failures_total{job="bad"}')).to.equal(1)
     expect(sample(after, 'backup_daemon_failures_total{job="good"}')).to.equal(0)
@@ -94,7 +102,10 @@ jobs:
 describe('GET /metrics (in-process app)', () => {
   it('is off with server.metrics.enabled: false, and not in the /api/v1 OpenAPI document', async () => {
     const config = testConfig({ auth: { enabled: false } })
-    const on = createApp({ config, engine: Object.assign(new FakeEngine(), { metrics: async () => ({ contentType: 'text/plain; version=0.0.4', body: 'x 1\n' }) }) })
+    const on = createApp({
+      config,
+      engine: Object.assign(new FakeEngine(), { metrics: async () => ({ contentType: 'text/plain; version=0.0.4', body: 'x 1\n' }) }),
+    })
     expect((await on.request('/metrics')).status).to.equal(200)
     const off = createApp({ config: { ...config, server: { ...config.server, metrics: { enabled: false } } }, engine: new FakeEngine() })
     expect((await off.request('/metrics')).status).to.equal(404)

@@ -52,10 +52,12 @@ describe('notifications: telegram', function () {
 
   const engineFor = async (onSuccess: boolean) => {
     process.env.TEST_TG_TOKEN = botToken
-    const config = await configIn(
-      tmp.dir,
-      [{ name: 'job', extra: `    notifiers:\n      - { name: oncall, type: telegram, botToken: env:TEST_TG_TOKEN, chatId: '-1001234567890', apiBase: '${apiBase}', onSuccess: ${onSuccess}, onFailure: true }\n` }],
-    )
+    const config = await configIn(tmp.dir, [
+      {
+        name: 'job',
+        extra: `    notifiers:\n      - { name: oncall, type: telegram, botToken: env:TEST_TG_TOKEN, chatId: '-1001234567890', apiBase: '${apiBase}', onSuccess: ${onSuccess}, onFailure: true }\n`,
+      },
+    ])
     delete process.env.TEST_TG_TOKEN
     return createEngine(config, { schedule: false })
   }
@@ -74,7 +76,12 @@ describe('notifications: telegram', function () {
     expect(log).to.include('notify[0] "oncall" telegram chat -1001234567890: sent (success)')
     expect(log).to.not.include(botToken)
     expect(JSON.stringify(engine.jobConfig('job'))).to.not.include(botToken)
-    expect((engine.jobConfig('job').notifiers as unknown[])[0]).to.deep.include({ type: 'telegram', chatId: '-1001234567890', onSuccess: true, onFailure: true })
+    expect((engine.jobConfig('job').notifiers as unknown[])[0]).to.deep.include({
+      type: 'telegram',
+      chatId: '-1001234567890',
+      onSuccess: true,
+      onFailure: true,
+    })
     await engine.stop()
   })
 
@@ -87,8 +94,21 @@ describe('notifications: telegram', function () {
 
     answer = { status: 400, body: { ok: false, error_code: 400, description: `Bad Request: chat not found for bot${botToken}` } }
     const failing = telegramNotifier({ type: 'telegram', botToken, chatId: '1', apiBase, on: ['failure'], timeout: 5000 }, 0)
-    const report: RunReport = { job: 'j', status: 'failure', startedAt: '', finishedAt: '', duration: '1s', durationSeconds: 1, error: 'disk <full>', snapshot: null, host: 'h' }
-    const err = await failing.send(report).then(() => undefined, (e: unknown) => e as Error)
+    const report: RunReport = {
+      job: 'j',
+      status: 'failure',
+      startedAt: '',
+      finishedAt: '',
+      duration: '1s',
+      durationSeconds: 1,
+      error: 'disk <full>',
+      snapshot: null,
+      host: 'h',
+    }
+    const err = await failing.send(report).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    )
     expect(err?.message).to.include('HTTP 400: Bad Request: chat not found')
     expect(err?.message).to.not.include(botToken)
     expect(calls[0]!.body.text).to.include('Backup FAILED').and.include('disk &lt;full&gt;')
@@ -96,13 +116,29 @@ describe('notifications: telegram', function () {
 
   it('a Bot API that cannot be reached: the error names no token', async () => {
     const down = telegramNotifier({ type: 'telegram', botToken, chatId: '1', apiBase: 'http://127.0.0.1:9', on: ['failure'], timeout: 5000 }, 3)
-    const err = await down.send({ job: 'j', status: 'failure', startedAt: '', finishedAt: '', duration: '1s', durationSeconds: 1, error: 'x', snapshot: null, host: 'h' }).then(
-      () => undefined,
-      (e: unknown) => e as Error,
-    )
+    const err = await down
+      .send({ job: 'j', status: 'failure', startedAt: '', finishedAt: '', duration: '1s', durationSeconds: 1, error: 'x', snapshot: null, host: 'h' })
+      .then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      )
     expect(err).to.be.instanceOf(Error)
     expect(`${err!.message} ${err!.stack ?? ''}`).to.not.include(botToken)
     expect(down.label).to.equal('notify[3] telegram chat 1')
-    expect(telegramText({ job: 'a&b', status: 'cancelled', startedAt: '', finishedAt: '', duration: '2s', durationSeconds: 2, error: 'cancelled', snapshot: null, host: 'h' })).to.include('CANCELLED').and.include('a&amp;b')
+    expect(
+      telegramText({
+        job: 'a&b',
+        status: 'cancelled',
+        startedAt: '',
+        finishedAt: '',
+        duration: '2s',
+        durationSeconds: 2,
+        error: 'cancelled',
+        snapshot: null,
+        host: 'h',
+      }),
+    )
+      .to.include('CANCELLED')
+      .and.include('a&amp;b')
   })
 })

@@ -42,7 +42,11 @@ describe('progress and history: the real daemon process', function () {
     dir = mkdtempSync(join(tmpdir(), 'daemon-progress-'))
     ;({ binDir, fifo } = fakeDumpTool(dir))
     mkdirSync(join(dir, 'site', 'img'), { recursive: true })
-    for (const [name, size] of [['index.html', 1200], ['img/a.bin', 300_000], ['img/b.bin', 2_000_000]] as const) {
+    for (const [name, size] of [
+      ['index.html', 1200],
+      ['img/a.bin', 300_000],
+      ['img/b.bin', 2_000_000],
+    ] as const) {
       writeFileSync(join(dir, 'site', name), randomBytes(size))
       siteBytes += size
     }

@@ -30,7 +30,10 @@ describe('security: deeply nested JSON answers 400 with a bounded value', () => 
   })
 
   it('a 10000-deep body is refused too (413: over the login body limit), never 500', async () => {
-    const res = await post(createApp({ config: testConfig(), engine: new FakeEngine() }), `{"username":${'['.repeat(10_000)}${']'.repeat(10_000)},"password":"x"}`)
+    const res = await post(
+      createApp({ config: testConfig(), engine: new FakeEngine() }),
+      `{"username":${'['.repeat(10_000)}${']'.repeat(10_000)},"password":"x"}`,
+    )
     expect(res.status).to.equal(413)
   })
 

@@ -37,15 +37,49 @@ describe('security: restore creates nothing outside --to', () => {
   afterEach(() => tmp.remove())
 
   const cases: [string, () => Entry[]][] = [
-    ['lnk -> /outside, then lnk/created_by_restore/deep/x', () => [{ name: 'lnk', type: 'symlink', linkname: outside }, { name: 'lnk/created_by_restore/deep/x', body: 'evil' }]],
-    ['lnk -> /outside, then the folder lnk/created_by_restore/', () => [{ name: 'lnk', type: 'symlink', linkname: outside }, { name: 'lnk/created_by_restore/', type: 'directory' }]],
-    ['lnk -> /outside, then the link lnk/planted -> /etc', () => [{ name: 'lnk', type: 'symlink', linkname: outside }, { name: 'lnk/planted', type: 'symlink', linkname: '/etc' }]],
-    ['up -> .., then up/beside/x', () => [{ name: 'up', type: 'symlink', linkname: '..' }, { name: 'up/beside/x', body: 'evil' }]],
-    ['a/up -> ../.., then a/up/beside/', () => [{ name: 'a/', type: 'directory' }, { name: 'a/up', type: 'symlink', linkname: '../..' }, { name: 'a/up/beside/', type: 'directory' }]],
+    [
+      'lnk -> /outside, then lnk/created_by_restore/deep/x',
+      () => [
+        { name: 'lnk', type: 'symlink', linkname: outside },
+        { name: 'lnk/created_by_restore/deep/x', body: 'evil' },
+      ],
+    ],
+    [
+      'lnk -> /outside, then the folder lnk/created_by_restore/',
+      () => [
+        { name: 'lnk', type: 'symlink', linkname: outside },
+        { name: 'lnk/created_by_restore/', type: 'directory' },
+      ],
+    ],
+    [
+      'lnk -> /outside, then the link lnk/planted -> /etc',
+      () => [
+        { name: 'lnk', type: 'symlink', linkname: outside },
+        { name: 'lnk/planted', type: 'symlink', linkname: '/etc' },
+      ],
+    ],
+    [
+      'up -> .., then up/beside/x',
+      () => [
+        { name: 'up', type: 'symlink', linkname: '..' },
+        { name: 'up/beside/x', body: 'evil' },
+      ],
+    ],
+    [
+      'a/up -> ../.., then a/up/beside/',
+      () => [
+        { name: 'a/', type: 'directory' },
+        { name: 'a/up', type: 'symlink', linkname: '../..' },
+        { name: 'a/up/beside/', type: 'directory' },
+      ],
+    ],
   ]
   for (const [what, entries] of cases) {
     it(`refuses ${what} and creates nothing outside`, async () => {
-      const err = await extractTo(tarOf(entries()), to).then(() => undefined, (e: Error) => e)
+      const err = await extractTo(tarOf(entries()), to).then(
+        () => undefined,
+        (e: Error) => e,
+      )
       expect(await readdir(outside)).to.deep.equal([])
       expect((await readdir(tmp.dir)).sort()).to.deep.equal(['outside', 'restore-here'])
       expect(err?.message).to.match(/^refusing archive entry ".+": ".+" on its path is a link/)

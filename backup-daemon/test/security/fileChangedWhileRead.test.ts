@@ -65,7 +65,12 @@ describe('security: a file changed while read is reported, not silently padded',
     await writeFile(join(tmp.dir, 'src', 'a.txt'), 'same\n')
     const config = await configIn(tmp.dir, [{ name: 'same', compression: 'tar' }])
     const lines: [string, string][] = []
-    await runJob({ job: config.jobs[0]!, storages: [new LocalStorage('disk', join(tmp.dir, 'backups'))], signal: new AbortController().signal, log: (level, message) => lines.push([level, message]) })
+    await runJob({
+      job: config.jobs[0]!,
+      storages: [new LocalStorage('disk', join(tmp.dir, 'backups'))],
+      signal: new AbortController().signal,
+      log: (level, message) => lines.push([level, message]),
+    })
     expect(lines.filter(([level]) => level === 'warn')).to.deep.equal([])
     expect(lines.find(([, m]) => m.startsWith('committed '))![1]).not.to.include('changed while read')
   })

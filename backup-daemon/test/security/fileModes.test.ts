@@ -39,7 +39,14 @@ describe('security: files the daemon creates are not world-readable', function (
     const config = await writeDaemonConfig({
       dir,
       auth: false,
-      jobs: [{ name: 'modes', split: { chunkSize: 1024 }, sources: [{ type: 'local', name: 'f', path: join(dir, 'src') }], storages: [{ type: 'local', name: 'd', path: store }] }],
+      jobs: [
+        {
+          name: 'modes',
+          split: { chunkSize: 1024 },
+          sources: [{ type: 'local', name: 'f', path: join(dir, 'src') }],
+          storages: [{ type: 'local', name: 'd', path: store }],
+        },
+      ],
     })
     expect(await runWithUmask022(config, 'modes')).to.equal(0)
     const entries = readdirSync(store, { recursive: true, withFileTypes: true })

@@ -24,7 +24,12 @@ describe('security: login rate limit holds under a concurrent burst (real daemon
     dir = mkdtempSync(join(tmpdir(), 'sec-login-'))
     mkdirSync(join(dir, 'src'))
     writeFileSync(join(dir, 'src', 'a.txt'), 'a')
-    daemon = await startDaemon({ dir, jobs: [{ name: 'j', sources: [{ type: 'local', name: 'f', path: join(dir, 'src') }], storages: [{ type: 'local', name: 'd', path: join(dir, 'store') }] }] })
+    daemon = await startDaemon({
+      dir,
+      jobs: [
+        { name: 'j', sources: [{ type: 'local', name: 'f', path: join(dir, 'src') }], storages: [{ type: 'local', name: 'd', path: join(dir, 'store') }] },
+      ],
+    })
   })
   after(async () => {
     await daemon?.stop()
@@ -32,7 +37,11 @@ describe('security: login rate limit holds under a concurrent burst (real daemon
   })
 
   const login = (password: string) =>
-    fetch(`${daemon.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: uiUser, password }) })
+    fetch(`${daemon.url}/api/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: uiUser, password }),
+    })
 
   it('100 concurrent wrong logins: maxFailures reach the hash (401), the rest 429 + Retry-After; the right password is then refused; a GET still answers', async () => {
     const first = await login(uiPassword)
@@ -85,7 +94,12 @@ describe('security: login building blocks under concurrency', () => {
           resolve('done')
         })
       })
-    const results = Array.from({ length: 7 }, () => gate.run(task).then((v) => v, (e: Error) => e))
+    const results = Array.from({ length: 7 }, () =>
+      gate.run(task).then(
+        (v) => v,
+        (e: Error) => e,
+      ),
+    )
     await new Promise((r) => setImmediate(r))
     expect(finishers).to.have.length(2)
     const refused = await Promise.all(results.slice(5))

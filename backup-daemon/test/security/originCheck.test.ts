@@ -14,8 +14,7 @@ async function setup(allowedOrigins: string[] = []) {
   const engine = new FakeEngine()
   const app = createApp({ config: testConfig({ auth: { allowedOrigins } }), engine })
   const cookie = await loginCookie(app)
-  const run = (headers: Record<string, string>, method = 'POST') =>
-    app.request('/api/v1/jobs/nightly/run', { method, headers: { host, cookie, ...headers } })
+  const run = (headers: Record<string, string>, method = 'POST') => app.request('/api/v1/jobs/nightly/run', { method, headers: { host, cookie, ...headers } })
   return { app, engine, cookie, run }
 }
 
@@ -75,7 +74,10 @@ describe('security: state-changing API requests must come from an allowed origin
     const { app } = await setup()
     const res = await app.request('/api/v1/auth/logout', { method: 'POST', headers: { host: 'backup.example.org:443', origin: 'https://backup.example.org' } })
     expect(res.status).to.equal(200)
-    const other = await app.request('/api/v1/auth/logout', { method: 'POST', headers: { host: 'backup.example.org', origin: 'http://backup.example.org:8080' } })
+    const other = await app.request('/api/v1/auth/logout', {
+      method: 'POST',
+      headers: { host: 'backup.example.org', origin: 'http://backup.example.org:8080' },
+    })
     expect(other.status).to.equal(403)
   })
 

@@ -51,9 +51,18 @@ describe('security: logout ends the session on the server', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sec-session-'))
     mkdirSync(join(dir, 'src'))
     writeFileSync(join(dir, 'src', 'a'), 'a')
-    const daemon = await startDaemon({ dir, jobs: [{ name: 'j', sources: [{ type: 'local', name: 'f', path: join(dir, 'src') }], storages: [{ type: 'local', name: 'd', path: join(dir, 'store') }] }] })
+    const daemon = await startDaemon({
+      dir,
+      jobs: [
+        { name: 'j', sources: [{ type: 'local', name: 'f', path: join(dir, 'src') }], storages: [{ type: 'local', name: 'd', path: join(dir, 'store') }] },
+      ],
+    })
     try {
-      const login = await fetch(`${daemon.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: uiUser, password: uiPassword }) })
+      const login = await fetch(`${daemon.url}/api/v1/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: uiUser, password: uiPassword }),
+      })
       const cookie = login.headers.get('set-cookie')!.split(';')[0]!
       expect((await fetch(`${daemon.url}/api/v1/jobs`, { headers: { cookie } })).status).to.equal(200)
       expect((await fetch(`${daemon.url}/api/v1/auth/logout`, { method: 'POST', headers: { cookie } })).status).to.equal(200)

@@ -27,7 +27,12 @@ describe('snapshot names and the catalog', () => {
 
   it('parses both name forms with compression and encryption, and nothing else', () => {
     const at = new Date('2026-01-31T02:03:04.005Z')
-    expect(parseSnapshotName('j', snapshotName('j', at, 'tar.xz', 'openssl'))).to.deep.equal({ form: 'daemon', createdAt: at, compression: 'tar.xz', encryption: 'openssl' })
+    expect(parseSnapshotName('j', snapshotName('j', at, 'tar.xz', 'openssl'))).to.deep.equal({
+      form: 'daemon',
+      createdAt: at,
+      compression: 'tar.xz',
+      encryption: 'openssl',
+    })
     expect(snapshotName('j', at, 'zip', true)).to.equal('j-2026-01-31T02-03-04-005Z.zip.age')
     expect(parseSnapshotName('j', 'j-20260131-020304.tar.zst.enc')).to.deep.equal({
       form: 'original',
@@ -36,7 +41,14 @@ describe('snapshot names and the catalog', () => {
       encryption: 'openssl',
     })
     expect(parseSnapshotName('j-b', 'j-b-20260131-020304.zip')).to.include({ form: 'original', compression: 'zip' })
-    for (const other of ['j-20260131-020304.tar.bz2', 'j-20261331-020304.tar', 'k-20260131-020304.tar', 'j-b-20260131-020304.tar', 'j-20260131-020304.tar.age', 'j-20260131-020304.tar.tmp']) {
+    for (const other of [
+      'j-20260131-020304.tar.bz2',
+      'j-20261331-020304.tar',
+      'k-20260131-020304.tar',
+      'j-b-20260131-020304.tar',
+      'j-20260131-020304.tar.age',
+      'j-20260131-020304.tar.tmp',
+    ]) {
       expect(parseSnapshotName('j', other), other).to.equal(undefined)
     }
   })
@@ -64,11 +76,19 @@ describe('snapshot names and the catalog', () => {
     expect(orphans.map((o) => o.key).sort()).to.deep.equal([`j/${half}.parts-2-20/${half}.part-aaa`, 'j/.0123.incomplete'].sort())
     expect(await removeLeftovers(storage, 'j')).to.equal(2)
     expect((await readdir(join(tmp.dir, 'j'))).sort()).to.deep.equal(
-      [ours, `${ours}.manifest.json`, `${broken}.parts-2-20`, `${broken}.manifest.json`, 'j-20260101-000000.tar.gz', 'j-20260101-000000.tar.gz.tmp', 'README'].sort(),
+      [
+        ours,
+        `${ours}.manifest.json`,
+        `${broken}.parts-2-20`,
+        `${broken}.manifest.json`,
+        'j-20260101-000000.tar.gz',
+        'j-20260101-000000.tar.gz.tmp',
+        'README',
+      ].sort(),
     )
   })
 
-  it('includeJobName: false: the root holds several jobs; only this job\'s names and its own temporary objects count', async () => {
+  it("includeJobName: false: the root holds several jobs; only this job's names and its own temporary objects count", async () => {
     await put('j-20260101-000000.zip')
     await put('j-2026-01-05T00-00-00-000Z.tar')
     await put('j/.0123.incomplete')

@@ -71,7 +71,10 @@ describe('compression: tar.zst and levels', function () {
   it('config: a plain string stays valid; {type, level} is checked per compressor', async () => {
     const write = async (compression: string) => {
       const file = join(tmp.dir, 'c.yaml')
-      await writeFile(file, `jobs:\n  - name: j\n    compression: ${compression}\n    sources: [{ type: local, name: s, path: ./src }]\n    storages: [{ type: local, name: d, path: ./b }]\n`)
+      await writeFile(
+        file,
+        `jobs:\n  - name: j\n    compression: ${compression}\n    sources: [{ type: local, name: s, path: ./src }]\n    storages: [{ type: local, name: d, path: ./b }]\n`,
+      )
       return loadConfig(file)
     }
     expect((await write('tar.zst')).jobs[0]).to.include({ compression: 'tar.zst' })

@@ -68,12 +68,17 @@ describe('encryption: age format', function () {
     decrypter.addPassphrase('correct horse battery staple')
     expect(Buffer.from(await decrypter.decrypt(new Uint8Array(encrypted))).equals(plain)).to.equal(true)
     expect((await collect(await decryptAge(Readable.from([encrypted]), { passphrase: 'correct horse battery staple' }))).equals(plain)).to.equal(true)
-    const wrong = await decryptAge(Readable.from([encrypted]), { passphrase: 'wrong' }).then(collect).catch((e: unknown) => e)
+    const wrong = await decryptAge(Readable.from([encrypted]), { passphrase: 'wrong' })
+      .then(collect)
+      .catch((e: unknown) => e)
     expect(wrong).to.be.instanceOf(Error)
   })
 
   it('passphrase: `age -d` itself decrypts it (the passphrase typed on a pseudo-terminal made by `script`)', async function () {
-    const hasScript = await run('sh', ['-c', 'command -v script']).then(() => true, () => false)
+    const hasScript = await run('sh', ['-c', 'command -v script']).then(
+      () => true,
+      () => false,
+    )
     if (!hasAge || !hasScript) {
       console.log('    skipped: needs /usr/bin/age and script(1) (apt-get install age bsdutils)')
       this.skip()
@@ -112,11 +117,16 @@ describe('encryption: age format', function () {
   it('a run encrypts after compressing, records it in the manifest, and never shows or logs the passphrase', async () => {
     await makeTree(join(tmp.dir, 'src'))
     const passphrase = 'not-in-any-log-' + randomBytes(8).toString('hex')
-    const config = await configIn(tmp.dir, [{ name: 'enc', extra: '    encryption: { type: age, passphrase: env:TEST_AGE_PASSPHRASE }\n' }], '').catch(async () => undefined)
+    const config = await configIn(tmp.dir, [{ name: 'enc', extra: '    encryption: { type: age, passphrase: env:TEST_AGE_PASSPHRASE }\n' }], '').catch(
+      async () => undefined,
+    )
     expect(config, 'config without the variable is refused').to.equal(undefined)
     process.env.TEST_AGE_PASSPHRASE = passphrase
     try {
-      const engine = await createEngine((await configIn(tmp.dir, [{ name: 'enc', extra: '    encryption: { type: age, passphrase: env:TEST_AGE_PASSPHRASE }\n' }]))!, { schedule: false, persistLogs: true })
+      const engine = await createEngine(
+        (await configIn(tmp.dir, [{ name: 'enc', extra: '    encryption: { type: age, passphrase: env:TEST_AGE_PASSPHRASE }\n' }]))!,
+        { schedule: false, persistLogs: true },
+      )
       engine.run('enc', 'manual')
       const info = await engine.whenIdle('enc')
       expect(info.status, info.error).to.equal('success')

@@ -33,7 +33,10 @@ describe('backup-daemon run / restore with mariadb and redis sources (command li
 
   it('backs up both, restores MariaDB with --into-database --force and Redis by hand', async () => {
     await maria.sql('CREATE DATABASE shop')
-    await maria.sql("CREATE TABLE orders (id INT PRIMARY KEY, item VARCHAR(50)); INSERT INTO orders SELECT seq, CONCAT('item ', seq) FROM seq_1_to_3000", 'shop')
+    await maria.sql(
+      "CREATE TABLE orders (id INT PRIMARY KEY, item VARCHAR(50)); INSERT INTO orders SELECT seq, CONCAT('item ', seq) FROM seq_1_to_3000",
+      'shop',
+    )
     const rows = () => maria.sql('SELECT COUNT(*), MD5(GROUP_CONCAT(item ORDER BY id)) FROM shop.orders')
     const expected = await rows()
     await redis.cli('SET', 'greeting', 'hello')
@@ -54,7 +57,9 @@ jobs:
     const env = { T_MARIA_PASSWORD: maria.password, T_REDIS_PASSWORD: redis.aclUser.password }
     const backup = await cli(['run', 'dbs', '--config', file], dir, env)
     expect(backup.code, backup.out).to.equal(0)
-    expect(backup.out).to.match(/mariadb-dump done, \d/).and.match(/dump\.rdb done, \d/)
+    expect(backup.out)
+      .to.match(/mariadb-dump done, \d/)
+      .and.match(/dump\.rdb done, \d/)
     for (const secret of Object.values(env)) expect(backup.out).not.to.include(secret)
     const snapshot = (await readdir(join(dir, 'backups/dbs'))).find((n) => n.endsWith('.manifest.json'))!.slice(0, -'.manifest.json'.length)
 

@@ -14,7 +14,14 @@ jobs:
       - { type: host, name: bunny, zoneName: z, accessKey: env:ZONE_KEY, pullZoneHostname: z.b-cdn.net, pullZoneTokenAuthKey: env:CDN_KEY, pullZoneTokenTTL: 300 }
       - { type: s3, name: aws, bucket: b, region: eu-west-1, path: cms, accessKeyId: env:S3_ID, secretAccessKey: env:S3_SECRET, storageClass: STANDARD_IA, downloadMode: signed, signedUrlTTL: 600 }
 `
-const env = { PG_PASS: 'pg-secret', MONGO_URI: 'mongodb://u:mongo-secret@h/cms', ZONE_KEY: 'zone-secret', CDN_KEY: 'cdn-secret', S3_ID: 'id-secret', S3_SECRET: 's3-secret' }
+const env = {
+  PG_PASS: 'pg-secret',
+  MONGO_URI: 'mongodb://u:mongo-secret@h/cms',
+  ZONE_KEY: 'zone-secret',
+  CDN_KEY: 'cdn-secret',
+  S3_ID: 'id-secret',
+  S3_SECRET: 's3-secret',
+}
 
 describe('config entries of the database sources and remote storages', () => {
   it('parse from YAML with env: secrets, and sqlite paths resolve against the config folder', () => {
@@ -33,7 +40,7 @@ describe('config entries of the database sources and remote storages', () => {
     for (const secret of Object.values(env)) expect(shown).not.to.include(secret)
   })
 
-  it("refuses typos and out-of-range values, naming the key", () => {
+  it('refuses typos and out-of-range values, naming the key', () => {
     const bad = yaml.replace('signedUrlTTL: 600', 'signedUrlTTL: 30').replace('zoneName: z,', 'zoneNmae: z,')
     const err = (() => {
       try {

@@ -33,7 +33,15 @@ const context = { log: () => {} }
 async function backupAndExtract(source: Source, storages: Storage[], from: Storage, entry: string): Promise<Readable> {
   const createdAt = new Date()
   const name = `e2e-${createdAt.toISOString().replace(/[:.]/g, '-')}.tar.gz`
-  await writeSnapshot({ archive: createArchive([source], { compression: 'tar.gz', signal: never() }), storages, job: 'e2e', name, compression: 'tar.gz', createdAt, signal: never() })
+  await writeSnapshot({
+    archive: createArchive([source], { compression: 'tar.gz', signal: never() }),
+    storages,
+    job: 'e2e',
+    name,
+    compression: 'tar.gz',
+    createdAt,
+    signal: never(),
+  })
   const { snapshots } = await listCatalog(from, 'e2e')
   const snapshot = snapshots.find((s) => s.view.name === name)
   expect(snapshot, 'snapshot listed').to.not.equal(undefined)
@@ -69,7 +77,17 @@ describe('database sources into remote storages and back (end to end)', function
     s3 = await startS3rver()
     emulator = await startHostEmulator({ storage: { zoneName: 'z', accessKey: 'k' } })
     storages = [
-      s3Storage.create(s3Storage.configSchema.parse({ type: 's3', name: 's3', bucket: s3.bucket, endpoint: s3.endpoint, usePathStyle: true, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' })),
+      s3Storage.create(
+        s3Storage.configSchema.parse({
+          type: 's3',
+          name: 's3',
+          bucket: s3.bucket,
+          endpoint: s3.endpoint,
+          usePathStyle: true,
+          accessKeyId: 'S3RVER',
+          secretAccessKey: 'S3RVER',
+        }),
+      ),
       hostStorage.create(hostStorage.configSchema.parse({ type: 'host', name: 'host', endpoint: emulator.storage.endpoint, zoneName: 'z', accessKey: 'k' })),
     ]
   })
@@ -95,7 +113,7 @@ describe('database sources into remote storages and back (end to end)', function
       const restored = join(dir, `restored-${from.name}.db`)
       await restoreSqlite(entry, restored)
       const check = new Database(restored)
-      expect(check.prepare("SELECT count(*) AS n, max(title) AS last FROM posts").get()).to.deep.equal({ n: 3000, last: 'post 999' })
+      expect(check.prepare('SELECT count(*) AS n, max(title) AS last FROM posts').get()).to.deep.equal({ n: 3000, last: 'post 999' })
       check.close()
     }
   })
@@ -117,15 +135,19 @@ describe('database sources into remote storages and back (end to end)', function
 
     it('postgresql -> host and s3 -> restorePostgres gives the same rows', async () => {
       await pg!.sql('postgres', 'CREATE DATABASE app')
-      await pg!.sql('app', "CREATE TABLE t (id int PRIMARY KEY, v text); INSERT INTO t SELECT g, md5(g::text) FROM generate_series(1, 2000) g")
-      const expected = await pg!.sql('app', 'SELECT count(*), md5(string_agg(v, \',\' ORDER BY id)) FROM t')
-      const source = () => new PostgresqlSource({ type: 'postgresql', name: 'pg', database: 'app', host: pg!.socketDir, port: pg!.port, user: 'postgres', pgDump: join(bin!, 'pg_dump') }, context)
+      await pg!.sql('app', 'CREATE TABLE t (id int PRIMARY KEY, v text); INSERT INTO t SELECT g, md5(g::text) FROM generate_series(1, 2000) g')
+      const expected = await pg!.sql('app', "SELECT count(*), md5(string_agg(v, ',' ORDER BY id)) FROM t")
+      const source = () =>
+        new PostgresqlSource(
+          { type: 'postgresql', name: 'pg', database: 'app', host: pg!.socketDir, port: pg!.port, user: 'postgres', pgDump: join(bin!, 'pg_dump') },
+          context,
+        )
       for (const from of [...storages].reverse()) {
         const entry = await backupAndExtract(source(), storages, from, 'pg/app.dump')
         const target = `back_${from.name}`
         await pg!.sql('postgres', `CREATE DATABASE ${target}`)
         await restorePostgres(entry, { database: target, host: pg!.socketDir, port: pg!.port, user: 'postgres' }, { pgRestore: join(bin!, 'pg_restore') })
-        expect(await pg!.sql(target, 'SELECT count(*), md5(string_agg(v, \',\' ORDER BY id)) FROM t')).to.equal(expected)
+        expect(await pg!.sql(target, "SELECT count(*), md5(string_agg(v, ',' ORDER BY id)) FROM t")).to.equal(expected)
       }
     })
   })

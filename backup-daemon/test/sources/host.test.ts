@@ -28,7 +28,11 @@ const expected = new Map<string, string>()
 const sha = (data: Buffer) => createHash('sha256').update(data).digest('hex')
 
 async function put(path: string, body: Buffer): Promise<void> {
-  const response = await fetch(`${emulator!.storage.endpoint}/${zone}/${path}`, { method: 'PUT', headers: { AccessKey: accessKey }, body: new Uint8Array(body) })
+  const response = await fetch(`${emulator!.storage.endpoint}/${zone}/${path}`, {
+    method: 'PUT',
+    headers: { AccessKey: accessKey },
+    body: new Uint8Array(body),
+  })
   if (!response.ok) throw new Error(`PUT ${path}: ${response.status}`)
 }
 
@@ -65,7 +69,16 @@ async function host(): Promise<Emulator> {
 
 const config = async (overrides: Partial<HostSourceConfig> = {}): Promise<HostSourceConfig> => {
   const e = await host()
-  return hostSourceSchema.parse({ type: 'host', name: 'media', endpoint: e.storage.endpoint, zoneName: zone, accessKey, path: 'site', excludes: ['cache/', '**/thumbs/**'], ...overrides })
+  return hostSourceSchema.parse({
+    type: 'host',
+    name: 'media',
+    endpoint: e.storage.endpoint,
+    zoneName: zone,
+    accessKey,
+    path: 'site',
+    excludes: ['cache/', '**/thumbs/**'],
+    ...overrides,
+  })
 }
 
 function checkFiles(entries: ArchivedEntry[]): void {
@@ -93,8 +106,15 @@ runSourceSuite({
   progress: /downloaded 152 object\(s\), 3\.\d MiB/,
   checkArchive: (entries) => checkFiles(entries),
   cancelOnLog: /object\(s\) to download/,
-  failing: () => ({ source: config({ zoneName: 'other-zone' }).then((c) => new HostSource(c, { log: () => {} })), message: /source "media": listing "site\/" of zone "other-zone" failed: storage host answered 401/ }),
-  badCredentials: (context) => ({ source: config({ accessKey: 'wrong-Zone-key-3' }).then((c) => new HostSource(c, context)), secret: 'wrong-Zone-key-3', message: /listing "site\/" of zone "media-zone" failed: storage host answered 401 .*Unauthorized/ }),
+  failing: () => ({
+    source: config({ zoneName: 'other-zone' }).then((c) => new HostSource(c, { log: () => {} })),
+    message: /source "media": listing "site\/" of zone "other-zone" failed: storage host answered 401/,
+  }),
+  badCredentials: (context) => ({
+    source: config({ accessKey: 'wrong-Zone-key-3' }).then((c) => new HostSource(c, context)),
+    secret: 'wrong-Zone-key-3',
+    message: /listing "site\/" of zone "media-zone" failed: storage host answered 401 .*Unauthorized/,
+  }),
 })
 
 describe('sources/host (the storage host emulator)', function () {
@@ -144,7 +164,9 @@ describe('sources/host (the storage host emulator)', function () {
     expect(parsed).to.deep.include({ endpoint: 'https://storage.bunnycdn.com', path: '', excludes: [], extraParams: { workers: 10 } })
     expect(hostSourceSchema.parse({ type: 'host', name: 'h', zoneName: 'z', accessKey: 'k', extraParams: { workers: 31 } }).extraParams.workers).to.equal(30)
     expect(hostSourceSchema.safeParse({ type: 'host', name: 'h', zoneName: 'z' }).success).to.equal(false)
-    expect(hostSourceSchema.parse({ type: 'host', name: 'h', endpoint: 'la.storage.bunnycdn.com', zoneName: 'z', accessKey: 'k' }).endpoint).to.equal('https://la.storage.bunnycdn.com')
+    expect(hostSourceSchema.parse({ type: 'host', name: 'h', endpoint: 'la.storage.bunnycdn.com', zoneName: 'z', accessKey: 'k' }).endpoint).to.equal(
+      'https://la.storage.bunnycdn.com',
+    )
     expect(hostSourceSchema.safeParse({ type: 'host', name: 'h', endpoint: 'ftp://x', zoneName: 'z', accessKey: 'k' }).success).to.equal(false)
     expect(parseHostDate('2024-05-01T10:00:00.123').toISOString()).to.equal('2024-05-01T10:00:00.123Z')
   })

@@ -27,7 +27,16 @@ describe('sources/mongodb (a real server at MONGODB_URI)', function () {
     await db.createCollection('events', { capped: true, size: 1 << 20 })
     await db.collection('events').insertMany(Array.from({ length: 20 }, (_, i) => ({ i })))
     const items = db.collection('items')
-    await items.insertMany(Array.from({ length: 2500 }, (_, i) => ({ sku: `s${i}`, n32: new BSON.Int32(i), n64: BSON.Long.fromNumber(i * 1e6), d: new BSON.Double(i), at: new Date(i), bin: new BSON.Binary(Buffer.from([i % 256])) })))
+    await items.insertMany(
+      Array.from({ length: 2500 }, (_, i) => ({
+        sku: `s${i}`,
+        n32: new BSON.Int32(i),
+        n64: BSON.Long.fromNumber(i * 1e6),
+        d: new BSON.Double(i),
+        at: new Date(i),
+        bin: new BSON.Binary(Buffer.from([i % 256])),
+      })),
+    )
     await items.createIndex({ sku: 1 }, { unique: true })
     await db.collection('secrets').insertOne({ token: 'x' })
     await db.createCollection('cheap', { viewOn: 'items', pipeline: [{ $match: { d: { $lt: 10 } } }] })

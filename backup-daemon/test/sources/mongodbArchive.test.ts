@@ -89,7 +89,7 @@ describe('sources/mongodb archive format', () => {
       }
     })
 
-    it('stores the sum as Go does int64(Sum64()): two\'s complement', () => {
+    it("stores the sum as Go does int64(Sum64()): two's complement", () => {
       expect(new Crc64().update(Buffer.from('123456789')).digestInt64()).to.equal(0x995dc9bbdf1939fan - (1n << 64n))
     })
   })
@@ -100,7 +100,13 @@ describe('sources/mongodb archive format', () => {
     const plan: ArchivePlan = {
       header: { concurrentCollections: 1, serverVersion: '7.0.5', toolVersion: 'test-1' },
       collections: [
-        { db: 'shop', collection: 'items', metadata: '{"indexes":[],"collectionName":"items","type":"collection"}', type: 'collection', documents: () => from([d1, d2]) },
+        {
+          db: 'shop',
+          collection: 'items',
+          metadata: '{"indexes":[],"collectionName":"items","type":"collection"}',
+          type: 'collection',
+          documents: () => from([d1, d2]),
+        },
         { db: 'shop', collection: 'empty', metadata: '{"indexes":[],"collectionName":"empty"}', type: 'collection', documents: () => from([]) },
         { db: 'shop', collection: 'cheap', metadata: '{"options":{},"collectionName":"cheap","type":"view"}', type: 'view' },
       ],
@@ -110,15 +116,38 @@ describe('sources/mongodb archive format', () => {
       const expected = Buffer.concat([
         Buffer.from([0x6d, 0xe2, 0x99, 0x81]),
         doc(['int32', 'concurrent_collections', 1], ['string', 'version', '0.1'], ['string', 'server_version', '7.0.5'], ['string', 'tool_version', 'test-1']),
-        doc(['string', 'db', 'shop'], ['string', 'collection', 'items'], ['string', 'metadata', plan.collections[0]!.metadata], ['int32', 'size', 0], ['string', 'type', 'collection']),
-        doc(['string', 'db', 'shop'], ['string', 'collection', 'empty'], ['string', 'metadata', plan.collections[1]!.metadata], ['int32', 'size', 0], ['string', 'type', 'collection']),
-        doc(['string', 'db', 'shop'], ['string', 'collection', 'cheap'], ['string', 'metadata', plan.collections[2]!.metadata], ['int32', 'size', 0], ['string', 'type', 'view']),
+        doc(
+          ['string', 'db', 'shop'],
+          ['string', 'collection', 'items'],
+          ['string', 'metadata', plan.collections[0]!.metadata],
+          ['int32', 'size', 0],
+          ['string', 'type', 'collection'],
+        ),
+        doc(
+          ['string', 'db', 'shop'],
+          ['string', 'collection', 'empty'],
+          ['string', 'metadata', plan.collections[1]!.metadata],
+          ['int32', 'size', 0],
+          ['string', 'type', 'collection'],
+        ),
+        doc(
+          ['string', 'db', 'shop'],
+          ['string', 'collection', 'cheap'],
+          ['string', 'metadata', plan.collections[2]!.metadata],
+          ['int32', 'size', 0],
+          ['string', 'type', 'view'],
+        ),
         TERM,
         doc(['string', 'db', 'shop'], ['string', 'collection', 'items'], ['bool', 'EOF', false], ['int64', 'CRC', 0n]),
         Buffer.from(d1),
         Buffer.from(d2),
         TERM,
-        doc(['string', 'db', 'shop'], ['string', 'collection', 'items'], ['bool', 'EOF', true], ['int64', 'CRC', BigInt.asIntN(64, referenceCrc64(Buffer.concat([d1, d2])))]),
+        doc(
+          ['string', 'db', 'shop'],
+          ['string', 'collection', 'items'],
+          ['bool', 'EOF', true],
+          ['int64', 'CRC', BigInt.asIntN(64, referenceCrc64(Buffer.concat([d1, d2])))],
+        ),
         TERM,
         // An empty collection and a view: no segment, only the EOF with the CRC of nothing (mongorestore
         // insists that every namespace of the prelude is closed).
@@ -138,7 +167,9 @@ describe('sources/mongodb archive format', () => {
       // 10 documents of ~130 bytes in segments of >= 300 bytes: 4 segment headers, then the EOF header.
       expect(headers).to.equal(5)
       const events = await eventsOf(bytes)
-      expect(events.filter((e) => e.kind === 'document').map((e) => (e as { bytes: Buffer }).bytes.toString('hex'))).to.deep.equal(docs.map((d) => Buffer.from(d).toString('hex')))
+      expect(events.filter((e) => e.kind === 'document').map((e) => (e as { bytes: Buffer }).bytes.toString('hex'))).to.deep.equal(
+        docs.map((d) => Buffer.from(d).toString('hex')),
+      )
     })
 
     it('refuses a document that is not length-prefixed BSON', async () => {
@@ -149,7 +180,9 @@ describe('sources/mongodb archive format', () => {
   })
 
   describe('parseMongoArchive', () => {
-    const docs = Array.from({ length: 50 }, (_, i) => BSON.serialize({ _id: new BSON.ObjectId(), n: new BSON.Long(i), d: new BSON.Double(i), bin: new BSON.Binary(randomBytes(20)) }))
+    const docs = Array.from({ length: 50 }, (_, i) =>
+      BSON.serialize({ _id: new BSON.ObjectId(), n: new BSON.Long(i), d: new BSON.Double(i), bin: new BSON.Binary(randomBytes(20)) }),
+    )
     const plan: ArchivePlan = {
       header: { concurrentCollections: 1, serverVersion: '8.0.0', toolVersion: 't' },
       collections: [
@@ -186,12 +219,14 @@ describe('sources/mongodb archive format', () => {
     it('fails on a wrong magic number and on a truncated archive', async () => {
       expect(((await eventsOf(Buffer.from('PK\x03\x04 not an archive')).catch((e: unknown) => e)) as Error).message).to.match(/magic/)
       const bytes = await bytesOf(plan)
-      expect(((await eventsOf(bytes.subarray(0, bytes.length - 20)).catch((e: unknown) => e)) as Error).message).to.match(/truncated|not terminated|unexpected end/)
+      expect(((await eventsOf(bytes.subarray(0, bytes.length - 20)).catch((e: unknown) => e)) as Error).message).to.match(
+        /truncated|not terminated|unexpected end/,
+      )
     })
   })
 
   describe('collectionMetadata', () => {
-    it('is canonical Extended JSON in mongodump\'s key order, omitting empty options', () => {
+    it("is canonical Extended JSON in mongodump's key order, omitting empty options", () => {
       const uuid = new BSON.Binary(Buffer.from('00112233445566778899aabbccddeeff', 'hex'), 4)
       const indexes = [
         { v: new BSON.Int32(2), key: { _id: new BSON.Int32(1) }, name: '_id_' },

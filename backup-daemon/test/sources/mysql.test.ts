@@ -41,7 +41,7 @@ async function mariadb(): Promise<MariadbServer> {
       'CREATE TABLE items (id INT PRIMARY KEY, name VARCHAR(100) NOT NULL, price DECIMAL(10,2), note TEXT, KEY items_name (name)) ENGINE=InnoDB',
       'CREATE TABLE blobs (id INT PRIMARY KEY, body LONGBLOB) ENGINE=InnoDB',
       'CREATE TABLE audit_log (id INT AUTO_INCREMENT PRIMARY KEY, line VARCHAR(200)) ENGINE=InnoDB',
-      "CREATE TABLE `odd ``name``` (id INT PRIMARY KEY, txt VARCHAR(50) CHARACTER SET utf8mb4) ENGINE=InnoDB",
+      'CREATE TABLE `odd ``name``` (id INT PRIMARY KEY, txt VARCHAR(50) CHARACTER SET utf8mb4) ENGINE=InnoDB',
       // ~3 MB of text and ~1 MB of binary (every byte value, quotes, backslashes and NULs included).
       "INSERT INTO items SELECT seq, CONCAT('item ', seq), seq * 1.5, REPEAT(MD5(seq), 2) FROM seq_1_to_40000",
       'INSERT INTO blobs SELECT seq, RANDOM_BYTES(1024) FROM seq_1_to_1000',
@@ -57,7 +57,16 @@ async function mariadb(): Promise<MariadbServer> {
 const config = async (overrides: Partial<MysqlFamilyConfig> & { type?: 'mysql' | 'mariadb' } = {}): Promise<MysqlFamilyConfig> => {
   const s = await mariadb()
   const schema = overrides.type === 'mysql' ? mysqlSourceSchema : mariadbSourceSchema
-  return schema.parse({ type: 'mariadb', name: 'db', host: '127.0.0.1', port: s.port, username: s.username, password: s.password, database: 'shop', ...overrides })
+  return schema.parse({
+    type: 'mariadb',
+    name: 'db',
+    host: '127.0.0.1',
+    port: s.port,
+    username: s.username,
+    password: s.password,
+    database: 'shop',
+    ...overrides,
+  })
 }
 
 /** Checksums of every table of `database` (same data gives the same numbers). */
@@ -89,7 +98,10 @@ runSourceSuite({
     expect(dump!.data.length).to.be.greaterThan(3_000_000)
     expect(dump!.data.toString('latin1')).to.include('CREATE TABLE `items`')
   },
-  failing: () => ({ source: config({ database: 'no_such_db' }).then((c) => new MysqlSource(c, quiet)), message: /mariadb-dump exited with 2: .*Unknown database 'no_such_db'/ }),
+  failing: () => ({
+    source: config({ database: 'no_such_db' }).then((c) => new MysqlSource(c, quiet)),
+    message: /mariadb-dump exited with 2: .*Unknown database 'no_such_db'/,
+  }),
   badCredentials: (context) => ({
     source: config({ password: 'wrong-Password-777' }).then((c) => new MysqlSource(c, context)),
     secret: 'wrong-Password-777',
@@ -107,11 +119,16 @@ describe('sources/mysql and sources/mariadb (a real MariaDB server)', function (
     const bytes = await dumpBytes(await config())
     await restoreMysql(Readable.from([bytes]), { database: 'restored', port: s.port, username: s.username, password: s.password })
     expect(await checksums('restored')).to.equal((await checksums('shop')).replaceAll('shop.', 'restored.'))
-    expect(await s.sql('SELECT COUNT(*), SUM(price), MAX(note) FROM items', 'restored')).to.equal(await s.sql('SELECT COUNT(*), SUM(price), MAX(note) FROM items', 'shop'))
-    expect(await s.sql("SELECT HEX(body) FROM blobs WHERE id = 0", 'restored')).to.equal('00275C0A78')
+    expect(await s.sql('SELECT COUNT(*), SUM(price), MAX(note) FROM items', 'restored')).to.equal(
+      await s.sql('SELECT COUNT(*), SUM(price), MAX(note) FROM items', 'shop'),
+    )
+    expect(await s.sql('SELECT HEX(body) FROM blobs WHERE id = 0', 'restored')).to.equal('00275C0A78')
     expect(await s.sql('SELECT txt FROM `odd ``name``` WHERE id = 1', 'restored')).to.equal('héllo ✓ 🐬')
-    const indexes = (db: string) => s.sql(`SELECT INDEX_NAME, COLUMN_NAME FROM information_schema.statistics WHERE table_schema = '${db}' AND table_name = 'items' ORDER BY 1`)
-    expect(await indexes('restored')).to.equal(await indexes('shop')).and.include('items_name\tname')
+    const indexes = (db: string) =>
+      s.sql(`SELECT INDEX_NAME, COLUMN_NAME FROM information_schema.statistics WHERE table_schema = '${db}' AND table_name = 'items' ORDER BY 1`)
+    expect(await indexes('restored'))
+      .to.equal(await indexes('shop'))
+      .and.include('items_name\tname')
   })
 
   it('--single-transaction reads past an open write transaction without waiting for it, and without its changes', async () => {
@@ -121,7 +138,7 @@ describe('sources/mysql and sources/mariadb (a real MariaDB server)', function (
     writer.stdin.write("BEGIN; UPDATE shop.items SET name = 'uncommitted' WHERE id <= 100; SELECT 1;\n")
     try {
       for (let i = 0; i < 200 && (await s.sql('SELECT COUNT(*) FROM information_schema.innodb_trx')) === '0'; i++) await new Promise((r) => setTimeout(r, 50))
-      expect(await s.sql('SELECT COUNT(*) FROM information_schema.innodb_trx'), 'the writer\'s transaction is open').to.not.equal('0')
+      expect(await s.sql('SELECT COUNT(*) FROM information_schema.innodb_trx'), "the writer's transaction is open").to.not.equal('0')
       const dump = (await dumpBytes(await config({ tables: ['items'] }))).toString('latin1')
       expect(dump).to.include("(1,'item 1',").and.not.include('uncommitted')
       expect(await s.sql('SELECT COUNT(*) FROM information_schema.innodb_trx'), 'still open: the dump did not wait for it').to.not.equal('0')
@@ -136,7 +153,8 @@ describe('sources/mysql and sources/mariadb (a real MariaDB server)', function (
     const cfg = await config({ type: 'mysql', socket: s.socket, username: 'root', password: undefined })
     const logs: string[] = []
     let bytes = Buffer.alloc(0)
-    for await (const entry of mysqlSource.create(cfg as never, { log: (_l, m) => logs.push(m) }).entries(never())) if (entry.open) bytes = await buffer(entry.open(never()))
+    for await (const entry of mysqlSource.create(cfg as never, { log: (_l, m) => logs.push(m) }).entries(never()))
+      if (entry.open) bytes = await buffer(entry.open(never()))
     expect(logs.join('\n')).to.match(/mysqldump of database "shop" on .*mysqld\.sock/)
     await restoreMysql(Readable.from([bytes]), { database: 'restored_mysql', socket: s.socket, username: 'root' })
     expect(await checksums('restored_mysql')).to.equal((await checksums('shop')).replaceAll('shop.', 'restored_mysql.'))
@@ -165,7 +183,9 @@ describe('sources/mysql and sources/mariadb (a real MariaDB server)', function (
     await restoreMysql(Readable.from([Buffer.from(only, 'latin1')]), { database: 'only_two', port: s.port, username: s.username, password: s.password })
     expect(await s.sql('SELECT COUNT(*) FROM items', 'only_two')).to.equal('10')
     expect(await s.sql('SELECT COUNT(*) FROM blobs', 'only_two')).to.equal('11')
-    const without = (await dumpBytes(await config({ excludeTables: ['audit_log', 'odd `name`'], extraParams: { 'no-data': true } as never }))).toString('latin1')
+    const without = (await dumpBytes(await config({ excludeTables: ['audit_log', 'odd `name`'], extraParams: { 'no-data': true } as never }))).toString(
+      'latin1',
+    )
     expect(without).to.include('CREATE TABLE `items`').and.not.include('audit_log').and.not.include('odd ``name``').and.not.include('INSERT INTO')
   })
 
@@ -207,16 +227,23 @@ describe('sources/mysql and sources/mariadb (a real MariaDB server)', function (
     const snapshot = await buffer(createArchive([new MysqlSource(cfg, quiet)], { compression: 'tar.gz', signal: never() }))
     await s.sql('DELETE FROM live.t WHERE id = 1; INSERT INTO live.t VALUES (3, "c")')
     const lines: string[] = []
-    const refused = (await restoreDatabases(Readable.from([snapshot]).pipe(createGunzip()), [cfg], { log: (m) => lines.push(m) }).catch((e: unknown) => e)) as Error
+    const refused = (await restoreDatabases(Readable.from([snapshot]).pipe(createGunzip()), [cfg], { log: (m) => lines.push(m) }).catch(
+      (e: unknown) => e,
+    )) as Error
     expect(refused.message).to.match(/source "live": database "live" already holds 1 table\(s\).*--force/)
     await restoreDatabases(Readable.from([snapshot]).pipe(createGunzip()), [cfg], { overwrite: true, log: (m) => lines.push(m) })
     expect(await s.sql('SELECT GROUP_CONCAT(v ORDER BY id) FROM live.t')).to.equal('a,b')
     expect(lines.join('\n')).to.include('restored source "live" into database live')
   })
 
-  it('a broken dump fails the restore with the client\'s message', async () => {
+  it("a broken dump fails the restore with the client's message", async () => {
     const s = await mariadb()
-    const err = (await restoreMysql(Readable.from([Buffer.from('CREATE TABLE x (id INT);\nTHIS IS NOT SQL;\n')]), { database: 'broken', port: s.port, username: s.username, password: s.password }).catch((e: unknown) => e)) as Error
+    const err = (await restoreMysql(Readable.from([Buffer.from('CREATE TABLE x (id INT);\nTHIS IS NOT SQL;\n')]), {
+      database: 'broken',
+      port: s.port,
+      username: s.username,
+      password: s.password,
+    }).catch((e: unknown) => e)) as Error
     expect(err.message, err.message).to.match(/mariadb exited with 1: .*ERROR 1064/)
   })
 
@@ -235,11 +262,13 @@ describe('sources/mysql and sources/mariadb (a real MariaDB server)', function (
     expect(args).to.include('--single-transaction')
     expect(mysqlDumpArgs(await config({ singleTransaction: false }), {}).args).not.to.include('--single-transaction')
     // The original's example asks for it in extraParams: passed once.
-    expect(mysqlDumpArgs(await config({ extraParams: { 'single-transaction': '', quick: '' } }), {}).args.filter((a) => a === '--single-transaction')).to.have.length(1)
+    expect(
+      mysqlDumpArgs(await config({ extraParams: { 'single-transaction': '', quick: '' } }), {}).args.filter((a) => a === '--single-transaction'),
+    ).to.have.length(1)
     expect(mysqlDumpArgs(await config({ password: undefined }), { MYSQL_PWD: 'inherited' }).env.MYSQL_PWD).to.equal(undefined)
   })
 
-  it('validates its config entry with the original\'s defaults and marks the password secret', () => {
+  it("validates its config entry with the original's defaults and marks the password secret", () => {
     expect(mariadbSource.secretKeys).to.deep.equal(['password'])
     expect(mysqlSource.type).to.equal('mysql')
     const parsed = mysqlSourceSchema.parse({ type: 'mysql', name: 'm', database: 'x' })
@@ -250,6 +279,8 @@ describe('sources/mysql and sources/mariadb (a real MariaDB server)', function (
     const all = mysqlSourceSchema.parse({ type: 'mysql', name: 'm', allDatabases: true, tables: ['t'], excludeTables: ['x'] })
     expect(mysqlDumpArgs(all, {}).args.join(' ')).to.include('--all-databases').and.not.include('ignore-table').and.not.match(/ t$/)
     expect(mysqlSourceSchema.safeParse({ type: 'mysql', name: 'm', database: 'x', extraParams: { '--bad': '' } }).success).to.equal(false)
-    expect(mariadbSourceSchema.parse({ type: 'mariadb', name: 'm', database: 'x', extraParams: { 'lock-wait-timeout': 5, 'skip-comments': '' } }).extraParams).to.deep.equal({ 'lock-wait-timeout': '5', 'skip-comments': '' })
+    expect(
+      mariadbSourceSchema.parse({ type: 'mariadb', name: 'm', database: 'x', extraParams: { 'lock-wait-timeout': 5, 'skip-comments': '' } }).extraParams,
+    ).to.deep.equal({ 'lock-wait-timeout': '5', 'skip-comments': '' })
   })
 })

@@ -21,17 +21,39 @@ jobs:
     storages:
       - { type: local, name: disk, path: /var/backups }
 `
-const env = { MYSQL_PASS: 'mysql-secret', MARIA_PASS: 'maria-secret', REDIS_PASS: 'redis-secret', S3_ID: 'id-secret', S3_SECRET: 's3-secret', ZONE_KEY: 'zone-secret', CDN_KEY: 'cdn-secret' }
+const env = {
+  MYSQL_PASS: 'mysql-secret',
+  MARIA_PASS: 'maria-secret',
+  REDIS_PASS: 'redis-secret',
+  S3_ID: 'id-secret',
+  S3_SECRET: 's3-secret',
+  ZONE_KEY: 'zone-secret',
+  CDN_KEY: 'cdn-secret',
+}
 
 describe('config entries of the mysql, mariadb, redis, s3 and host sources', () => {
-  it('parse from YAML with the original\'s defaults, env: secrets and paths resolved against the config folder', () => {
-    const [shop, all, cache, rdb, bucket, zone] = parseConfig(yaml, '/etc/bd/config.yaml', '/etc/bd', env).jobs[0]!.sources as unknown as Record<string, unknown>[]
-    expect(shop).to.deep.include({ host: '127.0.0.1', port: 3306, password: 'mysql-secret', singleTransaction: true, extraParams: { 'skip-comments': '', 'lock-wait-timeout': '30' } })
+  it("parse from YAML with the original's defaults, env: secrets and paths resolved against the config folder", () => {
+    const [shop, all, cache, rdb, bucket, zone] = parseConfig(yaml, '/etc/bd/config.yaml', '/etc/bd', env).jobs[0]!.sources as unknown as Record<
+      string,
+      unknown
+    >[]
+    expect(shop).to.deep.include({
+      host: '127.0.0.1',
+      port: 3306,
+      password: 'mysql-secret',
+      singleTransaction: true,
+      extraParams: { 'skip-comments': '', 'lock-wait-timeout': '30' },
+    })
     expect(all).to.deep.include({ socket: join('/etc/bd', 'run/mysqld.sock'), allDatabases: true })
     expect(cache).to.deep.include({ host: '10.0.0.5', port: 6379, password: 'redis-secret' })
     expect(rdb).to.deep.include({ path: join('/etc/bd', 'data/dump.rdb') })
     expect(bucket).to.deep.include({ secretAccessKey: 's3-secret', syncPath: join('/etc/bd', 'cache/s3'), extraParams: { workers: 20 }, usePathStyle: false })
-    expect(zone).to.deep.include({ endpoint: 'https://storage.bunnycdn.com', accessKey: 'zone-secret', syncPath: join('/etc/bd', 'cache/zone'), pullZoneTokenTTL: 3600 })
+    expect(zone).to.deep.include({
+      endpoint: 'https://storage.bunnycdn.com',
+      accessKey: 'zone-secret',
+      syncPath: join('/etc/bd', 'cache/zone'),
+      pullZoneTokenTTL: 3600,
+    })
   })
 
   it('redacts every secret in the job view', () => {

@@ -36,9 +36,24 @@ describe('sources/postgresql (a real PostgreSQL cluster)', function () {
     }
     pg = await startPostgresCluster(bin)
     await pg.sql('postgres', 'CREATE DATABASE shop')
-    await pg.sql('shop', "CREATE TABLE items (id serial PRIMARY KEY, name text NOT NULL, price numeric(10,2), tags text[], meta jsonb); CREATE TABLE audit_log (id serial, line text); CREATE INDEX items_name ON items (name)")
-    await pg.sql('shop', "INSERT INTO items (name, price, tags, meta) SELECT 'item ' || g, g * 1.5, ARRAY['a', 'b' || g], jsonb_build_object('n', g) FROM generate_series(1, 5000) g; INSERT INTO audit_log (line) SELECT 'secret line ' || g FROM generate_series(1, 100) g")
-    base = { type: 'postgresql', name: 'pg', database: 'shop', host: '127.0.0.1', port: pg.port, user: 'postgres', password: pg.password, pgDump: join(bin, 'pg_dump') }
+    await pg.sql(
+      'shop',
+      'CREATE TABLE items (id serial PRIMARY KEY, name text NOT NULL, price numeric(10,2), tags text[], meta jsonb); CREATE TABLE audit_log (id serial, line text); CREATE INDEX items_name ON items (name)',
+    )
+    await pg.sql(
+      'shop',
+      "INSERT INTO items (name, price, tags, meta) SELECT 'item ' || g, g * 1.5, ARRAY['a', 'b' || g], jsonb_build_object('n', g) FROM generate_series(1, 5000) g; INSERT INTO audit_log (line) SELECT 'secret line ' || g FROM generate_series(1, 100) g",
+    )
+    base = {
+      type: 'postgresql',
+      name: 'pg',
+      database: 'shop',
+      host: '127.0.0.1',
+      port: pg.port,
+      user: 'postgres',
+      password: pg.password,
+      pgDump: join(bin, 'pg_dump'),
+    }
   })
   after(async () => {
     await pg?.stop()
@@ -52,9 +67,13 @@ describe('sources/postgresql (a real PostgreSQL cluster)', function () {
     ])
     expect(bytes.subarray(0, 5).toString()).to.equal('PGDMP')
     await pg.sql('postgres', 'CREATE DATABASE restored')
-    await restorePostgres(Readable.from([bytes]), { database: 'restored', host: '127.0.0.1', port: pg.port, user: 'postgres', password: pg.password }, { pgRestore: join(bin!, 'pg_restore') })
-    expect(await pg.sql('restored', 'SELECT count(*), sum(price), max(meta->>\'n\') FROM items')).to.equal('5000|18753750.00|999')
-    expect(await pg.sql('restored', "SELECT tags[2] FROM items WHERE id = 42")).to.equal('b42')
+    await restorePostgres(
+      Readable.from([bytes]),
+      { database: 'restored', host: '127.0.0.1', port: pg.port, user: 'postgres', password: pg.password },
+      { pgRestore: join(bin!, 'pg_restore') },
+    )
+    expect(await pg.sql('restored', "SELECT count(*), sum(price), max(meta->>'n') FROM items")).to.equal('5000|18753750.00|999')
+    expect(await pg.sql('restored', 'SELECT tags[2] FROM items WHERE id = 42')).to.equal('b42')
     expect(await pg.sql('restored', "SELECT indexname FROM pg_indexes WHERE tablename = 'items' ORDER BY 1")).to.equal('items_name\nitems_pkey')
     // excludeTables left the table out entirely.
     expect(await pg.sql('restored', "SELECT count(*) FROM pg_tables WHERE tablename = 'audit_log'")).to.equal('0')
@@ -63,7 +82,11 @@ describe('sources/postgresql (a real PostgreSQL cluster)', function () {
   it('passes extra params through (a schema-only dump has no rows)', async () => {
     const { bytes } = await dump({ ...base, params: ['--schema-only'] })
     await pg.sql('postgres', 'CREATE DATABASE schema_only')
-    await restorePostgres(Readable.from([bytes]), { database: 'schema_only', host: pg.socketDir, port: pg.port, user: 'postgres' }, { pgRestore: join(bin!, 'pg_restore') })
+    await restorePostgres(
+      Readable.from([bytes]),
+      { database: 'schema_only', host: pg.socketDir, port: pg.port, user: 'postgres' },
+      { pgRestore: join(bin!, 'pg_restore') },
+    )
     expect(await pg.sql('schema_only', 'SELECT count(*) FROM items')).to.equal('0')
   })
 
@@ -74,7 +97,7 @@ describe('sources/postgresql (a real PostgreSQL cluster)', function () {
     expect(args).to.include('--no-password')
   })
 
-  it('fails the run with pg_dump\'s last lines on a wrong password, without the password', async () => {
+  it("fails the run with pg_dump's last lines on a wrong password, without the password", async () => {
     const err = (await dump({ ...base, password: 'wrong-password-123' }).catch((e: unknown) => e)) as Error
     expect(err).to.be.instanceOf(Error)
     expect(err.message).to.match(/pg_dump exited with 1: .*password authentication failed/)
@@ -108,7 +131,11 @@ describe('sources/postgresql (a real PostgreSQL cluster)', function () {
 
   it('refuses pg_restore errors and leaves the target untouched', async () => {
     await pg.sql('postgres', 'CREATE DATABASE broken')
-    const err = (await restorePostgres(Readable.from([Buffer.from('PGDMP not really a dump')]), { database: 'broken', host: pg.socketDir, port: pg.port, user: 'postgres' }, { pgRestore: join(bin!, 'pg_restore') }).catch((e: unknown) => e)) as Error
+    const err = (await restorePostgres(
+      Readable.from([Buffer.from('PGDMP not really a dump')]),
+      { database: 'broken', host: pg.socketDir, port: pg.port, user: 'postgres' },
+      { pgRestore: join(bin!, 'pg_restore') },
+    ).catch((e: unknown) => e)) as Error
     expect(err.message).to.match(/pg_restore exited with 1/)
     expect(await pg.sql('broken', "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'")).to.equal('0')
   })

@@ -33,7 +33,11 @@ const keys = 20_000
 let server: RedisServer | undefined
 
 /** RESP for redis-cli --pipe. */
-const resp = (...args: (string | Buffer)[]) => Buffer.concat([Buffer.from(`*${args.length}\r\n`), ...args.flatMap((a) => [Buffer.from(`$${Buffer.byteLength(a)}\r\n`), Buffer.from(a), Buffer.from('\r\n')])])
+const resp = (...args: (string | Buffer)[]) =>
+  Buffer.concat([
+    Buffer.from(`*${args.length}\r\n`),
+    ...args.flatMap((a) => [Buffer.from(`$${Buffer.byteLength(a)}\r\n`), Buffer.from(a), Buffer.from('\r\n')]),
+  ])
 
 async function fill(target: RedisServer): Promise<void> {
   const commands: Buffer[] = []
@@ -45,7 +49,10 @@ async function fill(target: RedisServer): Promise<void> {
   commands.push(resp('SET', 'bin', Buffer.from([0, 1, 2, 0xff, 0x0d, 0x0a, 0x24])))
   commands.push(resp('SET', 'big', 'B'.repeat(1 << 20)))
   commands.push(resp('SET', 'ttl', 'soon', 'EX', '86400'))
-  const child = spawn('redis-cli', ['-s', target.socket, '--no-auth-warning', '--pipe'], { env: { ...process.env, REDISCLI_AUTH: target.password }, stdio: ['pipe', 'ignore', 'inherit'] })
+  const child = spawn('redis-cli', ['-s', target.socket, '--no-auth-warning', '--pipe'], {
+    env: { ...process.env, REDISCLI_AUTH: target.password },
+    stdio: ['pipe', 'ignore', 'inherit'],
+  })
   child.stdin.end(Buffer.concat(commands))
   const code = await new Promise((resolve) => child.once('close', resolve))
   if (code !== 0) throw new Error(`redis-cli --pipe exited with ${code}`)
@@ -121,8 +128,15 @@ runSourceSuite({
     expect(rdb?.data.subarray(0, 5).toString()).to.equal('REDIS')
     expect(rdb!.size, 'compressed (LZF) in the RDB').to.be.greaterThan(500_000)
   },
-  failing: () => ({ source: freePort().then(async (port) => new RedisSource(await config({ port }), quiet)), message: /source "cache": redis at 127\.0\.0\.1:\d+: connect ECONNREFUSED/ }),
-  badCredentials: (context) => ({ source: config({ password: 'wrong-Redis-pass-5' }).then((c) => new RedisSource(c, context)), secret: 'wrong-Redis-pass-5', message: /AUTH failed: WRONGPASS/ }),
+  failing: () => ({
+    source: freePort().then(async (port) => new RedisSource(await config({ port }), quiet)),
+    message: /source "cache": redis at 127\.0\.0\.1:\d+: connect ECONNREFUSED/,
+  }),
+  badCredentials: (context) => ({
+    source: config({ password: 'wrong-Redis-pass-5' }).then((c) => new RedisSource(c, context)),
+    secret: 'wrong-Redis-pass-5',
+    message: /AUTH failed: WRONGPASS/,
+  }),
   ownProcesses: () => (server ? [server.pid] : []),
 })
 
@@ -147,7 +161,7 @@ describe('sources/redis (a real Redis server)', function () {
     expect(Number(restored.ttl)).to.be.within(1, 86_400)
   })
 
-  it('uses the default user\'s password over the unix socket; without one the server\'s NOAUTH is the message', async () => {
+  it("uses the default user's password over the unix socket; without one the server's NOAUTH is the message", async () => {
     const s = await redis()
     const { bytes } = await snapshot(await config({ socket: s.socket, username: undefined, password: s.password }))
     expect(bytes.subarray(0, 5).toString()).to.equal('REDIS')
@@ -155,7 +169,7 @@ describe('sources/redis (a real Redis server)', function () {
     expect(err.message).to.match(/source "cache": redis at 127\.0\.0\.1:\d+: SYNC failed: NOAUTH Authentication required/)
   })
 
-  it('an ACL user with PSYNC but not SYNC (the original\'s suggested ACL) gets the snapshot through PSYNC; without either, NOPERM', async () => {
+  it("an ACL user with PSYNC but not SYNC (the original's suggested ACL) gets the snapshot through PSYNC; without either, NOPERM", async () => {
     const s = await redis()
     await s.cli('ACL', 'SETUSER', 'psyncer', 'on', '>Psync-pass-2', '~*', '+@read', '+bgsave', '+replconf', '+psync', '+ping')
     const { bytes } = await snapshot(await config({ username: 'psyncer', password: 'Psync-pass-2' }))
@@ -181,7 +195,7 @@ describe('sources/redis (a real Redis server)', function () {
     expect(err.message).to.match(/not-an\.rdb is not an RDB file/)
   })
 
-  it('restore --into-database puts a path source\'s dump.rdb back (overwrite needed), checked with redis-check-rdb', async () => {
+  it("restore --into-database puts a path source's dump.rdb back (overwrite needed), checked with redis-check-rdb", async () => {
     const s = await redis()
     await s.cli('SAVE')
     const dir = await mkdtemp(join(baseTmp, 'bd-redis-path-'))
@@ -198,14 +212,16 @@ describe('sources/redis (a real Redis server)', function () {
       const damaged = (await restoreRedis(Readable.from([Buffer.from('REDIS0011 damaged')]), file, { overwrite: true }).catch((e: unknown) => e)) as Error
       expect(damaged.message).to.match(/fails redis-check-rdb/)
       expect((await readFile(file)).subarray(0, 5).toString(), 'the good file stays').to.equal('REDIS')
-      const live = (await restoreDatabases(Readable.from([archive]).pipe(createGunzip()), [{ ...cfg, path: undefined, name: 'rdbfile' }], { log: () => {} }).catch((e: unknown) => e)) as Error
+      const live = (await restoreDatabases(Readable.from([archive]).pipe(createGunzip()), [{ ...cfg, path: undefined, name: 'rdbfile' }], {
+        log: () => {},
+      }).catch((e: unknown) => e)) as Error
       expect(live.message).to.match(/live redis source is restored by hand/)
     } finally {
       await rm(dir, { recursive: true, force: true })
     }
   })
 
-  it('validates its config entry with the original\'s defaults and marks the password secret', () => {
+  it("validates its config entry with the original's defaults and marks the password secret", () => {
     expect(redisSource.secretKeys).to.deep.equal(['password'])
     expect(redisSource.pathKeys).to.deep.equal(['socket', 'path'])
     expect(redisSourceSchema.parse({ type: 'redis', name: 'r' })).to.include({ host: '127.0.0.1', port: 6379 })

@@ -63,7 +63,17 @@ async function bucket(): Promise<RunningS3> {
 
 const config = async (overrides: Partial<S3SourceConfig> = {}): Promise<S3SourceConfig> => {
   const s = await bucket()
-  return s3SourceSchema.parse({ type: 's3', name: 'site', bucket: s.bucket, endpoint: s.endpoint, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', path: '/site/', excludes: ['cache/', '*.tmp'], ...overrides })
+  return s3SourceSchema.parse({
+    type: 's3',
+    name: 'site',
+    bucket: s.bucket,
+    endpoint: s.endpoint,
+    accessKeyId: 'S3RVER',
+    secretAccessKey: 'S3RVER',
+    path: '/site/',
+    excludes: ['cache/', '*.tmp'],
+    ...overrides,
+  })
 }
 
 function checkFiles(entries: ArchivedEntry[], root = 'site'): void {
@@ -84,9 +94,16 @@ runSourceSuite({
   progress: /downloaded 242 object\(s\), 4\.\d MiB/,
   checkArchive: (entries) => checkFiles(entries),
   cancelOnLog: /object\(s\) to download/,
-  failing: () => ({ source: config({ bucket: 'no-such-bucket' }).then((c) => new S3Source(c, { log: () => {} })), message: /source "site": listing bucket "no-such-bucket", prefix "site\/" failed: NoSuchBucket/ }),
+  failing: () => ({
+    source: config({ bucket: 'no-such-bucket' }).then((c) => new S3Source(c, { log: () => {} })),
+    message: /source "site": listing bucket "no-such-bucket", prefix "site\/" failed: NoSuchBucket/,
+  }),
   // s3rver knows one key pair and checks the key id (not the signature): both are wrong here.
-  badCredentials: (context) => ({ source: config({ accessKeyId: 'WRONGKEYID', secretAccessKey: 'wrong-S3-secret-1' }).then((c) => new S3Source(c, context)), secret: 'wrong-S3-secret-1', message: /listing bucket "source-bucket".* failed: InvalidAccessKeyId/ }),
+  badCredentials: (context) => ({
+    source: config({ accessKeyId: 'WRONGKEYID', secretAccessKey: 'wrong-S3-secret-1' }).then((c) => new S3Source(c, context)),
+    secret: 'wrong-S3-secret-1',
+    message: /listing bucket "source-bucket".* failed: InvalidAccessKeyId/,
+  }),
 })
 
 describe('sources/s3 (s3rver)', function () {
@@ -98,7 +115,9 @@ describe('sources/s3 (s3rver)', function () {
       const run = async () => {
         const logs: string[] = []
         const context: SourceContext = { log: (_l, m) => logs.push(m) }
-        const entries = await readArchive(createArchive([new S3Source(await config({ syncPath, extraParams: { workers: 4 } }), context)], { compression: 'tar', signal: never() }))
+        const entries = await readArchive(
+          createArchive([new S3Source(await config({ syncPath, extraParams: { workers: 4 } }), context)], { compression: 'tar', signal: never() }),
+        )
         return { entries, logs: logs.join('\n') }
       }
       const first = await run()
@@ -148,7 +167,9 @@ describe('sources/s3 (s3rver)', function () {
           if (/^source "site": downloaded/.test(m)) downloaded++
         },
       }
-      const err = await readArchive(createArchive([new S3Source(await config({ syncPath, extraParams: { workers: 8 } }), context)], { compression: 'tar', signal: controller.signal })).catch((e: unknown) => e as Error)
+      const err = await readArchive(
+        createArchive([new S3Source(await config({ syncPath, extraParams: { workers: 8 } }), context)], { compression: 'tar', signal: controller.signal }),
+      ).catch((e: unknown) => e as Error)
       expect(err).to.be.instanceOf(Error)
       expect(downloaded, 'the run did not finish its downloads').to.equal(0)
       const partials: string[] = []
@@ -166,15 +187,21 @@ describe('sources/s3 (s3rver)', function () {
         await new Promise((r) => setTimeout(r, 50))
       }
       expect(partials).to.deep.equal([])
-      checkFiles((await readArchive(createArchive([new S3Source(await config({ syncPath }), { log: () => {} })], { compression: 'tar', signal: never() }))))
+      checkFiles(await readArchive(createArchive([new S3Source(await config({ syncPath }), { log: () => {} })], { compression: 'tar', signal: never() })))
     } finally {
       await rm(syncPath, { recursive: true, force: true })
     }
   })
 
   it('one worker gives the same archive; an unreachable endpoint fails clearly', async () => {
-    checkFiles(await readArchive(createArchive([new S3Source(await config({ extraParams: { workers: 1 } }), { log: () => {} })], { compression: 'tar', signal: never() })))
-    const err = (await readArchive(createArchive([new S3Source(await config({ endpoint: 'http://127.0.0.1:1' }), { log: () => {} })], { compression: 'tar', signal: never() })).catch((e: unknown) => e)) as Error
+    checkFiles(
+      await readArchive(
+        createArchive([new S3Source(await config({ extraParams: { workers: 1 } }), { log: () => {} })], { compression: 'tar', signal: never() }),
+      ),
+    )
+    const err = (await readArchive(
+      createArchive([new S3Source(await config({ endpoint: 'http://127.0.0.1:1' }), { log: () => {} })], { compression: 'tar', signal: never() }),
+    ).catch((e: unknown) => e)) as Error
     expect(err.message).to.match(/source "site": listing bucket .* failed: .*ECONNREFUSED/)
   })
 
@@ -187,7 +214,7 @@ describe('sources/s3 (s3rver)', function () {
     expect(s3SourceSchema.safeParse({ type: 's3', name: 'b', bucket: 'x', accessKeyId: 'only-one' }).success).to.equal(false)
   })
 
-  it('excludes follow the original\'s rules; unsafe keys are never file names', () => {
+  it("excludes follow the original's rules; unsafe keys are never file names", () => {
     const excluded = excludeMatcher(['cache/', '*.tmp', '**/node_modules/**', 'secret', 'logs/*.log'])
     const cases: [string, boolean][] = [
       ['cache/a.json', true],

@@ -52,20 +52,37 @@ runSourceSuite({
   setup: async () => {
     const Database = createRequire(import.meta.url)('libsql') as new (path: string) => { exec(sql: string): void; close(): void }
     const db = new Database(join(fixtures, 'app.db'))
-    db.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) INSERT INTO t SELECT i, hex(randomblob(64)) FROM n")
+    db.exec(
+      'CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) INSERT INTO t SELECT i, hex(randomblob(64)) FROM n',
+    )
     db.close()
   },
   newSource: (context) => new SqliteSource('db', join(fixtures, 'app.db'), context),
   progress: /consistent copy of .*app\.db \(\d+ bytes\)/,
   checkArchive: (entries) => {
-    expect(entries.find((e) => e.name === 'db/app.sqlite')?.data.subarray(0, 15).toString()).to.equal('SQLite format 3')
+    expect(
+      entries
+        .find((e) => e.name === 'db/app.sqlite')
+        ?.data.subarray(0, 15)
+        .toString(),
+    ).to.equal('SQLite format 3')
   },
   failing: () => ({ source: new SqliteSource('db', join(fixtures, 'missing.db'), quiet), message: /ENOENT|no such file/ }),
 })
 
 let pg: PostgresCluster | undefined
 let pgBin: string | undefined
-const pgConfig = (overrides: object = {}) => ({ type: 'postgresql' as const, name: 'pg', database: 'shop', host: '127.0.0.1', port: pg!.port, user: 'postgres', password: pg!.password, pgDump: join(pgBin!, 'pg_dump'), ...overrides })
+const pgConfig = (overrides: object = {}) => ({
+  type: 'postgresql' as const,
+  name: 'pg',
+  database: 'shop',
+  host: '127.0.0.1',
+  port: pg!.port,
+  user: 'postgres',
+  password: pg!.password,
+  pgDump: join(pgBin!, 'pg_dump'),
+  ...overrides,
+})
 
 runSourceSuite({
   title: 'sources/postgresql',
@@ -74,7 +91,10 @@ runSourceSuite({
     if (!pgBin) throw new Error('no PostgreSQL server binaries under /usr/lib/postgresql/*/bin (apt-get install -y postgresql)')
     pg = await startPostgresCluster(pgBin)
     await pg.sql('postgres', 'CREATE DATABASE shop')
-    await pg.sql('shop', "CREATE TABLE items (id serial PRIMARY KEY, body text); INSERT INTO items (body) SELECT repeat(md5(g::text), 8) FROM generate_series(1, 20000) g")
+    await pg.sql(
+      'shop',
+      'CREATE TABLE items (id serial PRIMARY KEY, body text); INSERT INTO items (body) SELECT repeat(md5(g::text), 8) FROM generate_series(1, 20000) g',
+    )
   },
   teardown: async () => {
     await pg?.stop()
@@ -82,10 +102,19 @@ runSourceSuite({
   newSource: (context) => new PostgresqlSource(pgConfig(), context),
   progress: /pg_dump of database "shop"/,
   checkArchive: (entries) => {
-    expect(entries.find((e) => e.name === 'pg/shop.dump')?.data.subarray(0, 5).toString()).to.equal('PGDMP')
+    expect(
+      entries
+        .find((e) => e.name === 'pg/shop.dump')
+        ?.data.subarray(0, 5)
+        .toString(),
+    ).to.equal('PGDMP')
   },
   failing: () => ({ source: new PostgresqlSource(pgConfig({ database: 'nope' }), quiet), message: /database "nope" does not exist/ }),
-  badCredentials: (context) => ({ source: new PostgresqlSource(pgConfig({ password: 'wrong-Pg-secret-9' }), context), secret: 'wrong-Pg-secret-9', message: /password authentication failed/ }),
+  badCredentials: (context) => ({
+    source: new PostgresqlSource(pgConfig({ password: 'wrong-Pg-secret-9' }), context),
+    secret: 'wrong-Pg-secret-9',
+    message: /password authentication failed/,
+  }),
 })
 
 const mongoUri = process.env.MONGODB_URI
@@ -95,7 +124,10 @@ runSourceSuite({
   setup: async () => {
     if (!mongoUri) return
     const client = await new MongoClient(mongoUri).connect()
-    await client.db(mongoDb).collection('items').insertMany(Array.from({ length: 5000 }, (_, i) => ({ i, body: 'x'.repeat(200) })))
+    await client
+      .db(mongoDb)
+      .collection('items')
+      .insertMany(Array.from({ length: 5000 }, (_, i) => ({ i, body: 'x'.repeat(200) })))
     await client.close()
   },
   teardown: async () => {
@@ -105,6 +137,9 @@ runSourceSuite({
     await client.close()
   },
   newSource: (context) => new MongodbSource({ type: 'mongodb', name: 'mongo', uri: mongoUri!, database: mongoDb }, context),
-  failing: () => ({ source: new MongodbSource({ type: 'mongodb', name: 'mongo', uri: 'mongodb://127.0.0.1:1/?serverSelectionTimeoutMS=500', database: mongoDb }, quiet), message: /ECONNREFUSED|Server selection timed out|connect/ }),
+  failing: () => ({
+    source: new MongodbSource({ type: 'mongodb', name: 'mongo', uri: 'mongodb://127.0.0.1:1/?serverSelectionTimeoutMS=500', database: mongoDb }, quiet),
+    message: /ECONNREFUSED|Server selection timed out|connect/,
+  }),
   skip: mongoUri ? [] : [{ reason: 'MONGODB_URI is not set (no MongoDB server can run on this machine)', tests: sourceSuiteTests }],
 })

@@ -102,7 +102,7 @@ describe('sources/sqlite', () => {
     expect(await stat(path).catch(() => 'absent')).to.equal('absent')
   })
 
-  it('fails with the tool\'s message on a file that is not a database', async () => {
+  it("fails with the tool's message on a file that is not a database", async () => {
     const path = join(dir, 'not.db')
     await writeFile(path, 'this is not a database file, just text '.repeat(100))
     const err = (await collect(new SqliteSource('s', path, context)).catch((e: unknown) => e)) as Error

@@ -40,8 +40,22 @@ const kinds: Kind[] = [
     type: 'sftp',
     setup: async () => {
       const server: SshServer = await startSshServer()
-      const entry = { type: 'sftp', name: 'remote', host: server.host, port: server.port, username: server.username, privateKey: server.clientKey, knownHosts: server.knownHosts, path: join(server.root, 'backups') }
-      return { yaml: JSON.stringify(entry), storage: sftpStorage.create(sftpStorage.configSchema.parse(entry)), serverFolder: join(server.root, 'backups'), stop: () => server.stop() }
+      const entry = {
+        type: 'sftp',
+        name: 'remote',
+        host: server.host,
+        port: server.port,
+        username: server.username,
+        privateKey: server.clientKey,
+        knownHosts: server.knownHosts,
+        path: join(server.root, 'backups'),
+      }
+      return {
+        yaml: JSON.stringify(entry),
+        storage: sftpStorage.create(sftpStorage.configSchema.parse(entry)),
+        serverFolder: join(server.root, 'backups'),
+        stop: () => server.stop(),
+      }
     },
   },
   {
@@ -49,7 +63,12 @@ const kinds: Kind[] = [
     setup: async () => {
       const server: WebdavServer = await startWebdavServer()
       const entry = { type: 'webdav', name: 'remote', url: server.url, username: server.username, password: server.password, path: 'backups' }
-      return { yaml: JSON.stringify(entry), storage: webdavStorage.create(webdavStorage.configSchema.parse(entry)), serverFolder: join(server.root, 'backups'), stop: () => server.stop() }
+      return {
+        yaml: JSON.stringify(entry),
+        storage: webdavStorage.create(webdavStorage.configSchema.parse(entry)),
+        serverFolder: join(server.root, 'backups'),
+        stop: () => server.stop(),
+      }
     },
   },
 ]
@@ -73,7 +92,10 @@ for (const kind of kinds) {
 
     const writeJob = async (extra = '') => {
       const file = join(tmp.dir, 'backup-daemon.yaml')
-      await writeFile(file, `dataDir: ./data\njobs:\n  - name: j\n    compression: tar\n    sources:\n      - { type: local, name: files, path: ./src }\n    storages:\n      - ${remote.yaml}\n${extra}`)
+      await writeFile(
+        file,
+        `dataDir: ./data\njobs:\n  - name: j\n    compression: tar\n    sources:\n      - { type: local, name: files, path: ./src }\n    storages:\n      - ${remote.yaml}\n${extra}`,
+      )
       return file
     }
 
@@ -91,7 +113,10 @@ for (const kind of kinds) {
       const { snapshots, orphans } = await listCatalog(remote.storage, 'j')
       expect(snapshots).to.have.length(2)
       expect(orphans).to.deep.equal([])
-      const newest = snapshots.map((s) => s.view.name).sort().at(-1)!
+      const newest = snapshots
+        .map((s) => s.view.name)
+        .sort()
+        .at(-1)!
       const to = join(tmp.dir, 'restored')
       const restored = await start(['restore', 'j', newest, '--config', file, '--to', to], tmp.dir).done
       expect(restored.code, restored.output).to.equal(0)

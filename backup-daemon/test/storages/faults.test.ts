@@ -43,10 +43,13 @@ describe('storages/remote/retry', () => {
 
   it('does not retry permanent failures (4xx) and gives up after `retries`', async () => {
     let calls = 0
-    const permanent = await retry(async () => {
-      calls++
-      throw new UpstreamStatusError(403, 'no')
-    }, { isRetryable: transientHttp }).catch((e: unknown) => e)
+    const permanent = await retry(
+      async () => {
+        calls++
+        throw new UpstreamStatusError(403, 'no')
+      },
+      { isRetryable: transientHttp },
+    ).catch((e: unknown) => e)
     expect(calls).to.equal(1)
     expect((permanent as UpstreamStatusError).status).to.equal(403)
     calls = 0
@@ -112,7 +115,11 @@ describe('storages/remote/retry', () => {
 })
 
 /** Two snapshots through the engine's writer: the first succeeds, the second dies mid-upload on `faulty`. */
-async function failMidUpload(faulty: Storage, proxy: FaultProxy, afterBytes: number): Promise<{ local: LocalStorage; error: unknown; cleanup(): Promise<void> }> {
+async function failMidUpload(
+  faulty: Storage,
+  proxy: FaultProxy,
+  afterBytes: number,
+): Promise<{ local: LocalStorage; error: unknown; cleanup(): Promise<void> }> {
   return failMidUploadWith(
     faulty,
     () => (proxy.mode = { kind: 'cutUploads', afterBytes }),
@@ -121,14 +128,23 @@ async function failMidUpload(faulty: Storage, proxy: FaultProxy, afterBytes: num
 }
 
 /** Two snapshots through the engine's writer: the first succeeds, `arm` makes the second die mid-upload on `faulty`. */
-async function failMidUploadWith(faulty: Storage, arm: () => void, disarm: () => void): Promise<{ local: LocalStorage; error: unknown; cleanup(): Promise<void> }> {
+async function failMidUploadWith(
+  faulty: Storage,
+  arm: () => void,
+  disarm: () => void,
+): Promise<{ local: LocalStorage; error: unknown; cleanup(): Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'bd-fault-'))
   const local = new LocalStorage('disk', dir)
   const archive = () => Readable.from([randomBytes(3 * 1024 * 1024)])
   const base = { storages: [local, faulty], job: 'nightly', compression: 'tar' as const, signal: never() }
   await writeSnapshot({ ...base, archive: archive(), name: 'nightly-2026-01-01T00-00-00-000Z.tar', createdAt: new Date('2026-01-01T00:00:00Z') })
   arm()
-  const error = await writeSnapshot({ ...base, archive: archive(), name: 'nightly-2026-01-02T00-00-00-000Z.tar', createdAt: new Date('2026-01-02T00:00:00Z') }).then(
+  const error = await writeSnapshot({
+    ...base,
+    archive: archive(),
+    name: 'nightly-2026-01-02T00-00-00-000Z.tar',
+    createdAt: new Date('2026-01-02T00:00:00Z'),
+  }).then(
     () => undefined,
     (e: unknown) => e,
   )
@@ -146,7 +162,12 @@ const firstSnapshotKeys = ['nightly/nightly-2026-01-01T00-00-00-000Z.tar', 'nigh
  */
 async function expectOnlyFirstSnapshot(storage: Storage): Promise<void> {
   const objects = await storage.list('nightly/')
-  expect(objects.filter((o) => !o.incomplete).map((o) => o.key).sort()).to.deep.equal(firstSnapshotKeys)
+  expect(
+    objects
+      .filter((o) => !o.incomplete)
+      .map((o) => o.key)
+      .sort(),
+  ).to.deep.equal(firstSnapshotKeys)
   const { snapshots } = await listCatalog(storage, 'nightly')
   expect(snapshots.map((s) => s.view.name)).to.deep.equal(['nightly-2026-01-01T00-00-00-000Z.tar'])
   await removeLeftovers(storage, 'nightly')
@@ -164,7 +185,9 @@ describe('remote storages under faults (a real proxy that fails requests)', func
     beforeEach(async () => {
       emulator = await startHostEmulator({ storage: { zoneName: 'z', accessKey: 'k' } })
       proxy = await startFaultProxy(emulator.url)
-      storage = hostStorage.create(hostStorage.configSchema.parse({ type: 'host', name: 'bunny', endpoint: `${proxy.url}/storage`, zoneName: 'z', accessKey: 'k' }))
+      storage = hostStorage.create(
+        hostStorage.configSchema.parse({ type: 'host', name: 'bunny', endpoint: `${proxy.url}/storage`, zoneName: 'z', accessKey: 'k' }),
+      )
     })
     afterEach(async () => {
       await proxy.close()
@@ -196,7 +219,17 @@ describe('remote storages under faults (a real proxy that fails requests)', func
     beforeEach(async () => {
       s3 = await startS3rver()
       proxy = await startFaultProxy(s3.endpoint)
-      storage = s3Storage.create(s3Storage.configSchema.parse({ type: 's3', name: 's3', bucket: s3.bucket, endpoint: proxy.url, usePathStyle: true, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }))
+      storage = s3Storage.create(
+        s3Storage.configSchema.parse({
+          type: 's3',
+          name: 's3',
+          bucket: s3.bucket,
+          endpoint: proxy.url,
+          usePathStyle: true,
+          accessKeyId: 'S3RVER',
+          secretAccessKey: 'S3RVER',
+        }),
+      )
     })
     afterEach(async () => {
       await proxy.close()
@@ -226,7 +259,16 @@ describe('remote storages under faults (a real proxy that fails requests)', func
       const knownHosts = join(server.dir, 'known_hosts_proxy')
       await writeFile(knownHosts, (await readFile(server.knownHosts, 'utf8')).replace(`:${server.port} `, `:${proxy.port} `))
       storage = sftpStorage.create(
-        sftpStorage.configSchema.parse({ type: 'sftp', name: 'ssh', host: '127.0.0.1', port: proxy.port, username: server.username, privateKey: server.clientKey, knownHosts, path: join(server.root, 'b') }),
+        sftpStorage.configSchema.parse({
+          type: 'sftp',
+          name: 'ssh',
+          host: '127.0.0.1',
+          port: proxy.port,
+          username: server.username,
+          privateKey: server.clientKey,
+          knownHosts,
+          path: join(server.root, 'b'),
+        }),
       )
     })
     afterEach(async () => {
@@ -266,7 +308,16 @@ describe('remote storages under faults (a real proxy that fails requests)', func
     beforeEach(async () => {
       server = await startWebdavServer()
       proxy = await startFaultProxy(server.url)
-      storage = webdavStorage.create(webdavStorage.configSchema.parse({ type: 'webdav', name: 'dav', url: `${proxy.url}/`, username: server.username, password: server.password, path: 'b' }))
+      storage = webdavStorage.create(
+        webdavStorage.configSchema.parse({
+          type: 'webdav',
+          name: 'dav',
+          url: `${proxy.url}/`,
+          username: server.username,
+          password: server.password,
+          path: 'b',
+        }),
+      )
     })
     afterEach(async () => {
       await proxy.close()

@@ -17,7 +17,16 @@ describe('storages/host (against the host emulator)', () => {
   after(() => emulator.close())
 
   const create = (extra: object = {}) =>
-    hostStorage.create(hostStorage.configSchema.parse({ type: 'host', name: 'bunny', endpoint: emulator.storage.endpoint, zoneName: 'backups', accessKey: 'zone-password', ...extra }))
+    hostStorage.create(
+      hostStorage.configSchema.parse({
+        type: 'host',
+        name: 'bunny',
+        endpoint: emulator.storage.endpoint,
+        zoneName: 'backups',
+        accessKey: 'zone-password',
+        ...extra,
+      }),
+    )
 
   describe('storage suite', () => {
     // A fresh emulator (an empty zone) per test.
@@ -25,7 +34,9 @@ describe('storages/host (against the host emulator)', () => {
     runStorageSuite({
       newStorage: async () => {
         const own = await startHostEmulator({ storage: { zoneName: 'suite', accessKey: 'suite-key' } })
-        const storage = hostStorage.create(hostStorage.configSchema.parse({ type: 'host', name: 'suite', endpoint: own.storage.endpoint, zoneName: 'suite', accessKey: 'suite-key' }))
+        const storage = hostStorage.create(
+          hostStorage.configSchema.parse({ type: 'host', name: 'suite', endpoint: own.storage.endpoint, zoneName: 'suite', accessKey: 'suite-key' }),
+        )
         running.set(storage, own)
         return storage
       },
@@ -47,7 +58,7 @@ describe('storages/host (against the host emulator)', () => {
     expect(emulator.storedFilePath('sum/a.tar')).to.equal(undefined)
   })
 
-  it('removes the folders a deletion empties (a split set\'s), and nothing else', async () => {
+  it("removes the folders a deletion empties (a split set's), and nothing else", async () => {
     const storage = create()
     await (await storage.write('gc', Readable.from([Buffer.from('1')]), never())).commit('gc/set.parts-2-2/set.part-aaa')
     await (await storage.write('gc', Readable.from([Buffer.from('2')]), never())).commit('gc/set.parts-2-2/set.part-aab')
@@ -62,7 +73,9 @@ describe('storages/host (against the host emulator)', () => {
   })
 
   it('refuses a wrong AccessKey without retrying forever and without echoing the key', async () => {
-    const storage = hostStorage.create(hostStorage.configSchema.parse({ type: 'host', name: 'bad', endpoint: emulator.storage.endpoint, zoneName: 'backups', accessKey: 'wrong-secret' }))
+    const storage = hostStorage.create(
+      hostStorage.configSchema.parse({ type: 'host', name: 'bad', endpoint: emulator.storage.endpoint, zoneName: 'backups', accessKey: 'wrong-secret' }),
+    )
     const err = (await storage.list('x/').catch((e: unknown) => e)) as Error
     expect(err).to.be.instanceOf(Error)
     expect(err.message).to.include('401')

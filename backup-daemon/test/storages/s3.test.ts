@@ -19,14 +19,35 @@ describe('storages/s3 (against s3rver over HTTP)', () => {
   after(() => s3.close())
 
   const raw = (extra: Partial<S3StorageOptions> = {}) =>
-    new S3Storage({ name: 's3', bucket: s3.bucket, region: 'us-east-1', endpoint: s3.endpoint, path: '', usePathStyle: true, downloadMode: 'proxy', signedUrlTTL: 900, ...credentials, ...extra })
+    new S3Storage({
+      name: 's3',
+      bucket: s3.bucket,
+      region: 'us-east-1',
+      endpoint: s3.endpoint,
+      path: '',
+      usePathStyle: true,
+      downloadMode: 'proxy',
+      signedUrlTTL: 900,
+      ...credentials,
+      ...extra,
+    })
 
   describe('storage suite', () => {
     let run = 0
     runStorageSuite({
       // Each test gets its own `path` prefix (an empty "folder" of the bucket), through the factory.
       newStorage: async () =>
-        s3Storage.create(s3Storage.configSchema.parse({ type: 's3', name: 's3', bucket: s3.bucket, endpoint: s3.endpoint, path: `suite-${++run}`, usePathStyle: true, ...credentials })),
+        s3Storage.create(
+          s3Storage.configSchema.parse({
+            type: 's3',
+            name: 's3',
+            bucket: s3.bucket,
+            endpoint: s3.endpoint,
+            path: `suite-${++run}`,
+            usePathStyle: true,
+            ...credentials,
+          }),
+        ),
     })
   })
 
@@ -84,7 +105,9 @@ describe('storages/s3 (against s3rver over HTTP)', () => {
   })
 
   it('says isNotExist for a missing object through the retrying wrapper', async () => {
-    const storage: Storage = s3Storage.create(s3Storage.configSchema.parse({ type: 's3', name: 's', bucket: s3.bucket, endpoint: s3.endpoint, usePathStyle: true, ...credentials }))
+    const storage: Storage = s3Storage.create(
+      s3Storage.configSchema.parse({ type: 's3', name: 's', bucket: s3.bucket, endpoint: s3.endpoint, usePathStyle: true, ...credentials }),
+    )
     const err = await storage.open('nothing/here').catch((e: unknown) => e)
     expect(storage.isNotExist(err)).to.equal(true)
   })

@@ -91,7 +91,9 @@ describe('storages/sftp (against a throwaway OpenSSH sshd)', function () {
     expect(err.message).to.include(server.hostKeyFingerprint)
     expect(err.message).to.match(/unknown/)
     expect(storage.isRetryable(err)).to.equal(false)
-    const missing = (await create({ knownHosts: join(server.dir, 'no_such_file') }).list('x/').catch((e: unknown) => e)) as Error
+    const missing = (await create({ knownHosts: join(server.dir, 'no_such_file') })
+      .list('x/')
+      .catch((e: unknown) => e)) as Error
     expect(missing.message).to.include('no such file')
     expect(missing.message).to.include(server.hostKeyFingerprint)
   })
@@ -102,7 +104,9 @@ describe('storages/sftp (against a throwaway OpenSSH sshd)', function () {
     const [type, key] = (await readFile(`${other}.pub`, 'utf8')).split(/\s+/)
     const changed = join(server.dir, 'known_hosts_changed')
     await writeFile(changed, `[127.0.0.1]:${server.port} ${type} ${key}\n`)
-    const err = (await create({ knownHosts: changed }).list('x/').catch((e: unknown) => e)) as Error
+    const err = (await create({ knownHosts: changed })
+      .list('x/')
+      .catch((e: unknown) => e)) as Error
     expect(err.message).to.include('CHANGED')
     expect(err.message).to.include(`127.0.0.1:${server.port}`)
     expect(err.message).to.include(server.hostKeyFingerprint)
@@ -136,7 +140,14 @@ describe('storages/sftp (against a throwaway OpenSSH sshd)', function () {
 
   it('config: defaults (port 22, the OS user, ~/.ssh/known_hosts, path "."), ~ expanded, secrets declared', () => {
     const parsed = sftpStorage.configSchema.parse({ type: 'sftp', name: 's', host: 'h', privateKey: '~/.ssh/id_ed25519' })
-    expect(parsed).to.deep.include({ port: 22, username: userInfo().username, knownHosts: join(homedir(), '.ssh', 'known_hosts'), path: '.', strictHostKey: true, privateKey: join(homedir(), '.ssh', 'id_ed25519') })
+    expect(parsed).to.deep.include({
+      port: 22,
+      username: userInfo().username,
+      knownHosts: join(homedir(), '.ssh', 'known_hosts'),
+      path: '.',
+      strictHostKey: true,
+      privateKey: join(homedir(), '.ssh', 'id_ed25519'),
+    })
     expect(sftpStorage.configSchema.safeParse({ type: 'sftp', name: 's', host: 'h' }).success, 'no credentials').to.equal(false)
     expect(sftpStorage.configSchema.safeParse({ type: 'sftp', name: 's', host: 'h', password: 'p', port: 70000 }).success).to.equal(false)
     expect(sftpStorage.secretKeys).to.have.members(['password', 'passphrase'])

@@ -22,7 +22,17 @@ describe('storages/webdav (against rclone serve webdav)', function () {
   after(() => server.stop())
 
   const create = (extra: Record<string, unknown> = {}) =>
-    webdavStorage.create(webdavStorage.configSchema.parse({ type: 'webdav', name: 'dav', url: server.url, username: server.username, password: server.password, path: `t${++run}`, ...extra }))
+    webdavStorage.create(
+      webdavStorage.configSchema.parse({
+        type: 'webdav',
+        name: 'dav',
+        url: server.url,
+        username: server.username,
+        password: server.password,
+        path: `t${++run}`,
+        ...extra,
+      }),
+    )
 
   describe('storage suite', () => {
     runStorageSuite({ newStorage: async () => create() })
@@ -56,7 +66,7 @@ describe('storages/webdav (against rclone serve webdav)', function () {
     expect(storage.isRetryable(err)).to.equal(false)
   })
 
-  it('config: credentials in the URL are refused, path defaults to the URL\'s folder, password is a secret', () => {
+  it("config: credentials in the URL are refused, path defaults to the URL's folder, password is a secret", () => {
     expect(webdavStorage.configSchema.safeParse({ type: 'webdav', name: 'd', url: 'https://u:p@dav.example.com/' }).success).to.equal(false)
     expect(webdavStorage.configSchema.parse({ type: 'webdav', name: 'd', url: 'https://dav.example.com/' }).path).to.equal('')
     expect(webdavStorage.secretKeys).to.deep.equal(['password'])

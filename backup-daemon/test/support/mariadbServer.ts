@@ -62,12 +62,31 @@ export async function startMariadbServer(): Promise<MariadbServer> {
     { stdio: 'ignore', env: { ...process.env, TMPDIR: serverTmp } },
   )
   const sql = async (statement: string, database?: string) => {
-    const { stdout } = await run('mariadb', ['--no-defaults', `--socket=${socket}`, '--user=root', '--default-character-set=utf8mb4', '--batch', '--skip-column-names', ...(database ? [`--database=${database}`] : []), '-e', statement], { maxBuffer: 64 << 20 })
+    const { stdout } = await run(
+      'mariadb',
+      [
+        '--no-defaults',
+        `--socket=${socket}`,
+        '--user=root',
+        '--default-character-set=utf8mb4',
+        '--batch',
+        '--skip-column-names',
+        ...(database ? [`--database=${database}`] : []),
+        '-e',
+        statement,
+      ],
+      { maxBuffer: 64 << 20 },
+    )
     return stdout.trim()
   }
   let ready = false
   for (let attempt = 0; attempt < 300 && server.exitCode === null; attempt++) {
-    if (await sql('SELECT 1').then(() => true, () => false)) {
+    if (
+      await sql('SELECT 1').then(
+        () => true,
+        () => false,
+      )
+    ) {
       ready = true
       break
     }

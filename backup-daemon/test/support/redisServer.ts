@@ -46,11 +46,31 @@ export async function startRedisServer(options: RedisStartOptions = {}): Promise
   const password = 'Redis-test-Secret-42'
   const aclUser = { username: 'backup', password: 'Acl-test-Secret-43' }
   const usePassword = options.password ?? true
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--unixsocket', socket, '--save', '', '--appendonly', 'no', '--dir', options.rdb?.dir ?? dir, '--dbfilename', options.rdb?.file ?? 'dump.rdb', '--logfile', join(dir, 'redis.log'), '--daemonize', 'no']
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--unixsocket',
+    socket,
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--dir',
+    options.rdb?.dir ?? dir,
+    '--dbfilename',
+    options.rdb?.file ?? 'dump.rdb',
+    '--logfile',
+    join(dir, 'redis.log'),
+    '--daemonize',
+    'no',
+  ]
   if (usePassword) args.push('--requirepass', password)
   const server: ChildProcess = spawn('/usr/bin/redis-server', args, { stdio: 'ignore' })
   const env = { ...process.env, REDISCLI_AUTH: usePassword ? password : '' }
-  const cli = async (...command: string[]) => (await run('redis-cli', ['-s', socket, '--no-auth-warning', ...command], { env, maxBuffer: 64 << 20 })).stdout.trim()
+  const cli = async (...command: string[]) =>
+    (await run('redis-cli', ['-s', socket, '--no-auth-warning', ...command], { env, maxBuffer: 64 << 20 })).stdout.trim()
   let ready = false
   for (let attempt = 0; attempt < 200 && server.exitCode === null; attempt++) {
     if ((await cli('PING').catch(() => '')) === 'PONG') {

@@ -20,7 +20,13 @@ import tar from 'tar-stream'
 import { createArchive } from '../../src/archive/createArchive.js'
 import type { Source, SourceContext, SourceEntry } from '../../src/sources/types.js'
 
-export const sourceSuiteTests = ['produces well-formed entries', 'leaves nothing behind after success', 'leaves nothing behind after failure', 'cancel stops it promptly and leaves no child process or temporary file', 'bad credentials fail with a clear message and no secret'] as const
+export const sourceSuiteTests = [
+  'produces well-formed entries',
+  'leaves nothing behind after success',
+  'leaves nothing behind after failure',
+  'cancel stops it promptly and leaves no child process or temporary file',
+  'bad credentials fail with a clear message and no secret',
+] as const
 
 export type SourceSuiteTest = (typeof sourceSuiteTests)[number]
 
@@ -234,7 +240,11 @@ export function runSourceSuite(options: SourceSuiteOptions): void {
         if (entry.type === 'symlink') expect(entry.linkname).to.be.a('string')
       }
       expect(files, 'at least one file').to.be.greaterThan(0)
-      if (options.progress) expect(log.map((l) => l.message)).to.satisfy((lines: string[]) => lines.some((line) => options.progress!.test(line)), `a progress line ${options.progress}`)
+      if (options.progress)
+        expect(log.map((l) => l.message)).to.satisfy(
+          (lines: string[]) => lines.some((line) => options.progress!.test(line)),
+          `a progress line ${options.progress}`,
+        )
     })
 
     test('leaves nothing behind after success', async () => {

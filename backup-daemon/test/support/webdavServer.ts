@@ -30,7 +30,9 @@ export async function startWebdavServer(): Promise<WebdavServer> {
   const port = await freePort()
   const version = (await promisify(execFile)('rclone', ['version'])).stdout.split('\n')[0]!.trim()
   // --config /dev/null: no rclone.conf of the machine's user is read or written.
-  const child = spawn('rclone', ['serve', 'webdav', '--config', '/dev/null', '--addr', `127.0.0.1:${port}`, '--user', 'u', '--pass', 'p', root], { stdio: ['ignore', 'ignore', 'pipe'] })
+  const child = spawn('rclone', ['serve', 'webdav', '--config', '/dev/null', '--addr', `127.0.0.1:${port}`, '--user', 'u', '--pass', 'p', root], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
   // A test run that ends without stop() (a timeout, mocha --exit) must not leave the server behind.
   const killOnExit = () => child.kill('SIGKILL')
   process.once('exit', killOnExit)

@@ -52,11 +52,13 @@ describe('tasks: TaskRunner with an in-memory RunHistory', () => {
     const { history, runner } = setup()
     let release!: () => void
     const started = new Promise<void>((resolve) => (release = resolve))
-    runner.start({ job: 'j', kind: 'restore', snapshot: 's', trigger: 'api' }, ({ signal }) =>
-      new Promise((_resolve, reject) => {
-        release()
-        signal.addEventListener('abort', () => reject(new Error('aborted by the signal')))
-      }),
+    runner.start(
+      { job: 'j', kind: 'restore', snapshot: 's', trigger: 'api' },
+      ({ signal }) =>
+        new Promise((_resolve, reject) => {
+          release()
+          signal.addEventListener('abort', () => reject(new Error('aborted by the signal')))
+        }),
     )
     await started
     expect(() => runner.start({ job: 'j', kind: 'verify', snapshot: 's', trigger: 'api' }, async () => ({ summary: '' })))
@@ -67,7 +69,9 @@ describe('tasks: TaskRunner with an in-memory RunHistory', () => {
     await runner.whenDone('j')
     expect(runner.current('j')).to.include({ status: 'cancelled', error: 'cancelled' })
     expect(history.list('j')[0]).to.include({ result: 'cancelled', error: 'cancelled' })
-    expect(() => runner.cancel('j')).to.throw(TaskRefusedError).with.property('status', 409)
+    expect(() => runner.cancel('j'))
+      .to.throw(TaskRefusedError)
+      .with.property('status', 409)
     expect(runner.current('nobody')).to.equal(undefined)
   })
 })
@@ -87,7 +91,10 @@ describe('tasks: resolveRestoreFolder', () => {
   after(() => rmSync(dir, { recursive: true, force: true }))
 
   const refused = async (path: string, why: RegExp) => {
-    const err = await resolveRestoreFolder(path, [root]).then(() => undefined, (e: unknown) => e)
+    const err = await resolveRestoreFolder(path, [root]).then(
+      () => undefined,
+      (e: unknown) => e,
+    )
     expect(err, path).to.be.instanceOf(TaskRefusedError)
     expect((err as TaskRefusedError).status).to.equal(400)
     expect((err as Error).message).to.match(why)
@@ -110,7 +117,10 @@ describe('tasks: resolveRestoreFolder', () => {
     await refused(join(root, 'link'), /symbolic link/)
     await refused(join(root, 'file'), /not a folder/)
     await refused(join(root, 'a', 'b'), /parent folder does not exist/)
-    const none = await resolveRestoreFolder(join(root, 'x'), []).then(() => undefined, (e: Error) => e.message)
+    const none = await resolveRestoreFolder(join(root, 'x'), []).then(
+      () => undefined,
+      (e: Error) => e.message,
+    )
     expect(none).to.include('no restore roots are configured')
   })
 })

@@ -242,7 +242,11 @@ describe('web UI in Chromium against a real daemon', function () {
   })
 
   it('raised no script errors and no Content-Security-Policy violations', () => {
-    const internal = daemon?.output().split('\n').filter((line) => line.includes('internal error')) ?? []
+    const internal =
+      daemon
+        ?.output()
+        .split('\n')
+        .filter((line) => line.includes('internal error')) ?? []
     expect({ consoleErrors, internal }).to.deep.equal({ consoleErrors: [], internal: [] })
   })
 })

@@ -130,7 +130,6 @@ jobs:
       last: 3
 `
 
-
 function makeSources(dir: string): Omit<Paths, 'webhook'> {
   const site = join(dir, 'src-site')
   mkdirSync(join(site, 'cache'), { recursive: true })
@@ -157,7 +156,9 @@ function partFiles(root: string, name: string): string[] {
   const folder = readdirSync(root, { recursive: true, withFileTypes: true }).find((e) => e.isDirectory() && e.name.startsWith(`${name}.parts-`))
   if (!folder) throw new Error(`no parts folder for ${name}`)
   const path = join(folder.parentPath, folder.name)
-  return readdirSync(path).sort().map((file) => join(path, file))
+  return readdirSync(path)
+    .sort()
+    .map((file) => join(path, file))
 }
 
 describe('web UI for snapr users: a real daemon from an original-style config', function () {
@@ -256,8 +257,12 @@ describe('web UI for snapr users: a real daemon from an original-style config', 
     expect(whole.equals(stored)).to.equal(true)
     // The set is a gzip tar of the source minus the excludes.
     const listing = execFileSync('tar', ['-tzf', join(dir, 'site-whole.tar.gz')], { encoding: 'utf8' })
-    expect(listing).to.match(/hello\.txt/).and.match(/photo\.bin/)
-    expect(listing).not.to.match(/cache\//).and.not.match(/\.tmp$/m)
+    expect(listing)
+      .to.match(/hello\.txt/)
+      .and.match(/photo\.bin/)
+    expect(listing)
+      .not.to.match(/cache\//)
+      .and.not.match(/\.tmp$/m)
     await row.locator('details.parts summary').click()
     const partLinks = row.locator('a.download-part')
     expect(await partLinks.count()).to.equal(3)
@@ -302,7 +307,10 @@ describe('web UI for snapr users: a real daemon from an original-style config', 
     expect(await page.locator('.result.failed').textContent()).to.contain('cancelled')
     expect(await page.locator('tr[data-snapshot]').count()).to.equal(0)
     for (let i = 0; i < 100 && !hookBodies.some((b) => b.includes('huge')); i++) await new Promise((r) => setTimeout(r, 100))
-    expect(hookBodies.some((b) => b.includes('huge')), 'webhook for the stopped run').to.equal(true)
+    expect(
+      hookBodies.some((b) => b.includes('huge')),
+      'webhook for the stopped run',
+    ).to.equal(true)
   })
 
   it('shows the job config without secrets', async () => {
@@ -353,11 +361,34 @@ describe('web UI for snapr users: cancel in progress and snapshot badges (engine
     const base = { jobName: 'nightly', path: '/b', createdAt: new Date(Date.now() - 3600e3).toISOString(), storageType: 'local', storage: 'disk' }
     engine.snapshots.set('nightly', [
       {
-        view: { ...base, id: 'nightly-20260101-030000.tar.gz', name: 'nightly-20260101-030000.tar.gz', size: 5, isSplit: false, fullDownloadSupported: true, partsCount: 1, checksummed: false, damaged: false, storages: ['disk'] },
+        view: {
+          ...base,
+          id: 'nightly-20260101-030000.tar.gz',
+          name: 'nightly-20260101-030000.tar.gz',
+          size: 5,
+          isSplit: false,
+          fullDownloadSupported: true,
+          partsCount: 1,
+          checksummed: false,
+          damaged: false,
+          storages: ['disk'],
+        },
         bytes: Buffer.from('plain'),
       },
       {
-        view: { ...base, id: 'nightly-set.tar.gz', name: 'nightly-set.tar.gz', size: 3, isSplit: true, fullDownloadSupported: true, partsCount: 3, checksummed: true, damaged: true, damageReason: 'part aac is missing', storages: ['disk', 'offsite'] },
+        view: {
+          ...base,
+          id: 'nightly-set.tar.gz',
+          name: 'nightly-set.tar.gz',
+          size: 3,
+          isSplit: true,
+          fullDownloadSupported: true,
+          partsCount: 3,
+          checksummed: true,
+          damaged: true,
+          damageReason: 'part aac is missing',
+          storages: ['disk', 'offsite'],
+        },
         parts: [Buffer.from('a'), Buffer.from('b')],
       },
     ])

@@ -66,7 +66,13 @@ describe('ui/serveUi', () => {
     expect((await app.request('/static/nope-123.js')).status).to.equal(404)
     expect((await app.request('/api/v1/unknown')).status).to.equal(404)
     expect((await app.request('/', { method: 'POST' })).status).to.equal(404)
-    for (const path of ['/../package.json', '/static/../../package.json', '/%2e%2e/%2e%2e/package.json', '/..%2f..%2fpackage.json', '/static/%2e%2e%2f%2e%2e%2fserveUi.ts']) {
+    for (const path of [
+      '/../package.json',
+      '/static/../../package.json',
+      '/%2e%2e/%2e%2e/package.json',
+      '/..%2f..%2fpackage.json',
+      '/static/%2e%2e%2f%2e%2e%2fserveUi.ts',
+    ]) {
       const res = await app.request(path)
       const text = await res.text()
       expect(text, path).not.to.contain('"name"')

@@ -11,7 +11,8 @@
  * | storage pull zone (CDN) | `${url}/cdn/{zone}` → `GET /cdn/{zone}/{path}` (token-checked when `pullZone.tokenAuthKey` is set) |
  * | stream API (`AccessKey` header) | `${url}/stream` → `/stream/library/{libraryId}/videos[/{guid}[/resolutions]]` |
  * | TUS upload | `${url}/tusupload` |
- * | stream pull zone | `${url}/stream-cdn/{libraryId}` → `/{guid}/playlist.m3u8`, `thumbnail.jpg`, `preview.webp`, `play_{h}p.mp4`, `original` (token-checked when `stream.tokenAuthKey` is set) |
+ * | stream pull zone (token-checked when `stream.tokenAuthKey` is set) | `${url}/stream-cdn/{libraryId}` → `/{guid}/playlist.m3u8`, `thumbnail.jpg`, |
+ * |  | `preview.webp`, `play_{h}p.mp4`, `original` |
  * | account API: cache purge (`AccessKey` = account API key) | `${url}` → `POST /purge?url=...`; emulator-only `GET /purge/log` |
  */
 

@@ -95,7 +95,10 @@ try {
     step(`admin panel built (${seconds()} s)`)
   }
 
-  const cms = startChild('cms', nodeBin, cmsStartArgs({ bindAddress: settings.bindAddress, port: ports.cms, repoRoot }), { cwd: settings.appRoot, env: { ...env, NODE_ENV: 'production' } })
+  const cms = startChild('cms', nodeBin, cmsStartArgs({ bindAddress: settings.bindAddress, port: ports.cms, repoRoot }), {
+    cwd: settings.appRoot,
+    env: { ...env, NODE_ENV: 'production' },
+  })
   stopAllWhenItDies('cms', cms)
 
   const daemonConfig = writeDaemonConfig({
@@ -109,7 +112,10 @@ try {
     mediaFolder: emulator ? path.join(dataDir, 'host', 'storage', settings.storage.zoneName) : undefined,
     host: { endpoint: settings.storage.endpoint, zoneName: settings.storage.zoneName, accessKey: settings.storage.accessKey },
   })
-  const daemon = startChild('daemon', nodeBin, [path.join(repoRoot, 'backup-daemon', 'bin', 'backup-daemon.js'), '--config', daemonConfig], { cwd: repoRoot, env })
+  const daemon = startChild('daemon', nodeBin, [path.join(repoRoot, 'backup-daemon', 'bin', 'backup-daemon.js'), '--config', daemonConfig], {
+    cwd: repoRoot,
+    env,
+  })
   stopAllWhenItDies('daemon', daemon)
 
   await Promise.all([

@@ -29,7 +29,13 @@ async function sampleImage(): Promise<Buffer> {
 }
 
 const paragraph = (text: string) => ({
-  type: 'paragraph', version: 1, direction: 'ltr' as const, format: '' as const, indent: 0, textFormat: 0, textStyle: '',
+  type: 'paragraph',
+  version: 1,
+  direction: 'ltr' as const,
+  format: '' as const,
+  indent: 0,
+  textFormat: 0,
+  textStyle: '',
   children: [{ type: 'text', version: 1, text, detail: 0, format: 0, mode: 'normal', style: '' }],
 })
 
@@ -45,7 +51,10 @@ if (await isEmpty('images')) {
     data: { alt: 'A teal-to-amber gradient' },
     file: { data, mimetype: 'image/png', name: 'sample-gradient.png', size: data.length },
   })
-  await payload.updateGlobal({ slug: 'site-settings', data: { siteTitle: 'Hosted media demo', tagline: 'Images on the storage host, videos on the streaming host', logo: image.id } })
+  await payload.updateGlobal({
+    slug: 'site-settings',
+    data: { siteTitle: 'Hosted media demo', tagline: 'Images on the storage host, videos on the streaming host', logo: image.id },
+  })
   if (await isEmpty('posts')) {
     await payload.create({
       collection: 'posts',
@@ -57,8 +66,14 @@ if (await isEmpty('images')) {
         _status: 'published',
         body: {
           root: {
-            type: 'root', version: 1, direction: 'ltr', format: '', indent: 0,
-            children: [paragraph('This post uses an image stored on the storage host. Upload a video in the admin panel to see TUS uploads and encoding callbacks.')],
+            type: 'root',
+            version: 1,
+            direction: 'ltr',
+            format: '',
+            indent: 0,
+            children: [
+              paragraph('This post uses an image stored on the storage host. Upload a video in the admin panel to see TUS uploads and encoding callbacks.'),
+            ],
           },
         },
       },

@@ -63,10 +63,14 @@ describe('emulator: browser-direct uploads across origins (Chromium)', function 
       forcePathStyle: true,
       credentials: { accessKeyId: emulator.storage.zoneName, secretAccessKey: emulator.storage.accessKey },
     })
-    const putUrl = await getSignedUrl(client, new PutObjectCommand({ Bucket: emulator.storage.zoneName, Key: 'browser/pic.png', ContentType: 'image/png', ContentLength: image.length }), {
-      expiresIn: 120,
-      signableHeaders: new Set(['content-type', 'content-length']),
-    })
+    const putUrl = await getSignedUrl(
+      client,
+      new PutObjectCommand({ Bucket: emulator.storage.zoneName, Key: 'browser/pic.png', ContentType: 'image/png', ContentLength: image.length }),
+      {
+        expiresIn: 120,
+        signableHeaders: new Set(['content-type', 'content-length']),
+      },
+    )
     client.destroy()
 
     const created = await fetch(`${emulator.stream.apiBase}/library/${emulator.stream.libraryId}/videos`, {
@@ -87,7 +91,9 @@ describe('emulator: browser-direct uploads across origins (Chromium)', function 
         const bytes = (b64: string) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))
         const put = await fetch(putUrl, { method: 'PUT', headers: { 'Content-Type': 'image/png' }, body: new Blob([bytes(image)]) })
         const etag = put.headers.get('ETag')
-        const tusClient = (window as unknown as { tus: { Upload: new (file: Blob, options: Record<string, unknown>) => { start(): void; url: string | null } } }).tus
+        const tusClient = (
+          window as unknown as { tus: { Upload: new (file: Blob, options: Record<string, unknown>) => { start(): void; url: string | null } } }
+        ).tus
         const uploadUrl = await new Promise<string>((resolve, reject) => {
           const upload = new tusClient.Upload(new Blob([bytes(video)], { type: 'video/mp4' }), {
             endpoint: tus.endpoint,
@@ -109,7 +115,12 @@ describe('emulator: browser-direct uploads across origins (Chromium)', function 
         video: video.toString('base64'),
         tus: {
           endpoint: emulator.stream.tusEndpoint,
-          headers: { AuthorizationSignature: tusSignature(emulator.stream.libraryId, emulator.stream.apiKey, expire, guid), AuthorizationExpire: String(expire), VideoId: guid, LibraryId: String(emulator.stream.libraryId) },
+          headers: {
+            AuthorizationSignature: tusSignature(emulator.stream.libraryId, emulator.stream.apiKey, expire, guid),
+            AuthorizationExpire: String(expire),
+            VideoId: guid,
+            LibraryId: String(emulator.stream.libraryId),
+          },
         },
         cdnUrl: signCdnUrl(`${emulator.storage.cdnUrl}/browser/pic.png`, { key: 'browser-token-key', expiresIn: 120 }),
       },

@@ -23,7 +23,9 @@ describe('emulator: CDN token signer', () => {
       `https://token-tester.b-cdn.net/abc/300kb.jpg?token=${VECTORS.path}&token_path=%2Fabc&expires=${expires}`,
     )
     expect(new URL(signCdnUrl(url, { key, expiresAt: expires, userIp: '1.2.3.4' })).searchParams.get('token')).to.equal(VECTORS.ipv4)
-    expect(cdnTokenSignature({ key, signaturePath: '/300kb.jpg', expires, params: {}, userIp: '2001:0db8:85a3:0000:0000:8a2e:0370:7334' })).to.equal(VECTORS.ipv6)
+    expect(cdnTokenSignature({ key, signaturePath: '/300kb.jpg', expires, params: {}, userIp: '2001:0db8:85a3:0000:0000:8a2e:0370:7334' })).to.equal(
+      VECTORS.ipv6,
+    )
     // Directory form, token in the path (vector "ip_v4_countries").
     expect(signCdnUrl('https://token-tester.b-cdn.net/abc/?token_countries=CA,US', { key, expiresAt: expires, userIp: '1.2.3.4', inPath: true })).to.equal(
       `https://token-tester.b-cdn.net/bcdn_token=HS256-1-4lIDGI2_t3wiTmopXzB7z71wtZKTe1Ic0lDlL72iAJw&token_countries=CA%2CUS&expires=${expires}/abc/`,
@@ -37,7 +39,11 @@ describe('emulator: CDN pull zone', () => {
 
   before(async () => {
     emulator = await startEmulator({ storage: { zoneName: 'cdn-zone' }, pullZone: { tokenAuthKey } })
-    const put = await fetch(`${emulator.storage.endpoint}/cdn-zone/media/pic.png`, { method: 'PUT', headers: { AccessKey: emulator.storage.accessKey }, body: Buffer.from('png-bytes-0123456789') })
+    const put = await fetch(`${emulator.storage.endpoint}/cdn-zone/media/pic.png`, {
+      method: 'PUT',
+      headers: { AccessKey: emulator.storage.accessKey },
+      body: Buffer.from('png-bytes-0123456789'),
+    })
     expect(put.status).to.equal(201)
   })
   after(() => emulator.close())

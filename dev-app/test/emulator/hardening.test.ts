@@ -66,7 +66,12 @@ describe('emulator: response headers and connection limits', function () {
   })
 
   it('sends X-Content-Type-Options: nosniff on every answer of every upstream', async () => {
-    const s3 = new S3Client({ credentials: { accessKeyId: emulator.storage.zoneName, secretAccessKey: emulator.storage.accessKey }, endpoint: emulator.storage.s3Endpoint, forcePathStyle: true, region: 'de' })
+    const s3 = new S3Client({
+      credentials: { accessKeyId: emulator.storage.zoneName, secretAccessKey: emulator.storage.accessKey },
+      endpoint: emulator.storage.s3Endpoint,
+      forcePathStyle: true,
+      region: 'de',
+    })
     const presignedGet = await getSignedUrl(s3, new GetObjectCommand({ Bucket: emulator.storage.zoneName, Key: 'up/photo.png' }), { expiresIn: 60 })
     const answers = await Promise.all([
       fetch(emulator.url), // description
@@ -77,7 +82,10 @@ describe('emulator: response headers and connection limits', function () {
       fetch(`${emulator.storage.endpoint}/${emulator.storage.zoneName}/up/`, { headers: { AccessKey: emulator.storage.accessKey } }), // listing
       fetch(presignedGet), // S3 GET
       fetch(`${emulator.storage.s3Endpoint}/${emulator.storage.zoneName}/up/photo.png`), // S3 error (XML)
-      fetch(`${emulator.storage.s3Endpoint}/${emulator.storage.zoneName}/x`, { headers: { 'Access-Control-Request-Method': 'PUT', Origin: 'http://app.test' }, method: 'OPTIONS' }),
+      fetch(`${emulator.storage.s3Endpoint}/${emulator.storage.zoneName}/x`, {
+        headers: { 'Access-Control-Request-Method': 'PUT', Origin: 'http://app.test' },
+        method: 'OPTIONS',
+      }),
       fetch(`${emulator.stream.apiBase}/library/${emulator.stream.libraryId}/videos`), // stream API 401
       fetch(`${emulator.stream.cdnUrl}/00000000-0000-0000-0000-000000000000/playlist.m3u8`), // stream CDN 404
       fetch(emulator.stream.tusEndpoint, { headers: { 'Access-Control-Request-Method': 'POST', Origin: 'http://app.test' }, method: 'OPTIONS' }), // TUS preflight
@@ -91,7 +99,12 @@ describe('emulator: response headers and connection limits', function () {
   })
 
   it('never serves HTML, SVG or XML as a page: a download under a sandboxing CSP, on the CDN, S3 and the storage API', async () => {
-    const s3 = new S3Client({ credentials: { accessKeyId: emulator.storage.zoneName, secretAccessKey: emulator.storage.accessKey }, endpoint: emulator.storage.s3Endpoint, forcePathStyle: true, region: 'de' })
+    const s3 = new S3Client({
+      credentials: { accessKeyId: emulator.storage.zoneName, secretAccessKey: emulator.storage.accessKey },
+      endpoint: emulator.storage.s3Endpoint,
+      forcePathStyle: true,
+      region: 'de',
+    })
     for (const name of ['up/poc.html', 'up/poc.svg', 'up/feed.xml']) {
       const answers = [
         await fetch(`${emulator.storage.cdnUrl}/${name}`),
@@ -102,7 +115,9 @@ describe('emulator: response headers and connection limits', function () {
         expect(res.status, name).to.equal(200)
         expect(res.headers.get('content-type'), name).to.equal('application/octet-stream')
         expect(res.headers.get('content-disposition'), name).to.equal('attachment')
-        expect(res.headers.get('content-security-policy'), name).to.match(/sandbox/).and.match(/default-src 'none'/)
+        expect(res.headers.get('content-security-policy'), name)
+          .to.match(/sandbox/)
+          .and.match(/default-src 'none'/)
         expect(res.headers.get('x-content-type-options')).to.equal('nosniff')
         await res.body?.cancel()
       }
@@ -120,7 +135,9 @@ describe('emulator: response headers and connection limits', function () {
     const html = await fetch(`${inline.storage.cdnUrl}/up/poc.html`)
     expect(html.headers.get('content-type')).to.equal('text/html')
     expect(html.headers.get('content-disposition')).to.equal(null)
-    expect(html.headers.get('content-security-policy')).to.match(/sandbox/).and.match(/default-src 'none'/)
+    expect(html.headers.get('content-security-policy'))
+      .to.match(/sandbox/)
+      .and.match(/default-src 'none'/)
     await html.body?.cancel()
     const svg = await fetch(`${inline.storage.cdnUrl}/up/poc.svg`)
     expect(svg.headers.get('content-type')).to.equal('image/svg+xml')

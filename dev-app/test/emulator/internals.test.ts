@@ -25,7 +25,13 @@ describe('emulator internals', () => {
     }
 
     it('reads the video track size (not the audio track) and the duration, moov first or last', async () => {
-      expect(await sniff('a.mp4', fakeMp4({ width: 1920, height: 1080, duration: 7 }))).to.deep.equal({ isVideo: true, container: 'mp4', width: 1920, height: 1080, duration: 7 })
+      expect(await sniff('a.mp4', fakeMp4({ width: 1920, height: 1080, duration: 7 }))).to.deep.equal({
+        isVideo: true,
+        container: 'mp4',
+        width: 1920,
+        height: 1080,
+        duration: 7,
+      })
       expect(await sniff('b.mp4', fakeMp4({ width: 854, height: 480, moovAtEnd: true, mediaBytes: 300_000 }))).to.include({ width: 854, height: 480 })
       expect(await sniff('c.mp4', fakeMp4({ width: 3840, height: 2160, tkhdVersion: 1 }))).to.include({ width: 3840, height: 2160 })
     })

@@ -15,7 +15,11 @@ const repoRoot = fileURLToPath(new URL('../../../', import.meta.url))
 /** Creates a video and uploads `file` in one TUS request (creation-with-upload is not needed: POST then PATCH). */
 async function uploadVideo(emulator: RunningEmulator, file: Buffer): Promise<string> {
   const { apiBase, libraryId, apiKey, tusEndpoint } = emulator.stream
-  const created = await fetch(`${apiBase}/library/${libraryId}/videos`, { method: 'POST', headers: { AccessKey: apiKey, 'Content-Type': 'application/json' }, body: '{"title":"t"}' })
+  const created = await fetch(`${apiBase}/library/${libraryId}/videos`, {
+    method: 'POST',
+    headers: { AccessKey: apiKey, 'Content-Type': 'application/json' },
+    body: '{"title":"t"}',
+  })
   const { guid } = (await created.json()) as { guid: string }
   const expire = Math.floor(Date.now() / 1000) + 60
   const metadata = `filetype ${Buffer.from('video/mp4').toString('base64')},title ${Buffer.from('t').toString('base64')}`
@@ -114,7 +118,9 @@ describe('emulator: lifecycle', () => {
       const video = await fetch(`${second.stream.apiBase}/library/1001/videos/${done}`, { headers: { AccessKey: second.stream.apiKey } })
       expect(await video.json()).to.include({ status: 4, availableResolutions: '240p,360p', hasMP4Fallback: true })
       expect((await fetch(`${second.stream.cdnUrl}/${done}/playlist.m3u8`)).status).to.equal(200)
-      const listing = (await (await fetch(`${second.storage.endpoint}/dev-zone/`, { headers: { AccessKey: second.storage.accessKey } })).json()) as { Checksum: string | null }[]
+      const listing = (await (await fetch(`${second.storage.endpoint}/dev-zone/`, { headers: { AccessKey: second.storage.accessKey } })).json()) as {
+        Checksum: string | null
+      }[]
       expect(listing[0]?.Checksum).to.match(/^[0-9A-F]{64}$/)
       await second.close()
 

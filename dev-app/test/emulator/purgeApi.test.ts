@@ -15,7 +15,10 @@ describe('emulator purge API', () => {
   after(() => emu?.close())
 
   const purge = (url: string | undefined, key = 'account-key-1') =>
-    fetch(`${emu.account.apiBase}/purge${url === undefined ? '' : `?url=${encodeURIComponent(url)}&async=false`}`, { headers: { AccessKey: key }, method: 'POST' })
+    fetch(`${emu.account.apiBase}/purge${url === undefined ? '' : `?url=${encodeURIComponent(url)}&async=false`}`, {
+      headers: { AccessKey: key },
+      method: 'POST',
+    })
   const log = async () => ((await (await fetch(`${emu.url}/purge/log`)).json()) as { purges: Array<{ url: string; purgedAt: string }> }).purges
 
   it('records purges in order and lists them on /purge/log', async () => {

@@ -28,11 +28,15 @@ describe('emulator: S3-compatible presigned PUT', () => {
   })
 
   const presignPut = (key: string, body: Buffer, options: { expiresIn?: number; signingDate?: Date; client?: S3Client } = {}) =>
-    getSignedUrl(options.client ?? client, new PutObjectCommand({ Bucket: emulator.storage.zoneName, Key: key, ContentType: 'image/jpeg', ContentLength: body.length }), {
-      expiresIn: options.expiresIn ?? 300,
-      signingDate: options.signingDate,
-      signableHeaders: new Set(['content-type', 'content-length']),
-    })
+    getSignedUrl(
+      options.client ?? client,
+      new PutObjectCommand({ Bucket: emulator.storage.zoneName, Key: key, ContentType: 'image/jpeg', ContentLength: body.length }),
+      {
+        expiresIn: options.expiresIn ?? 300,
+        signingDate: options.signingDate,
+        signableHeaders: new Set(['content-type', 'content-length']),
+      },
+    )
 
   it('accepts a URL made by @aws-sdk/s3-request-presigner and stores the object for the storage API', async () => {
     const body = Buffer.from('fake jpeg bytes')
@@ -110,7 +114,13 @@ describe('emulator: S3-compatible presigned PUT', () => {
   it('refuses a URL signed with the wrong secret, key id or region', async () => {
     const body = Buffer.from('abc')
     const make = (accessKeyId: string, secretAccessKey: string, region = 'de') =>
-      new S3Client({ region, requestChecksumCalculation: 'WHEN_REQUIRED', endpoint: emulator.storage.s3Endpoint, forcePathStyle: true, credentials: { accessKeyId, secretAccessKey } })
+      new S3Client({
+        region,
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        endpoint: emulator.storage.s3Endpoint,
+        forcePathStyle: true,
+        credentials: { accessKeyId, secretAccessKey },
+      })
     for (const [other, code] of [
       [make('s3-zone', 'guessed'), 'SignatureDoesNotMatch'],
       [make('another-zone', 's3-secret'), 'InvalidAccessKeyId'],
@@ -158,10 +168,14 @@ describe('emulator: S3-compatible presigned PUT', () => {
 
   it('refuses a body that contradicts a signed Content-MD5', async () => {
     const signed = Buffer.from('abc')
-    const url = await getSignedUrl(client, new PutObjectCommand({ Bucket: 's3-zone', Key: 'uploads/md5.bin', ContentMD5: createHash('md5').update(signed).digest('base64'), ContentLength: 3 }), {
-      expiresIn: 60,
-      signableHeaders: new Set(['content-md5', 'content-length']),
-    })
+    const url = await getSignedUrl(
+      client,
+      new PutObjectCommand({ Bucket: 's3-zone', Key: 'uploads/md5.bin', ContentMD5: createHash('md5').update(signed).digest('base64'), ContentLength: 3 }),
+      {
+        expiresIn: 60,
+        signableHeaders: new Set(['content-md5', 'content-length']),
+      },
+    )
     const headers = { 'Content-MD5': createHash('md5').update(signed).digest('base64') }
     const refused = await fetch(url, { method: 'PUT', headers, body: Buffer.from('abd') })
     expect(refused.status).to.equal(400)

@@ -24,14 +24,26 @@ describe('emulator: secrets stay out of logs and answers', () => {
     try {
       const zone = `${emulator.storage.endpoint}/${emulator.storage.zoneName}`
       const body = Buffer.from('secret-free bytes')
-      await record(await fetch(`${zone}/a.txt`, { method: 'PUT', headers: { AccessKey: keys.storage, Checksum: createHash('sha256').update(body).digest('hex').toUpperCase() }, body }))
+      await record(
+        await fetch(`${zone}/a.txt`, {
+          method: 'PUT',
+          headers: { AccessKey: keys.storage, Checksum: createHash('sha256').update(body).digest('hex').toUpperCase() },
+          body,
+        }),
+      )
       await record(await fetch(`${zone}/a.txt`, { headers: { AccessKey: `${keys.storage}x` } }))
       const signed = signCdnUrl(`${emulator.storage.cdnUrl}/a.txt`, { key: keys.token })
       await record(await fetch(signed))
       await record(await fetch(signed.replace('HS256-', 'HS256-0')))
       const token = new URL(signed).searchParams.get('token') ?? ''
 
-      const created = await record(await fetch(`${emulator.stream.apiBase}/library/1001/videos`, { method: 'POST', headers: { AccessKey: keys.api, 'Content-Type': 'application/json' }, body: '{"title":"v"}' }))
+      const created = await record(
+        await fetch(`${emulator.stream.apiBase}/library/1001/videos`, {
+          method: 'POST',
+          headers: { AccessKey: keys.api, 'Content-Type': 'application/json' },
+          body: '{"title":"v"}',
+        }),
+      )
       const { guid } = JSON.parse(bodies.at(-1) ?? '{}') as { guid: string }
       expect(created.status).to.equal(200)
       await record(await fetch(`${emulator.stream.apiBase}/library/1001/videos`, { headers: { AccessKey: 'wrong' } }))

@@ -92,7 +92,12 @@ describe('emulator: storage API', () => {
   })
 
   it('never lets a path escape the zone root', async () => {
-    for (const path of ['/storage/test-zone/../escape.txt', '/storage/test-zone/a/%2e%2e/%2e%2e/escape.txt', '/storage/test-zone/a/..%2f..%2fescape.txt', '/storage/test-zone/a\\..\\x']) {
+    for (const path of [
+      '/storage/test-zone/../escape.txt',
+      '/storage/test-zone/a/%2e%2e/%2e%2e/escape.txt',
+      '/storage/test-zone/a/..%2f..%2fescape.txt',
+      '/storage/test-zone/a\\..\\x',
+    ]) {
       const put = await rawRequest(emulator.url, 'PUT', path, auth, 'x')
       expect(put.status, path).to.equal(400)
       const get = await rawRequest(emulator.url, 'GET', path, auth)
@@ -128,7 +133,13 @@ describe('emulator: storage API', () => {
       const url = new URL(`${local.storage.endpoint}/${local.storage.zoneName}/cut.bin`)
       expect((await fetch(url, { method: 'PUT', headers: { AccessKey: local.storage.accessKey }, body: 'old version' })).status).to.equal(201)
       await new Promise<void>((resolve) => {
-        const req = request({ host: url.hostname, port: url.port, method: 'PUT', path: url.pathname, headers: { AccessKey: local.storage.accessKey, 'Content-Length': String(10 * 1024 * 1024) } })
+        const req = request({
+          host: url.hostname,
+          port: url.port,
+          method: 'PUT',
+          path: url.pathname,
+          headers: { AccessKey: local.storage.accessKey, 'Content-Length': String(10 * 1024 * 1024) },
+        })
         req.on('error', () => resolve())
         req.write(Buffer.alloc(256 * 1024, 1), () => {
           // Give the server time to open its temp file, then drop the connection mid-body.
@@ -157,6 +168,11 @@ describe('emulator: storage API', () => {
     expect(put.status).to.equal(201)
     const get = await fetch(`${zoneUrl}/big/blob.bin`, { headers: auth })
     expect(get.headers.get('content-length')).to.equal(String(size))
-    expect(createHash('sha256').update(Buffer.from(await get.arrayBuffer())).digest('hex').toUpperCase()).to.equal(checksum)
+    expect(
+      createHash('sha256')
+        .update(Buffer.from(await get.arrayBuffer()))
+        .digest('hex')
+        .toUpperCase(),
+    ).to.equal(checksum)
   })
 })

@@ -21,7 +21,18 @@ describe('emulator: stream API', () => {
     expect(res.status).to.equal(200)
     const video = (await res.json()) as Record<string, unknown>
     expect(video.guid).to.match(/^[0-9a-f-]{36}$/)
-    expect(video).to.include({ videoLibraryId: 4242, title: 'Launch film', status: 0, encodeProgress: 0, storageSize: 0, length: 0, width: 0, height: 0, hasMP4Fallback: false, thumbnailFileName: 'thumbnail.jpg' })
+    expect(video).to.include({
+      videoLibraryId: 4242,
+      title: 'Launch film',
+      status: 0,
+      encodeProgress: 0,
+      storageSize: 0,
+      length: 0,
+      width: 0,
+      height: 0,
+      hasMP4Fallback: false,
+      thumbnailFileName: 'thumbnail.jpg',
+    })
     expect(video).to.have.property('availableResolutions', null)
     expect(emulator.videos().map((v) => v.guid)).to.include(video.guid)
   })

@@ -64,8 +64,7 @@ describe('emulator: TUS upload, encoding and webhooks', function () {
     VideoId: videoId,
     LibraryId: String(LIBRARY_ID),
   })
-  const deliveriesFor = (guid: string) =>
-    receiver.deliveries.filter((d) => (JSON.parse(d.raw.toString('utf8')) as { VideoGuid: string }).VideoGuid === guid)
+  const deliveriesFor = (guid: string) => receiver.deliveries.filter((d) => (JSON.parse(d.raw.toString('utf8')) as { VideoGuid: string }).VideoGuid === guid)
 
   it('refuses creation with a bad signature, an expired one, or for another library', async () => {
     const guid = await createVideo('Refused')
@@ -90,7 +89,11 @@ describe('emulator: TUS upload, encoding and webhooks', function () {
   it('answers the CORS preflight with the authorization headers allowed and the tus headers exposed', async () => {
     const res = await fetch(emulator.stream.tusEndpoint, {
       method: 'OPTIONS',
-      headers: { Origin: 'http://cms.local', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorizationsignature,tus-resumable' },
+      headers: {
+        Origin: 'http://cms.local',
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'authorizationsignature,tus-resumable',
+      },
     })
     expect(res.status).to.be.oneOf([200, 204])
     expect(res.headers.get('access-control-allow-origin')).to.be.oneOf(['*', 'http://cms.local'])
@@ -157,10 +160,15 @@ describe('emulator: TUS upload, encoding and webhooks', function () {
 
     // The video object and its resolutions as the plugin will read them.
     const apiHeaders = { AccessKey: API_KEY }
-    const video = (await (await fetch(`${emulator.stream.apiBase}/library/${LIBRARY_ID}/videos/${guid}`, { headers: apiHeaders })).json()) as Record<string, unknown>
+    const video = (await (await fetch(`${emulator.stream.apiBase}/library/${LIBRARY_ID}/videos/${guid}`, { headers: apiHeaders })).json()) as Record<
+      string,
+      unknown
+    >
     expect(video).to.include({ status: 4, width: 1920, height: 1080, length: 12, encodeProgress: 100, hasMP4Fallback: true, storageSize: file.length })
     expect(video.availableResolutions).to.equal('240p,360p,480p,720p,1080p')
-    const resolutions = (await (await fetch(`${emulator.stream.apiBase}/library/${LIBRARY_ID}/videos/${guid}/resolutions`, { headers: apiHeaders })).json()) as {
+    const resolutions = (await (
+      await fetch(`${emulator.stream.apiBase}/library/${LIBRARY_ID}/videos/${guid}/resolutions`, { headers: apiHeaders })
+    ).json()) as {
       success: boolean
       data: { mp4Resolutions: { resolution: string; path: string }[] }
     }
@@ -213,7 +221,11 @@ describe('emulator: TUS upload, encoding and webhooks', function () {
     expect((await fetch(url, { method: 'DELETE', headers: { 'Tus-Resumable': '1.0.0' } })).status).to.equal(204)
     expect((await fetch(url, { method: 'HEAD', headers: { 'Tus-Resumable': '1.0.0' } })).status).to.equal(404)
     expect(emulator.videos().find((v) => v.guid === guid)).to.include({ status: 0, storageSize: 0 })
-    const again = await runUpload(file, { endpoint: emulator.stream.tusEndpoint, headers: authHeaders(guid), metadata: { filetype: 'video/mp4', title: 'Terminated' } })
+    const again = await runUpload(file, {
+      endpoint: emulator.stream.tusEndpoint,
+      headers: authHeaders(guid),
+      metadata: { filetype: 'video/mp4', title: 'Terminated' },
+    })
     expect(again.error).to.equal(undefined)
     expect((await emulator.whenEncoded(guid)).status).to.equal(4)
   })
@@ -221,7 +233,11 @@ describe('emulator: TUS upload, encoding and webhooks', function () {
   it('never upscales: a 640×360 source gets 240p and 360p', async () => {
     const guid = await createVideo('Small')
     const file = fakeMp4({ width: 640, height: 360, tkhdVersion: 1 })
-    const done = await runUpload(file, { endpoint: emulator.stream.tusEndpoint, headers: authHeaders(guid), metadata: { filetype: 'video/mp4', title: 'Small' } })
+    const done = await runUpload(file, {
+      endpoint: emulator.stream.tusEndpoint,
+      headers: authHeaders(guid),
+      metadata: { filetype: 'video/mp4', title: 'Small' },
+    })
     expect(done.error).to.equal(undefined)
     const video = await emulator.whenEncoded(guid)
     expect(video.availableResolutions).to.deep.equal(['240p', '360p'])
@@ -232,7 +248,11 @@ describe('emulator: TUS upload, encoding and webhooks', function () {
   it('fails a file that is not a video: Queued, Processing, Failed', async () => {
     const guid = await createVideo('Not a video')
     const file = Buffer.from('%PDF-1.7 this is a document, not a video\n'.repeat(50))
-    const done = await runUpload(file, { endpoint: emulator.stream.tusEndpoint, headers: authHeaders(guid), metadata: { filetype: 'video/mp4', title: 'Not a video' } })
+    const done = await runUpload(file, {
+      endpoint: emulator.stream.tusEndpoint,
+      headers: authHeaders(guid),
+      metadata: { filetype: 'video/mp4', title: 'Not a video' },
+    })
     expect(done.error).to.equal(undefined)
     const video = await emulator.whenEncoded(guid)
     expect(video.status).to.equal(5)
@@ -243,7 +263,11 @@ describe('emulator: TUS upload, encoding and webhooks', function () {
   it('retries a callback the receiver failed, keeping the order', async () => {
     const guid = await createVideo('Retried')
     receiver.failNext(2)
-    const done = await runUpload(fakeMp4({ width: 426, height: 240 }), { endpoint: emulator.stream.tusEndpoint, headers: authHeaders(guid), metadata: { filetype: 'video/mp4', title: 'Retried' } })
+    const done = await runUpload(fakeMp4({ width: 426, height: 240 }), {
+      endpoint: emulator.stream.tusEndpoint,
+      headers: authHeaders(guid),
+      metadata: { filetype: 'video/mp4', title: 'Retried' },
+    })
     expect(done.error).to.equal(undefined)
     await emulator.whenEncoded(guid)
     const deliveries = deliveriesFor(guid)

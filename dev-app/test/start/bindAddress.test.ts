@@ -93,7 +93,11 @@ describe('dev-app: listening address', function () {
     const script = "const { settings } = await import('./src/settings.ts'); console.log(settings.bindAddress)"
     const run = (env: NodeJS.ProcessEnv) =>
       new Promise<string>((resolve, reject) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: path.join(repoRoot, 'dev-app'), env, stdio: ['ignore', 'pipe', 'inherit'] })
+        const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+          cwd: path.join(repoRoot, 'dev-app'),
+          env,
+          stdio: ['ignore', 'pipe', 'inherit'],
+        })
         let out = ''
         child.stdout.on('data', (c: Buffer) => (out += c.toString()))
         child.once('exit', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`exit ${code}`))))
@@ -111,12 +115,25 @@ describe('dev-app: listening address', function () {
 
   it('the backup daemon started with the written configuration listens on 127.0.0.1 only', async () => {
     const port = await freePort()
-    const input = { dataDir: dir, port, username: 'admin', passwordHash: 'x', secret: 'bind-test-secret-0123456789abcdef', databaseUri: `file:${path.join(dir, 'cms.db')}`, host: { endpoint: 'http://127.0.0.1:9/storage', zoneName: 'z', accessKey: 'k' } }
-    expect((parse(await readFile(writeDaemonConfig({ ...input, bindAddress: '::1' }), 'utf8')) as { server: { address: string } }).server.address).to.equal(`[::1]:${port}`)
+    const input = {
+      dataDir: dir,
+      port,
+      username: 'admin',
+      passwordHash: 'x',
+      secret: 'bind-test-secret-0123456789abcdef',
+      databaseUri: `file:${path.join(dir, 'cms.db')}`,
+      host: { endpoint: 'http://127.0.0.1:9/storage', zoneName: 'z', accessKey: 'k' },
+    }
+    expect((parse(await readFile(writeDaemonConfig({ ...input, bindAddress: '::1' }), 'utf8')) as { server: { address: string } }).server.address).to.equal(
+      `[::1]:${port}`,
+    )
     const config = writeDaemonConfig({ ...input, bindAddress: '127.0.0.1' })
     expect((parse(await readFile(config, 'utf8')) as { server: { address: string } }).server.address).to.equal(`127.0.0.1:${port}`)
 
-    const daemon = spawn(process.execPath, [path.join(repoRoot, 'backup-daemon', 'bin', 'backup-daemon.js'), '--config', config], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'pipe'] })
+    const daemon = spawn(process.execPath, [path.join(repoRoot, 'backup-daemon', 'bin', 'backup-daemon.js'), '--config', config], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
     let stderr = ''
     daemon.stderr.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4000)))
     try {

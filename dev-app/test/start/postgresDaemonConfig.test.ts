@@ -55,7 +55,9 @@ describe('dev-app daemon config on PostgreSQL', () => {
     })
 
     it('refuses a bad port or parameter without echoing the URI', () => {
-      expect(() => postgresSourceFromUri('postgres://u:secret-pw@h:0/db')).to.throw('port must be 1-65535').and.not.to.match(/secret-pw/)
+      expect(() => postgresSourceFromUri('postgres://u:secret-pw@h:0/db'))
+        .to.throw('port must be 1-65535')
+        .and.not.to.match(/secret-pw/)
       for (const uri of ['postgres://u:secret-pw@h/db?bad%20key=1', 'postgres://u:secret-pw@[nope/db']) {
         let message = ''
         try {

@@ -75,7 +75,13 @@ export const catalog: CatalogEntry[] = [
   // Auth collections
   ...(['/versions', '/versions/:id'] as const).flatMap((path) =>
     (['collection', 'global'] as const).flatMap((scope) =>
-      (path === '/versions' ? (['get'] as const) : (['get', 'post'] as const)).map((method) => ({ scope, method, path, appliesTo: noVersions, excluded: VERSIONS_OFF })),
+      (path === '/versions' ? (['get'] as const) : (['get', 'post'] as const)).map((method) => ({
+        scope,
+        method,
+        path,
+        appliesTo: noVersions,
+        excluded: VERSIONS_OFF,
+      })),
     ),
   ),
   { scope: 'collection', method: 'get', path: '/me', appliesTo: isAuth, filter: 'auth', build: authOperations.me },
@@ -90,12 +96,24 @@ export const catalog: CatalogEntry[] = [
   { scope: 'collection', method: 'get', path: '/init', appliesTo: isAuth, filter: 'adminAuth', build: authOperations.init },
   { scope: 'collection', method: 'post', path: '/first-register', appliesTo: localStrategy, filter: 'adminAuth', build: authOperations.registerFirstUser },
   { scope: 'collection', method: 'post', path: '/verify/:id', appliesTo: isAuth, excluded: 'email verification is off (Payload 3.x mounts the route anyway)' },
-  ...(['/login', '/forgot-password', '/reset-password', '/unlock', '/first-register'] as const).map((path) => ({ scope: 'collection' as const, method: 'post', path, appliesTo: noLocalStrategy, excluded: NO_LOCAL })),
+  ...(['/login', '/forgot-password', '/reset-password', '/unlock', '/first-register'] as const).map((path) => ({
+    scope: 'collection' as const,
+    method: 'post',
+    path,
+    appliesTo: noLocalStrategy,
+    excluded: NO_LOCAL,
+  })),
   // Jobs (on the jobs collection)
   { scope: 'collection', method: 'get', path: '/run', filter: 'jobs', appliesTo: isJobsCollection, build: sys.runJobs },
   { scope: 'collection', method: 'get', path: '/handle-schedules', filter: 'jobs', appliesTo: isJobsCollection, build: sys.handleSchedules },
   // Preferences (admin panel)
-  ...(['get', 'post', 'delete'] as const).map((method) => ({ scope: 'collection' as const, method, path: '/:key', appliesTo: isPreferences, excluded: 'admin preferences' })),
+  ...(['get', 'post', 'delete'] as const).map((method) => ({
+    scope: 'collection' as const,
+    method,
+    path: '/:key',
+    appliesTo: isPreferences,
+    excluded: 'admin preferences',
+  })),
   // Globals
   { scope: 'global', method: 'get', path: '/', build: g.findOne },
   { scope: 'global', method: 'post', path: '/', build: g.update },

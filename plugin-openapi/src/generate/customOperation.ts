@@ -9,11 +9,21 @@ import type { CustomEndpointOpenAPI } from '../types.js'
 /** Merges `custom.openapi` over the default operation of a custom endpoint. */
 export function customOperation(b: BuildContext, scope: Scope, method: string, openapiPath: string, custom: CustomEndpointOpenAPI, apiRoute = ''): Operation {
   const { components: _components, ...overrides } = custom
-  const pathParams: OpenAPIV3_1.ParameterObject[] = [...openapiPath.matchAll(/\{([^}]+)\}/g)].map((m) => ({ name: m[1]!, in: 'path', required: true, schema: { type: 'string' } }))
+  const pathParams: OpenAPIV3_1.ParameterObject[] = [...openapiPath.matchAll(/\{([^}]+)\}/g)].map((m) => ({
+    name: m[1]!,
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+  }))
   const given = (overrides.parameters ?? []) as OpenAPIV3_1.ParameterObject[]
   const parameters = [...pathParams.filter((p) => !given.some((g) => g.name === p.name && g.in === p.in)), ...given]
   const relative = openapiPath.startsWith(apiRoute) ? openapiPath.slice(apiRoute.length) : openapiPath
-  const operationId = `${method}${relative.replace(/\{([^}]+)\}/g, 'By-$1').split(/[^A-Za-z0-9]+/).filter(Boolean).map((w) => w[0]!.toUpperCase() + w.slice(1)).join('')}`
+  const operationId = `${method}${relative
+    .replace(/\{([^}]+)\}/g, 'By-$1')
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join('')}`
   const out: Operation = {
     operationId,
     summary: `${method.toUpperCase()} ${openapiPath}`,

@@ -91,7 +91,8 @@ export function generateOpenAPIDocument(config: SanitizedConfig, options: OpenAP
   const customOps: { where: string; op: OpenAPIV3_1.OperationObject }[] = []
   const customSchemas: Record<string, OpenAPIV3_1.SchemaObject> = {}
   const customSchemaOwners = new Map<string, string>()
-  const clash = (where: string, name: string) => new OpenAPIReferenceError(`custom.openapi of ${where}: component schema "${name}" is already defined differently`)
+  const clash = (where: string, name: string) =>
+    new OpenAPIReferenceError(`custom.openapi of ${where}: component schema "${name}" is already defined differently`)
   const tags = new Map<string, string | undefined>()
   const tagDescriptions = new Map<string, string>([
     ['Access', 'Permissions of the current user.'],

@@ -21,7 +21,12 @@ export function documentBody(s: CollectionScope, schema: Schema, required: boole
       schema: objectSchema(
         {
           file: { type: 'string', contentMediaType: 'application/octet-stream', description: 'The file.' },
-          _payload: { type: 'string', contentMediaType: 'application/json', contentSchema: schema, description: 'Every other field, as JSON (plain form fields are ignored).' },
+          _payload: {
+            type: 'string',
+            contentMediaType: 'application/json',
+            contentSchema: schema,
+            description: 'Every other field, as JSON (plain form fields are ignored).',
+          },
         },
         required ? ['file'] : [],
       ),
@@ -50,9 +55,19 @@ function readParams(b: BuildContext, s: CollectionScope, list: boolean) {
   return params(
     b,
     hierarchyPathFields(s.collection).length > 0 && 'computeHierarchyPaths',
-    'depth', 'locale', 'fallbackLocale', 'select', 'populate', 'joins',
-    has.drafts(s) && 'draft', has.trash(s) && 'trash',
-    list && 'where', list && 'limit', list && 'page', list && 'sort', list && 'pagination',
+    'depth',
+    'locale',
+    'fallbackLocale',
+    'select',
+    'populate',
+    'joins',
+    has.drafts(s) && 'draft',
+    has.trash(s) && 'trash',
+    list && 'where',
+    list && 'limit',
+    list && 'page',
+    list && 'sort',
+    list && 'pagination',
   )
 }
 
@@ -85,12 +100,23 @@ function collectionAccess(b: BuildContext, s: CollectionScope): Schema {
 
 export const collectionOperations = {
   find(b: BuildContext, s: CollectionScope): BuiltOperations {
-    return { '': operation({ id: `find${s.name}`, summary: `List ${s.slug}`, tag: s.tag, parameters: readParams(b, s, true), responses: { 200: json('A page of documents.', b.registry.listSchema(s.slug)), ...errors(400, 403) }, security: b.security.optional }) }
+    return {
+      '': operation({
+        id: `find${s.name}`,
+        summary: `List ${s.slug}`,
+        tag: s.tag,
+        parameters: readParams(b, s, true),
+        responses: { 200: json('A page of documents.', b.registry.listSchema(s.slug)), ...errors(400, 403) },
+        security: b.security.optional,
+      }),
+    }
   },
   create(b: BuildContext, s: CollectionScope): BuiltOperations {
     return {
       '': operation({
-        id: `create${s.name}`, summary: `Create a ${s.slug} document`, tag: s.tag,
+        id: `create${s.name}`,
+        summary: `Create a ${s.slug} document`,
+        tag: s.tag,
         parameters: writeParams(b, s, has.autosave(s) && 'autosave', has.localizeStatus(s) && 'publishAllLocales'),
         requestBody: documentBody(s, b.registry.collectionSchema(s.slug, 'create'), true, true),
         responses: { 201: json('Created.', docMessage(b.registry.collectionSchema(s.slug, 'read'))), ...errors(400, 403) },
@@ -101,10 +127,25 @@ export const collectionOperations = {
   updateMany(b: BuildContext, s: CollectionScope): BuiltOperations {
     return {
       '': operation({
-        id: `update${s.name}`, summary: `Update every ${s.slug} document matching \`where\``, tag: s.tag,
-        parameters: writeParams(b, s, 'where', 'bulkLimit', 'bulkSort', has.localizeStatus(s) && 'publishAllLocales', has.localizeStatus(s) && 'unpublishAllLocales', has.lock(s) && 'overrideLock'),
+        id: `update${s.name}`,
+        summary: `Update every ${s.slug} document matching \`where\``,
+        tag: s.tag,
+        parameters: writeParams(
+          b,
+          s,
+          'where',
+          'bulkLimit',
+          'bulkSort',
+          has.localizeStatus(s) && 'publishAllLocales',
+          has.localizeStatus(s) && 'unpublishAllLocales',
+          has.lock(s) && 'overrideLock',
+        ),
         requestBody: documentBody(s, b.registry.collectionSchema(s.slug, 'update'), true),
-        responses: { 200: json('Updated.', bulkResult(b, s)), 400: json('Some documents could not be updated (same shape), or bad data.', { anyOf: [bulkResult(b, s), ref('Error')] }), ...errors(403) },
+        responses: {
+          200: json('Updated.', bulkResult(b, s)),
+          400: json('Some documents could not be updated (same shape), or bad data.', { anyOf: [bulkResult(b, s), ref('Error')] }),
+          ...errors(403),
+        },
         security: b.security.optional,
       }),
     }
@@ -112,24 +153,60 @@ export const collectionOperations = {
   deleteMany(b: BuildContext, s: CollectionScope): BuiltOperations {
     return {
       '': operation({
-        id: `delete${s.name}`, summary: `Delete every ${s.slug} document matching \`where\``, tag: s.tag,
+        id: `delete${s.name}`,
+        summary: `Delete every ${s.slug} document matching \`where\``,
+        tag: s.tag,
         parameters: writeParams(b, s, 'where', has.lock(s) && 'overrideLock'),
-        responses: { 200: json('Deleted.', bulkResult(b, s)), 400: json('Some documents could not be deleted (same shape), or a bad query.', { anyOf: [bulkResult(b, s), ref('Error')] }), ...errors(403) },
+        responses: {
+          200: json('Deleted.', bulkResult(b, s)),
+          400: json('Some documents could not be deleted (same shape), or a bad query.', { anyOf: [bulkResult(b, s), ref('Error')] }),
+          ...errors(403),
+        },
         security: b.security.optional,
       }),
     }
   },
   count(b: BuildContext, s: CollectionScope): BuiltOperations {
-    return { '/count': operation({ id: `count${s.name}`, summary: `Count ${s.slug} documents`, tag: s.tag, parameters: params(b, 'where', 'locale', has.trash(s) && 'trash'), responses: { 200: json('Count.', objectSchema({ totalDocs: { type: 'integer' } }, ['totalDocs'])), ...errors(400, 403) }, security: b.security.optional }) }
+    return {
+      '/count': operation({
+        id: `count${s.name}`,
+        summary: `Count ${s.slug} documents`,
+        tag: s.tag,
+        parameters: params(b, 'where', 'locale', has.trash(s) && 'trash'),
+        responses: { 200: json('Count.', objectSchema({ totalDocs: { type: 'integer' } }, ['totalDocs'])), ...errors(400, 403) },
+        security: b.security.optional,
+      }),
+    }
   },
   findByID(b: BuildContext, s: CollectionScope): BuiltOperations {
-    return { '/{id}': operation({ id: `find${s.name}ByID`, summary: `Get a ${s.slug} document`, tag: s.tag, parameters: [idParam(b, s), ...readParams(b, s, false)], responses: { 200: json('The document.', b.registry.collectionSchema(s.slug, 'read')), ...errors(403, 404) }, security: b.security.optional }) }
+    return {
+      '/{id}': operation({
+        id: `find${s.name}ByID`,
+        summary: `Get a ${s.slug} document`,
+        tag: s.tag,
+        parameters: [idParam(b, s), ...readParams(b, s, false)],
+        responses: { 200: json('The document.', b.registry.collectionSchema(s.slug, 'read')), ...errors(403, 404) },
+        security: b.security.optional,
+      }),
+    }
   },
   updateByID(b: BuildContext, s: CollectionScope): BuiltOperations {
     return {
       '/{id}': operation({
-        id: `update${s.name}ByID`, summary: `Update a ${s.slug} document`, tag: s.tag,
-        parameters: [idParam(b, s), ...writeParams(b, s, has.autosave(s) && 'autosave', has.localizeStatus(s) && 'publishAllLocales', has.localizeStatus(s) && 'unpublishAllLocales', has.lock(s) && 'overrideLock')],
+        id: `update${s.name}ByID`,
+        summary: `Update a ${s.slug} document`,
+        tag: s.tag,
+        parameters: [
+          idParam(b, s),
+          ...writeParams(
+            b,
+            s,
+            has.autosave(s) && 'autosave',
+            has.localizeStatus(s) && 'publishAllLocales',
+            has.localizeStatus(s) && 'unpublishAllLocales',
+            has.lock(s) && 'overrideLock',
+          ),
+        ],
         requestBody: documentBody(s, b.registry.collectionSchema(s.slug, 'update'), true),
         responses: { 200: json('Updated.', docMessage(b.registry.collectionSchema(s.slug, 'read'))), ...errors(400, 403, 404) },
         security: b.security.optional,
@@ -137,12 +214,23 @@ export const collectionOperations = {
     }
   },
   deleteByID(b: BuildContext, s: CollectionScope): BuiltOperations {
-    return { '/{id}': operation({ id: `delete${s.name}ByID`, summary: `Delete a ${s.slug} document`, tag: s.tag, parameters: [idParam(b, s), ...writeParams(b, s, has.lock(s) && 'overrideLock')], responses: { 200: json('Deleted.', docMessage(b.registry.collectionSchema(s.slug, 'read'))), ...errors(403, 404) }, security: b.security.optional }) }
+    return {
+      '/{id}': operation({
+        id: `delete${s.name}ByID`,
+        summary: `Delete a ${s.slug} document`,
+        tag: s.tag,
+        parameters: [idParam(b, s), ...writeParams(b, s, has.lock(s) && 'overrideLock')],
+        responses: { 200: json('Deleted.', docMessage(b.registry.collectionSchema(s.slug, 'read'))), ...errors(403, 404) },
+        security: b.security.optional,
+      }),
+    }
   },
   duplicate(b: BuildContext, s: CollectionScope): BuiltOperations {
     return {
       '/{id}/duplicate': operation({
-        id: `duplicate${s.name}`, summary: `Duplicate a ${s.slug} document`, tag: s.tag,
+        id: `duplicate${s.name}`,
+        summary: `Duplicate a ${s.slug} document`,
+        tag: s.tag,
         parameters: [idParam(b, s), ...writeParams(b, s, 'selectedLocales')],
         requestBody: { required: false, content: { 'application/json': { schema: b.registry.collectionSchema(s.slug, 'update') } } },
         responses: { 200: json('The copy.', docMessage(b.registry.collectionSchema(s.slug, 'read'))), ...errors(400, 403, 404) },
@@ -153,22 +241,73 @@ export const collectionOperations = {
   file(b: BuildContext, s: CollectionScope): BuiltOperations {
     return {
       '/file/{filename}': operation({
-        id: `get${s.name}File`, summary: `Download a ${s.slug} file (or one of its image sizes)`, tag: s.tag,
+        id: `get${s.name}File`,
+        summary: `Download a ${s.slug} file (or one of its image sizes)`,
+        tag: s.tag,
         parameters: [pathParam('filename', { type: 'string' })],
-        responses: { 200: { description: 'The file bytes.', content: { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } }, ...errors(403, 404) },
+        responses: {
+          200: { description: 'The file bytes.', content: { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } },
+          ...errors(403, 404),
+        },
         security: b.security.optional,
       }),
     }
   },
   findVersions(b: BuildContext, s: CollectionScope): BuiltOperations {
-    return { '/versions': operation({ id: `find${s.name}Versions`, summary: `List versions of ${s.slug} documents`, tag: s.tag, parameters: params(b, 'depth', 'locale', 'fallbackLocale', 'select', 'populate', 'where', 'limit', 'page', 'sort', 'pagination', has.trash(s) && 'trash'), responses: { 200: json('A page of versions.', paginated(b.registry.versionSchema(s.slug, 'collection'), 'A page of versions.')), ...errors(400, 403) }, security: b.security.optional }) }
+    return {
+      '/versions': operation({
+        id: `find${s.name}Versions`,
+        summary: `List versions of ${s.slug} documents`,
+        tag: s.tag,
+        parameters: params(
+          b,
+          'depth',
+          'locale',
+          'fallbackLocale',
+          'select',
+          'populate',
+          'where',
+          'limit',
+          'page',
+          'sort',
+          'pagination',
+          has.trash(s) && 'trash',
+        ),
+        responses: { 200: json('A page of versions.', paginated(b.registry.versionSchema(s.slug, 'collection'), 'A page of versions.')), ...errors(400, 403) },
+        security: b.security.optional,
+      }),
+    }
   },
   findVersionByID(b: BuildContext, s: CollectionScope): BuiltOperations {
-    return { '/versions/{id}': operation({ id: `find${s.name}VersionByID`, summary: `Get a version of a ${s.slug} document`, tag: s.tag, parameters: [pathParam('id', { type: ['integer', 'string'] }, 'ID of the version.'), ...params(b, 'depth', 'locale', 'fallbackLocale', 'select', 'populate', has.trash(s) && 'trash')], responses: { 200: json('The version.', b.registry.versionSchema(s.slug, 'collection')), ...errors(403, 404) }, security: b.security.optional }) }
+    return {
+      '/versions/{id}': operation({
+        id: `find${s.name}VersionByID`,
+        summary: `Get a version of a ${s.slug} document`,
+        tag: s.tag,
+        parameters: [
+          pathParam('id', { type: ['integer', 'string'] }, 'ID of the version.'),
+          ...params(b, 'depth', 'locale', 'fallbackLocale', 'select', 'populate', has.trash(s) && 'trash'),
+        ],
+        responses: { 200: json('The version.', b.registry.versionSchema(s.slug, 'collection')), ...errors(403, 404) },
+        security: b.security.optional,
+      }),
+    }
   },
   restoreVersion(b: BuildContext, s: CollectionScope): BuiltOperations {
     const restored: Schema = { allOf: [b.registry.collectionSchema(s.slug, 'read'), objectSchema({ message: { type: 'string' } }, ['message'])] }
-    return { '/versions/{id}': operation({ id: `restore${s.name}Version`, summary: `Restore a version of a ${s.slug} document`, tag: s.tag, parameters: [pathParam('id', { type: ['integer', 'string'] }, 'ID of the version.'), ...params(b, 'depth', 'locale', 'fallbackLocale', 'populate', has.drafts(s) && 'draft')], responses: { 200: json('The restored document plus `message`.', restored), ...errors(403, 404) }, security: b.security.optional }) }
+    return {
+      '/versions/{id}': operation({
+        id: `restore${s.name}Version`,
+        summary: `Restore a version of a ${s.slug} document`,
+        tag: s.tag,
+        parameters: [
+          pathParam('id', { type: ['integer', 'string'] }, 'ID of the version.'),
+          ...params(b, 'depth', 'locale', 'fallbackLocale', 'populate', has.drafts(s) && 'draft'),
+        ],
+        responses: { 200: json('The restored document plus `message`.', restored), ...errors(403, 404) },
+        security: b.security.optional,
+      }),
+    }
   },
   access(b: BuildContext, s: CollectionScope, withId: boolean): BuiltOperations {
     const body = { required: false, content: { 'application/json': { schema: b.registry.collectionSchema(s.slug, 'update') } } }
@@ -176,7 +315,9 @@ export const collectionOperations = {
       operation({
         id: id ? `get${s.name}DocumentAccess` : `get${s.name}Access`,
         summary: id ? `What the current user may do with one ${s.slug} document` : `What the current user may do in ${s.slug}`,
-        tag: s.tag, parameters: id ? [idParam(b, s)] : [], requestBody: body,
+        tag: s.tag,
+        parameters: id ? [idParam(b, s)] : [],
+        requestBody: body,
         responses: { 200: json('Permissions.', collectionAccess(b, s)), ...errors(403) },
         security: b.security.optional,
       })
@@ -190,7 +331,10 @@ export const collectionOperations = {
       tag: s.tag,
       parameters: [...(withId ? [idParam(b, s)] : []), ...params(b, 'validateLocale')],
       requestBody: { required: !withId, content: { 'application/json': { schema: b.registry.collectionSchema(s.slug, mode) } } },
-      responses: { 200: json('Validation result (also when a field is invalid).', ref('ValidationResult')), ...errors(400, 403, ...(withId ? ([404] as const) : [])) },
+      responses: {
+        200: json('Validation result (also when a field is invalid).', ref('ValidationResult')),
+        ...errors(400, 403, ...(withId ? ([404] as const) : [])),
+      },
       security: b.security.optional,
     })
     return withId ? { '/{id}/validate': o } : { '/validate': o }

@@ -23,10 +23,7 @@ export const message = (): Schema => MESSAGE
 /** Shared schemas of errors and access results. */
 export function commonSchemas(): Record<string, Schema> {
   const permission: Schema = {
-    anyOf: [
-      { type: 'boolean' },
-      objectSchema({ permission: { type: 'boolean' }, where: { type: 'object', additionalProperties: true } }, ['permission']),
-    ],
+    anyOf: [{ type: 'boolean' }, objectSchema({ permission: { type: 'boolean' }, where: { type: 'object', additionalProperties: true } }, ['permission'])],
   }
   return {
     Error: {
@@ -36,10 +33,7 @@ export function commonSchemas(): Record<string, Schema> {
           {
             errors: {
               type: 'array',
-              items: objectSchema(
-                { message: { type: 'string' }, name: { type: 'string' }, data: {}, field: { type: 'string' } },
-                ['message'],
-              ),
+              items: objectSchema({ message: { type: 'string' }, name: { type: 'string' }, data: {}, field: { type: 'string' } }, ['message']),
             },
           },
           ['errors'],
@@ -64,7 +58,9 @@ export function commonSchemas(): Record<string, Schema> {
       [],
       { description: 'Permissions of the current user on every collection and global (only what the user may do is listed).' },
     ),
-    BulkError: objectSchema({ id: { type: ['integer', 'string'] }, message: { type: 'string' } }, ['message'], { description: 'A document a bulk operation could not change.' }),
+    BulkError: objectSchema({ id: { type: ['integer', 'string'] }, message: { type: 'string' } }, ['message'], {
+      description: 'A document a bulk operation could not change.',
+    }),
     ValidationResult: objectSchema(
       {
         valid: { type: 'boolean' },

@@ -78,8 +78,7 @@ function walkField(field: Field, mode: SchemaMode, ctx: FieldSchemaContext, out:
   }
   const value = valueSchema(f, mode, ctx)
   if (!value) return
-  const isRequired =
-    mode === 'read' ? f.required === true : mode === 'create' && f.required === true && f.defaultValue === undefined
+  const isRequired = mode === 'read' ? f.required === true : mode === 'create' && f.required === true && f.defaultValue === undefined
   out.properties[f.name] = wrap(value, f, mode, ctx, isRequired)
   if (isRequired) out.required.push(f.name)
 }
@@ -166,9 +165,7 @@ function valueSchema(f: Record<string, any>, mode: SchemaMode, ctx: FieldSchemaC
       return withRows(objectSchema(props, inner.required), f)
     }
     case 'blocks': {
-      const blocks: Block[] = (f.blockReferences ?? f.blocks ?? [])
-        .map((b: Block | string) => (typeof b === 'string' ? ctx.blockBySlug(b) : b))
-        .filter(Boolean)
+      const blocks: Block[] = (f.blockReferences ?? f.blocks ?? []).map((b: Block | string) => (typeof b === 'string' ? ctx.blockBySlug(b) : b)).filter(Boolean)
       if (blocks.length === 0) return withRows({ type: 'object' }, f)
       const refs = blocks.map((b) => ctx.blockRef(b, mode))
       const items: Schema = refs.length === 1 ? refs[0]! : { oneOf: refs }
@@ -191,9 +188,7 @@ function relationSchema(f: Record<string, any>, mode: SchemaMode, ctx: FieldSche
   let item: Schema
   if (Array.isArray(f.relationTo)) {
     // Polymorphic: {relationTo, value} (rule 3); one variant per target so the value type follows relationTo.
-    const variants = targets.map((slug) =>
-      objectSchema({ relationTo: { type: 'string', const: slug }, value: one(slug) }, ['relationTo', 'value']),
-    )
+    const variants = targets.map((slug) => objectSchema({ relationTo: { type: 'string', const: slug }, value: one(slug) }, ['relationTo', 'value']))
     item = variants.length === 1 ? variants[0]! : { oneOf: variants }
   } else {
     item = one(targets[0]!)
@@ -207,14 +202,10 @@ function joinSchema(f: Record<string, any>, ctx: FieldSchemaContext): Schema {
   const doc = (slug: string): Schema => ({ anyOf: [ctx.idSchema(slug), ctx.docRef(slug)] })
   const item: Schema = Array.isArray(f.collection)
     ? {
-        oneOf: targets.map((slug) =>
-          objectSchema({ relationTo: { type: 'string', const: slug }, value: doc(slug) }, ['relationTo', 'value']),
-        ),
+        oneOf: targets.map((slug) => objectSchema({ relationTo: { type: 'string', const: slug }, value: doc(slug) }, ['relationTo', 'value'])),
       }
     : doc(targets[0]!)
-  return objectSchema(
-    { docs: { type: 'array', items: item }, hasNextPage: { type: 'boolean' }, totalDocs: { type: 'integer' } },
-    [],
-    { description: 'Join: documents that refer to this one (read-only).' },
-  )
+  return objectSchema({ docs: { type: 'array', items: item }, hasNextPage: { type: 'boolean' }, totalDocs: { type: 'integer' } }, [], {
+    description: 'Join: documents that refer to this one (read-only).',
+  })
 }

@@ -33,9 +33,7 @@ export function nullable(schema: Schema): Schema {
 
 /** PascalCase of a slug or interface name (`blog-posts` -> `BlogPosts`). */
 export function pascalCase(slug: string): string {
-  const out = slug
-    .replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))
-    .replace(/^./, (c) => c.toUpperCase())
+  const out = slug.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : '')).replace(/^./, (c) => c.toUpperCase())
   return /^[0-9]/.test(out) ? `_${out}` : out
 }
 

@@ -140,7 +140,8 @@ export function createSchemaRegistry(config: SanitizedConfig): SchemaRegistry {
     const g = globals.get(slug) as SanitizedGlobalConfig
     schemas[name] = {}
     const walked = fieldsToSchema(g.fields, mode, ctx, true)
-    const props: Record<string, Schema> = mode === 'read' ? { id: { type: ['integer', 'string'] }, globalType: { type: 'string' }, ...walked.properties } : walked.properties
+    const props: Record<string, Schema> =
+      mode === 'read' ? { id: { type: ['integer', 'string'] }, globalType: { type: 'string' }, ...walked.properties } : walked.properties
     schemas[name] = objectSchema(props, [], { description: `${mode === 'read' ? 'Document' : 'Update body'} of global \`${slug}\`.` })
     return ref(name)
   }
@@ -154,7 +155,11 @@ export function createSchemaRegistry(config: SanitizedConfig): SchemaRegistry {
     else globalSchema(slug, 'read')
     const read = schemas[base] ?? {}
     const dataName = `${base}VersionData`
-    schemas[dataName] = { ...read, required: ((read.required as string[] | undefined) ?? []).filter((n) => n !== 'id'), description: `Data of a version of ${kind} \`${slug}\`.` }
+    schemas[dataName] = {
+      ...read,
+      required: ((read.required as string[] | undefined) ?? []).filter((n) => n !== 'id'),
+      description: `Data of a version of ${kind} \`${slug}\`.`,
+    }
     if ((schemas[dataName].required as string[]).length === 0) delete schemas[dataName].required
     const version = ref(dataName)
     const props: Record<string, Schema> = {

@@ -8,7 +8,10 @@ import { writeOpenAPIDocument } from './writeOpenAPIDocument.js'
 
 /** Runs the command line; returns the exit code. */
 export async function runCli(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { config: { type: 'string', short: 'c' }, out: { type: 'string', short: 'o' }, help: { type: 'boolean', short: 'h' } } })
+  const { values } = parseArgs({
+    args: argv,
+    options: { config: { type: 'string', short: 'c' }, out: { type: 'string', short: 'o' }, help: { type: 'boolean', short: 'h' } },
+  })
   const configPath = values.config ?? process.env.PAYLOAD_CONFIG_PATH
   if (values.help || !configPath || !values.out) {
     console.error('usage: payload-openapi --config <payload.config.ts> --out <openapi.json|openapi.yaml>')

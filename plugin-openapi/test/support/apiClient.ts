@@ -110,7 +110,8 @@ export class ApiClient {
     const check = (ok: boolean, problem?: string): void => {
       this.checks.push({ operationId, status, ok, ...(problem ? { problem } : {}) })
     }
-    if (status === 404 && typeof body === 'object' && body && /Route not found/.test(String((body as { message?: string }).message))) return check(false, 'route not found')
+    if (status === 404 && typeof body === 'object' && body && /Route not found/.test(String((body as { message?: string }).message)))
+      return check(false, 'route not found')
     if (status === 405) return check(false, 'method not allowed')
     const response = entry.op.responses[String(status)] ?? entry.op.responses.default
     if (!response) return check(false, `status ${status} not documented: ${JSON.stringify(body).slice(0, 300)}`)

@@ -91,4 +91,4 @@ export async function stopLiveCms(): Promise<void> {
   await cms.close()
 }
 
-if (typeof after === "function") after(stopLiveCms)
+if (typeof after === 'function') after(stopLiveCms)

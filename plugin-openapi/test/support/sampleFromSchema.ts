@@ -29,8 +29,22 @@ function resolve(schema: Schema, doc: Schema): Schema {
 
 const LEXICAL = {
   root: {
-    type: 'root', format: '', indent: 0, version: 1, direction: 'ltr',
-    children: [{ type: 'paragraph', format: '', indent: 0, version: 1, direction: 'ltr', textFormat: 0, children: [{ type: 'text', text: 'Hello', format: 0, style: '', mode: 'normal', detail: 0, version: 1 }] }],
+    type: 'root',
+    format: '',
+    indent: 0,
+    version: 1,
+    direction: 'ltr',
+    children: [
+      {
+        type: 'paragraph',
+        format: '',
+        indent: 0,
+        version: 1,
+        direction: 'ltr',
+        textFormat: 0,
+        children: [{ type: 'text', text: 'Hello', format: 0, style: '', mode: 'normal', detail: 0, version: 1 }],
+      },
+    ],
   },
 }
 

@@ -10,7 +10,13 @@ import { Forbidden, type PayloadRequest } from 'payload'
 
 import { HttpError } from '../endpoints/httpError.js'
 import type { ResolvedCollection, ResolvedStorage } from '../options/resolveOptions.js'
-import { assertClientUploadAccess, assertClientUploadAllowed, assertClientUploadFileSize, resolveClientUploadKey, sanitizeUploadFilename } from '../payload/compat.js'
+import {
+  assertClientUploadAccess,
+  assertClientUploadAllowed,
+  assertClientUploadFileSize,
+  resolveClientUploadKey,
+  sanitizeUploadFilename,
+} from '../payload/compat.js'
 import { presignPut, type PresignedPut } from '../upstream/presignPut.js'
 import { assertAcceptedType } from '../validation/fileRules.js'
 
@@ -45,7 +51,12 @@ export async function mayUploadDirectly(storage: ResolvedStorage, req: PayloadRe
  * limit (their statuses differ between the two endpoints). The signed PUT carries the checked type as a
  * signed header: the host refuses the bytes under any other `Content-Type`.
  */
-export async function signClientUpload(storage: ResolvedStorage, target: ResolvedCollection, req: PayloadRequest, upload: ClientUploadRequest): Promise<SignedClientUpload> {
+export async function signClientUpload(
+  storage: ResolvedStorage,
+  target: ResolvedCollection,
+  req: PayloadRequest,
+  upload: ClientUploadRequest,
+): Promise<SignedClientUpload> {
   const collection = req.payload.collections[upload.collectionSlug]!.config
   assertClientUploadAllowed({ collection, filename: upload.filename, mimeType: upload.mimeType })
   assertClientUploadFileSize(upload.size)

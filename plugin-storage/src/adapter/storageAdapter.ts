@@ -80,10 +80,20 @@ export function storageAdapter(storage: ResolvedStorage, target: ResolvedCollect
       await deleteObject(api, storedKey({ collectionPrefix: target.prefix, doc, filename, storageFilePath }))
     },
     handleUpload: async ({ collection, data, file, req, storageFilePath }) => {
-      const key = uploadKey({ collectionPrefix: target.prefix, docPrefix: (data as { prefix?: string } | undefined)?.prefix, filename: file.filename, storageFilePath })
+      const key = uploadKey({
+        collectionPrefix: target.prefix,
+        docPrefix: (data as { prefix?: string } | undefined)?.prefix,
+        filename: file.filename,
+        storageFilePath,
+      })
       const body = file.tempFilePath && (!file.buffer || file.buffer.length === 0) ? { path: file.tempFilePath, size: file.filesize } : { buffer: file.buffer }
       try {
-        await trackUpload(req, key, () => putObject(api, key, body, file.mimeType), (k) => deleteObject(api, k))
+        await trackUpload(
+          req,
+          key,
+          () => putObject(api, key, body, file.mimeType),
+          (k) => deleteObject(api, k),
+        )
       } catch (err) {
         await undoCreate(req, collection.slug, (data as { id?: unknown } | undefined)?.id)
         const reason = err instanceof UpstreamError ? err.message : 'the storage host could not be reached'

@@ -34,9 +34,11 @@ function tusUploadInstructions(stream: ResolvedStream) {
       const { req } = args
       if (!args.overrideAccess) {
         if (!req.user) throw new Forbidden(req.t)
-        await checkTusAccess(stream, req, { collection: args.collectionSlug, filename: args.filename, filesize: args.filesize, filetype: args.mimeType }).catch(() => {
-          throw new Forbidden(req.t)
-        })
+        await checkTusAccess(stream, req, { collection: args.collectionSlug, filename: args.filename, filesize: args.filesize, filetype: args.mimeType }).catch(
+          () => {
+            throw new Forbidden(req.t)
+          },
+        )
       }
       return {
         type: 'dispatch' as const,
@@ -69,7 +71,8 @@ export function streamAdapter(stream: ResolvedStream): Adapter {
         const title = typeof data?.title === 'string' && data.title ? data.title : file.filename
         const video = await createVideo(api, title, stream.thumbnailTime)
         videoId = video.guid
-        const input = file.tempFilePath && (!file.buffer || file.buffer.length === 0) ? { path: file.tempFilePath, size: file.filesize } : { buffer: file.buffer }
+        const input =
+          file.tempFilePath && (!file.buffer || file.buffer.length === 0) ? { path: file.tempFilePath, size: file.filesize } : { buffer: file.buffer }
         await tusUpload({ apiKey: stream.apiKey, libraryId: stream.libraryId, mimeType: file.mimeType, title, tusEndpoint: stream.tusEndpoint, videoId }, input)
         return { hostData: { stream: { ...staticStreamData(stream, videoId), status: 'uploaded' } } } as never
       } catch (err) {

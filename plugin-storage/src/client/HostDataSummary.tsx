@@ -61,7 +61,10 @@ export function HostDataSummary() {
   const stream = doc?.hostData?.stream
   if (!stream?.videoId) return null
   const resolutions = stream.availableResolutions
-    ? stream.availableResolutions.split(',').map((r) => r.trim()).filter(Boolean)
+    ? stream.availableResolutions
+        .split(',')
+        .map((r) => r.trim())
+        .filter(Boolean)
     : (stream.resolutions ?? []).map((r) => r.resolution)
   const links = [
     ...(stream.playlistUrl ? [{ label: t('playlist'), value: stream.playlistUrl }] : []),

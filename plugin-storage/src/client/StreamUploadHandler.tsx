@@ -25,10 +25,7 @@ interface DispatchDetail {
 }
 
 type Handlers3 = {
-  setUploadHandler: (args: {
-    collectionSlug: string
-    handler: (args: { file: File; updateFilename: (name: string) => void }) => Promise<unknown>
-  }) => unknown
+  setUploadHandler: (args: { collectionSlug: string; handler: (args: { file: File; updateFilename: (name: string) => void }) => Promise<unknown> }) => unknown
 }
 
 export function StreamUploadHandler({ children, collectionSlug }: { children?: ReactNode; collectionSlug: string }) {

@@ -50,7 +50,8 @@ export function TusUploadField({ collectionSlug, path, tusEndpoint }: TusUploadF
         })
         authRef.current = auth
         const finish = () => {
-          if (auth.filename && auth.signedReceipt) uploadedVideos.set(picked, { filename: auth.filename, signedReceipt: auth.signedReceipt, videoId: auth.videoId })
+          if (auth.filename && auth.signedReceipt)
+            uploadedVideos.set(picked, { filename: auth.filename, signedReceipt: auth.signedReceipt, videoId: auth.videoId })
           setToken(auth.videoToken)
           setPercent(100)
           setPhase('done')

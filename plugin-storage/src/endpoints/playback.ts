@@ -18,7 +18,8 @@ import { HttpError, withErrors } from './httpError.js'
 /** Collection-relative path of the endpoint. */
 export const PLAYBACK_PATH = '/:id/playback'
 
-const statusOf = (err: unknown): number | undefined => (err && typeof err === 'object' && typeof (err as { status?: unknown }).status === 'number' ? (err as { status: number }).status : undefined)
+const statusOf = (err: unknown): number | undefined =>
+  err && typeof err === 'object' && typeof (err as { status?: unknown }).status === 'number' ? (err as { status: number }).status : undefined
 
 /** Whether a document exists at all (access bypassed: only to tell "refused" from "missing"). */
 async function exists(req: PayloadRequest, collection: string, id: string): Promise<boolean> {

@@ -84,4 +84,3 @@ export function bindVideoTokenHook(ctx: PluginContext, stream: ResolvedStream, t
     return data
   }
 }
-

@@ -51,7 +51,10 @@ function hasNewFile(req: PayloadRequest, doc: UploadDoc, previousDoc: UploadDoc 
 }
 
 /** The two hooks of a storage collection (only installed when `storage.purge` is on). */
-export function purgeCdnUrlsHooks(storage: ResolvedStorage, target: ResolvedCollection): { afterChange: CollectionAfterChangeHook; afterDelete: CollectionAfterDeleteHook } {
+export function purgeCdnUrlsHooks(
+  storage: ResolvedStorage,
+  target: ResolvedCollection,
+): { afterChange: CollectionAfterChangeHook; afterDelete: CollectionAfterDeleteHook } {
   return {
     afterChange: async ({ doc, operation, previousDoc, req }) => {
       const previous = previousDoc as UploadDoc | undefined

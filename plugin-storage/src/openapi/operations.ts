@@ -139,7 +139,10 @@ export const playbackOperation = (collection: string) => ({
       required: ['mp4'],
       properties: {
         hls: { type: 'string', format: 'uri' },
-        mp4: { type: 'array', items: { type: 'object', required: ['resolution', 'url'], properties: { resolution: { type: 'string' }, url: { type: 'string', format: 'uri' } } } },
+        mp4: {
+          type: 'array',
+          items: { type: 'object', required: ['resolution', 'url'], properties: { resolution: { type: 'string' }, url: { type: 'string', format: 'uri' } } },
+        },
         thumbnail: { type: 'string', format: 'uri' },
         expiresAt: { type: 'string', format: 'date-time' },
       },

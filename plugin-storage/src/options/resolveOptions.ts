@@ -2,13 +2,7 @@
  * @module options/resolveOptions
  * Fills in the defaults of {@link HostStoragePluginOptions} once, so the rest of the code never repeats them.
  */
-import type {
-  ClientUploadsAccess,
-  CollectionTarget,
-  HostStoragePluginOptions,
-  TusAccess,
-  TusCheckAccess,
-} from '../types.js'
+import type { ClientUploadsAccess, CollectionTarget, HostStoragePluginOptions, TusAccess, TusCheckAccess } from '../types.js'
 
 export interface ResolvedStorage {
   zoneName: string

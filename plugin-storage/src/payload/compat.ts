@@ -23,7 +23,13 @@ type Maybe<T> = { [K in keyof T]?: T[K] }
 const core = internal as Maybe<typeof internal> & { getUploadInstructions?: unknown }
 const coreShared = shared as Maybe<typeof shared>
 /** 4.x's `getFilePrefix` takes the `uploadReference` of an upload-instructions request. */
-type GetFilePrefix4 = (args: { collection: CollectionConfig; filename: string; prefixQueryParam?: string; req: PayloadRequest; uploadReference?: unknown }) => Promise<string>
+type GetFilePrefix4 = (args: {
+  collection: CollectionConfig
+  filename: string
+  prefixQueryParam?: string
+  req: PayloadRequest
+  uploadReference?: unknown
+}) => Promise<string>
 const utilities = cloudUtilities as Maybe<typeof cloudUtilities> & { getFilePrefix?: GetFilePrefix4 }
 
 /**
@@ -130,7 +136,13 @@ export async function serveKey(args: ServeKeyArgs): Promise<string> {
  * the document's `_objectKey` and signs the core's receipt; 4.x (no `_objectKey`) keeps the folder in
  * the document's `prefix`, and the receipt is this plugin's, checked by its `beforeOperation` hook.
  */
-export async function resolveClientUploadKey(args: { collectionPrefix: string; collectionSlug: string; docPrefix?: string; filename: string; req: PayloadRequest }): Promise<{
+export async function resolveClientUploadKey(args: {
+  collectionPrefix: string
+  collectionSlug: string
+  docPrefix?: string
+  filename: string
+  req: PayloadRequest
+}): Promise<{
   key: string
   filename: string
   context: Record<string, unknown>
@@ -140,7 +152,11 @@ export async function resolveClientUploadKey(args: { collectionPrefix: string; c
     return { context: resolved.clientUploadContext as Record<string, unknown>, filename: resolved.sanitizedFilename, key: resolved.storageFilePath }
   }
   // Unique in the collection too, as the core's own client uploads do: the document's name is this one.
-  const filename = await internal.getSafeFileName({ collectionSlug: args.collectionSlug, desiredFilename: sanitizeUploadFilename(args.filename), req: args.req } as never)
+  const filename = await internal.getSafeFileName({
+    collectionSlug: args.collectionSlug,
+    desiredFilename: sanitizeUploadFilename(args.filename),
+    req: args.req,
+  } as never)
   const base = cloudUtilities.sanitizePrefix(args.docPrefix || args.collectionPrefix)
   const prefix = base ? `${base}/${randomUUID()}` : randomUUID()
   const signedReceipt = createUploadReceipt({ collectionSlug: args.collectionSlug, context: { prefix }, filename, req: args.req })

@@ -59,7 +59,17 @@ interface Receipt {
 const userOf = (req: PayloadRequest) => ({ userCollection: req.user?.collection ?? null, userID: (req.user?.id as number | string | undefined) ?? null })
 const sign = (encoded: string, secret: string) => createHmac('sha256', `${RECEIPT_DOMAIN}:${secret}`).update(encoded).digest('base64url')
 
-export function createUploadReceipt({ collectionSlug, context, filename, req }: { collectionSlug: string; context: Record<string, unknown>; filename: string; req: PayloadRequest }): string {
+export function createUploadReceipt({
+  collectionSlug,
+  context,
+  filename,
+  req,
+}: {
+  collectionSlug: string
+  context: Record<string, unknown>
+  filename: string
+  req: PayloadRequest
+}): string {
   const receipt: Receipt = { collectionSlug, context, expiresAt: Date.now() + RECEIPT_LIFETIME_MS, filename, ...userOf(req) }
   const encoded = Buffer.from(JSON.stringify(receipt)).toString('base64url')
   return `${encoded}.${sign(encoded, req.payload.secret)}`

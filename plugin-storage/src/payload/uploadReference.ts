@@ -24,7 +24,10 @@ export function verifyUploadReference(req: PayloadRequest, collectionSlug: strin
 }
 
 /** The context of an adapter call (staticHandler params of either generation). */
-export function uploadContextOf(req: PayloadRequest, params: { collection: string; filename: string; clientUploadContext?: unknown; uploadReference?: unknown }): UploadContext {
+export function uploadContextOf(
+  req: PayloadRequest,
+  params: { collection: string; filename: string; clientUploadContext?: unknown; uploadReference?: unknown },
+): UploadContext {
   if (isObject(params.clientUploadContext)) return { context: params.clientUploadContext }
   if (params.uploadReference === undefined || coreVerifiesReceipts) return {}
   try {

@@ -19,7 +19,18 @@ export const WEBHOOK_STATUS_NAMES: Record<number, string> = {
 }
 
 /** Every value `hostData.stream.status` can take. */
-export const STREAM_STATUSES = ['uploading', 'uploadStarted', 'uploaded', 'uploadFailed', 'queued', 'processing', 'encoding', 'playable', 'finished', 'failed'] as const
+export const STREAM_STATUSES = [
+  'uploading',
+  'uploadStarted',
+  'uploaded',
+  'uploadFailed',
+  'queued',
+  'processing',
+  'encoding',
+  'playable',
+  'finished',
+  'failed',
+] as const
 export type StreamStatus = (typeof STREAM_STATUSES)[number]
 
 const RANK: Record<StreamStatus, number> = {

@@ -23,16 +23,12 @@ export function requestJson(operation: string, url: string, init: { method?: str
   const headers: Record<string, string> = { ...init.headers }
   if (init.body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(init.body))
   return new Promise((resolve, reject) => {
-    const req = (secure ? https : http).request(
-      target,
-      { agent: secure ? agents.https : agents.http, headers, method: init.method ?? 'GET' },
-      (res) => {
-        const chunks: Buffer[] = []
-        res.on('data', (chunk: Buffer) => chunks.push(chunk))
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }))
-        res.on('error', (err) => reject(new UpstreamError(operation, 0, { cause: err })))
-      },
-    )
+    const req = (secure ? https : http).request(target, { agent: secure ? agents.https : agents.http, headers, method: init.method ?? 'GET' }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (chunk: Buffer) => chunks.push(chunk))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }))
+      res.on('error', (err) => reject(new UpstreamError(operation, 0, { cause: err })))
+    })
     req.setTimeout(30_000, () => req.destroy(new Error('timeout')))
     req.on('error', (err) => reject(new UpstreamError(operation, 0, { cause: err })))
     req.end(init.body)

@@ -30,8 +30,7 @@ export interface Mp4Resolution {
   path: string
 }
 
-const videosUrl = (c: StreamApiConfig, guid?: string): string =>
-  `${c.apiBase}/library/${c.libraryId}/videos${guid ? `/${encodeURIComponent(guid)}` : ''}`
+const videosUrl = (c: StreamApiConfig, guid?: string): string => `${c.apiBase}/library/${c.libraryId}/videos${guid ? `/${encodeURIComponent(guid)}` : ''}`
 
 async function call<T>(operation: string, url: string, c: StreamApiConfig, init: { method?: string; body?: string } = {}): Promise<T> {
   const headers: Record<string, string> = { AccessKey: c.apiKey, Accept: 'application/json' }
@@ -70,6 +69,10 @@ export async function getMp4Resolutions(c: StreamApiConfig, guid: string): Promi
 }
 
 /** One page of the library's videos (`GET /library/{id}/videos?page=&itemsPerPage=`). */
-export function listVideos(c: StreamApiConfig, page: number, itemsPerPage: number): Promise<{ items: Array<StreamVideo & { dateUploaded?: string }>; totalItems: number; itemsPerPage: number }> {
+export function listVideos(
+  c: StreamApiConfig,
+  page: number,
+  itemsPerPage: number,
+): Promise<{ items: Array<StreamVideo & { dateUploaded?: string }>; totalItems: number; itemsPerPage: number }> {
   return call('Listing the videos', `${videosUrl(c)}?page=${page}&itemsPerPage=${itemsPerPage}`, c)
 }

@@ -28,7 +28,6 @@ export function parseTusRequest(body: Record<string, unknown>): TusAuthRequest {
   return body as unknown as TusAuthRequest
 }
 
-
 /** Decodes and checks `head`; answers its bytes (or undefined when absent). */
 export function decodeHead(head: string | undefined): Buffer | undefined {
   if (head === undefined) return undefined
@@ -39,7 +38,12 @@ export function decodeHead(head: string | undefined): Buffer | undefined {
 
 /** Looks like the start of an XML or SVG document (possibly after a BOM and whitespace). */
 function looksLikeXml(bytes: Buffer): boolean {
-  const text = bytes.subarray(0, 256).toString('utf8').replace(/^\uFEFF/, '').trimStart().toLowerCase()
+  const text = bytes
+    .subarray(0, 256)
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trimStart()
+    .toLowerCase()
   return text.startsWith('<?xml') || text.startsWith('<svg') || text.startsWith('<!doctype svg')
 }
 

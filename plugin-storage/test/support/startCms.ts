@@ -105,7 +105,10 @@ export async function startCms(pluginOptions: HostStoragePluginOptions, opts: St
     logger: { options: { level: process.env.CMS_LOG_LEVEL ?? 'fatal' } },
     telemetry: false,
     typescript: { autoGenerate: false },
-    upload: { ...(opts.fileSizeLimit ? { limits: { fileSize: opts.fileSizeLimit } } : {}), ...(opts.useTempFiles ? { tempFileDir: join(dir, 'tmp'), useTempFiles: true } : {}) },
+    upload: {
+      ...(opts.fileSizeLimit ? { limits: { fileSize: opts.fileSizeLimit } } : {}),
+      ...(opts.useTempFiles ? { tempFileDir: join(dir, 'tmp'), useTempFiles: true } : {}),
+    },
   })
   let payload: Payload
   try {

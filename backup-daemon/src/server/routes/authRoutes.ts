@@ -26,7 +26,14 @@ const loginRoute = createRoute({
   tags: ['auth'],
   summary: 'Log in: sets the backup_session cookie',
   description: 'With auth switched off it answers `{success: true}` and sets no cookie.',
-  middleware: [bodyLimit({ maxSize: 16 * 1024, onError: () => { throw new HttpError(413, { message: 'request body too large' }) } })] as const,
+  middleware: [
+    bodyLimit({
+      maxSize: 16 * 1024,
+      onError: () => {
+        throw new HttpError(413, { message: 'request body too large' })
+      },
+    }),
+  ] as const,
   request: { body: { required: true, content: { 'application/json': { schema: LoginRequestSchema } } } },
   responses: {
     200: {
@@ -72,7 +79,11 @@ export interface AuthRouteOptions {
   clock?: () => number
 }
 
-export function authRoutes(api: OpenAPIHono<AppEnv>, { config, engine, sessionKey, loginLimiter }: RouteDeps, { revoked, clock = Date.now }: AuthRouteOptions): void {
+export function authRoutes(
+  api: OpenAPIHono<AppEnv>,
+  { config, engine, sessionKey, loginLimiter }: RouteDeps,
+  { revoked, clock = Date.now }: AuthRouteOptions,
+): void {
   const { auth } = config.server
   /** The claims of the request's cookie when it is a live, not logged-out session. */
   const liveSession = async (c: Context) => {

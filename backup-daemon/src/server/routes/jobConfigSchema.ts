@@ -13,7 +13,9 @@ export const JobDetailSchema = z
   .object({
     name: z.string(),
     schedule: z.string(),
-    sources: z.array(entry('SourceDetail', 'A source without secrets: `hasUri` instead of `uri`; the original spellings `excludes`, `username`, `extraParams`.')),
+    sources: z.array(
+      entry('SourceDetail', 'A source without secrets: `hasUri` instead of `uri`; the original spellings `excludes`, `username`, `extraParams`.'),
+    ),
     storages: z.array(entry('StorageDetail', 'A storage without secrets: `hasPrivateKey`, `hasKnownHosts`, `hasUrl` and `urlHost` instead of them.')),
     defaultStorage: z.string().optional(),
     compression: z.string(),
@@ -24,10 +26,10 @@ export const JobDetailSchema = z
       .object({ type: z.string(), cipher: z.string().optional(), hasPassphrase: z.boolean().optional(), recipients: z.array(z.string()).optional() })
       .optional(),
     notifiers: z.array(
-      z
-        .object({ type: z.string(), name: z.string().optional(), onSuccess: z.boolean(), onFailure: z.boolean() })
-        .catchall(value)
-        .openapi('NotifierDetail', { description: 'A notifier without secrets: `urlHost` (webhook), `hasUrl` and `urlHost` (healthchecks), `chatId` (telegram), `from`, `to`, `smtpHost` (email).' }),
+      z.object({ type: z.string(), name: z.string().optional(), onSuccess: z.boolean(), onFailure: z.boolean() }).catchall(value).openapi('NotifierDetail', {
+        description:
+          'A notifier without secrets: `urlHost` (webhook), `hasUrl` and `urlHost` (healthchecks), `chatId` (telegram), `from`, `to`, `smtpHost` (email).',
+      }),
     ),
     split: z.object({ chunkSize: z.string().openapi({ example: '1GB' }), chunkSizeBytes: z.int() }).optional(),
     active: z.boolean(),

@@ -56,9 +56,7 @@ export const RunRecordSchema = z
   })
   .openapi('RunRecord')
 
-export const RunHistorySchema = z
-  .object({ job: z.string(), runs: z.array(RunRecordSchema).openapi({ description: 'Newest first' }) })
-  .openapi('RunHistory')
+export const RunHistorySchema = z.object({ job: z.string(), runs: z.array(RunRecordSchema).openapi({ description: 'Newest first' }) }).openapi('RunHistory')
 
 export const HistoryQuerySchema = z.object({
   limit: z

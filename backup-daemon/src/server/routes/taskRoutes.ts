@@ -120,7 +120,15 @@ export function taskRoutes(api: OpenAPIHono<AppEnv>, { config, engine, session }
         'so a failed or cancelled restore leaves the folder as it was. 400 for a target outside `restore.roots`, with `..`, or a database not in ' +
         '`restore.databases`; 403 when `server.permissions.allowRestore` is off; 404 for a snapshot that is not listed; ' +
         '409 while a backup or another task runs.',
-      middleware: [session, bodyLimit({ maxSize: 16 * 1024, onError: () => { throw new HttpError(413, { message: 'request body too large' }) } })] as const,
+      middleware: [
+        session,
+        bodyLimit({
+          maxSize: 16 * 1024,
+          onError: () => {
+            throw new HttpError(413, { message: 'request body too large' })
+          },
+        }),
+      ] as const,
       request: { params: DownloadParamsSchema, body: { required: true, content: { 'application/json': { schema: RestoreRequestSchema } } } },
       responses: { 202: jsonResponse(TaskResponseSchema, 'Restore started'), ...problemResponses(401, 403, 404, 409, 413, 415, 501) },
     }),

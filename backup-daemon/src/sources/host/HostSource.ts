@@ -73,7 +73,10 @@ export class HostSource implements Source {
   private async listFolder(relative: string, signal: AbortSignal): Promise<ListItem[]> {
     const dir = this.zonePath(relative)
     try {
-      const response = await retry((s) => this.api.request('GET', dir ? `${dir}/` : '', { signal: s, allow404: true }), { signal, isRetryable: isHostRetryable })
+      const response = await retry((s) => this.api.request('GET', dir ? `${dir}/` : '', { signal: s, allow404: true }), {
+        signal,
+        isRetryable: isHostRetryable,
+      })
       if (response.status === 404) return []
       const body = (await response.json()) as unknown
       if (!Array.isArray(body)) throw new Error('the answer is not a JSON array')

@@ -26,7 +26,10 @@ export async function dumpPlan(client: MongoClient, options: DumpPlanOptions): P
   const build = (await admin.command({ buildInfo: 1 })) as { version?: string }
   const databases = options.database
     ? [options.database]
-    : (await admin.admin().listDatabases({ nameOnly: true })).databases.map((d) => d.name).filter((name) => !skippedDatabases.has(name)).sort()
+    : (await admin.admin().listDatabases({ nameOnly: true })).databases
+        .map((d) => d.name)
+        .filter((name) => !skippedDatabases.has(name))
+        .sort()
   const excluded = new Set(options.excludeCollections ?? [])
   const collections: ArchiveCollection[] = []
   for (const name of databases) {

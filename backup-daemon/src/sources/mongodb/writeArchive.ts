@@ -34,7 +34,8 @@ export async function* writeArchive(plan: ArchivePlan): AsyncGenerator<Buffer> {
     let inSegment = -1
     for await (const document of collection.documents?.() ?? []) {
       const bytes = Buffer.from(document.buffer, document.byteOffset, document.byteLength)
-      if (bytes.length < 5 || bytes.readInt32LE(0) !== bytes.length) throw new Error(`${collection.db}.${collection.collection}: a document is not length-prefixed BSON`)
+      if (bytes.length < 5 || bytes.readInt32LE(0) !== bytes.length)
+        throw new Error(`${collection.db}.${collection.collection}: a document is not length-prefixed BSON`)
       crc.update(bytes)
       if (inSegment >= segmentBytes) {
         yield terminator

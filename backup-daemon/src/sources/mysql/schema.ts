@@ -8,7 +8,10 @@ import { sourceName } from '../support/sourceName.js'
 
 /** `extraParams`: `key: value` becomes `--key=value`, `key: ''` the bare flag `--key`. */
 export const extraParamsSchema = z
-  .record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, 'a dump option name without the leading "--"'), z.union([z.string(), z.number(), z.boolean()]).transform(String))
+  .record(
+    z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, 'a dump option name without the leading "--"'),
+    z.union([z.string(), z.number(), z.boolean()]).transform(String),
+  )
   .default({})
 
 function mysqlFamilySchema<T extends 'mysql' | 'mariadb'>(type: T) {

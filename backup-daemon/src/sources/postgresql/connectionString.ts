@@ -77,7 +77,7 @@ function splitKeyValue(conninfo: string): SplitConnection {
     }
   }
   // Not echoed: the part that could not be read may be (or hold) the password.
-  if (conninfo.slice(end).trim()) throw new Error('database: connection string not understood (expected key=value pairs, values quoted with \'...\')')
+  if (conninfo.slice(end).trim()) throw new Error("database: connection string not understood (expected key=value pairs, values quoted with '...')")
   return { database: kept.join(' '), ...(password !== undefined && { password }), label: label || 'postgres' }
 }
 

@@ -65,7 +65,14 @@ export class RedisSource implements Source {
       if (!info.isFile()) throw new Error(`source "${this.name}": ${path} is not a file`)
       this.log(`copying ${path} (${formatBytes(info.size)})`)
       yield { name: this.name, type: 'directory', mode: 0o755, mtime }
-      yield { name: entryName, type: 'file', mode: 0o600, mtime: info.mtime, size: info.size, open: (s) => checked(createReadStream(path, { signal: s }), path) }
+      yield {
+        name: entryName,
+        type: 'file',
+        mode: 0o600,
+        mtime: info.mtime,
+        size: info.size,
+        open: (s) => checked(createReadStream(path, { signal: s }), path),
+      }
       return
     }
     const where = describeRedis(this.config)
@@ -86,7 +93,9 @@ export class RedisSource implements Source {
         size: transfer.size,
         open: () => {
           opened = true
-          return countingStream(checked(transfer.body, `the SYNC answer of ${where}`), (bytes) => this.log(`dump.rdb done, ${formatBytes(bytes)} in ${Date.now() - started} ms`))
+          return countingStream(checked(transfer.body, `the SYNC answer of ${where}`), (bytes) =>
+            this.log(`dump.rdb done, ${formatBytes(bytes)} in ${Date.now() - started} ms`),
+          )
         },
       }
     } finally {

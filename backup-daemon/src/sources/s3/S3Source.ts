@@ -78,7 +78,9 @@ export class S3Source implements Source {
     do {
       let page
       try {
-        page = await client.send(new sdk.ListObjectsV2Command({ Bucket: this.config.bucket, Prefix: prefix || undefined, ContinuationToken: token }), { abortSignal: signal })
+        page = await client.send(new sdk.ListObjectsV2Command({ Bucket: this.config.bucket, Prefix: prefix || undefined, ContinuationToken: token }), {
+          abortSignal: signal,
+        })
       } catch (err) {
         if (signal.aborted) throw signal.reason
         throw new Error(`source "${this.name}": listing ${what} failed: ${describeError(err)}`, { cause: err })

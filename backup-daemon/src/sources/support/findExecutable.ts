@@ -10,7 +10,12 @@ import { delimiter, isAbsolute, join } from 'node:path'
 /** Resolves to the full path of the first name that is an executable file on `path`, else undefined. */
 export async function findExecutable(names: string[], path = process.env.PATH ?? ''): Promise<string | undefined> {
   for (const name of names) {
-    const candidates = isAbsolute(name) ? [name] : path.split(delimiter).filter(Boolean).map((dir) => join(dir, name))
+    const candidates = isAbsolute(name)
+      ? [name]
+      : path
+          .split(delimiter)
+          .filter(Boolean)
+          .map((dir) => join(dir, name))
     for (const candidate of candidates) {
       try {
         await access(candidate, constants.X_OK)

@@ -37,7 +37,11 @@ export function tail(lines: number): { push(chunk: Buffer): void; text(): string
   let kept = ''
   return {
     push: (chunk: Buffer) => {
-      kept = (kept + chunk.toString('utf8')).split('\n').slice(-lines - 1).join('\n').slice(-8192)
+      kept = (kept + chunk.toString('utf8'))
+        .split('\n')
+        .slice(-lines - 1)
+        .join('\n')
+        .slice(-8192)
     },
     text: () => kept.trim().split('\n').slice(-lines).join(' | '),
   }

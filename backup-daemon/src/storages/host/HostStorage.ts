@@ -62,7 +62,10 @@ export class HostStorage implements Storage {
     const id = randomBytes(8).toString('hex')
     const placeholder = `${dir}/.${id}.incomplete`
     // `write` itself is not retried by the decorator (its body is a one-shot stream): retry this call here.
-    await retry((attempt) => this.api.put(placeholder, Readable.from([]), { 'Content-Length': '0' }, { signal: attempt }), { signal, isRetryable: (err) => this.isRetryable(err) })
+    await retry((attempt) => this.api.put(placeholder, Readable.from([]), { 'Content-Length': '0' }, { signal: attempt }), {
+      signal,
+      isRetryable: (err) => this.isRetryable(err),
+    })
     const dropPlaceholder = () => this.api.request('DELETE', placeholder, { allow404: true }).then(() => undefined)
     const folder = await mkdtemp(join(this.options.spoolDir ?? tmpdir(), 'backup-daemon-host-')).catch(async (err: unknown) => {
       await dropPlaceholder().catch(() => {})

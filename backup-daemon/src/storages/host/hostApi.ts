@@ -120,4 +120,3 @@ function summary(text: string): string {
   }
   return text.slice(0, 200) || '(no body)'
 }
-

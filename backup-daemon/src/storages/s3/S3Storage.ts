@@ -11,13 +11,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { Transform, type Readable } from 'node:stream'
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  ListObjectsV2Command,
-  S3Client,
-  type StorageClass,
-} from '@aws-sdk/client-s3'
+import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, S3Client, type StorageClass } from '@aws-sdk/client-s3'
 import { Upload } from '@aws-sdk/lib-storage'
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
 import { checkKey } from '../remote/checkKey.js'
@@ -119,7 +113,15 @@ export class S3Storage implements Storage {
       size,
       commit: async (key) => {
         if (committed === key) return
-        await copyObject({ client: this.client, bucket: this.options.bucket, from: this.keyOf(temp), to: this.keyOf(key), size, storageClass: this.options.storageClass, singleCopyLimit: this.options.singleCopyLimit })
+        await copyObject({
+          client: this.client,
+          bucket: this.options.bucket,
+          from: this.keyOf(temp),
+          to: this.keyOf(key),
+          size,
+          storageClass: this.options.storageClass,
+          singleCopyLimit: this.options.singleCopyLimit,
+        })
         committed = key
         await this.delete(temp)
       },
@@ -155,7 +157,11 @@ export class S3Storage implements Storage {
   async downloadUrl(key: string): Promise<string | undefined> {
     if (this.options.downloadMode !== 'signed') return undefined
     const filename = key.slice(key.lastIndexOf('/') + 1)
-    const command = new GetObjectCommand({ Bucket: this.options.bucket, Key: this.keyOf(key), ResponseContentDisposition: `attachment; filename="${filename.replace(/["\\]/g, '_')}"` })
+    const command = new GetObjectCommand({
+      Bucket: this.options.bucket,
+      Key: this.keyOf(key),
+      ResponseContentDisposition: `attachment; filename="${filename.replace(/["\\]/g, '_')}"`,
+    })
     return getSignedUrl(this.client, command, { expiresIn: this.options.signedUrlTTL })
   }
 
@@ -167,4 +173,3 @@ export class S3Storage implements Storage {
     return isS3Retryable(err)
   }
 }
-

@@ -26,7 +26,16 @@ export interface CopyObjectArgs {
   partSize?: number
 }
 
-export async function copyObject({ client, bucket, from, to, size, storageClass, singleCopyLimit = 5 * 1024 ** 3, partSize = 1024 ** 3 }: CopyObjectArgs): Promise<void> {
+export async function copyObject({
+  client,
+  bucket,
+  from,
+  to,
+  size,
+  storageClass,
+  singleCopyLimit = 5 * 1024 ** 3,
+  partSize = 1024 ** 3,
+}: CopyObjectArgs): Promise<void> {
   const source = `${bucket}/${from.split('/').map(encodeURIComponent).join('/')}`
   const StorageClass = storageClass as StorageClass | undefined
   if (size <= singleCopyLimit) {

@@ -56,7 +56,14 @@ export const s3Storage = {
       downloadMode: config.downloadMode,
       signedUrlTTL: config.signedUrlTTL,
     }
-    const info = { type: 's3', name: config.name, canStream: true, downloadUrl: options.downloadMode === 'signed', isNotExist: isS3NotExist, isRetryable: isS3Retryable }
+    const info = {
+      type: 's3',
+      name: config.name,
+      canStream: true,
+      downloadUrl: options.downloadMode === 'signed',
+      isNotExist: isS3NotExist,
+      isRetryable: isS3Retryable,
+    }
     return withRetries(lazyStorage(info, async () => new (await import('./S3Storage.js')).S3Storage(options)))
   },
 } satisfies StorageFactory<S3StorageConfig>

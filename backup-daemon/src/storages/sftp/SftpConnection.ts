@@ -153,7 +153,10 @@ export class SftpConnection {
       if (!strictHostKey) {
         if (!this.warned) {
           this.warned = true
-          this.options.log('warn', `sftp storage "${this.options.name}": strictHostKey is off: accepting the host key of ${where} (${offered}) without checking it (${listed ? 'it does NOT match' : 'it is not in'} ${this.options.knownHosts})`)
+          this.options.log(
+            'warn',
+            `sftp storage "${this.options.name}": strictHostKey is off: accepting the host key of ${where} (${offered}) without checking it (${listed ? 'it does NOT match' : 'it is not in'} ${this.options.knownHosts})`,
+          )
         }
         return true
       }

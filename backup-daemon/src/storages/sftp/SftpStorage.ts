@@ -134,10 +134,12 @@ export class SftpStorage implements Storage {
     const found: StoredObject[] = []
     await this.connection.use(async (sftp) => {
       const walk = async (dir: string): Promise<void> => {
-        const entries = await call<{ filename: string; attrs: Stats }[]>((cb) => sftp.readdir(dir ? posix.join(this.root, dir) : this.root, cb)).catch((err: unknown) => {
-          if (isSftpNotExist(err)) return []
-          throw err
-        })
+        const entries = await call<{ filename: string; attrs: Stats }[]>((cb) => sftp.readdir(dir ? posix.join(this.root, dir) : this.root, cb)).catch(
+          (err: unknown) => {
+            if (isSftpNotExist(err)) return []
+            throw err
+          },
+        )
         for (const { filename, attrs } of entries) {
           if (filename === '.' || filename === '..') continue
           const key = dir ? `${dir}/${filename}` : filename

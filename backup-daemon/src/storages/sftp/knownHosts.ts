@@ -32,7 +32,13 @@ export function hostEntryName(host: string, port: number): string {
 }
 
 function wildcard(pattern: string, name: string): boolean {
-  const regex = new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`, 'i')
+  const regex = new RegExp(
+    `^${pattern
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.')}$`,
+    'i',
+  )
   return regex.test(name)
 }
 

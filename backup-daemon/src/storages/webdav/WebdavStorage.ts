@@ -60,7 +60,12 @@ export class WebdavStorage implements Storage {
     if (segments.includes('..')) throw new Error('the WebDAV path must not contain ".."')
     this.base = new URL(serverPath + segments.map((s) => `${encodeURIComponent(s)}/`).join(''), server)
     this.basePath = decodeURIComponent(this.base.pathname)
-    this.baseFolders = segments.map((_, i) => segments.slice(0, i + 1).map(encodeURIComponent).join('/'))
+    this.baseFolders = segments.map((_, i) =>
+      segments
+        .slice(0, i + 1)
+        .map(encodeURIComponent)
+        .join('/'),
+    )
     this.serverUrl = new URL(serverPath, server)
   }
 
@@ -112,7 +117,12 @@ export class WebdavStorage implements Storage {
     signal.addEventListener('abort', onAbort, { once: true })
     try {
       signal.throwIfAborted()
-      const response = await this.request({ method: 'PUT', url: this.urlOf(temp), headers: { 'Content-Type': 'application/octet-stream', 'Transfer-Encoding': 'chunked' }, body: body.pipe(counted) })
+      const response = await this.request({
+        method: 'PUT',
+        url: this.urlOf(temp),
+        headers: { 'Content-Type': 'application/octet-stream', 'Transfer-Encoding': 'chunked' },
+        body: body.pipe(counted),
+      })
       await drain(response)
       if (stopped) throw stopped.reason
     } catch (err) {
@@ -189,7 +199,13 @@ export class WebdavStorage implements Storage {
 
   /** PROPFIND of one folder (Depth: 1) or one file (Depth: 0); undefined when missing. */
   private async propfind(url: string, depth: '0' | '1'): Promise<DavEntry[] | undefined> {
-    const response = await this.request({ method: 'PROPFIND', url, headers: { Depth: depth, 'Content-Type': 'application/xml; charset=utf-8' }, body: propfindBody, accept: [404] })
+    const response = await this.request({
+      method: 'PROPFIND',
+      url,
+      headers: { Depth: depth, 'Content-Type': 'application/xml; charset=utf-8' },
+      body: propfindBody,
+      accept: [404],
+    })
     const text = Buffer.concat(await response.toArray()).toString('utf8')
     if (response.statusCode === 404) return undefined
     return parseMultistatus(text, url)

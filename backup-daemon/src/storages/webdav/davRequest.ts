@@ -29,9 +29,15 @@ export interface DavCredentials {
 }
 
 /** Resolves with the response once its headers arrived; its body is for the caller to read or drop. */
-export async function davRequest(credentials: DavCredentials, { method, url, headers = {}, body, accept = [], signal, idleTimeoutMs = 60_000 }: DavRequest): Promise<IncomingMessage> {
+export async function davRequest(
+  credentials: DavCredentials,
+  { method, url, headers = {}, body, accept = [], signal, idleTimeoutMs = 60_000 }: DavRequest,
+): Promise<IncomingMessage> {
   const target = new URL(url)
-  const auth = credentials.username !== undefined ? { Authorization: `Basic ${Buffer.from(`${credentials.username}:${credentials.password ?? ''}`).toString('base64')}` } : {}
+  const auth =
+    credentials.username !== undefined
+      ? { Authorization: `Basic ${Buffer.from(`${credentials.username}:${credentials.password ?? ''}`).toString('base64')}` }
+      : {}
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest
   const request = send(target, { method, headers: { ...auth, ...headers }, signal })
   request.setTimeout(idleTimeoutMs, () => request.destroy(Object.assign(new Error(`WebDAV: ${method} ${target.pathname} timed out`), { code: 'ETIMEDOUT' })))
@@ -49,7 +55,16 @@ export async function davRequest(credentials: DavCredentials, { method, url, hea
     if (method === 'GET') request.setTimeout(0)
     if ((status >= 200 && status <= 299) || accept.includes(status)) return answer
     const text = Buffer.concat(await answer.toArray()).toString('utf8')
-    throw new UpstreamStatusError(status, `WebDAV server answered ${status} to ${method} ${target.pathname}: ${text.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 200) || '(no body)'}`)
+    throw new UpstreamStatusError(
+      status,
+      `WebDAV server answered ${status} to ${method} ${target.pathname}: ${
+        text
+          .replace(/<[^>]*>/g, ' ')
+          .replace(/\s+/g, ' ')
+          .trim()
+          .slice(0, 200) || '(no body)'
+      }`,
+    )
   } catch (err) {
     if (typeof body === 'object') body.destroy()
     request.destroy()

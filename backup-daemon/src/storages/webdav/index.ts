@@ -12,7 +12,9 @@ export const webdavConfigSchema = z.strictObject({
   type: z.literal('webdav'),
   name: z.string().min(1),
   /** The server's WebDAV URL, e.g. `https://cloud.example.com/remote.php/dav/files/backup/`. */
-  url: z.url({ protocol: /^https?$/ }).refine((u) => !new URL(u).username && !new URL(u).password, 'put the credentials in username and password, not in the url'),
+  url: z
+    .url({ protocol: /^https?$/ })
+    .refine((u) => !new URL(u).username && !new URL(u).password, 'put the credentials in username and password, not in the url'),
   username: z.string().min(1).optional(),
   password: z.string().optional(),
   /** Folder below `url` (created when missing). */
@@ -26,5 +28,6 @@ export const webdavStorage = {
   type: 'webdav',
   configSchema: webdavConfigSchema,
   secretKeys: ['password'],
-  create: (config) => withRetries(new WebdavStorage({ name: config.name, url: config.url, path: config.path, username: config.username, password: config.password })),
+  create: (config) =>
+    withRetries(new WebdavStorage({ name: config.name, url: config.url, path: config.path, username: config.username, password: config.password })),
 } satisfies StorageFactory<WebdavStorageConfig>

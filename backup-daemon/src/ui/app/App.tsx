@@ -58,7 +58,9 @@ export function App() {
     return (
       <main id="main" tabIndex={-1} class="page narrow">
         <h1>Backup daemon</h1>
-        <p class="alert error" role="alert">{bootError}</p>
+        <p class="alert error" role="alert">
+          {bootError}
+        </p>
         <button onClick={() => void boot()}>Try again</button>
       </main>
     )

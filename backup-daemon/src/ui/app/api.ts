@@ -113,8 +113,7 @@ const job = (name: string) => `/jobs/${encodeURIComponent(name)}`
 export const api = {
   settings: () => request<Settings>('GET', '/settings'),
   authCheck: () => request<AuthCheck>('GET', '/auth/check'),
-  login: (username: string, password: string) =>
-    request<{ success: boolean }>('POST', '/auth/login', { username, password }, { handle401: false }),
+  login: (username: string, password: string) => request<{ success: boolean }>('POST', '/auth/login', { username, password }, { handle401: false }),
   logout: () => request<unknown>('POST', '/auth/logout', undefined, { handle401: false }),
   jobs: () => request<{ jobs: JobView[] }>('GET', '/jobs'),
   jobStatus: (name: string) => request<Omit<JobView, 'schedule' | 'sourcesCount' | 'storagesCount'>>('GET', `${job(name)}/status`),

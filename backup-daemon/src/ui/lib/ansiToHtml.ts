@@ -165,6 +165,9 @@ export function ansiPaletteCss(): string {
 }
 
 function hex(r: number, g: number, b: number): string {
-  const part = (v: number) => Math.max(0, Math.min(255, Math.trunc(v))).toString(16).padStart(2, '0')
+  const part = (v: number) =>
+    Math.max(0, Math.min(255, Math.trunc(v)))
+      .toString(16)
+      .padStart(2, '0')
   return `#${part(r)}${part(g)}${part(b)}`
 }

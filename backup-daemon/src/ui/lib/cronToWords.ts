@@ -135,9 +135,7 @@ function minuteHourPhrase(f: Fields): string {
     return minutes.startsWith('at') ? `${hours} ${minutes}` : `${minutes}, ${hours}`
   }
   const range = contiguous(hour.values)
-  const during = range
-    ? `from ${pad(range[0])}:00 to ${pad(range[1])}:59`
-    : `during hour ${joinWords(hour.values.map((h) => pad(h)))}`
+  const during = range ? `from ${pad(range[0])}:00 to ${pad(range[1])}:59` : `during hour ${joinWords(hour.values.map((h) => pad(h)))}`
   if (minutes.startsWith('at')) return `every hour ${minutes}, ${during}`
   return `${minutes || 'every hour'}, ${during}`
 }

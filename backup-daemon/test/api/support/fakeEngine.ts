@@ -32,8 +32,7 @@ export interface FakeSnapshot {
 }
 
 /** `aaa`, `aab`, ... for part index 0, 1, ... (the original service's part suffixes). */
-export const partSuffix = (index: number): string =>
-  [676, 26, 1].map((unit) => String.fromCharCode(97 + (Math.floor(index / unit) % 26))).join('')
+export const partSuffix = (index: number): string => [676, 26, 1].map((unit) => String.fromCharCode(97 + (Math.floor(index / unit) % 26))).join('')
 
 const scopeKey = (scope: LogScope) => (scope.kind === 'system' ? 'system' : `job:${scope.job}`)
 
@@ -126,7 +125,15 @@ export class FakeEngine implements Engine {
   }
   runInfo(name: string): RunInfo {
     const job = this.job(name)
-    const status = job.cancelling ? 'cancelling' : job.status === 'idle' ? (job.lastResult ? (job.lastResult.success ? 'success' : 'failed') : 'idle') : job.status
+    const status = job.cancelling
+      ? 'cancelling'
+      : job.status === 'idle'
+        ? job.lastResult
+          ? job.lastResult.success
+            ? 'success'
+            : 'failed'
+          : 'idle'
+        : job.status
     return { startTime: job.lastRun ?? '', endTime: job.lastRun ?? '', duration: job.lastResult?.duration ?? '', error: job.lastResult?.error ?? '', status }
   }
   run(name: string, trigger: 'manual' | 'schedule'): { startedAt: string } {

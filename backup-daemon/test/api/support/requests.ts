@@ -5,7 +5,6 @@
 import type { Hono } from 'hono'
 import { testPassword, testUser } from './testConfig.js'
 
- 
 type AnyApp = Hono<any, any, any>
 
 export function postJson(app: AnyApp, path: string, body: unknown, headers: Record<string, string> = {}) {
@@ -29,8 +28,10 @@ export function cookiePair(res: Response): string {
 /** The attributes of a `Set-Cookie` header as a lower-cased map (`httponly` -> ''). */
 export function cookieAttributes(header: string): Map<string, string> {
   const [, ...parts] = header.split(';').map((p) => p.trim())
-  return new Map(parts.map((p) => {
-    const [k, ...v] = p.split('=')
-    return [k!.toLowerCase(), v.join('=')]
-  }))
+  return new Map(
+    parts.map((p) => {
+      const [k, ...v] = p.split('=')
+      return [k!.toLowerCase(), v.join('=')]
+    }),
+  )
 }

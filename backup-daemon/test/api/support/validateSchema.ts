@@ -9,7 +9,24 @@
 
 type Schema = Record<string, unknown>
 
-const known = new Set(['$ref', 'type', 'properties', 'required', 'items', 'enum', 'additionalProperties', 'minLength', 'maxLength', 'anyOf', 'description', 'example', 'format', 'default', 'minimum', 'maximum'])
+const known = new Set([
+  '$ref',
+  'type',
+  'properties',
+  'required',
+  'items',
+  'enum',
+  'additionalProperties',
+  'minLength',
+  'maxLength',
+  'anyOf',
+  'description',
+  'example',
+  'format',
+  'default',
+  'minimum',
+  'maximum',
+])
 
 function typeOf(value: unknown): string {
   if (value === null) return 'null'
@@ -51,8 +68,10 @@ export function validateSchema(value: unknown, schema: Schema, components: Recor
     for (const key of (schema.required ?? []) as string[]) if (!(key in object)) errors.push(`${path}: missing required "${key}"`)
     for (const [key, item] of Object.entries(object)) {
       if (properties[key]) errors.push(...validateSchema(item, properties[key], components, `${path}.${key}`))
-      else if (schema.additionalProperties && typeof schema.additionalProperties === 'object') errors.push(...validateSchema(item, schema.additionalProperties as Schema, components, `${path}.${key}`))
-      else if (schema.additionalProperties !== true && !(schema.additionalProperties && typeof schema.additionalProperties === 'object')) errors.push(`${path}: "${key}" is not declared`)
+      else if (schema.additionalProperties && typeof schema.additionalProperties === 'object')
+        errors.push(...validateSchema(item, schema.additionalProperties as Schema, components, `${path}.${key}`))
+      else if (schema.additionalProperties !== true && !(schema.additionalProperties && typeof schema.additionalProperties === 'object'))
+        errors.push(`${path}: "${key}" is not declared`)
     }
   }
   return errors

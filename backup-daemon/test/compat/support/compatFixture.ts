@@ -89,7 +89,10 @@ export async function capture(fn: () => Promise<number>): Promise<Captured> {
   }
 }
 
-const contextOf = (job: JobConfig, storage?: string) => ({ job, storages: job.storages.filter((s) => storage === undefined || s.name === storage).map((entry) => createJobStorage(entry)) })
+const contextOf = (job: JobConfig, storage?: string) => ({
+  job,
+  storages: job.storages.filter((s) => storage === undefined || s.name === storage).map((entry) => createJobStorage(entry)),
+})
 
 /** `backup-daemon verify` in process; `storage` is its `--storage`. */
 export const verify = (job: JobConfig, snapshot?: string, storage?: string) => capture(() => verifyIn(contextOf(job, storage), snapshot))

@@ -45,7 +45,12 @@ export interface WriteOriginalOptions {
 
 const stamp = (at: Date) => at.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)
 
-const programs: Record<Exclude<OriginalCompression, 'zip'>, string | undefined> = { tar: undefined, 'tar.gz': 'pigz', 'tar.zst': 'zstd -T0', 'tar.xz': 'xz -T0' }
+const programs: Record<Exclude<OriginalCompression, 'zip'>, string | undefined> = {
+  tar: undefined,
+  'tar.gz': 'pigz',
+  'tar.zst': 'zstd -T0',
+  'tar.xz': 'xz -T0',
+}
 
 export async function writeOriginal(options: WriteOriginalOptions): Promise<OriginalSnapshot> {
   const work = await mkdtemp(join(tmpdir(), 'snapr-like-'))

@@ -61,7 +61,18 @@ export async function startPostgresCluster(bin: string): Promise<PostgresCluster
     await chown(dir, Number(stdout), Number(gid))
     await chown(pwfile, Number(stdout), Number(gid))
   }
-  await asServer(join(bin, 'initdb'), ['-D', data, '-U', superuser, '--auth-local=trust', '--auth-host=scram-sha-256', `--pwfile=${pwfile}`, '--no-sync', '-E', 'UTF8'])
+  await asServer(join(bin, 'initdb'), [
+    '-D',
+    data,
+    '-U',
+    superuser,
+    '--auth-local=trust',
+    '--auth-host=scram-sha-256',
+    `--pwfile=${pwfile}`,
+    '--no-sync',
+    '-E',
+    'UTF8',
+  ])
   const port = await freePort()
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`
   await asServer(join(bin, 'pg_ctl'), ['-D', data, '-o', options, '-l', join(dir, 'server.log'), '-w', '-t', '60', 'start'])
@@ -73,7 +84,24 @@ export async function startPostgresCluster(bin: string): Promise<PostgresCluster
     superuser,
     password,
     sql: async (database, statement) => {
-      const { stdout } = await run(join(bin, 'psql'), ['-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-h', dir, '-p', String(port), '-U', superuser, '-d', database, '-c', statement])
+      const { stdout } = await run(join(bin, 'psql'), [
+        '-X',
+        '-q',
+        '-A',
+        '-t',
+        '-v',
+        'ON_ERROR_STOP=1',
+        '-h',
+        dir,
+        '-p',
+        String(port),
+        '-U',
+        superuser,
+        '-d',
+        database,
+        '-c',
+        statement,
+      ])
       return stdout.trim()
     },
     stop: async () => {

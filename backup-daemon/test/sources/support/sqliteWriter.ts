@@ -36,7 +36,9 @@ export interface SqliteWriter {
 
 /** Creates (if needed) and fills the database, then keeps writing until `stop()`. */
 export async function startSqliteWriter(path: string, journal: 'WAL' | 'DELETE'): Promise<SqliteWriter> {
-  const child: ChildProcess = spawn(process.execPath, ['--input-type=commonjs', '-e', script, libsql, path, journal, journal === 'WAL' ? '1' : '25'], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const child: ChildProcess = spawn(process.execPath, ['--input-type=commonjs', '-e', script, libsql, path, journal, journal === 'WAL' ? '1' : '25'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
   await new Promise<void>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`writer exited early (${code})`)))
     child.stdout!.on('data', (chunk: Buffer) => {

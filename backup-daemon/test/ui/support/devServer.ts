@@ -12,22 +12,60 @@ import { testConfig, testPassword, testUser } from '../../api/support/testConfig
 
 const engine = new FakeEngine([
   fakeJob('nightly-files', { schedule: '0 2 * * *' }),
-  fakeJob('db-every-15-min', { schedule: '*/15 * * * 1-5', status: 'running', lastResult: { success: false, duration: '4.1s', error: 'mongodb: connection refused' } }),
+  fakeJob('db-every-15-min', {
+    schedule: '*/15 * * * 1-5',
+    status: 'running',
+    lastResult: { success: false, duration: '4.1s', error: 'mongodb: connection refused' },
+  }),
   fakeJob('weekly-archive', { schedule: '0 3 * * 0', active: false, lastRun: undefined, nextRun: undefined, lastResult: undefined }),
 ])
 const ESC = '\u001b'
 for (let i = 0; i < 300; i++) {
   const level = i % 10 === 0 ? `${ESC}[33mWARN${ESC}[0m` : i % 37 === 0 ? `${ESC}[1;31mERROR${ESC}[0m` : `${ESC}[32mINFO${ESC}[0m`
-  engine.logs.append({ kind: 'job', job: 'nightly-files' }, `2026-11-21T08:${String(i % 60).padStart(2, '0')}:00Z ${level} archived ${ESC}[36mfile-${i}.jpg${ESC}[0m <b>not bold</b>`)
+  engine.logs.append(
+    { kind: 'job', job: 'nightly-files' },
+    `2026-11-21T08:${String(i % 60).padStart(2, '0')}:00Z ${level} archived ${ESC}[36mfile-${i}.jpg${ESC}[0m <b>not bold</b>`,
+  )
   engine.logs.append({ kind: 'system' }, `2026-11-21T08:00:00Z ${ESC}[32mINFO${ESC}[0m system line ${i}`)
 }
 engine.snapshots.set('nightly-files', [
   {
-    view: { id: 'nightly-files-2026-11-21T02-00-00Z.tar.gz', name: 'nightly-files-2026-11-21T02-00-00Z.tar.gz', jobName: 'nightly-files', path: '/backups', size: 123456789, createdAt: new Date(Date.now() - 6 * 3600e3).toISOString(), storageType: 'local', isSplit: false, fullDownloadSupported: true, partsCount: 1, checksummed: true, damaged: false, storage: 'disk', storages: ['disk', 'offsite'] },
+    view: {
+      id: 'nightly-files-2026-11-21T02-00-00Z.tar.gz',
+      name: 'nightly-files-2026-11-21T02-00-00Z.tar.gz',
+      jobName: 'nightly-files',
+      path: '/backups',
+      size: 123456789,
+      createdAt: new Date(Date.now() - 6 * 3600e3).toISOString(),
+      storageType: 'local',
+      isSplit: false,
+      fullDownloadSupported: true,
+      partsCount: 1,
+      checksummed: true,
+      damaged: false,
+      storage: 'disk',
+      storages: ['disk', 'offsite'],
+    },
     bytes: Buffer.from('hello snapshot'),
   },
   {
-    view: { id: 'nightly-files-20261120-020000.tar.gz', name: 'nightly-files-20261120-020000.tar.gz', jobName: 'nightly-files', path: '/backups', size: 5 * 1024 ** 3, createdAt: new Date(Date.now() - 30 * 3600e3).toISOString(), storageType: 's3', isSplit: true, fullDownloadSupported: true, partsCount: 5, checksummed: false, damaged: true, damageReason: 'part aae is missing', storage: 'offsite', storages: ['offsite'] },
+    view: {
+      id: 'nightly-files-20261120-020000.tar.gz',
+      name: 'nightly-files-20261120-020000.tar.gz',
+      jobName: 'nightly-files',
+      path: '/backups',
+      size: 5 * 1024 ** 3,
+      createdAt: new Date(Date.now() - 30 * 3600e3).toISOString(),
+      storageType: 's3',
+      isSplit: true,
+      fullDownloadSupported: true,
+      partsCount: 5,
+      checksummed: false,
+      damaged: true,
+      damageReason: 'part aae is missing',
+      storage: 'offsite',
+      storages: ['offsite'],
+    },
     parts: ['sp', 'l', 'i', 't', '!'].map((p) => Buffer.from(p)),
   },
 ])

@@ -25,11 +25,33 @@ export function makeJobs(dir: string): DaemonJob[] {
   ftruncateSync(fd, 64 * 1024 ** 3)
   closeSync(fd)
   return [
-    { name: 'small', schedule: '0 3 * * *', sources: [{ type: 'local', name: 'files', path: small }], storages: [{ type: 'local', name: 'disk', path: join(dir, 'store-small') }] },
-    { name: 'huge', schedule: '', sources: [{ type: 'local', name: 'disk-image', path: huge }], storages: [{ type: 'local', name: 'disk', path: join(dir, 'store-huge') }] },
+    {
+      name: 'small',
+      schedule: '0 3 * * *',
+      sources: [{ type: 'local', name: 'files', path: small }],
+      storages: [{ type: 'local', name: 'disk', path: join(dir, 'store-small') }],
+    },
+    {
+      name: 'huge',
+      schedule: '',
+      sources: [{ type: 'local', name: 'disk-image', path: huge }],
+      storages: [{ type: 'local', name: 'disk', path: join(dir, 'store-huge') }],
+    },
     // Split into 64 KiB parts: the UI shows the part count and downloads the set whole.
-    { name: 'parted', schedule: '0 */6 * * *', split: { chunkSize: 65_536 }, sources: [{ type: 'local', name: 'files', path: small }], storages: [{ type: 'local', name: 'disk', path: join(dir, 'store-parted') }] },
-    { name: 'archive', schedule: '30 4 * * 0', active: false, sources: [{ type: 'local', name: 'files', path: small }], storages: [{ type: 'local', name: 'disk', path: join(dir, 'store-archive') }] },
+    {
+      name: 'parted',
+      schedule: '0 */6 * * *',
+      split: { chunkSize: 65_536 },
+      sources: [{ type: 'local', name: 'files', path: small }],
+      storages: [{ type: 'local', name: 'disk', path: join(dir, 'store-parted') }],
+    },
+    {
+      name: 'archive',
+      schedule: '30 4 * * 0',
+      active: false,
+      sources: [{ type: 'local', name: 'files', path: small }],
+      storages: [{ type: 'local', name: 'disk', path: join(dir, 'store-archive') }],
+    },
   ]
 }
 

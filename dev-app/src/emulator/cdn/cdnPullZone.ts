@@ -64,6 +64,12 @@ export const cdnPullZone: UpstreamHandler = async (req, res, { rawPath, query },
     return true
   }
   const type = zoneFileType(target.relative, ctx.options.inlineActiveContent)
-  await serveFile({ req, res, filePath: target.absolute, contentType: type.contentType, headers: { ...cors, ...type.headers, 'Cache-Control': 'public, max-age=31536000' } })
+  await serveFile({
+    req,
+    res,
+    filePath: target.absolute,
+    contentType: type.contentType,
+    headers: { ...cors, ...type.headers, 'Cache-Control': 'public, max-age=31536000' },
+  })
   return true
 }

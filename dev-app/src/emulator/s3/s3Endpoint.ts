@@ -35,7 +35,12 @@ function xmlEscape(text: string): string {
  * Algorithms not computed here (CRC32C, CRC64NVME, SHA-1) are accepted unchecked.
  * Returns the name of the mismatching value, with `ignored` when only the lenient mode let it pass.
  */
-function checksumMismatch(req: IncomingMessage, query: URLSearchParams, object: WrittenObject, strictQuery: boolean): { name: string; ignored: boolean } | undefined {
+function checksumMismatch(
+  req: IncomingMessage,
+  query: URLSearchParams,
+  object: WrittenObject,
+  strictQuery: boolean,
+): { name: string; ignored: boolean } | undefined {
   const value = (name: string): { value: string; fromQuery: boolean } | undefined => {
     const header = req.headers[name]
     if (typeof header === 'string') return { value: header, fromQuery: false }

@@ -47,7 +47,15 @@ function parseAmzDate(value: string): Date | undefined {
 }
 
 /** Resolves to `undefined` when the request is validly presigned, else to the S3 error to answer. */
-export async function verifyPresignedRequest({ req, rawPath, query, accessKeyId, secretAccessKey, region, now = new Date() }: VerifyPresignedArgs): Promise<S3Refusal | undefined> {
+export async function verifyPresignedRequest({
+  req,
+  rawPath,
+  query,
+  accessKeyId,
+  secretAccessKey,
+  region,
+  now = new Date(),
+}: VerifyPresignedArgs): Promise<S3Refusal | undefined> {
   const algorithm = query.get('X-Amz-Algorithm')
   const credential = query.get('X-Amz-Credential')
   const amzDate = query.get('X-Amz-Date')
@@ -56,7 +64,11 @@ export async function verifyPresignedRequest({ req, rawPath, query, accessKeyId,
   const signature = query.get('X-Amz-Signature')
   if (!algorithm && !signature) return refuse(403, 'AccessDenied', 'Access Denied')
   if (algorithm !== 'AWS4-HMAC-SHA256' || !credential || !amzDate || !expires || !signedHeaders || !signature) {
-    return refuse(400, 'AuthorizationQueryParametersError', 'Query-string authentication version 4 requires the X-Amz-Algorithm, X-Amz-Credential, X-Amz-Signature, X-Amz-Date, X-Amz-SignedHeaders, and X-Amz-Expires parameters.')
+    return refuse(
+      400,
+      'AuthorizationQueryParametersError',
+      'Query-string authentication version 4 requires the X-Amz-Algorithm, X-Amz-Credential, X-Amz-Signature, X-Amz-Date, X-Amz-SignedHeaders, and X-Amz-Expires parameters.',
+    )
   }
   const scope = credential.split('/')
   const [keyId, shortDate, scopeRegion, service, terminator] = scope
@@ -65,7 +77,11 @@ export async function verifyPresignedRequest({ req, rawPath, query, accessKeyId,
   }
   if (keyId !== accessKeyId) return refuse(403, 'InvalidAccessKeyId', 'The AWS Access Key Id you provided does not exist in our records.')
   if (region !== undefined && scopeRegion !== region) {
-    return refuse(400, 'AuthorizationQueryParametersError', `Error parsing the X-Amz-Credential parameter; the region '${scopeRegion}' is wrong; expecting '${region}'`)
+    return refuse(
+      400,
+      'AuthorizationQueryParametersError',
+      `Error parsing the X-Amz-Credential parameter; the region '${scopeRegion}' is wrong; expecting '${region}'`,
+    )
   }
   const signingDate = parseAmzDate(amzDate)
   const expiresIn = Number(expires)
@@ -121,7 +137,11 @@ export async function verifyPresignedRequest({ req, rawPath, query, accessKeyId,
   const expected = presigned.query?.['X-Amz-Signature']
   const expectedSignedHeaders = presigned.query?.['X-Amz-SignedHeaders']
   if (typeof expected !== 'string' || expectedSignedHeaders !== signedHeaders || !safeEqual(signature, expected)) {
-    return refuse(403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided. Check your key and signing method.')
+    return refuse(
+      403,
+      'SignatureDoesNotMatch',
+      'The request signature we calculated does not match the signature you provided. Check your key and signing method.',
+    )
   }
   return undefined
 }

@@ -25,8 +25,11 @@ export function masterPlaylist(video: VideoRecord): string {
   const lines = ['#EXTM3U', '#EXT-X-VERSION:3', '#EXT-X-INDEPENDENT-SEGMENTS']
   for (const resolution of video.availableResolutions) {
     const height = Number.parseInt(resolution, 10)
-    const width = video.height > 0 ? Math.round((video.width / video.height) * height / 2) * 2 : Math.round((height * 16) / 9 / 2) * 2
-    lines.push(`#EXT-X-STREAM-INF:BANDWIDTH=${BANDWIDTH[height] ?? height * 4000},RESOLUTION=${width}x${height},CODECS="avc1.640028,mp4a.40.2"`, `${resolution}/video.m3u8`)
+    const width = video.height > 0 ? Math.round(((video.width / video.height) * height) / 2) * 2 : Math.round((height * 16) / 9 / 2) * 2
+    lines.push(
+      `#EXT-X-STREAM-INF:BANDWIDTH=${BANDWIDTH[height] ?? height * 4000},RESOLUTION=${width}x${height},CODECS="avc1.640028,mp4a.40.2"`,
+      `${resolution}/video.m3u8`,
+    )
   }
   return `${lines.join('\n')}\n`
 }
@@ -72,7 +75,8 @@ export const streamCdn: UpstreamHandler = async (req, res, { rawPath, query }, c
     res.end(req.method === 'HEAD' ? undefined : playlist)
     return true
   }
-  const image = file === 'thumbnail.jpg' ? { bytes: thumbnailJpeg, type: 'image/jpeg' } : file === 'preview.webp' ? { bytes: previewWebp, type: 'image/webp' } : undefined
+  const image =
+    file === 'thumbnail.jpg' ? { bytes: thumbnailJpeg, type: 'image/jpeg' } : file === 'preview.webp' ? { bytes: previewWebp, type: 'image/webp' } : undefined
   if (image && encoded) {
     res.writeHead(200, { ...cors, 'Content-Type': image.type, 'Content-Length': String(image.bytes.length) })
     res.end(req.method === 'HEAD' ? undefined : image.bytes)

@@ -85,8 +85,8 @@ export function RestoreDialog({ job, snapshot, kind, onClose }: RestoreDialogPro
       <h2 id="task-dialog-title">{title}</h2>
       {!task && kind === 'verify' && (
         <p>
-          Reads every part of <strong>{snapshot}</strong> from each storage that holds it and checks it against the snapshot's checksums (a snapshot
-          without them is decrypted and read to its end). Nothing is written.
+          Reads every part of <strong>{snapshot}</strong> from each storage that holds it and checks it against the snapshot's checksums (a snapshot without
+          them is decrypted and read to its end). Nothing is written.
         </p>
       )}
       {!task && kind === 'restore' && (

@@ -104,13 +104,10 @@ export function useLogStream(source: LogSource, tail: number): LogStream {
         // Closed for good (e.g. a 401 answer): find out why before trying again.
         events.close()
         setState('offline')
-        api.authCheck().then(
-          (auth) => {
-            if (auth.authEnabled && !auth.authenticated) reportUnauthorized()
-            else retryLater()
-          },
-          retryLater,
-        )
+        api.authCheck().then((auth) => {
+          if (auth.authEnabled && !auth.authenticated) reportUnauthorized()
+          else retryLater()
+        }, retryLater)
       }
     }
 

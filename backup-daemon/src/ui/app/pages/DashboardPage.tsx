@@ -20,19 +20,22 @@ export function DashboardPage() {
   const [updatedAt, setUpdatedAt] = useState<Date>()
   const busy = jobs?.some((j) => j.status !== 'idle') ?? false
 
-  useInterval(() => {
-    api.jobs().then(
-      (r) => {
-        setJobs(r.jobs)
-        setError(undefined)
-        setUpdatedAt(new Date())
-      },
-      (err: unknown) => {
-        if (err instanceof ApiError && err.status === 401) return
-        setError(err instanceof Error ? err.message : String(err))
-      },
-    )
-  }, busy ? 2000 : 5000)
+  useInterval(
+    () => {
+      api.jobs().then(
+        (r) => {
+          setJobs(r.jobs)
+          setError(undefined)
+          setUpdatedAt(new Date())
+        },
+        (err: unknown) => {
+          if (err instanceof ApiError && err.status === 401) return
+          setError(err instanceof Error ? err.message : String(err))
+        },
+      )
+    },
+    busy ? 2000 : 5000,
+  )
 
   return (
     <main id="main" tabIndex={-1} class="page">

@@ -40,7 +40,10 @@ export function JobPage({ name, settings }: { name: string; settings: Settings }
   useEffect(() => {
     setJob(undefined)
     setNotFound(false)
-    api.jobs().then((r) => setDetails(r.jobs.find((j) => j.name === name)), () => {})
+    api.jobs().then(
+      (r) => setDetails(r.jobs.find((j) => j.name === name)),
+      () => {},
+    )
   }, [name])
 
   const refresh = () => {
@@ -151,7 +154,7 @@ export function JobPage({ name, settings }: { name: string; settings: Settings }
 
       {progress && <RunProgressView progress={progress} />}
 
-            <SnapshotsTable
+      <SnapshotsTable
         name={name}
         canDownload={settings.permissions.allowBackupDownload}
         canRestore={settings.permissions.allowRestore ?? false}

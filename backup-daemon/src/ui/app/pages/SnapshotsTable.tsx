@@ -77,7 +77,10 @@ export function SnapshotsTable({ name, canDownload, canRestore = false, version 
                 <td data-label="Created">
                   <RelativeTime time={s.createdAt} />
                 </td>
-                <td data-label="Storage" title={s.storages && s.storages.length > 1 ? `also on: ${s.storages.filter((n) => n !== s.storage).join(', ')}` : undefined}>
+                <td
+                  data-label="Storage"
+                  title={s.storages && s.storages.length > 1 ? `also on: ${s.storages.filter((n) => n !== s.storage).join(', ')}` : undefined}
+                >
                   {s.storage ? `${s.storage} (${s.storageType})` : s.storageType}
                 </td>
                 <td data-label="Split">{s.isSplit ? `${s.partsCount} parts` : 'no'}</td>

@@ -58,7 +58,9 @@ export function SystemPage({ settings }: { settings: Settings }) {
             <dt>Jobs</dt>
             <dd data-fact="jobs">
               {status?.jobsCount ?? '—'}
-              {status?.jobs && status.jobs.running + status.jobs.cancelling > 0 && <span class="muted"> ({status.jobs.running + status.jobs.cancelling} running)</span>}
+              {status?.jobs && status.jobs.running + status.jobs.cancelling > 0 && (
+                <span class="muted"> ({status.jobs.running + status.jobs.cancelling} running)</span>
+              )}
             </dd>
           </div>
         </dl>
