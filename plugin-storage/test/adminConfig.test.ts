@@ -68,7 +68,7 @@ describe('admin config', () => {
     expect(thumbnailSizeName({})).to.equal(undefined)
   })
 
-  it('adds the video panel, the playback endpoint and the thumbnail to stream collections once, and keeps an app thumbnail function', () => {
+  it('adds the video panel and the thumbnail to stream collections once (the plugin itself adds the playback endpoint, once: appliedTwice.test.ts), and keeps an app thumbnail function', () => {
     const options = resolveOptions({
       collections: { media: 'storage', videos: 'stream' },
       storage: { accessKey: 'k', cdnUrl: 'https://cdn.example', zoneName: 'z' },
@@ -86,7 +86,6 @@ describe('admin config', () => {
     const twice = applyAdmin(once, options)
     const videos = twice.collections!.find((c) => c.slug === 'videos')!
     expect(videos.fields.filter((f) => 'name' in f && f.name === VIDEO_PANEL_FIELD)).to.have.length(1)
-    expect((videos.endpoints || []).filter((e) => e.path === '/:id/playback')).to.have.length(1)
     expect((videos.upload as { adminThumbnail: unknown }).adminThumbnail).to.equal(videoThumbnail)
     expect((twice.collections!.find((c) => c.slug === 'media')!.upload as { adminThumbnail: unknown }).adminThumbnail).to.equal(own)
     const merged = twice.i18n!.translations as Record<string, Record<string, Record<string, string>>>
