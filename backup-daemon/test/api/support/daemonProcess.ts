@@ -15,13 +15,21 @@ export interface DaemonProcess {
   stop(): Promise<number | null>
 }
 
-export async function spawnDaemon(configFile: string): Promise<DaemonProcess> {
-  const child = spawn(process.execPath, [bin, '--config', configFile], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '' } })
+export interface SpawnDaemonOptions {
+  /** Folder put first on the child's PATH (stand-in tools). */
+  pathPrefix?: string
+  /** @default 20000 */
+  startTimeoutMs?: number
+}
+
+export async function spawnDaemon(configFile: string, { pathPrefix, startTimeoutMs = 20_000 }: SpawnDaemonOptions = {}): Promise<DaemonProcess> {
+  const env = { ...process.env, FORCE_COLOR: '', ...(pathPrefix ? { PATH: `${pathPrefix}:${process.env.PATH ?? ''}` } : {}) }
+  const child = spawn(process.execPath, [bin, '--config', configFile], { stdio: ['ignore', 'pipe', 'pipe'], env })
   let output = ''
   child.stdout!.on('data', (chunk: Buffer) => void (output += chunk.toString()))
   child.stderr!.on('data', (chunk: Buffer) => void (output += chunk.toString()))
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`daemon did not start in 20 s:\n${output}`)), 20_000)
+    const timer = setTimeout(() => reject(new Error(`daemon did not start in ${startTimeoutMs / 1000} s:\n${output}`)), startTimeoutMs)
     const check = () => {
       const match = /listening on (http:\/\/\S+)/.exec(output)
       if (match) {

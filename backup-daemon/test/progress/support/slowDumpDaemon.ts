@@ -5,13 +5,13 @@
  * is held in the middle deterministically (no sleeps, no timing). Also the session login and a small
  * SSE reader for the progress stream.
  */
-import { spawn } from 'node:child_process'
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { chmodSync, createWriteStream, mkdirSync, writeFileSync, type WriteStream } from 'node:fs'
 import { join } from 'node:path'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import { hashPassword } from '../../../src/auth/password.js'
+import { spawnDaemon } from '../../api/support/daemonProcess.js'
 
 const bin = fileURLToPath(new URL('../../../bin/backup-daemon.js', import.meta.url))
 export const operator = { username: 'operator', password: 'progress-test-password' }
@@ -58,41 +58,9 @@ export interface Daemon {
   stop(): Promise<number | null>
 }
 
-export async function startDaemon(configFile: string, binDir: string): Promise<Daemon> {
-  const env = { ...process.env, FORCE_COLOR: '', PATH: `${binDir}:${process.env.PATH ?? ''}` }
-  const child = spawn(process.execPath, [bin, 'serve', '--config', configFile], { stdio: ['ignore', 'pipe', 'pipe'], env })
-  let output = ''
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`daemon did not start in 30 s:\n${output}`)), 30_000)
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString()
-      const match = /listening on (http:\/\/\S+)/.exec(output)
-      if (match) {
-        clearTimeout(timer)
-        resolve(match[1]!)
-      }
-    }
-    child.stdout!.on('data', onData)
-    child.stderr!.on('data', onData)
-    child.once('exit', (code) => {
-      clearTimeout(timer)
-      reject(new Error(`daemon exited with ${code}:\n${output}`))
-    })
-  })
-  return {
-    url,
-    output: () => output,
-    stop: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode)
-        const kill = setTimeout(() => child.kill('SIGKILL'), 10_000)
-        child.once('exit', (code) => {
-          clearTimeout(kill)
-          resolve(code)
-        })
-        child.kill('SIGTERM')
-      }),
-  }
+/** The real daemon with the stand-in dump tool first on its PATH. */
+export function startDaemon(configFile: string, binDir: string): Promise<Daemon> {
+  return spawnDaemon(configFile, { pathPrefix: binDir, startTimeoutMs: 30_000 })
 }
 
 export async function login(url: string): Promise<string> {
