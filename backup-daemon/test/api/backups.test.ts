@@ -1,27 +1,12 @@
 import { expect } from 'chai'
 import { createApp } from '../../src/server/createApp.js'
 import { contentDisposition } from '../../src/server/contentDisposition.js'
-import { FakeEngine, type FakeSnapshot } from './support/fakeEngine.js'
+import { FakeEngine, fakeSnapshotView, type FakeSnapshot } from './support/fakeEngine.js'
 import { loginCookie } from './support/requests.js'
 import { testConfig, type TestConfigOverrides } from './support/testConfig.js'
 
-const snapshot = (name: string, extra: Partial<FakeSnapshot['view']> = {}): FakeSnapshot['view'] => ({
-  id: name,
-  name,
-  jobName: 'nightly',
-  path: `/backups/${name}`,
-  size: 11,
-  createdAt: '2026-11-21T03:00:00.000Z',
-  storageType: 'local',
-  isSplit: false,
-  fullDownloadSupported: true,
-  partsCount: 1,
-  checksummed: true,
-  damaged: false,
-  storage: 'disk',
-  storages: ['disk'],
-  ...extra,
-})
+const snapshot = (name: string, extra: Partial<FakeSnapshot['view']> = {}): FakeSnapshot['view'] =>
+  fakeSnapshotView(name, { path: `/backups/${name}`, size: 11, ...extra })
 
 const partBytes = [Buffer.from('first part '), Buffer.from('second part '), Buffer.from('last')]
 

@@ -1,7 +1,7 @@
 import { validate, compileErrors } from '@readme/openapi-parser'
 import { expect } from 'chai'
 import { createApp } from '../../src/server/createApp.js'
-import { FakeEngine, fakeJob, type FakeSnapshot } from './support/fakeEngine.js'
+import { FakeEngine, fakeJob, fakeSnapshotView, type FakeSnapshot } from './support/fakeEngine.js'
 import { loginCookie } from './support/requests.js'
 import { testConfig } from './support/testConfig.js'
 import { validateSchema } from './support/validateSchema.js'
@@ -113,23 +113,7 @@ describe('api: OpenAPI document and docs page', () => {
       fakeJob('broken', { lastResult: { success: false, duration: '3s', error: 'disk full' } }),
       fakeJob('stopping', { status: 'running', cancelling: true }),
     ])
-    const view = (name: string, extra: Partial<FakeSnapshot['view']> = {}): FakeSnapshot['view'] => ({
-      id: name,
-      name,
-      jobName: 'nightly',
-      path: `/b/${name}`,
-      size: 3,
-      createdAt: '2026-11-21T03:00:00.000Z',
-      storageType: 'local',
-      isSplit: false,
-      fullDownloadSupported: true,
-      partsCount: 1,
-      checksummed: true,
-      damaged: false,
-      storage: 'disk',
-      storages: ['disk'],
-      ...extra,
-    })
+    const view = (name: string, extra: Partial<FakeSnapshot['view']> = {}): FakeSnapshot['view'] => fakeSnapshotView(name, { size: 3, ...extra })
     engine.snapshots.set('nightly', [
       { view: view('a.tar.gz'), bytes: Buffer.from('abc') },
       {

@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai'
 import { createApp } from '../../src/server/createApp.js'
-import { FakeEngine, fakeJob, type FakeSnapshot } from './support/fakeEngine.js'
+import { FakeEngine, fakeJob, fakeSnapshotView } from './support/fakeEngine.js'
 import { testConfig } from './support/testConfig.js'
 
 /** The original client's request: same headers on everything, throws `errorData.error || HTTP <status>`. */
@@ -29,23 +29,7 @@ function originalClient(app: ReturnType<typeof createApp>) {
   return { request, raw }
 }
 
-const view = (name: string, extra: Partial<FakeSnapshot['view']> = {}): FakeSnapshot['view'] => ({
-  id: name,
-  name,
-  jobName: 'nightly',
-  path: `/b/${name}`,
-  size: 6,
-  createdAt: '2026-11-21T03:00:00.000Z',
-  storageType: 'local',
-  isSplit: false,
-  fullDownloadSupported: true,
-  partsCount: 1,
-  checksummed: true,
-  damaged: false,
-  storage: 'disk',
-  storages: ['disk'],
-  ...extra,
-})
+const view = fakeSnapshotView
 
 describe('api: the original web client', () => {
   it('gets through its pages: system before login, login, jobs, job status, run, cancel, backups, downloads, logs, logout', async () => {

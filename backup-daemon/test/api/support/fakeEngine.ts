@@ -83,6 +83,27 @@ export function fakeJob(name: string, overrides: Partial<JobView> = {}): JobView
   }
 }
 
+/** A listed snapshot of job `nightly` on the local storage `disk`: one whole part with a manifest. */
+export function fakeSnapshotView(name: string, overrides: Partial<FakeSnapshot['view']> = {}): FakeSnapshot['view'] {
+  return {
+    id: name,
+    name,
+    jobName: 'nightly',
+    path: `/b/${name}`,
+    size: 6,
+    createdAt: '2026-11-21T03:00:00.000Z',
+    storageType: 'local',
+    isSplit: false,
+    fullDownloadSupported: true,
+    partsCount: 1,
+    checksummed: true,
+    damaged: false,
+    storage: 'disk',
+    storages: ['disk'],
+    ...overrides,
+  }
+}
+
 export class FakeEngine implements Engine {
   readonly logs = new FakeLogHub()
   readonly jobs = new Map<string, JobView>()
