@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openSse, type SseClient, type SseFrame } from '../api/support/sseClient.js'
 import { validateSchema } from '../api/support/validateSchema.js'
-import { fakeDumpTool, login, openFifo, runOnce, startDaemon, writeConfig, type Daemon } from './support/slowDumpDaemon.js'
+import { fakeDumpTool, login, openFifo, runOnce, startDaemon, slowJob, writeConfig, type Daemon } from './support/slowDumpDaemon.js'
 
 /** Frames until `accept` returns true for one (which is returned); fails when the stream closes first. */
 async function frameUntil(client: SseClient, accept: (frame: SseFrame) => boolean, seen: SseFrame[] = []): Promise<SseFrame> {
@@ -54,18 +54,7 @@ describe('progress and history: the real daemon process', function () {
     configFile = await writeConfig(dir, {
       history: { limit: 3 },
       jobs: [
-        {
-          name: 'slow',
-          compression: 'tar.gz',
-          sources: [
-            { type: 'local', name: 'site', path: join(dir, 'site') },
-            { type: 'mysql', name: 'db', database: 'app' },
-          ],
-          storages: [
-            { type: 'local', name: 'disk-a', path: join(dir, 'store-a') },
-            { type: 'local', name: 'disk-b', path: join(dir, 'store-b') },
-          ],
-        },
+        slowJob(dir),
         {
           name: 'quick',
           compression: 'tar',

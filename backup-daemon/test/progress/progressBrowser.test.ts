@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { formatBytes } from '../../src/ui/lib/formatBytes.js'
 import { launchBrowser, saveScreenshot } from '../ui/support/browser.js'
-import { fakeDumpTool, login, openFifo, operator, startDaemon, writeConfig, type Daemon } from './support/slowDumpDaemon.js'
+import { fakeDumpTool, login, openFifo, operator, startDaemon, slowJob, writeConfig, type Daemon } from './support/slowDumpDaemon.js'
 
 const MiB = 1024 * 1024
 
@@ -38,20 +38,7 @@ describe('progress and history in Chromium against a real daemon', function () {
     siteBytes = 4000 + MiB
     for (const name of ['a', 'b']) mkdirSync(join(dir, `store-${name}`))
     const config = await writeConfig(dir, {
-      jobs: [
-        {
-          name: 'slow',
-          compression: 'tar.gz',
-          sources: [
-            { type: 'local', name: 'site', path: join(dir, 'site') },
-            { type: 'mysql', name: 'db', database: 'app' },
-          ],
-          storages: [
-            { type: 'local', name: 'disk-a', path: join(dir, 'store-a') },
-            { type: 'local', name: 'disk-b', path: join(dir, 'store-b') },
-          ],
-        },
-      ],
+      jobs: [slowJob(dir)],
     })
     daemon = await startDaemon(config, tool.binDir)
     const context = await browser.newContext({ baseURL: daemon.url, viewport: { width: 1280, height: 900 } })

@@ -58,6 +58,22 @@ export interface Daemon {
   stop(): Promise<number | null>
 }
 
+/** The job the tests hold mid-run: a local tree and the stand-in MySQL dump, as tar.gz to two local storages. */
+export function slowJob(dir: string) {
+  return {
+    name: 'slow',
+    compression: 'tar.gz',
+    sources: [
+      { type: 'local', name: 'site', path: join(dir, 'site') },
+      { type: 'mysql', name: 'db', database: 'app' },
+    ],
+    storages: [
+      { type: 'local', name: 'disk-a', path: join(dir, 'store-a') },
+      { type: 'local', name: 'disk-b', path: join(dir, 'store-b') },
+    ],
+  }
+}
+
 /** The real daemon with the stand-in dump tool first on its PATH. */
 export function startDaemon(configFile: string, binDir: string): Promise<Daemon> {
   return spawnDaemon(configFile, { pathPrefix: binDir, startTimeoutMs: 30_000 })
