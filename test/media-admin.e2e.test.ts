@@ -8,12 +8,12 @@
  */
 import { expect } from 'chai'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { launchBrowser, saveScreenshot } from './support/browser.js'
 import { startDevApp, type RunningDevApp } from './support/devApp.js'
+import { freePort } from './support/freePort.js'
 import { encodeVideoInPage, muxWebm } from './support/webmVideo.js'
 
 interface Stream {
@@ -27,18 +27,6 @@ interface Playback {
   hls?: string
   mp4: { resolution: string; url: string }[]
   thumbnail?: string
-}
-
-/** A port nobody listens on right now (the OS picks it). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
 }
 
 describe('media in the admin panel (dev-app, npm start)', function () {
