@@ -79,6 +79,20 @@ function run(label: string, command: string, args: string[], cwd: string, env: N
   return { output, stdout: result.stdout ?? '' }
 }
 
+/** The dev-app's preload that keeps Payload's CLI from exiting 0 having done nothing (payloadcms/payload#17757). */
+const payloadCliKeepAlive = join(repoRoot, 'dev-app', 'src', 'start', 'payloadCliKeepAlive.mjs')
+
+/**
+ * `npx payload <command>` of the app, as the app's own `node_modules/payload/bin.js` with that preload. `done`
+ * is a line every finished run prints: a run that exits 0 without it did nothing, and fails here.
+ */
+function runPayload(command: string, dir: string, env: NodeJS.ProcessEnv, done: RegExp, timeout?: number) {
+  const args = ['--import', payloadCliKeepAlive, join(dir, 'node_modules', 'payload', 'bin.js'), ...command.split(' ')]
+  const result = run(`payload ${command}`, process.execPath, args, dir, env, timeout)
+  if (!done.test(result.output)) throw new Error(`payload ${command} exited without finishing:\n${result.output.slice(-4000)}`)
+  return result
+}
+
 /** `npm pack` of a workspace plugin (its `prepack` builds it and writes the published manifest). */
 async function pack(folder: string, into: string): Promise<PackedPlugin> {
   const { stdout } = run(`npm pack in ${folder}`, 'npm', ['pack', '--json', '--pack-destination', into], join(repoRoot, folder))
@@ -223,13 +237,12 @@ export async function prepareFreshApp(log: (line: string) => void = () => undefi
   if ((await readFile(marker, 'utf8').catch(() => '')) !== digest || !(await hasMigration())) {
     const buildDb = join(dir, 'build.db')
     const env = appEnv(dir, buildDb)
-    const [npx, ...importMapArgs] = importMapStep.split(' ')
     log(importMapStep)
-    run(importMapStep, npx!, importMapArgs, dir, env)
+    runPayload(importMapStep.replace(/^npx payload /, ''), dir, env, /import map/i)
     // Production databases get their tables from migrations (`next start` never pushes a schema).
     await rm(join(dir, 'src', 'migrations'), { force: true, recursive: true })
     log('npx payload migrate:create initial')
-    const created = run('payload migrate:create', 'npx', ['payload', 'migrate:create', 'initial'], dir, env)
+    const created = runPayload('migrate:create initial', dir, env, /Migration created at/)
     if (!(await hasMigration())) throw new Error(`payload migrate:create wrote no migration:\n${created.output.slice(-3000)}`)
     log('next build (the default bundler)')
     await rm(join(dir, '.next'), { force: true, recursive: true })
@@ -259,7 +272,7 @@ export interface RunningFreshApp {
 export async function startFreshApp(app: FreshApp, emu: RunningEmulator): Promise<RunningFreshApp> {
   const dataDir = await mkdtemp(join(tmpdir(), 'fresh-app-data-'))
   const env = appEnv(app.dir, join(dataDir, 'fresh.db'), emu)
-  run('payload migrate', 'npx', ['payload', 'migrate'], app.dir, env, 300_000)
+  runPayload('migrate', app.dir, env, /\bDone\./, 300_000)
 
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
