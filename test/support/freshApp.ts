@@ -79,14 +79,14 @@ function run(label: string, command: string, args: string[], cwd: string, env: N
   return { output, stdout: result.stdout ?? '' }
 }
 
-/** The dev-app's preload that keeps Payload's CLI from exiting 0 having done nothing (payloadcms/payload#17757). */
-const payloadCliKeepAlive = join(repoRoot, 'dev-app', 'src', 'start', 'payloadCliKeepAlive.mjs')
+/** The preload that keeps Payload's CLI from exiting 0 having done nothing (payloadcms/payload#17757). */
+const payloadCliKeepAlive = fileURLToPath(new URL('./payloadCliKeepAlive.mjs', import.meta.url))
 
 /**
  * `npx payload <command>` of the app, as the app's own `node_modules/payload/bin.js` with that preload. `done`
  * is a line every finished run prints: a run that exits 0 without it did nothing, and fails here.
  */
-function runPayload(command: string, dir: string, env: NodeJS.ProcessEnv, done: RegExp, timeout?: number) {
+function runPayload(command: string, dir: string, env: NodeJS.ProcessEnv, done: RegExp, timeout = 300_000) {
   const args = ['--import', payloadCliKeepAlive, join(dir, 'node_modules', 'payload', 'bin.js'), ...command.split(' ')]
   const result = run(`payload ${command}`, process.execPath, args, dir, env, timeout)
   if (!done.test(result.output)) throw new Error(`payload ${command} exited without finishing:\n${result.output.slice(-4000)}`)
@@ -272,7 +272,7 @@ export interface RunningFreshApp {
 export async function startFreshApp(app: FreshApp, emu: RunningEmulator): Promise<RunningFreshApp> {
   const dataDir = await mkdtemp(join(tmpdir(), 'fresh-app-data-'))
   const env = appEnv(app.dir, join(dataDir, 'fresh.db'), emu)
-  runPayload('migrate', app.dir, env, /\bDone\./, 300_000)
+  runPayload('migrate', app.dir, env, /Done\./, 300_000)
 
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`

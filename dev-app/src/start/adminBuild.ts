@@ -58,9 +58,7 @@ export async function buildAdmin(appRoot: string, env: NodeJS.ProcessEnv): Promi
   const nodeBin = process.execPath
   const payloadBin = path.join(repoRoot(appRoot), 'node_modules', 'payload', 'bin.js')
   const nextBin = path.join(repoRoot(appRoot), 'node_modules', 'next', 'dist', 'bin', 'next')
-  // The preload keeps Payload's CLI from exiting early having written nothing (see payloadCliKeepAlive.mjs).
-  const keepAlive = path.join(appRoot, 'src', 'start', 'payloadCliKeepAlive.mjs')
-  await runChild('importmap', nodeBin, ['--import', keepAlive, payloadBin, 'generate:importmap'], {
+  await runChild('importmap', nodeBin, [payloadBin, 'generate:importmap'], {
     cwd: appRoot,
     env: { ...env, PAYLOAD_CONFIG_PATH: 'src/payload.config.ts' },
     quiet: true,
