@@ -84,13 +84,20 @@ const payloadCliKeepAlive = fileURLToPath(new URL('./payloadCliKeepAlive.mjs', i
 
 /**
  * `npx payload <command>` of the app, as the app's own `node_modules/payload/bin.js` with that preload. `done`
- * is a line every finished run prints: a run that exits 0 without it did nothing, and fails here.
+ * is a line every finished run prints. Once in a while the CLI still stalls with the preload (seen once in
+ * some thirty runs, never twice in a row): an attempt that times out or ends without `done` is made again.
  */
-function runPayload(command: string, dir: string, env: NodeJS.ProcessEnv, done: RegExp, timeout = 300_000) {
+async function runPayload(command: string, dir: string, env: NodeJS.ProcessEnv, done: RegExp, beforeAttempt = async () => {}, attempts = 3) {
   const args = ['--import', payloadCliKeepAlive, join(dir, 'node_modules', 'payload', 'bin.js'), ...command.split(' ')]
-  const result = run(`payload ${command}`, process.execPath, args, dir, env, timeout)
-  if (!done.test(result.output)) throw new Error(`payload ${command} exited without finishing:\n${result.output.slice(-4000)}`)
-  return result
+  for (let attempt = 1; ; attempt++) {
+    await beforeAttempt()
+    const result = spawnSync(process.execPath, args, { cwd: dir, encoding: 'utf8', env, timeout: 150_000, maxBuffer: 64 * 1024 * 1024 })
+    const output = `${result.stdout ?? ''}${result.stderr ?? ''}`
+    if (result.status === 0 && done.test(output)) return { output, stdout: result.stdout ?? '' }
+    const why = result.status === 0 ? 'exited 0 without finishing' : `failed (exit ${result.status ?? result.signal})`
+    if (attempt >= attempts) throw new Error(`payload ${command} ${why}, ${attempts} times:\n${output.slice(-4000)}`)
+    console.warn(`      payload ${command} ${why}; trying again`)
+  }
 }
 
 /** `npm pack` of a workspace plugin (its `prepack` builds it and writes the published manifest). */
@@ -238,11 +245,11 @@ export async function prepareFreshApp(log: (line: string) => void = () => undefi
     const buildDb = join(dir, 'build.db')
     const env = appEnv(dir, buildDb)
     log(importMapStep)
-    runPayload(importMapStep.replace(/^npx payload /, ''), dir, env, /import map/i)
+    await runPayload(importMapStep.replace(/^npx payload /, ''), dir, env, /import map/i)
     // Production databases get their tables from migrations (`next start` never pushes a schema).
-    await rm(join(dir, 'src', 'migrations'), { force: true, recursive: true })
     log('npx payload migrate:create initial')
-    const created = runPayload('migrate:create initial', dir, env, /Migration created at/)
+    const removeMigrations = () => rm(join(dir, 'src', 'migrations'), { force: true, recursive: true })
+    const created = await runPayload('migrate:create initial', dir, env, /Migration created at/, removeMigrations)
     if (!(await hasMigration())) throw new Error(`payload migrate:create wrote no migration:\n${created.output.slice(-3000)}`)
     log('next build (the default bundler)')
     await rm(join(dir, '.next'), { force: true, recursive: true })
@@ -272,7 +279,7 @@ export interface RunningFreshApp {
 export async function startFreshApp(app: FreshApp, emu: RunningEmulator): Promise<RunningFreshApp> {
   const dataDir = await mkdtemp(join(tmpdir(), 'fresh-app-data-'))
   const env = appEnv(app.dir, join(dataDir, 'fresh.db'), emu)
-  runPayload('migrate', app.dir, env, /Done\./, 300_000)
+  await runPayload('migrate', app.dir, env, /Done\./)
 
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
