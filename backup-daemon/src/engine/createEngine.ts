@@ -282,9 +282,8 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
     return { startedAt: started.toISOString() }
   }
 
-  const nextRun = (job: JobRuntime): string => {
+  const nextRun = (job: JobRuntime, now = Date.now()): string => {
     if (!job.cron) return ''
-    const now = Date.now()
     if (!job.nextRun || job.nextRun.at <= now) {
       const next = job.cron.nextRun()
       job.nextRun = { at: next ? next.getTime() : Infinity, iso: next?.toISOString() ?? '' }
@@ -320,13 +319,13 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
    * progress) gets a new view on every call. The saved state is compared by value, since `StateStore`
    * hands out a new empty entry on every call for a job that never ran.
    */
-  const shownView = (job: JobRuntime): JobView => {
+  const shownView = (job: JobRuntime, now: number): JobView => {
     if (job.tracker) {
       job.shown = undefined
       return view(job, false)
     }
     const saved = state.cached(job.config.name)
-    const next = nextRun(job)
+    const next = nextRun(job, now)
     const shown = job.shown
     if (shown && shown.status === job.status && shown.next === next && sameState(shown.saved, saved)) return shown.view
     const fresh = view(job, false)
@@ -334,7 +333,7 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
     job.shown = { view: Object.freeze(fresh), status: job.status, saved: shownState(saved), next }
     return fresh
   }
-  let listed: JobView[] = []
+  let listed = Object.freeze([] as JobView[]) as JobView[]
 
   if (options.schedule ?? true) {
     for (const [name, job] of jobs) {
@@ -366,16 +365,17 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
     metrics: () => metrics.render(),
     listJobs: () => {
       state.refresh()
-      // The same frozen array while no job's view changed, a new one otherwise.
+      // The same frozen array while no job's view changed (no new array), a new one otherwise.
+      const now = Date.now()
       let i = 0
-      let same = listed.length === jobs.size
-      const views: JobView[] = []
+      let views: JobView[] | undefined = listed.length === jobs.size ? undefined : []
       for (const job of jobs.values()) {
-        const shown = shownView(job)
-        same &&= shown === listed[i++]
-        views.push(shown)
+        const shown = shownView(job, now)
+        if (!views && shown !== listed[i]) views = listed.slice(0, i)
+        views?.push(shown)
+        i++
       }
-      if (!same) listed = Object.freeze(views) as JobView[]
+      if (views) listed = Object.freeze(views) as JobView[]
       return listed
     },
     getJob: (name) => view(runtime(name)),

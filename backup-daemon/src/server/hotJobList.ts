@@ -49,16 +49,17 @@ export function hotJobList({ engine, session, path }: HotJobListOptions): HotRou
     // Node's raw request target under @hono/node-server; the full URL in-process (`app.request()`).
     const target = incoming ? incoming.url : request.url.slice(request.url.indexOf('/', request.url.indexOf('//') + 2))
     if (target !== path || !session.isCurrent(sessionTokenOf(request, incoming))) return undefined
-    let jobs: JobView[]
     try {
-      jobs = engine.listJobs()
+      const jobs = engine.listJobs()
+      if (jobs !== listed || !Object.isFrozen(jobs)) {
+        body = JSON.stringify({ jobs })
+        listed = jobs
+        headers = Object.freeze({ ...jsonHeaders, 'Content-Length': Buffer.byteLength(body) })
+      }
     } catch {
+      // The app calls it again and answers the error with its Problem.
+      listed = undefined
       return undefined
-    }
-    if (jobs !== listed || !Object.isFrozen(jobs)) {
-      body = JSON.stringify({ jobs })
-      listed = jobs
-      headers = Object.freeze({ ...jsonHeaders, 'Content-Length': Buffer.byteLength(body) })
     }
     // In-process (`app.request()`) the Response is a web one, where `c.json()` sets no length either.
     return new Response(body, { status: 200, headers: (incoming ? headers : jsonHeaders) as Record<string, string> })
