@@ -81,8 +81,15 @@ describe('api: hot path of GET /jobs', () => {
     clock += 26 * 60_000
     expect(hot(new Request(jobsUrl, { headers: { cookie } }), undefined), 'a refresh due').to.equal(undefined)
     clock -= 26 * 60_000
+    expect(hot(new Request(jobsUrl, { headers: { cookie } }), undefined), 'the plain request again').to.be.instanceOf(Response)
     revoked.revoke(JSON.parse(Buffer.from(cookie.split('.')[1]!, 'base64url').toString()).sid as string, clock / 1000 + 3600, clock / 1000)
     expect(hot(new Request(jobsUrl, { headers: { cookie } }), undefined), 'a logged-out session').to.equal(undefined)
+
+    const other = await warmSession(testConfig().server.auth, () => clock)
+    const otherHot = hotJobList({ engine, session: other.session, path: '/api/v1/jobs' })
+    expect(otherHot(new Request(jobsUrl, { headers: { cookie: other.cookie } }), undefined), 'another session').to.be.instanceOf(Response)
+    clock += 31 * 60_000
+    expect(otherHot(new Request(jobsUrl, { headers: { cookie: other.cookie } }), undefined), 'an expired session').to.equal(undefined)
   })
 
   it('answers through the app exactly as without the hot path: 200 twice, 401 after a logout, a refreshed cookie', async () => {
@@ -104,6 +111,16 @@ describe('api: hot path of GET /jobs', () => {
     clock -= 26 * 60_000
     for (const app of [withHot, without]) expect((await postJson(app, '/api/v1/auth/logout', {}, { cookie })).status).to.equal(200)
     expect((await both('/api/v1/jobs')).status).to.equal(401)
+  })
+
+  it('with auth off answers without a cookie, as the app does', async () => {
+    const config = testConfig({ auth: { enabled: false } })
+    const engine = new FakeEngine()
+    const session = requireSession({ auth: config.server.auth, key, revoked: revokedSessions() })
+    const hot = hotJobList({ engine, session, path: '/api/v1/jobs' })(new Request(jobsUrl), undefined)
+    expect(hot, 'the hot path answers').to.be.instanceOf(Response)
+    const viaApp = await createApp({ config, engine, hotPaths: false }).request('/api/v1/jobs')
+    expect(await answer(hot!)).to.deep.equal(await answer(viaApp))
   })
 
   describe('over HTTP with the real engine', () => {
