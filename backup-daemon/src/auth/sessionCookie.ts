@@ -6,7 +6,8 @@
  */
 import type { IncomingMessage } from 'node:http'
 import type { Context } from 'hono'
-import { deleteCookie, getCookie, setCookie } from 'hono/cookie'
+import { deleteCookie, setCookie } from 'hono/cookie'
+import { parse } from 'hono/utils/cookie'
 import type { AuthConfig } from '../config/types.js'
 
 export const sessionCookieName = 'backup_session'
@@ -28,10 +29,17 @@ export function clearSessionCookie(c: Context, auth: AuthConfig): void {
 }
 
 export function readSessionCookie(c: Context): string | undefined {
-  // Under @hono/node-server, read Node's already parsed header: `c.req.raw.headers` would build a whole
+  return sessionTokenOf(c.req.raw, (c.env as { incoming?: IncomingMessage } | undefined)?.incoming)
+}
+
+/** The session token a request carries; the server's hot path reads it here too, so both see the same token. */
+export function sessionTokenOf(request: Request, incoming?: IncomingMessage): string | undefined {
+  // Under @hono/node-server, read Node's already parsed header: `request.headers` would build a whole
   // `Headers` object for this request just to look up one value.
-  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming
-  if (!incoming) return getCookie(c, sessionCookieName)
+  if (!incoming) {
+    const header = request.headers.get('cookie')
+    return header ? parse(header, sessionCookieName)[sessionCookieName] : undefined
+  }
   const header = incoming.headers.cookie
   return header ? cookieValue(header, sessionCookieName) : undefined
 }

@@ -28,7 +28,7 @@ import { redactJob } from './redactJob.js'
 import { RunLock } from './RunLock.js'
 import { runJob } from './runJob.js'
 import { defaultStorageOf, listJobSnapshots, removeLeftovers } from './snapshotCatalog.js'
-import { StateStore } from './StateStore.js'
+import { StateStore, type JobState } from './StateStore.js'
 import { createJobTasks, type JobTasks } from '../tasks/createJobTasks.js'
 import { TaskRunner } from '../tasks/TaskRunner.js'
 import type { Engine, JobRunStatus, JobView, RunInfo } from './types.js'
@@ -74,7 +74,23 @@ interface JobRuntime {
   tracker?: ProgressTracker
   /** croner's next fire time, kept until it passes (computing it costs tens of µs per job and request). */
   nextRun?: { at: number; iso: string }
+  /** The job's last view and what it was built from, reused while none of it changes (see `listJobs`). */
+  shown?: ShownView
 }
+
+/** A frozen `JobView` with the inputs it was built from; a view with `progress` is never kept (it moves on every call). */
+interface ShownView {
+  view: JobView
+  status: JobRunStatus
+  saved: ShownState
+  next: string
+}
+
+/** What a `JobView` shows of the saved state, copied (a stored reference would follow any change made in place). */
+type ShownState = [lastRun: string, success: boolean, duration: string | undefined, error: string | undefined]
+const shownState = ({ lastRun, lastResult }: JobState): ShownState => [lastRun, lastResult.success, lastResult.duration, lastResult.error]
+const sameState = (a: ShownState, { lastRun, lastResult }: JobState): boolean =>
+  a[0] === lastRun && a[1] === lastResult.success && a[2] === lastResult.duration && a[3] === lastResult.error
 
 /**
  * @example
@@ -266,9 +282,8 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
     return { startedAt: started.toISOString() }
   }
 
-  const nextRun = (job: JobRuntime): string => {
+  const nextRun = (job: JobRuntime, now = Date.now()): string => {
     if (!job.cron) return ''
-    const now = Date.now()
     if (!job.nextRun || job.nextRun.at <= now) {
       const next = job.cron.nextRun()
       job.nextRun = { at: next ? next.getTime() : Infinity, iso: next?.toISOString() ?? '' }
@@ -297,6 +312,28 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
       ...(job.tracker ? { progress: job.tracker.snapshot() } : {}),
     }
   }
+
+  /**
+   * The job's view, the very same frozen object as last time while its inputs are unchanged: `GET /jobs`
+   * is polled, and the server serialises a list only when its identity changes. A running job (live
+   * progress) gets a new view on every call. The saved state is compared by value, since `StateStore`
+   * hands out a new empty entry on every call for a job that never ran.
+   */
+  const shownView = (job: JobRuntime, now: number): JobView => {
+    if (job.tracker) {
+      job.shown = undefined
+      return view(job, false)
+    }
+    const saved = state.cached(job.config.name)
+    const next = nextRun(job, now)
+    const shown = job.shown
+    if (shown && shown.status === job.status && shown.next === next && sameState(shown.saved, saved)) return shown.view
+    const fresh = view(job, false)
+    if (fresh.lastResult) Object.freeze(fresh.lastResult)
+    job.shown = { view: Object.freeze(fresh), status: job.status, saved: shownState(saved), next }
+    return fresh
+  }
+  let listed = Object.freeze([] as JobView[]) as JobView[]
 
   if (options.schedule ?? true) {
     for (const [name, job] of jobs) {
@@ -328,7 +365,18 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
     metrics: () => metrics.render(),
     listJobs: () => {
       state.refresh()
-      return [...jobs.values()].map((job) => view(job, false))
+      // The same frozen array while no job's view changed (no new array), a new one otherwise.
+      const now = Date.now()
+      let i = 0
+      let views: JobView[] | undefined = listed.length === jobs.size ? undefined : []
+      for (const job of jobs.values()) {
+        const shown = shownView(job, now)
+        if (!views && shown !== listed[i]) views = listed.slice(0, i)
+        views?.push(shown)
+        i++
+      }
+      if (views) listed = Object.freeze(views) as JobView[]
+      return listed
     },
     getJob: (name) => view(runtime(name)),
     jobConfig: (name) => redactJob(runtime(name).config),

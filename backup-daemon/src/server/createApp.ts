@@ -17,6 +17,7 @@ import { apiNotFound, type ApiRoute } from './apiNotFound.js'
 import type { AppEnv, RouteDeps } from './appEnv.js'
 import { asContextResponse, handleError } from './handleError.js'
 import { HttpError } from './HttpError.js'
+import { hotJobList } from './hotJobList.js'
 import { originCheck } from './originCheck.js'
 import { authRoutes } from './routes/authRoutes.js'
 import { backupRoutes } from './routes/backupRoutes.js'
@@ -44,6 +45,8 @@ export interface CreateAppOptions {
   ui?: () => Hono
   /** Milliseconds since the epoch, for session times (tests move it). @default Date.now */
   clock?: () => number
+  /** Answer a plain `GET /api/v1/jobs` on the hot path (`server/hotJobList`); tests turn it off to compare. @default true */
+  hotPaths?: boolean
 }
 
 export function createApp({
@@ -54,14 +57,16 @@ export function createApp({
   loginLimits,
   ui = serveUi,
   clock = Date.now,
+  hotPaths = true,
 }: CreateAppOptions): OpenAPIHono<AppEnv> {
   const key = sessionKey ?? keyFromSecret(config.server.secret)
   const revoked = revokedSessions()
+  const session = requireSession({ auth: config.server.auth, key, revoked, clock })
   const deps: RouteDeps = {
     config,
     engine,
     sessionKey: key,
-    session: requireSession({ auth: config.server.auth, key, revoked, clock }),
+    session,
     loginLimiter: loginRateLimiter(loginLimits),
     keepAliveMs,
     startedAt: new Date(),
@@ -90,5 +95,11 @@ export function createApp({
   if (config.server.metrics?.enabled ?? true) metricsRoute(app, deps)
   if (config.server.ui.enabled) app.route('/', ui())
   app.notFound((c) => asContextResponse(c, new HttpError(404, { message: `no such page ${c.req.path}` }).getResponse(c.req.path)))
+  if (hotPaths) {
+    // In front of the app (`app.request()` calls `app.fetch` too); it hands back whatever it does not answer itself.
+    const hot = hotJobList({ engine, session, path: `${apiPrefix}/jobs` })
+    const { fetch } = app
+    app.fetch = (request, env?: AppEnv['Bindings'], ctx?) => hot(request, env) ?? fetch(request, env, ctx)
+  }
   return app
 }
