@@ -24,15 +24,15 @@ export const TaskSchema = z
     snapshot: z.string(),
     target: z.string().optional().openapi({ description: 'Restore: the resolved folder, or `database <name>` of `restore.databases`' }),
     status: z.enum(['running', 'cancelling', 'success', 'failed', 'cancelled']),
-    progress: RunProgressSchema.optional().openapi({
-      description: 'Bytes read from the storage against the total (a restore reads the snapshot twice: verify, then restore)',
-    }),
+    progress: RunProgressSchema.optional(),
     startedAt: z.string(),
     endedAt: z.string().optional(),
     error: z.string().optional(),
     summary: z.string().optional().openapi({ description: 'What an ended task did, one line' }),
   })
-  .openapi('Task')
+  .openapi('Task', {
+    description: "A restore or verify task. Its `progress` counts bytes read from the storage against the total (a restore reads the snapshot twice: verify, then restore)",
+  })
 
 const TaskResponseSchema = z.object({ task: TaskSchema }).openapi('TaskResponse')
 
