@@ -25,7 +25,9 @@ describe('progress: ProgressGauge (the calculation backups and tasks share)', ()
     // 1500 left at 850/s = 1.76 s, rounded up.
     expect(gauge.estimate(1500, 3000, true)).to.include({ percent: 50, etaSeconds: 2 })
     expect(gauge.estimate(2999, 3000, true).percent).to.equal(99)
-    expect(gauge.estimate(5000, 3000, true)).to.include({ percent: 99, etaSeconds: 0 })
+    // Past an estimated total: still reading, time left unknown.
+    expect(gauge.estimate(5000, 3000, true)).to.deep.equal({ totalBytes: 3000, percent: 99 })
+    expect(gauge.estimate(3000, 3000, true)).to.deep.equal({ totalBytes: 3000, percent: 99 })
     expect(gauge.estimate(1500, 3000, false)).to.deep.equal({ totalBytes: 3000, percent: 100 })
     // A sample at the same instant changes nothing.
     bytes = 9000

@@ -6,7 +6,8 @@
  * One place, so a backup and a task show the same cap and rounding:
  * - percent: floored to 0.1 and held at 99 while reading (the total may be an estimate: the previous
  *   run's size), 100 once reading is over; only when the total is known.
- * - ETA: whole seconds rounded up, only while reading with a rate above zero and a known total.
+ * - ETA: whole seconds rounded up, only while reading with a rate above zero and a known total, and
+ *   left out once the total is reached (an estimate ran out: the time left is unknown, not zero).
  */
 import type { RunProgress } from './types.js'
 
@@ -79,7 +80,7 @@ export class ProgressGauge {
     if (totalBytes === undefined || totalBytes <= 0) return {}
     if (!reading) return { totalBytes, percent: 100 }
     const percent = Math.min(99, Math.floor((bytesRead / totalBytes) * 1000) / 10)
-    if (this.rate <= 0) return { totalBytes, percent }
-    return { totalBytes, percent, etaSeconds: Math.max(0, Math.ceil((totalBytes - bytesRead) / this.rate)) }
+    if (this.rate <= 0 || bytesRead >= totalBytes) return { totalBytes, percent }
+    return { totalBytes, percent, etaSeconds: Math.ceil((totalBytes - bytesRead) / this.rate) }
   }
 }
