@@ -1,10 +1,11 @@
 /**
  * @module tasks/ProgressMeter
  * Counts what a task reads (bytes from the storage, archive entries) and turns the counters into a
- * `RunProgress` on a timer (at most 4 a second): the rate is smoothed over the ticks, the ETA and
- * percent are given only when the total is known. Counting is cheap (additions); the snapshot object
+ * `RunProgress` on a timer. Throttle, rate, percent and ETA are the backup's (`ProgressGauge`): the same
+ * cap (99% until the task succeeded) and rounding. Counting is cheap (additions); the snapshot object
  * is built only on ticks, so a fast stream costs nothing extra per chunk.
  */
+import { ProgressGauge } from '../engine/progress/ProgressGauge.js'
 import type { RunPhase, RunProgress } from '../engine/progress/types.js'
 
 export interface ProgressMeterOptions {
@@ -13,7 +14,7 @@ export interface ProgressMeterOptions {
   totalBytes?: number
   /** Called with each new snapshot (every tick while running, and once at `stop`). */
   onProgress?: (progress: RunProgress) => void
-  /** @default 250 */
+  /** @default progressIntervalMs (250) */
   intervalMs?: number
 }
 
@@ -23,17 +24,17 @@ export class ProgressMeter {
   currentSource?: string
   bytesRead = 0
   filesRead = 0
-  private rate = 0
-  private lastBytes = 0
-  private lastTick: number
+  /** Set by `stop(true)`: the task read everything it meant to (100%). */
+  private complete = false
+  private running = true
   private latest: RunProgress
-  private readonly timer: NodeJS.Timeout
+  private readonly gauge: ProgressGauge
 
   constructor(private readonly options: ProgressMeterOptions) {
-    this.lastTick = options.startedAt.getTime()
+    const { startedAt, intervalMs } = options
+    this.gauge = new ProgressGauge({ startedAt, intervalMs, bytesRead: () => this.bytesRead, onSample: () => this.publish() })
     this.latest = this.snapshot()
-    this.timer = setInterval(() => this.tick(), options.intervalMs ?? 250)
-    this.timer.unref()
+    this.gauge.start()
   }
 
   /** The newest snapshot taken (at most one tick old). */
@@ -50,29 +51,22 @@ export class ProgressMeter {
     this.currentFile = name
   }
 
-  /** Stops the timer and takes a final snapshot. */
-  stop(): RunProgress {
-    clearInterval(this.timer)
-    this.tick()
+  /** Stops the timer and takes a final snapshot: 100% when `succeeded`, else the share read and no ETA. */
+  stop(succeeded = false): RunProgress {
+    this.gauge.stop()
+    this.gauge.sample()
+    this.complete = succeeded
+    this.running = false
+    this.publish()
     return this.latest
   }
 
-  private tick(): void {
-    const now = Date.now()
-    const seconds = (now - this.lastTick) / 1000
-    if (seconds > 0) {
-      const instant = (this.bytesRead - this.lastBytes) / seconds
-      // Exponential smoothing: one slow tick does not make the ETA jump.
-      this.rate = this.rate === 0 ? instant : this.rate * 0.7 + instant * 0.3
-    }
-    this.lastTick = now
-    this.lastBytes = this.bytesRead
+  private publish(): void {
     this.latest = this.snapshot()
     this.options.onProgress?.(this.latest)
   }
 
   private snapshot(): RunProgress {
-    const { totalBytes } = this.options
     const progress: RunProgress = {
       kind: this.options.kind,
       phase: this.phase,
@@ -82,13 +76,11 @@ export class ProgressMeter {
       filesRead: this.filesRead,
       bytesRead: this.bytesRead,
       storages: [],
-      bytesPerSecond: Math.round(this.rate),
+      bytesPerSecond: this.gauge.bytesPerSecond,
     }
-    if (totalBytes !== undefined && totalBytes > 0) {
-      progress.totalBytes = totalBytes
-      progress.percent = Math.min(100, Math.round((this.bytesRead / totalBytes) * 1000) / 10)
-      if (this.rate > 0) progress.etaSeconds = Math.max(0, Math.round((totalBytes - this.bytesRead) / this.rate))
-    }
-    return progress
+    const estimate = this.gauge.estimate(this.bytesRead, this.options.totalBytes, !this.complete)
+    // A failed or cancelled task keeps the share it read, with no time left to wait for.
+    if (!this.running) delete estimate.etaSeconds
+    return Object.assign(progress, estimate)
   }
 }

@@ -3,10 +3,12 @@
  * Runs restore and verify tasks in the background, one per job at a time: each gets an AbortSignal
  * (cancel), a `ProgressMeter` (RunProgress about 4 times a second), log lines in the job's log
  * prefixed `[restore]`/`[verify]`, and ends as a `RunRecord` appended to the `RunHistory`. The newest
- * task of each job is kept (running or ended) so clients can read how it ended.
+ * task of each job is kept (running or ended) so clients can read how it ended, and can be followed
+ * live (`follow`: the task stream of the API) until its record is written.
  */
 import { randomBytes } from 'node:crypto'
 import type { RunHistory, RunRecord } from '../engine/history/types.js'
+import { RunWatchers, type RunListener } from '../engine/progress/RunWatchers.js'
 import type { RunProgress } from '../engine/progress/types.js'
 import type { LogLevel } from '../logs/formatLine.js'
 import { ProgressMeter } from './ProgressMeter.js'
@@ -54,10 +56,13 @@ interface Task {
   controller: AbortController
   meter: ProgressMeter
   done: Promise<void>
+  /** Set once the task has ended and its record is in the history. */
+  record?: RunRecord
 }
 
 export class TaskRunner {
   private readonly tasks = new Map<string, Task>()
+  private readonly watchers = new RunWatchers()
 
   constructor(private readonly options: TaskRunnerOptions) {}
 
@@ -83,6 +88,7 @@ export class TaskRunner {
       onProgress: (progress) => {
         task.view.progress = progress
         this.options.onProgress?.(spec.job, progress)
+        this.watchers.progress(spec.job, progress)
       },
     })
     const view: TaskView = {
@@ -106,6 +112,23 @@ export class TaskRunner {
   current(job: string): TaskView | undefined {
     const task = this.tasks.get(job)
     return task && { ...task.view }
+  }
+
+  /**
+   * Follows the job's newest task: `listener` gets its latest progress at once and every snapshot after,
+   * then `end` with its history record; a task that has already ended gets `end` at once. Returns the
+   * function that stops following, or undefined when the job has had no task.
+   */
+  follow(job: string, listener: RunListener): (() => void) | undefined {
+    const task = this.tasks.get(job)
+    if (!task) return undefined
+    if (task.record) {
+      listener.end(task.record)
+      return () => {}
+    }
+    const unwatch = this.watchers.watch(job, listener)
+    if (task.view.progress) listener.progress(task.view.progress)
+    return unwatch
   }
 
   /** Cancels the running task; 409 when none runs. */
@@ -150,7 +173,7 @@ export class TaskRunner {
     const result: RunRecord['result'] = error === undefined ? 'success' : controller.signal.aborted ? 'cancelled' : 'failed'
     if (result === 'cancelled' && error === undefined) error = 'cancelled'
     meter.phase = 'finishing'
-    view.progress = meter.stop()
+    view.progress = meter.stop(result === 'success')
     const ended = new Date()
     view.status = result
     view.endedAt = ended.toISOString()
@@ -175,5 +198,7 @@ export class TaskRunner {
       ...(error !== undefined && { error }),
     }
     await this.options.history.append(record).catch((err: Error) => log('warn', `could not record the task in the history: ${err.message}`))
+    task.record = record
+    this.watchers.end(spec.job, record)
   }
 }

@@ -15,6 +15,7 @@ import type { DaemonConfig, JobConfig } from '../config/types.js'
 import { archiveKeys } from '../cli/snapshotCommand.js'
 import { SnapshotNotFoundError } from '../engine/errors.js'
 import type { RunRecord } from '../engine/history/types.js'
+import type { RunListener } from '../engine/progress/RunWatchers.js'
 import { locateSnapshots, type LocatedSnapshot } from '../snapshot/locateSnapshots.js'
 import { describeReadError, openArchive } from '../snapshot/openArchive.js'
 import { databaseTypes } from '../snapshot/restoreDatabases.js'
@@ -34,6 +35,11 @@ export interface JobTasks {
   restore(job: string, snapshot: string, target: RestoreTarget, trigger?: RunRecord['trigger']): Promise<TaskView>
   /** The newest task of the job (running or ended); undefined before the first. */
   current(job: string): TaskView | undefined
+  /**
+   * Follows the newest task live (`TaskRunner.follow`): its progress, then `end` with its history record
+   * (at once for an ended task). Undefined when the job has had no task; throws `JobNotFoundError`.
+   */
+  follow(job: string, listener: RunListener): (() => void) | undefined
   /** 409 `TaskRefusedError` when no task runs. */
   cancel(job: string): TaskView
   busy(job: string): boolean
@@ -181,6 +187,10 @@ export function createJobTasks({ config, job, backupRunning, runner }: JobTasksD
     current: (name) => {
       job(name)
       return runner.current(name)
+    },
+    follow: (name, listener) => {
+      job(name)
+      return runner.follow(name, listener)
     },
     cancel: (name) => {
       job(name)

@@ -1,4 +1,5 @@
 import { expect } from 'chai'
+import { spawn } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync } from 'node:fs'
 import { symlinkSync, writeFileSync, writeSync } from 'node:fs'
@@ -9,6 +10,7 @@ import { createApp } from '../../src/server/createApp.js'
 import { FakeEngine } from '../api/support/fakeEngine.js'
 import { spawnDaemon, type DaemonProcess } from '../api/support/daemonProcess.js'
 import { loginCookie, postJson } from '../api/support/requests.js'
+import { openSse, type SseClient, type SseFrame } from '../api/support/sseClient.js'
 import { testConfig } from '../api/support/testConfig.js'
 import { validateSchema } from '../api/support/validateSchema.js'
 import { findPostgresBin, startPostgresCluster, type PostgresCluster } from '../sources/support/postgresCluster.js'
@@ -32,6 +34,17 @@ function tree(dir: string): Record<string, string> {
 
 const leftovers = (parent: string) => readdirSync(parent).filter((name) => name.includes('.restore-'))
 
+/** The task stream's frames until it closes (keep-alive comments left out). */
+async function framesToClose(stream: SseClient, onFrame: (frame: SseFrame) => void | Promise<void> = () => {}): Promise<SseFrame[]> {
+  const frames: SseFrame[] = []
+  for (let frame = await stream.next(); frame; frame = await stream.next()) {
+    if (!frame.event) continue
+    frames.push(frame)
+    await onFrame(frame)
+  }
+  return frames
+}
+
 describe('tasks: restore and verify from the API (real daemon, files, PostgreSQL)', function () {
   this.timeout(240_000)
   let dir: string
@@ -50,6 +63,8 @@ describe('tasks: restore and verify from the API (real daemon, files, PostgreSQL
     await pg.sql('postgres', 'CREATE DATABASE shop')
     await pg.sql('postgres', 'CREATE DATABASE shop_copy')
     await pg.sql('shop', "CREATE TABLE orders (id int PRIMARY KEY, item text); INSERT INTO orders SELECT g, 'item ' || g FROM generate_series(1, 2000) g")
+    // A second table: a restore with overwrite drops its key before it reaches `orders` (the cancel test holds it there).
+    await pg.sql('shop', "CREATE TABLE zz_notes (id int PRIMARY KEY, note text); INSERT INTO zz_notes VALUES (1, 'from the source')")
     expectedRows = await pg.sql('shop', "SELECT count(*), md5(string_agg(item, ',' ORDER BY id)) FROM orders")
 
     const site = join(dir, 'site')
@@ -116,6 +131,46 @@ describe('tasks: restore and verify from the API (real daemon, files, PostgreSQL
     return { status: res.status, body: (await res.json()) as { task: TaskBody; detail?: string; type?: string } }
   }
   const jobLog = async (job: string) => ((await (await api.get(`/jobs/${job}/logs?tail=200`)).json()) as { logs: string[] }).logs.join('\n')
+
+  it('streams a task live on /tasks/current/progress: 204 before the first, progress frames, the end with its record, then closes', async () => {
+    const url = (job: string) => `${daemon!.url}/api/v1/jobs/${job}/tasks/current/progress`
+    const cookie = { cookie: await api.cookie() }
+    expect((await api.get('/jobs/files/tasks/current/progress')).status).to.equal(204)
+    const unknown = await api.get('/jobs/ghost/tasks/current/progress')
+    expect(unknown.status).to.equal(404)
+    expect(unknown.headers.get('content-type')).to.include('application/problem+json')
+    expect((await fetch(url('files'))).status).to.equal(401)
+
+    const started = await start('files', 'verify')
+    expect(started.status).to.equal(202)
+    const stream = await openSse(url('files'), cookie)
+    expect(stream.response.status).to.equal(200)
+    expect(stream.response.headers.get('content-type')).to.match(/text\/event-stream/)
+    const frames = await framesToClose(stream)
+    const doc = await (await api.get('/openapi')).json()
+    const schemas = doc.components.schemas
+    expect(doc.paths).to.have.property('/jobs/{name}/tasks/current/progress')
+    expect(frames.map((f) => f.event).at(-1)).to.equal('end')
+    expect(frames.filter((f) => f.event === 'end')).to.have.length(1)
+    const progress = frames.filter((f) => f.event === 'progress').map((f) => JSON.parse(f.data))
+    // The current state comes first, even when the verify ended before the stream opened (then only the end).
+    for (const frame of progress) {
+      expect(validateSchema(frame, { $ref: '#/components/schemas/RunProgress' }, schemas)).to.deep.equal([])
+      expect(frame.kind).to.equal('verify')
+    }
+    for (let i = 1; i < progress.length; i++) expect(progress[i].bytesRead).to.be.at.least(progress[i - 1].bytesRead)
+    const record = JSON.parse(frames.at(-1)!.data)
+    expect(validateSchema(record, { $ref: '#/components/schemas/RunRecord' }, schemas)).to.deep.equal([])
+    expect(record).to.include({ id: started.body.task.id, job: 'files', kind: 'verify', result: 'success', snapshot: snapshots.files })
+    const size = statSync(join(dir, 'storage/files/files', snapshots.files!)).size
+    expect(record.bytesRead).to.equal(size)
+    const { runs } = (await (await api.get('/jobs/files/history?limit=1')).json()) as { runs: unknown[] }
+    expect(runs).to.deep.equal([record])
+    // An ended task: its end at once, then the stream closes.
+    const again = await openSse(url('files'), cookie)
+    const late = await framesToClose(again)
+    expect(late.map((f) => [f.event, JSON.parse(f.data).id])).to.deep.equal([['end', record.id]])
+  })
 
   it('verifies a good snapshot: 202, then success with progress up to the snapshot size, in the log and the OpenAPI document', async () => {
     const started = await start('files', 'verify')
@@ -222,6 +277,83 @@ describe('tasks: restore and verify from the API (real daemon, files, PostgreSQL
     expect(again.status).to.equal('failed')
     expect(again.error).to.include('pg_restore').and.include('the database was left as it was')
     expect(await pg.sql('shop_copy', "SELECT count(*), md5(string_agg(item, ',' ORDER BY id)) FROM orders")).to.equal(kept)
+  })
+
+  it('cancels a PostgreSQL restore held inside pg_restore: the stream shows it, the target database is unchanged', async () => {
+    // The target as a user left it: other rows than the source's, and both tables with their keys.
+    await pg.sql('shop_copy', 'DROP TABLE IF EXISTS orders; DROP TABLE IF EXISTS zz_notes')
+    await pg.sql('shop_copy', "CREATE TABLE orders (id int PRIMARY KEY, item text); INSERT INTO orders SELECT g, 'local ' || g FROM generate_series(1, 50) g")
+    await pg.sql('shop_copy', "CREATE TABLE zz_notes (id int PRIMARY KEY, note text); INSERT INTO zz_notes VALUES (1, 'local note')")
+    const state = () =>
+      pg.sql(
+        'shop_copy',
+        "SELECT (SELECT count(*) || ' ' || md5(string_agg(item, ',' ORDER BY id)) FROM orders), (SELECT string_agg(note, ',') FROM zz_notes), " +
+          "(SELECT string_agg(conname, ',' ORDER BY conname) FROM pg_constraint WHERE contype = 'p' AND conrelid::regclass::text IN ('orders', 'zz_notes'))",
+      )
+    const before = await state()
+    expect(before).to.equal(`50 ${await pg.sql('shop_copy', "SELECT md5(string_agg(item, ',' ORDER BY id)) FROM orders")}|local note|orders_pkey,zz_notes_pkey`)
+
+    // A session holds a lock on `orders`: pg_restore --clean drops zz_notes' key, then waits on orders' key, inside its one transaction.
+    const holder = spawn(join(pg.bin, 'psql'), ['-X', '-q', '-A', '-t', '-h', pg.socketDir, '-p', String(pg.port), '-U', pg.superuser, '-d', 'shop_copy'])
+    let held = ''
+    const locked = new Promise<void>((resolve, reject) => {
+      holder.stdout.on('data', (chunk: Buffer) => {
+        held += chunk.toString()
+        if (held.includes('locked')) resolve()
+      })
+      holder.on('exit', (code) => reject(new Error(`psql exited ${code}: ${held}`)))
+    })
+    holder.stdin.write("BEGIN; LOCK TABLE orders IN ACCESS SHARE MODE; SELECT 'locked';\n")
+    await locked
+    const release = new Promise<void>((resolve) => holder.on('exit', () => resolve()))
+    try {
+      const started = await start('db', 'restore', { target: { kind: 'database', source: 'pg', database: 'copy', overwrite: true } })
+      expect(started.status, started.body.detail).to.equal(202)
+      const stream = await openSse(`${daemon!.url}/api/v1/jobs/db/tasks/current/progress`, { cookie: await api.cookie() })
+      // pg_restore's backend: waiting for the lock on orders while it holds the one it took on zz_notes.
+      const blocked = async () => {
+        for (;;) {
+          const waiting = await pg.sql(
+            'shop_copy',
+            "SELECT a.pid FROM pg_stat_activity a WHERE a.application_name = 'pg_restore' AND a.wait_event_type = 'Lock' AND EXISTS " +
+              "(SELECT 1 FROM pg_locks l WHERE l.pid = a.pid AND l.granted AND l.mode = 'AccessExclusiveLock' AND l.relation = 'zz_notes'::regclass)",
+          )
+          if (waiting) return waiting
+          const task = (await (await api.get('/jobs/db/tasks/current')).json()) as { task: TaskBody }
+          if (ended(task.task)) throw new Error(`the restore ended before it reached pg_restore's lock: ${JSON.stringify(task.task)}`)
+          await new Promise((resolve) => setTimeout(resolve, 20))
+        }
+      }
+      let cancelled = false
+      const frames = await framesToClose(stream, async (frame) => {
+        const progress = frame.event === 'progress' ? (JSON.parse(frame.data) as TaskBody['progress'] & { currentSource?: string }) : undefined
+        if (cancelled || progress?.phase !== 'restoring') return
+        cancelled = true
+        await blocked()
+        expect(progress).to.include({ kind: 'restore', currentSource: 'pg' })
+        const cancel = await api.post('/jobs/db/tasks/current/cancel')
+        expect(cancel.status).to.equal(200)
+      })
+      expect(cancelled, 'the stream showed the restore writing').to.equal(true)
+      const record = JSON.parse(frames.at(-1)!.data)
+      expect(frames.at(-1)!.event).to.equal('end')
+      expect(record).to.include({ kind: 'restore', result: 'cancelled', error: 'cancelled', target: 'database copy' })
+      expect(record.bytesRead).to.be.greaterThan(0)
+      const task = await api.waitTask('db', ended)
+      expect(task).to.include({ status: 'cancelled', id: started.body.task.id })
+      expect(task.progress).to.not.have.property('etaSeconds')
+      expect(task.progress!.percent).to.be.below(100)
+    } finally {
+      // Let go of the lock: the killed pg_restore's transaction can now end, rolled back.
+      holder.stdin.end('ROLLBACK;\n')
+      await release
+    }
+    for (;;) {
+      if ((await pg.sql('shop_copy', "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'pg_restore'")) === '0') break
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    expect(await state()).to.equal(before)
+    expect(await jobLog('db')).to.include('[restore] cancel requested').and.include('[restore] cancelled: cancelled')
   })
 
   it('refuses bad requests with a Problem and writes nothing', async () => {

@@ -8,6 +8,8 @@ import type { DaemonProcess } from '../api/support/daemonProcess.js'
 export interface TaskClient {
   get(path: string): Promise<Response>
   post(path: string, body?: unknown): Promise<Response>
+  /** The session cookie (`name=value`) for clients of its own, e.g. an event stream. */
+  cookie(): Promise<string>
   /** Runs the job's backup and returns the newest snapshot's name once the job is idle. */
   backup(job: string): Promise<string>
   /** Polls `tasks/current` until `done` says so; returns that task. */
@@ -51,6 +53,7 @@ export async function taskClient(daemon: DaemonProcess, username: string, passwo
   return {
     get,
     post,
+    cookie: async () => cookie,
     async backup(job) {
       const started = await post(`/jobs/${job}/run`)
       if (started.status !== 202) throw new Error(`run of ${job}: ${started.status} ${await started.text()}`)

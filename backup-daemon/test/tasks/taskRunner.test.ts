@@ -76,6 +76,42 @@ describe('tasks: TaskRunner with an in-memory RunHistory', () => {
   })
 })
 
+describe('tasks: following a task live (TaskRunner.follow)', () => {
+  it('gives the latest progress at once, each snapshot after, then the record as in the history; an ended task its end at once', async () => {
+    const history = memoryRunHistory()
+    const runner = new TaskRunner({ history, log: () => {}, progressIntervalMs: 5 })
+    expect(runner.follow('j', { progress: () => {}, end: () => {} })).to.equal(undefined)
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const seen: { bytesRead: number; percent?: number; kind: string }[] = []
+    const ends: RunRecord[] = []
+    runner.start({ job: 'j', kind: 'verify', snapshot: 's', totalBytes: 1000, trigger: 'api' }, async ({ meter }) => {
+      meter.addBytes(400)
+      await gate
+      meter.addBytes(600)
+      return { summary: 'intact' }
+    })
+    const stop = runner.follow('j', { progress: (p) => seen.push(p), end: (r) => ends.push(r) })!
+    expect(seen).to.have.length(1)
+    expect(seen[0]).to.include({ kind: 'verify', bytesRead: 0 })
+    // Wait for a tick that shows the 400 bytes read so far (the timer runs every 5 ms).
+    while (!seen.some((p) => p.bytesRead === 400)) await new Promise((resolve) => setTimeout(resolve, 5))
+    expect(seen.find((p) => p.bytesRead === 400)).to.include({ percent: 40 })
+    release()
+    await runner.whenDone('j')
+    expect(ends).to.have.length(1)
+    expect(ends[0]).to.deep.equal(history.list('j')[0])
+    expect(ends[0]).to.include({ kind: 'verify', result: 'success', bytesRead: 1000 })
+    expect(seen.at(-1)).to.include({ bytesRead: 1000, percent: 100, phase: 'finishing' })
+    stop()
+
+    const late: RunRecord[] = []
+    const unfollow = runner.follow('j', { progress: () => expect.fail('an ended task has no progress to follow'), end: (r) => late.push(r) })
+    expect(late).to.deep.equal(ends)
+    unfollow!()
+  })
+})
+
 describe('tasks: resolveRestoreFolder', () => {
   let dir: string
   let root: string

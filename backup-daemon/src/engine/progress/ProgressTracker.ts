@@ -8,6 +8,7 @@
  */
 import { Transform, type Readable } from 'node:stream'
 import type { Source, SourceEntry } from '../../sources/types.js'
+import { ProgressGauge } from './ProgressGauge.js'
 import type { RunTracker } from './RunTracker.js'
 import type { RunPhase, RunProgress } from './types.js'
 
@@ -26,8 +27,6 @@ export interface ProgressTrackerOptions {
 
 /** Source types whose entries are a dump made for the run (phase `dumping`), not files copied (`archiving`). */
 const dumpTypes = new Set(['postgresql', 'mysql', 'mariadb', 'mongodb', 'redis', 'sqlite'])
-/** Weight of the newest sample in the smoothed rate. */
-const smoothing = 0.3
 
 type CountedStream = Readable & { bytesRead?: unknown }
 
@@ -43,32 +42,24 @@ export class ProgressTracker implements RunTracker {
   /** The stream being read whose own `bytesRead` counts it (a file or a child's stdout). */
   private reading: { bytesRead: number } | undefined
   private committed = false
-  private rate = 0
-  private sampledAt: number
-  private sampledBytes = 0
-  private timer: NodeJS.Timeout | undefined
-  private readonly now: () => number
+  /** Throttle, rate, percent and ETA: the calculation shared with the restore and verify tasks. */
+  private readonly gauge: ProgressGauge
 
   constructor(private readonly options: ProgressTrackerOptions) {
-    this.now = options.now ?? Date.now
-    this.sampledAt = options.startedAt.getTime()
+    const { startedAt, intervalMs, now } = options
+    const onSample = () => options.onTick?.(this.snapshot())
+    this.gauge = new ProgressGauge({ startedAt, intervalMs, now, bytesRead: () => this.bytesRead(), onSample })
     this.totalBytes = options.totalBytes
   }
 
   /** Starts the snapshot timer; `stop()` ends it. */
   start(): this {
-    const interval = this.options.intervalMs ?? 250
-    this.timer = setInterval(() => {
-      this.sample()
-      this.options.onTick?.(this.snapshot())
-    }, interval)
-    this.timer.unref()
+    this.gauge.start()
     return this
   }
 
   stop(): void {
-    clearInterval(this.timer)
-    this.timer = undefined
+    this.gauge.stop()
   }
 
   phase(phase: RunPhase): void {
@@ -152,14 +143,7 @@ export class ProgressTracker implements RunTracker {
 
   /** Updates the smoothed rate from the bytes read since the previous sample. */
   private sample(): void {
-    const now = this.now()
-    const bytes = this.bytesRead()
-    const elapsed = now - this.sampledAt
-    if (elapsed <= 0) return
-    const instant = ((bytes - this.sampledBytes) * 1000) / elapsed
-    this.rate = this.sampledBytes === 0 && this.rate === 0 ? instant : this.rate + smoothing * (instant - this.rate)
-    this.sampledAt = now
-    this.sampledBytes = bytes
+    this.gauge.sample()
   }
 
   snapshot(): RunProgress {
@@ -174,16 +158,9 @@ export class ProgressTracker implements RunTracker {
       filesRead: this.filesRead,
       bytesRead,
       storages: this.options.storages.map((storage) => ({ storage, bytesWritten, done: this.committed })),
-      bytesPerSecond: Math.round(this.rate),
+      bytesPerSecond: this.gauge.bytesPerSecond,
     }
-    const total = this.totalBytes
-    if (total !== undefined && total > 0) {
-      const reading = this.phaseNow === 'preparing' || this.phaseNow === 'hooks' || this.phaseNow === 'dumping' || this.phaseNow === 'archiving'
-      progress.totalBytes = total
-      // An estimate (the previous run's size) can be passed: stay below 100 until reading is over.
-      progress.percent = reading ? Math.min(99, Math.floor((bytesRead / total) * 1000) / 10) : 100
-      if (reading && this.rate > 0) progress.etaSeconds = Math.max(0, Math.ceil((total - bytesRead) / this.rate))
-    }
-    return progress
+    const reading = this.phaseNow === 'preparing' || this.phaseNow === 'hooks' || this.phaseNow === 'dumping' || this.phaseNow === 'archiving'
+    return Object.assign(progress, this.gauge.estimate(bytesRead, this.totalBytes, reading))
   }
 }

@@ -13,23 +13,8 @@ import type { AppEnv, RouteDeps } from '../appEnv.js'
 import { HttpError } from '../HttpError.js'
 import { jsonResponse, problemResponses, sessionSecurity } from '../responses.js'
 import { DownloadParamsSchema, JobParamsSchema } from '../schemas.js'
-
-const ProgressSchema = z
-  .object({
-    kind: z.enum(['backup', 'restore', 'verify']),
-    phase: z.enum(['preparing', 'hooks', 'dumping', 'archiving', 'uploading', 'retention', 'verifying', 'restoring', 'finishing']),
-    startedAt: z.string(),
-    currentSource: z.string().optional(),
-    currentFile: z.string().optional(),
-    filesRead: z.number().int(),
-    bytesRead: z.number().int(),
-    totalBytes: z.number().int().optional(),
-    storages: z.array(z.object({ storage: z.string(), bytesWritten: z.number().int(), done: z.boolean() })),
-    bytesPerSecond: z.number(),
-    etaSeconds: z.number().optional(),
-    percent: z.number().optional(),
-  })
-  .openapi({ description: 'RunProgress: bytes read from the storage against the total (a restore reads the snapshot twice: verify, then restore).' })
+import { runEventStream } from './runEventStream.js'
+import { ProgressFrameSchema, RunProgressSchema } from './runSchemas.js'
 
 export const TaskSchema = z
   .object({
@@ -39,13 +24,15 @@ export const TaskSchema = z
     snapshot: z.string(),
     target: z.string().optional().openapi({ description: 'Restore: the resolved folder, or `database <name>` of `restore.databases`' }),
     status: z.enum(['running', 'cancelling', 'success', 'failed', 'cancelled']),
-    progress: ProgressSchema.optional(),
+    progress: RunProgressSchema.optional(),
     startedAt: z.string(),
     endedAt: z.string().optional(),
     error: z.string().optional(),
     summary: z.string().optional().openapi({ description: 'What an ended task did, one line' }),
   })
-  .openapi('Task')
+  .openapi('Task', {
+    description: "A restore or verify task. Its `progress` counts bytes read from the storage against the total (a restore reads the snapshot twice: verify, then restore)",
+  })
 
 const TaskResponseSchema = z.object({ task: TaskSchema }).openapi('TaskResponse')
 
@@ -74,7 +61,7 @@ export const RestoreRequestSchema = z
   })
   .openapi('RestoreRequest')
 
-export function taskRoutes(api: OpenAPIHono<AppEnv>, { config, engine, session }: RouteDeps): void {
+export function taskRoutes(api: OpenAPIHono<AppEnv>, { config, engine, session, keepAliveMs }: RouteDeps): void {
   const common = { tags: ['restore'], security: sessionSecurity, middleware: [session] }
   const allowed = () => {
     if (!config.server.permissions.allowRestore) throw new HttpError(403, { message: 'restore and verify are switched off (server.permissions.allowRestore)' })
@@ -154,6 +141,34 @@ export function taskRoutes(api: OpenAPIHono<AppEnv>, { config, engine, session }
     (c) => {
       const task = tasks().current(c.req.valid('param').name)
       return task ? c.json({ task }, 200) : c.body(null, 204)
+    },
+  )
+
+  api.openapi(
+    createRoute({
+      ...common,
+      method: 'get',
+      path: '/jobs/{name}/tasks/current/progress',
+      summary: "The job's current restore or verify task, live",
+      description:
+        'Server-sent events of the task `tasks/current` shows: `progress` (data: RunProgress, kind `restore` or `verify`) at once and then at most ' +
+        'about 4 per second while it runs, then one `end` (data: its RunRecord, as in the history) after which the stream closes. ' +
+        'An ended task gets its `end` at once. 204 when the daemon has run no task for the job since it started. ' +
+        "A sibling of the job's run stream (`/jobs/{name}/progress`), which carries backups only.",
+      request: { params: JobParamsSchema },
+      responses: {
+        200: { description: 'The event stream', content: { 'text/event-stream': { schema: ProgressFrameSchema } } },
+        204: { description: 'No task yet' },
+        ...problemResponses(401, 404, 501),
+      },
+    }),
+    (c) => {
+      const { name } = c.req.valid('param')
+      const jobTasks = tasks()
+      // Unknown job: a 404 Problem before any stream is opened; no task yet: 204.
+      if (!jobTasks.current(name)) return c.body(null, 204)
+      if (c.req.method === 'HEAD') return c.body(null, 200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' }) as never
+      return runEventStream(c, { keepAliveMs, closeOnEnd: true, subscribe: (listener) => jobTasks.follow(name, listener) }) as never
     },
   )
 

@@ -4,13 +4,15 @@
  * Verify or restore one snapshot, as a modal dialog: first the confirmation, which says what will be
  * read and what will be written where (a folder on the daemon's host, or a database of the daemon's
  * `restore.databases`, and whether existing files or tables are replaced); then the task's progress with
- * a Cancel button, polled from `GET /jobs/{name}/tasks/current`; then its result (the summary, or why it
- * failed or was cancelled). The daemon checks every target: its refusals are shown as it words them.
+ * a Cancel button, followed live on the task stream (`useTaskStream`), or polled from
+ * `GET /jobs/{name}/tasks/current` when the stream fails; then its result (the summary, or why it failed
+ * or was cancelled). The daemon checks every target: its refusals are shown as it words them.
  */
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, ApiError, type RestoreTarget, type TaskView } from '../api.js'
 import { RunProgressView } from './RunProgressView.js'
 import { useInterval } from './useInterval.js'
+import { useTaskStream } from './useTaskStream.js'
 
 export interface RestoreDialogProps {
   job: string
@@ -38,9 +40,10 @@ export function RestoreDialog({ job, snapshot, kind, onClose }: RestoreDialogPro
     if (element && !element.open) element.showModal()
   }, [])
 
-  // While the task runs: its progress and, at the end, its result.
+  // While the task runs: its progress and, at the end, its result; from the stream, else polled.
+  const live = useTaskStream(job, task, setTask)
   useInterval(() => {
-    if (!task || ended(task)) return
+    if (!task || ended(task) || live) return
     api.currentTask(job).then(
       (r) => r.task && r.task.id === task.id && setTask(r.task),
       () => {},
@@ -133,7 +136,7 @@ export function RestoreDialog({ job, snapshot, kind, onClose }: RestoreDialogPro
         </form>
       )}
       {task && (
-        <div class="task-state" data-task-status={task.status} role="status" aria-live="polite">
+        <div class="task-state" data-task-status={task.status} data-progress-from={ended(task) ? undefined : live ? 'stream' : 'polling'} role="status" aria-live="polite">
           {task.target && (
             <p>
               Target: <code>{task.target}</code>

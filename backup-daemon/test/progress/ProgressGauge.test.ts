@@ -1,0 +1,50 @@
+import { expect } from 'chai'
+import { ProgressGauge } from '../../src/engine/progress/ProgressGauge.js'
+import { ProgressMeter } from '../../src/tasks/ProgressMeter.js'
+
+describe('progress: ProgressGauge (the calculation backups and tasks share)', () => {
+  it('smooths the rate over samples; percent floored to 0.1 and held at 99 while reading; ETA rounded up', () => {
+    let clock = 0
+    let bytes = 0
+    const gauge = new ProgressGauge({ startedAt: new Date(0), now: () => clock, bytesRead: () => bytes })
+    expect(gauge.estimate(0, undefined, true)).to.deep.equal({})
+    expect(gauge.estimate(0, 0, true)).to.deep.equal({})
+    // No rate yet: a percent but no ETA.
+    expect(gauge.estimate(0, 3000, true)).to.deep.equal({ totalBytes: 3000, percent: 0 })
+    bytes = 1000
+    clock = 1000
+    gauge.sample()
+    expect(gauge.bytesPerSecond).to.equal(1000)
+    // 1000 / 3000 = 33.33..% floored to 33.3; 2000 bytes left at 1000/s.
+    expect(gauge.estimate(1000, 3000, true)).to.deep.equal({ totalBytes: 3000, percent: 33.3, etaSeconds: 2 })
+    bytes = 1500
+    clock = 2000
+    gauge.sample()
+    // 1000 + 0.3 * (500 - 1000)
+    expect(gauge.bytesPerSecond).to.equal(850)
+    // 1500 left at 850/s = 1.76 s, rounded up.
+    expect(gauge.estimate(1500, 3000, true)).to.include({ percent: 50, etaSeconds: 2 })
+    expect(gauge.estimate(2999, 3000, true).percent).to.equal(99)
+    // Past an estimated total: still reading, time left unknown.
+    expect(gauge.estimate(5000, 3000, true)).to.deep.equal({ totalBytes: 3000, percent: 99 })
+    expect(gauge.estimate(3000, 3000, true)).to.deep.equal({ totalBytes: 3000, percent: 99 })
+    expect(gauge.estimate(1500, 3000, false)).to.deep.equal({ totalBytes: 3000, percent: 100 })
+    // A sample at the same instant changes nothing.
+    bytes = 9000
+    gauge.sample()
+    expect(gauge.bytesPerSecond).to.equal(850)
+  })
+
+  it('a task meter uses the same cap and rounding: 99 while running, 100 on success, the share read and no ETA otherwise', () => {
+    const running = new ProgressMeter({ kind: 'restore', startedAt: new Date(), totalBytes: 3000, intervalMs: 60_000 })
+    running.addBytes(2999)
+    running.stop(false)
+    expect(running.progress).to.include({ kind: 'restore', percent: 99, totalBytes: 3000, bytesRead: 2999 }).and.not.have.property('etaSeconds')
+    const third = new ProgressMeter({ kind: 'verify', startedAt: new Date(), totalBytes: 3000, intervalMs: 60_000 })
+    third.addBytes(1000)
+    expect(third.stop(false).percent).to.equal(33.3)
+    const done = new ProgressMeter({ kind: 'verify', startedAt: new Date(), totalBytes: 3000, intervalMs: 60_000 })
+    done.addBytes(2000)
+    expect(done.stop(true)).to.include({ percent: 100, bytesRead: 2000 }).and.not.have.property('etaSeconds')
+  })
+})
