@@ -133,7 +133,14 @@ describe('api: hot path of GET /jobs', () => {
       await mkdir(join(dir.dir, 'src'))
       await writeFile(join(dir.dir, 'src', 'file.txt'), 'hot path\n'.repeat(1000))
       const server = `server:\n  address: 127.0.0.1:0\n  secret: ${'s'.repeat(40)}\n  auth: { enabled: true, username: admin, password: pw }\n`
-      const config = await configIn(dir.dir, [{ name: 'alpha', compression: 'tar' }, { name: 'beta', compression: 'tar' }], server)
+      const config = await configIn(
+        dir.dir,
+        [
+          { name: 'alpha', compression: 'tar' },
+          { name: 'beta', compression: 'tar' },
+        ],
+        server,
+      )
       engine = await createEngine(config, { schedule: false, persistLogs: false })
       servers = [await startServer({ config, engine }), await startServer({ config, engine, app: { hotPaths: false } })]
     })
@@ -160,7 +167,11 @@ describe('api: hot path of GET /jobs', () => {
       })
 
     async function login(base: string): Promise<string> {
-      const res = await fetch(`${base}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"username":"admin","password":"pw"}' })
+      const res = await fetch(`${base}/api/v1/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"username":"admin","password":"pw"}',
+      })
       expect(res.status).to.equal(200)
       return res.headers.get('set-cookie')!.split(';')[0]!
     }
@@ -176,7 +187,11 @@ describe('api: hot path of GET /jobs', () => {
         return (JSON.parse(a.body) as { jobs: Listed[] }).jobs
       }
       // The first request verifies the token through the app; the next ones take the hot path, from the cached body.
-      for (let i = 0; i < 3; i++) expect((await jobs()).map((j) => [j.name, j.status, j.lastResult])).to.deep.equal([['alpha', 'idle', undefined], ['beta', 'idle', undefined]])
+      for (let i = 0; i < 3; i++)
+        expect((await jobs()).map((j) => [j.name, j.status, j.lastResult])).to.deep.equal([
+          ['alpha', 'idle', undefined],
+          ['beta', 'idle', undefined],
+        ])
 
       engine.run('alpha', 'manual')
       const running = await jobs(false)

@@ -353,7 +353,9 @@ describe('tasks: restore and verify from the API (real daemon, files, PostgreSQL
       await new Promise((resolve) => setTimeout(resolve, 20))
     }
     expect(await state()).to.equal(before)
-    expect(await jobLog('db')).to.include('[restore] cancel requested').and.include('[restore] cancelled: cancelled')
+    expect(await jobLog('db'))
+      .to.include('[restore] cancel requested')
+      .and.include('[restore] cancelled: cancelled')
   })
 
   it('refuses bad requests with a Problem and writes nothing', async () => {

@@ -31,7 +31,8 @@ export const TaskSchema = z
     summary: z.string().optional().openapi({ description: 'What an ended task did, one line' }),
   })
   .openapi('Task', {
-    description: "A restore or verify task. Its `progress` counts bytes read from the storage against the total (a restore reads the snapshot twice: verify, then restore)",
+    description:
+      'A restore or verify task. Its `progress` counts bytes read from the storage against the total (a restore reads the snapshot twice: verify, then restore)',
   })
 
 const TaskResponseSchema = z.object({ task: TaskSchema }).openapi('TaskResponse')

@@ -136,7 +136,13 @@ export function RestoreDialog({ job, snapshot, kind, onClose }: RestoreDialogPro
         </form>
       )}
       {task && (
-        <div class="task-state" data-task-status={task.status} data-progress-from={ended(task) ? undefined : live ? 'stream' : 'polling'} role="status" aria-live="polite">
+        <div
+          class="task-state"
+          data-task-status={task.status}
+          data-progress-from={ended(task) ? undefined : live ? 'stream' : 'polling'}
+          role="status"
+          aria-live="polite"
+        >
           {task.target && (
             <p>
               Target: <code>{task.target}</code>
