@@ -59,6 +59,10 @@ export function createArchive(sources: Source[], options: ArchiveOptions): Reada
       callback(null, chunk)
     },
   })
+  // Before the pipeline's own listener (which destroys every stage with a generic AbortError): the consumer gets the reason given.
+  const abort = () => out.destroy(signal.reason)
+  signal.addEventListener('abort', abort, { once: true })
+  out.once('close', () => signal.removeEventListener('abort', abort))
   pipeline([tar, counter, ...stages, out], { signal }).catch((err) => out.destroy(err))
   return out
 }
