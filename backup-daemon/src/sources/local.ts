@@ -17,8 +17,8 @@ import type { Source, SourceContext, SourceEntry, SourceFactory } from './types.
 /** Files up to this size are read whole during the walk (`data`) rather than streamed. */
 const smallFile = 256 * 1024
 /** A batch ends after this many entries or bytes of small files: the event loop gets a turn between batches. */
-const batchEntries = 512
-const batchBytes = 2 * 1024 * 1024
+const batchEntries = 64
+const batchBytes = 256 * 1024
 /** Large files are streamed in reads of this size. */
 const streamChunk = 1024 * 1024
 
