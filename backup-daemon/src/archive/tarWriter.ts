@@ -1,7 +1,7 @@
 /**
  * @module archive/tarWriter
  * A POSIX tar (ustar + PAX) writer that builds headers, small files' bytes and paddings straight into
- * large output chunks (1 MiB by default), so a tree of tiny files costs a few copies per file instead of
+ * large output chunks (256 KiB by default), so a tree of tiny files costs a few copies per file instead of
  * a stream hand-off per header, body and padding (tar-stream's pack: a streamx push and a callback each).
  *
  * Format, as tar-stream wrote it before (archives read by GNU tar, bsdtar and `snapshot/forEachTarEntry.ts`):
@@ -44,7 +44,7 @@ export class TarWriter {
   private ready: Buffer[] = []
   private readyLength = 0
 
-  constructor(private readonly chunkSize = 1024 * 1024) {
+  constructor(private readonly chunkSize = 256 * 1024) {
     this.chunk = Buffer.allocUnsafe(chunkSize)
   }
 
