@@ -127,9 +127,8 @@ export class LocalSource implements Source {
               this.changed(relativePath)
               continue
             }
-            // From the number: `Stats.mtime` is a lazy getter that costs more than the Date itself.
             const mode = info.mode & 0o7777
-            const mtime = new Date(info.mtimeMs)
+            const mtime = info.mtime
             if (info.isDirectory()) {
               batch.push({ name, type: 'directory', mode, mtime })
               // The folder's descriptor is closed when its walk ends (or by `folder` when it cannot be listed).
