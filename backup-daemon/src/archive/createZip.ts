@@ -7,7 +7,7 @@
  * them (mode `0120777` in the external attributes, the target as the data), so `unzip` recreates them.
  * Aborting `signal` destroys the stream with the abort reason.
  */
-import { PassThrough, type Readable } from 'node:stream'
+import { PassThrough, Readable } from 'node:stream'
 import yazl from 'yazl'
 import type { Source, SourceEntry } from '../sources/types.js'
 import { exactSize } from './exactSize.js'
@@ -64,8 +64,9 @@ async function addEntry(zip: yazl.ZipFile, entry: SourceEntry, signal: AbortSign
     zip.addBuffer(Buffer.from(entry.linkname ?? ''), entry.name, { mtime, mode: fileType.symlink | 0o777, compress: false })
     return
   }
-  if (entry.type !== 'file' || !entry.open) return
-  const open = entry.open.bind(entry)
+  if (entry.type !== 'file' || (!entry.open && !entry.data)) return
+  const { data } = entry
+  const open = data ? () => Readable.from([data]) : entry.open!.bind(entry)
   let body: Readable | undefined
   // Resolves when yazl has read the whole entry: the next file is opened only then.
   const read = new Promise<void>((resolve, reject) => {

@@ -31,6 +31,12 @@ export interface SourceEntry {
    * objects per file). The archive writer prefers it when present.
    */
   read?(signal: AbortSignal): Promise<Buffer>
+  /**
+   * A small file's bytes, already read by the source (`entryBatches`); then neither `open` nor `read` is
+   * set. May differ in length from `size` (the file changed between its stat and its read): the archive
+   * writer cuts or zero-pads it to `size` and reports the change.
+   */
+  data?: Buffer
 }
 
 export interface Source {
@@ -41,6 +47,12 @@ export interface Source {
    * soon after `signal` aborts.
    */
   entries(signal: AbortSignal): AsyncIterable<SourceEntry>
+  /**
+   * Optional fast path, preferred by the archive writer: the same entries in arrays (small files with
+   * their `data`), so what costs per entry elsewhere (a promise, a generator step) costs per batch. A
+   * consumer finishes with a batch, opening its streamed entries, before it asks for the next one.
+   */
+  entryBatches?(signal: AbortSignal): AsyncIterable<SourceEntry[]>
 }
 
 /** Context handed to a source: where to log progress (lines go to the job's log). */

@@ -7,30 +7,31 @@
  */
 import { expect } from 'chai'
 import { createRequire, syncBuiltinESMExports } from 'node:module'
-import { chmod, mkdir, rename, symlink, writeFile } from 'node:fs/promises'
+import { execFileSync } from 'node:child_process'
+import { renameSync, symlinkSync } from 'node:fs'
+import { chmod, mkdir, writeFile } from 'node:fs/promises'
 import { basename, join } from 'node:path'
 import tar from 'tar-stream'
 import { createArchive } from '../../src/archive/createArchive.js'
 import { LocalSource } from '../../src/sources/local.js'
 import { tempDir } from '../engine/helpers.js'
 
-const fsPromises = createRequire(import.meta.url)('node:fs/promises') as typeof import('node:fs/promises')
-const realLstat = fsPromises.lstat
+const fs = createRequire(import.meta.url)('node:fs') as typeof import('node:fs')
+const realOpen = fs.openSync
 
-/** Calls `after(path)` once, right after the walk's lstat of an entry named `name` returned. */
-function afterLstatOf(name: string, after: (path: string) => Promise<void>): () => void {
+/** Calls `before(path)` once, right before the walk opens an entry named `name` (it was listed as it was). */
+function beforeOpenOf(name: string, before: (path: string) => void): () => void {
   let done = false
-  fsPromises.lstat = (async (path: string, ...rest: unknown[]) => {
-    const info = await (realLstat as (...a: unknown[]) => Promise<unknown>)(path, ...rest)
+  fs.openSync = ((path: string, ...rest: unknown[]) => {
     if (!done && basename(String(path)) === name) {
       done = true
-      await after(String(path))
+      before(String(path))
     }
-    return info
-  }) as typeof realLstat
+    return (realOpen as (...a: unknown[]) => number)(path, ...rest)
+  }) as typeof realOpen
   syncBuiltinESMExports()
   return () => {
-    fsPromises.lstat = realLstat
+    fs.openSync = realOpen
     syncBuiltinESMExports()
   }
 }
@@ -82,13 +83,13 @@ describe('security: a swap inside the backed-up tree cannot pull files from outs
     await tmp.remove()
   })
 
-  const swapFolderForLink = async () => {
-    await rename(join(root, 'a'), join(tmp.dir, 'a.moved'))
-    await symlink(outside, join(root, 'a'))
+  const swapFolderForLink = () => {
+    renameSync(join(root, 'a'), join(tmp.dir, 'a.moved'))
+    symlinkSync(outside, join(root, 'a'))
   }
 
   it('a folder replaced by a link after the walk saw it: skipped with a warning, nothing from outside', async () => {
-    restore = afterLstatOf('a', swapFolderForLink)
+    restore = beforeOpenOf('a', swapFolderForLink)
     const files = await archiveFiles(new LocalSource('src', root, [], context))
     expect([...files.values()]).not.to.include('OUTSIDE SECRET')
     expect(files.get('src/z.txt')).to.equal('last file')
@@ -96,17 +97,17 @@ describe('security: a swap inside the backed-up tree cannot pull files from outs
   })
 
   it('a folder replaced by a link after its file was seen: the file is read from the folder listed, not through the link', async () => {
-    restore = afterLstatOf('secret', swapFolderForLink)
+    restore = beforeOpenOf('secret', swapFolderForLink)
     const files = await archiveFiles(new LocalSource('src', root, [], context))
     expect([...files.values()]).not.to.include('OUTSIDE SECRET')
     expect(files.get('src/a/secret')).to.equal('inside content')
     expect(files.get('src/z.txt')).to.equal('last file')
   })
 
-  it('a file replaced by a link to an outside file after its lstat: skipped with a warning', async () => {
-    restore = afterLstatOf('secret', async (path) => {
-      await rename(path, join(tmp.dir, 'secret.moved'))
-      await symlink(join(outside, 'secret'), join(root, 'a', 'secret'))
+  it('a file replaced by a link to an outside file after it was listed: skipped with a warning', async () => {
+    restore = beforeOpenOf('secret', (path) => {
+      renameSync(path, join(tmp.dir, 'secret.moved'))
+      symlinkSync(join(outside, 'secret'), join(root, 'a', 'secret'))
     })
     const files = await archiveFiles(new LocalSource('src', root, [], context))
     expect([...files.values()]).not.to.include('OUTSIDE SECRET')
@@ -114,13 +115,17 @@ describe('security: a swap inside the backed-up tree cannot pull files from outs
     expect(warnings.join('\n')).to.match(/skipped a\/secret: it changed while the backup read it/)
   })
 
-  it('a file replaced by another file after its lstat (a hard link to an outside file): skipped with a warning', async () => {
-    restore = afterLstatOf('secret', async (path) => {
-      await rename(path, join(tmp.dir, 'secret.moved'))
-      await writeFile(join(root, 'a', 'secret'), 'OUTSIDE SECRET')
+  // A regular file replaced by another regular file (or a hard link) inside the tree is read as it is when
+  // opened: it is a file of the tree, archived as if it had been there when the walk listed the folder.
+  it('a file replaced by a FIFO after it was listed: skipped with a warning, the walk does not block on it', async () => {
+    restore = beforeOpenOf('secret', (path) => {
+      renameSync(path, join(tmp.dir, 'secret.moved'))
+      // By its real path: /proc/self/fd/<n> in the walk's path means another folder to the child.
+      execFileSync('mkfifo', [join(root, 'a', 'secret')])
     })
     const files = await archiveFiles(new LocalSource('src', root, [], context))
-    expect([...files.values()]).not.to.include('OUTSIDE SECRET')
+    expect(files.has('src/a/secret')).to.equal(false)
+    expect(files.get('src/z.txt')).to.equal('last file')
     expect(warnings.join('\n')).to.match(/skipped a\/secret: it changed/)
   })
 

@@ -30,6 +30,8 @@ const dumpTypes = new Set(['postgresql', 'mysql', 'mariadb', 'mongodb', 'redis',
 
 type CountedStream = Readable & { bytesRead?: unknown }
 
+const relativeTo = (name: string, prefix: string) => (name.startsWith(prefix) ? name.slice(prefix.length) : name)
+
 export class ProgressTracker implements RunTracker {
   readonly written = { bytesWritten: 0 }
   totalBytes: number | undefined
@@ -80,22 +82,58 @@ export class ProgressTracker implements RunTracker {
   }
 
   trackSources(sources: Source[]): Source[] {
-    return sources.map((source) => ({ type: source.type, name: source.name, entries: (signal: AbortSignal) => this.entries(source, signal) }))
+    return sources.map((source) => ({
+      type: source.type,
+      name: source.name,
+      entries: (signal: AbortSignal) => this.entries(source, signal),
+      ...(source.entryBatches && { entryBatches: (signal: AbortSignal) => this.batches(source, signal) }),
+    }))
   }
 
-  private async *entries(source: Source, signal: AbortSignal): AsyncIterable<SourceEntry> {
+  private enterSource(source: Source): string {
     this.currentSource = source.name
     this.currentFile = undefined
     this.phase(dumpTypes.has(source.type) ? 'dumping' : 'archiving')
-    const prefix = `${source.name}/`
+    return `${source.name}/`
+  }
+
+  /** Per batch: files already read (`data`) are counted in one loop, with no new object; streamed ones are wrapped. */
+  private async *batches(source: Source, signal: AbortSignal): AsyncIterable<SourceEntry[]> {
+    const prefix = this.enterSource(source)
+    for await (const batch of source.entryBatches!(signal)) {
+      let last: SourceEntry | undefined
+      for (let i = 0; i < batch.length; i++) {
+        const entry = batch[i]!
+        if (entry.type !== 'file') continue
+        if (entry.data) {
+          this.filesRead++
+          this.settledBytes += entry.data.length
+          last = entry
+        } else {
+          batch[i] = this.wrapEntry(entry, relativeTo(entry.name, prefix))
+        }
+      }
+      if (last) this.currentFile = relativeTo(last.name, prefix)
+      yield batch
+    }
+  }
+
+  private async *entries(source: Source, signal: AbortSignal): AsyncIterable<SourceEntry> {
+    const prefix = this.enterSource(source)
     for await (const entry of source.entries(signal)) {
-      yield entry.type === 'file' ? this.wrapEntry(entry, entry.name.startsWith(prefix) ? entry.name.slice(prefix.length) : entry.name) : entry
+      yield entry.type === 'file' ? this.wrapEntry(entry, relativeTo(entry.name, prefix)) : entry
     }
   }
 
   /** One object per file (never per chunk): `open` and `read` note the file and count its bytes. */
   private wrapEntry(entry: SourceEntry, relative: string): SourceEntry {
-    const { open, read } = entry
+    const { open, read, data } = entry
+    if (data) {
+      this.currentFile = relative
+      this.filesRead++
+      this.settledBytes += data.length
+      return entry
+    }
     const wrapped: SourceEntry = { ...entry }
     if (open) {
       wrapped.open = (signal) => {
