@@ -24,12 +24,12 @@ const long255 = ['f'.repeat(90), 'g'.repeat(90), 'h'.repeat(90)].join('/')
 /** Files (relative path -> bytes); sizes around the 512-byte block and the 256 KiB small-file limit. */
 function files(): Record<string, Buffer> {
   return {
-    'empty': Buffer.alloc(0),
-    'one': Buffer.from('x'),
-    'b511': randomBytes(511),
-    'b512': randomBytes(512),
-    'b513': randomBytes(513),
-    'b1024': randomBytes(1024),
+    empty: Buffer.alloc(0),
+    one: Buffer.from('x'),
+    b511: randomBytes(511),
+    b512: randomBytes(512),
+    b513: randomBytes(513),
+    b1024: randomBytes(1024),
     'small-limit': randomBytes(256 * 1024),
     'streamed.bin': randomBytes(256 * 1024 + 1),
     'large.bin': randomBytes(3 * 1024 * 1024 + 7),
@@ -149,8 +149,22 @@ describe('archive/tarWriter: archives GNU tar restores byte for byte', function 
       async *entries(): AsyncIterable<SourceEntry> {
         yield { name: 'db', type: 'directory', mode: 0o755, mtime: new Date(1_000_000_000_000) }
         // No size: spooled to a temporary file first, then written with its measured length.
-        yield { name: 'db/dump.sql', type: 'file', mode: 0o600, mtime: new Date(1_000_000_000_000), open: () => Readable.from([body.subarray(0, 1000), body.subarray(1000)]) }
-        yield { name: 'db/small', type: 'file', mode: 0o644, mtime: new Date(1_000_000_000_000), size: 3, open: () => Readable.from([Buffer.from('abc')]), read: async () => Buffer.from('abc') }
+        yield {
+          name: 'db/dump.sql',
+          type: 'file',
+          mode: 0o600,
+          mtime: new Date(1_000_000_000_000),
+          open: () => Readable.from([body.subarray(0, 1000), body.subarray(1000)]),
+        }
+        yield {
+          name: 'db/small',
+          type: 'file',
+          mode: 0o644,
+          mtime: new Date(1_000_000_000_000),
+          size: 3,
+          open: () => Readable.from([Buffer.from('abc')]),
+          read: async () => Buffer.from('abc'),
+        }
       },
     }
     const archive = join(tmp.dir, 'generic.tar')
