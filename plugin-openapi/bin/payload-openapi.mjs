@@ -31,14 +31,7 @@ if (!tsxApi) {
   console.error('payload-openapi: cannot find tsx (a dependency of payload) to load the TypeScript config; run it in the Payload project folder')
   process.exit(1)
 }
-// While tsx loads the config, nothing may hold the event loop open, and Node then ends the process with the
-// import still pending (payloadcms/payload#17757 is the same race in Payload's own CLI): a timer holds it until done.
-const holdOpen = setInterval(() => undefined, 1 << 30)
-try {
-  const { register } = await import(tsxApi)
-  register()
-  const { runCli } = await import(fromSources ? source.href : new URL('../dist/write/cli.js', import.meta.url).href)
-  process.exitCode = await runCli(process.argv.slice(2))
-} finally {
-  clearInterval(holdOpen)
-}
+const { register } = await import(tsxApi)
+register()
+const { runCli } = await import(fromSources ? source.href : new URL('../dist/write/cli.js', import.meta.url).href)
+process.exitCode = await runCli(process.argv.slice(2))
