@@ -5,7 +5,20 @@
  * as links and never followed, so nothing outside the folder is read. Entries are named
  * `<source name>/<relative path>` in the archive.
  */
-import { closeSync, constants, createReadStream, existsSync, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, type Dirent } from 'node:fs'
+import {
+  closeSync,
+  constants,
+  createReadStream,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  readSync,
+  type Dirent,
+  type Stats,
+} from 'node:fs'
 import { stat } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { Readable } from 'node:stream'
@@ -46,6 +59,13 @@ interface Folder {
   entries: Dirent[]
   next: number
 }
+
+/**
+ * The modification time cut to the whole millisecond. Node's `Stats` dates round `mtimeMs` (which keeps the
+ * nanoseconds as a fraction), so a file changed at x.9996 s would otherwise be archived at x+1 s: tar stores
+ * whole seconds, and what it stores must be the second the file system holds, as GNU tar stores it.
+ */
+const mtimeOf = (info: Stats) => new Date(Math.floor(info.mtimeMs))
 
 /**
  * The walk is synchronous within a batch (measured: five thread-pool round trips per small file, each a
@@ -96,7 +116,7 @@ export class LocalSource implements Source {
     const folders: Folder[] = []
     try {
       folders.push(this.folder('', openSync(this.root, constants.O_RDONLY | constants.O_DIRECTORY)))
-      let batch: SourceEntry[] = [{ name: this.name, type: 'directory', mode: top.mode & 0o7777, mtime: top.mtime }]
+      let batch: SourceEntry[] = [{ name: this.name, type: 'directory', mode: top.mode & 0o7777, mtime: mtimeOf(top) }]
       let bytes = 0
       while (folders.length > 0) {
         signal.throwIfAborted()
@@ -128,7 +148,7 @@ export class LocalSource implements Source {
               continue
             }
             const mode = info.mode & 0o7777
-            const mtime = info.mtime
+            const mtime = mtimeOf(info)
             if (info.isDirectory()) {
               batch.push({ name, type: 'directory', mode, mtime })
               // The folder's descriptor is closed when its walk ends (or by `folder` when it cannot be listed).
@@ -228,7 +248,7 @@ export class LocalSource implements Source {
         this.changed(relativePath)
         return undefined
       }
-      return { mode: info.mode & 0o7777, mtime: info.mtime, target: readlinkSync(path) }
+      return { mode: info.mode & 0o7777, mtime: mtimeOf(info), target: readlinkSync(path) }
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code
       if (code === 'ENOENT' || code === 'EINVAL') return undefined

@@ -104,6 +104,33 @@ describe('archive/tarWriter: archives GNU tar restores byte for byte', function 
     expect(listing).to.include.members([`src/${long255}/${'i'.repeat(40)}`, 'src/ñandú/日本語 ファイル.txt', 'src/ünïcode-link'])
   })
 
+  it('stores the second the file system holds, also for a time a hair before the next second (x.9996 s)', async () => {
+    const root = join(tmp.dir, 'tree')
+    await mkdir(root)
+    const seconds = 1_795_499_467
+    for (const [name, fraction] of [
+      ['late', 0.9996],
+      ['early', 0.0004],
+      ['half', 0.5],
+    ] as const) {
+      await writeFile(join(root, name), name)
+      await utimes(join(root, name), seconds, seconds + fraction)
+    }
+    const archive = join(tmp.dir, 'out.tar')
+    await writeArchive([new LocalSource('src', root, [], { log: () => {} })], archive)
+    const mtimes = new Map<string, number>()
+    const { createReadStream } = await import('node:fs')
+    await forEachTarEntry(createReadStream(archive), async (header, entry) => {
+      entry.resume()
+      mtimes.set(header.name, header.mtime!.getTime() / 1000)
+    })
+    expect(Object.fromEntries(['late', 'early', 'half'].map((name) => [name, mtimes.get(`src/${name}`)]))).to.deep.equal({
+      late: seconds,
+      early: seconds,
+      half: seconds,
+    })
+  })
+
   it('is read back entry for entry by our own reader (forEachTarEntry), PAX names and sizes included', async () => {
     const root = join(tmp.dir, 'tree')
     const content = await makeTree(root)
