@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { launchBrowser, saveScreenshot } from './support/browser.js'
-import { runOnce, startDaemon, type RunningDaemon } from './support/realDaemon.js'
+import { startRestoringDaemon, type RunningDaemon } from './support/realDaemon.js'
 
 describe('web UI: verify and restore a snapshot (real daemon, Chromium)', function () {
   this.timeout(90_000)
@@ -30,24 +30,11 @@ describe('web UI: verify and restore a snapshot (real daemon, Chromium)', functi
     writeFileSync(join(site, 'docs', 'readme.txt'), 'read me\n')
     root = join(dir, 'restores')
     mkdirSync(root)
-    const config = {
-      dataDir: join(dir, 'data'),
-      server: { address: '127.0.0.1:0', secret: 'ui-restore-secret-0123456789abcdef', permissions: { allowRestore: true }, ui: { enabled: true } },
-      logs: { directory: join(dir, 'data', 'logs') },
+    daemon = await startRestoringDaemon(dir, {
+      secret: 'ui-restore-secret-0123456789abcdef',
       restore: { roots: [root] },
-      jobs: [
-        {
-          name: 'web',
-          compression: 'tar.gz',
-          sources: [{ type: 'local', name: 'site', path: site }],
-          storages: [{ type: 'local', name: 'disk', path: join(dir, 'storage') }],
-        },
-      ],
-    }
-    const file = join(dir, 'backup-daemon.yaml')
-    writeFileSync(file, JSON.stringify(config, null, 2))
-    expect(await runOnce(file, 'web')).to.equal(0)
-    daemon = await startDaemon({ dir, jobs: [] }, file)
+      job: { name: 'web', sources: [{ type: 'local', name: 'site', path: site }] },
+    })
     const context = await browser.newContext({ baseURL: daemon.url, viewport: { width: 1280, height: 900 } })
     page = await context.newPage()
   })

@@ -7,13 +7,13 @@
  */
 import { expect } from 'chai'
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { findPostgresBin, startPostgresCluster, type PostgresCluster } from '../sources/support/postgresCluster.js'
 import { launchBrowser, saveScreenshot } from './support/browser.js'
-import { runOnce, startDaemon, type RunningDaemon } from './support/realDaemon.js'
+import { startRestoringDaemon, type RunningDaemon } from './support/realDaemon.js'
 
 const rows = "SELECT count(*), md5(string_agg(item, ',' ORDER BY id)) FROM orders"
 
@@ -37,24 +37,11 @@ describe('web UI: a restore followed on the task stream (real daemon, PostgreSQL
     await pg.sql('staging', "CREATE TABLE orders (id int PRIMARY KEY, item text); INSERT INTO orders VALUES (1, 'staging only')")
     dir = mkdtempSync(join(tmpdir(), 'ui-task-stream-'))
     const connection = { host: pg.socketDir, port: pg.port, user: pg.superuser }
-    const config = {
-      dataDir: join(dir, 'data'),
-      server: { address: '127.0.0.1:0', secret: 'ui-task-stream-secret-0123456789abcdef', permissions: { allowRestore: true }, ui: { enabled: true } },
-      logs: { directory: join(dir, 'data', 'logs') },
+    daemon = await startRestoringDaemon(dir, {
+      secret: 'ui-task-stream-secret-0123456789abcdef',
       restore: { roots: [], databases: { staging: { type: 'postgresql', database: 'staging', ...connection } } },
-      jobs: [
-        {
-          name: 'shop',
-          compression: 'tar.gz',
-          sources: [{ type: 'postgresql', name: 'pg', database: 'shop', ...connection, pgDump: join(pg.bin, 'pg_dump') }],
-          storages: [{ type: 'local', name: 'disk', path: join(dir, 'storage') }],
-        },
-      ],
-    }
-    const file = join(dir, 'backup-daemon.yaml')
-    writeFileSync(file, JSON.stringify(config, null, 2))
-    expect(await runOnce(file, 'shop')).to.equal(0)
-    daemon = await startDaemon({ dir, jobs: [] }, file)
+      job: { name: 'shop', sources: [{ type: 'postgresql', name: 'pg', database: 'shop', ...connection, pgDump: join(pg.bin, 'pg_dump') }] },
+    })
     const context = await browser.newContext({ baseURL: daemon.url, viewport: { width: 1280, height: 900 } })
     page = await context.newPage()
   })

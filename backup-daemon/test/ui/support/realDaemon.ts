@@ -119,3 +119,28 @@ export function runOnce(configFile: string, job: string): Promise<number | null>
     child.once('exit', (code) => resolve(code))
   })
 }
+
+/** The daemon of the restore tests: restores allowed, the UI on, one job whose first snapshot is already made. */
+export interface RestoringDaemonOptions {
+  secret: string
+  /** The config's `restore` section (roots, databases). */
+  restore: Record<string, unknown>
+  /** The job, minus `compression` (tar.gz) and `storages` (one local `disk` under `dir`). */
+  job: { name: string; sources: unknown[] }
+}
+
+/** Writes that config into `dir`, runs the job once with the CLI (it must succeed), then serves the daemon. */
+export async function startRestoringDaemon(dir: string, { secret, restore, job }: RestoringDaemonOptions): Promise<RunningDaemon> {
+  const config = {
+    dataDir: join(dir, 'data'),
+    server: { address: '127.0.0.1:0', secret, permissions: { allowRestore: true }, ui: { enabled: true } },
+    logs: { directory: join(dir, 'data', 'logs') },
+    restore,
+    jobs: [{ name: job.name, compression: 'tar.gz', sources: job.sources, storages: [{ type: 'local', name: 'disk', path: join(dir, 'storage') }] }],
+  }
+  const file = join(dir, 'backup-daemon.yaml')
+  writeFileSync(file, JSON.stringify(config, null, 2))
+  const exitCode = await runOnce(file, job.name)
+  if (exitCode !== 0) throw new Error(`backup-daemon run ${job.name} exited with ${exitCode}`)
+  return startDaemon({ dir, jobs: [] }, file)
+}
