@@ -7,6 +7,11 @@
  * - daemon `tar.zst` vs `tar -cf - | zstd -3 -T0`;
  * - daemon `tar` on a tree of 200k tiny files vs `tar -cf` to a file (per-entry cost);
  * - the daemon's peak RSS (VmHWM) on the full tree and on half of it (flat in the data size).
+ * Beside them it prints ceilings, which bound any ratio on this machine (no target): the compressor alone
+ * on an already written tar (`pigz`, `zstd`: when it fills every core, anything else the daemon must do,
+ * such as the sha256 of every part, adds to the wall time), and Node's bare cost of the four file-system
+ * calls a file needs (open, fstat, read, close; no tar, hash or write), on one and on two threads.
+ * Each tree is read once before it is timed, so no run pays for a cold page cache.
  * Targets (issue 13): >= 1.0x pigz, >= 1.0x the zstd pipeline, >= 1.0x `tar -cf` on tiny files,
  * peak RSS < 150 MiB and flat. The trees are generated once into the OS temp folder and reused
  * (`BENCH_DAEMON_FRESH=1` regenerates them, `BENCH_DAEMON_PREPARE=1` only generates them, e.g. while
@@ -19,6 +24,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { Worker } from 'node:worker_threads'
 import { peakRssMiB, printResult } from './support/measure.js'
 
 const MiB = 1 << 20
@@ -108,18 +114,61 @@ function cachedTree(name: string, make: (dir: string) => number): { dir: string;
   return { dir: join(dir, 'tree'), bytes }
 }
 
-/** Runs a shell pipeline (fixed strings, paths quoted) and returns its seconds and output size. */
-function timeShell(script: string, out: string): { seconds: number; outBytes: number } {
+/** Runs a shell pipeline (fixed strings, paths quoted) and returns its seconds and output size (`out` is removed unless `remove` is false). */
+function timeShell(script: string, out: string, remove = true): { seconds: number; outBytes: number } {
   const start = process.hrtime.bigint()
   const result = spawnSync('sh', ['-c', `set -e; ${script}`], { stdio: 'inherit' })
   const seconds = Number(process.hrtime.bigint() - start) / 1e9
   if (result.status !== 0) throw new Error(`${script} failed`)
   const outBytes = statSync(out).size
-  rmSync(out)
+  if (remove) rmSync(out)
   return { seconds, outBytes }
 }
 
 const q = (path: string) => `'${path.replaceAll("'", "'\\''")}'`
+
+/** Reads every file of `dir` once (into the page cache), so the first timed run does not pay for the disk. */
+function warm(dir: string): void {
+  // Through a pipe: GNU tar skips reading the files when its output is /dev/null.
+  spawnSync('sh', ['-c', `tar -cf - -C ${q(dir)} . | cat > /dev/null`], { stdio: 'inherit' })
+}
+
+/**
+ * Node's least cost for a tree of small files: open (no link followed), fstat, read and close per file, the
+ * calls the daemon's walk makes, with nothing else (no tar, no hash, no write), on `threads` worker
+ * threads each taking every `threads`-th folder. Seconds.
+ */
+async function bareWalk(dir: string, threads: number): Promise<number> {
+  const folders = readdirSync(dir).sort()
+  const body = `
+    const { closeSync, constants, fstatSync, openSync, readdirSync, readSync } = require('node:fs')
+    const { workerData, parentPort } = require('node:worker_threads')
+    const flags = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK
+    const buffer = Buffer.allocUnsafe(1 << 20)
+    let bytes = 0
+    for (const folder of workerData.folders) {
+      const base = workerData.dir + '/' + folder
+      for (const name of readdirSync(base)) {
+        const fd = openSync(base + '/' + name, flags)
+        const size = fstatSync(fd).size
+        bytes += readSync(fd, buffer, 0, Math.min(size + 1, buffer.length), null)
+        closeSync(fd)
+      }
+    }
+    parentPort.postMessage(bytes)`
+  const start = process.hrtime.bigint()
+  await Promise.all(
+    Array.from(
+      { length: threads },
+      (_, i) =>
+        new Promise((resolve, reject) => {
+          const worker = new Worker(body, { eval: true, workerData: { dir, folders: folders.filter((_, j) => j % threads === i) } })
+          worker.once('message', resolve).once('error', reject)
+        }),
+    ),
+  )
+  return Number(process.hrtime.bigint() - start) / 1e9
+}
 
 /** Runs `backup-daemon run bench` on `root`; returns seconds, the child's peak RSS and the archive size. */
 async function timeDaemon(work: string, root: string, label: string, compression: string): Promise<{ seconds: number; peakMiB: number; outBytes: number }> {
@@ -175,6 +224,7 @@ try {
       `${what}: ${r.seconds.toFixed(1)} s (${(size / MiB / r.seconds).toFixed(1)} MiB/s), ${(r.outBytes / MiB).toFixed(0)} MiB out${r.peakMiB ? `, peak RSS ${r.peakMiB.toFixed(1)} MiB` : ''}`,
     )
   const peaks: number[] = []
+  if (runs('gz') || runs('zst')) warm(tree)
   if (runs('gz')) {
     const tarGz = timeShell(`tar -czf ${q(out)} -C ${q(tree)} .`, out)
     const pigz = timeShell(`tar -cf - -C ${q(tree)} . | pigz -6 > ${q(out)}`, out)
@@ -187,6 +237,14 @@ try {
     line('daemon tar.gz, half tree', gzHalf, bytes / 2)
     printResult('daemon tar.gz vs tar -czf', tarGz.seconds / gz.seconds, 'tar -czf throughput', '>= 0.9')
     printResult('daemon tar.gz vs tar | pigz -6', pigz.seconds / gz.seconds, `pigz pipeline throughput (${cores} cores)`, '>= 1.0')
+    timeShell(`tar -cf ${q(out)}.tar -C ${q(tree)} .`, `${out}.tar`, false)
+    const pigzAlone = timeShell(`pigz -6 < ${q(out)}.tar > ${q(out)}`, out)
+    line('pigz -6 alone, on the tar already written', pigzAlone)
+    printResult(
+      'ceiling: pigz -6 alone vs tar | pigz -6',
+      pigz.seconds / pigzAlone.seconds,
+      'pigz pipeline throughput, the most any gzip -6 compressing here reaches (no target)',
+    )
     printResult(
       'daemon peak RSS, full vs half tree',
       gz.peakMiB / gzHalf.peakMiB,
@@ -201,14 +259,33 @@ try {
     line('tar -cf - | zstd -3 -T0', zstd)
     line('daemon tar.zst', zst)
     printResult('daemon tar.zst vs tar | zstd -3 -T0', zstd.seconds / zst.seconds, `zstd pipeline throughput (${cores} cores)`, '>= 1.0')
+    if (!existsSync(`${out}.tar`)) timeShell(`tar -cf ${q(out)}.tar -C ${q(tree)} .`, `${out}.tar`, false)
+    const zstdAlone = timeShell(`zstd -q -3 -T0 < ${q(out)}.tar > ${q(out)}`, out)
+    line('zstd -3 -T0 alone, on the tar already written', zstdAlone)
+    printResult(
+      'ceiling: zstd -3 -T0 alone vs tar | zstd -3 -T0',
+      zstd.seconds / zstdAlone.seconds,
+      'zstd pipeline throughput, the most any tar.zst compressing with zstd reaches here (no target)',
+    )
   }
+  rmSync(`${out}.tar`, { force: true })
   if (runs('tiny')) {
+    warm(tiny.dir)
     const tarTiny = timeShell(`tar -cf ${q(out)} -C ${q(tiny.dir)} .`, out)
     const plainTiny = await timeDaemon(work, tiny.dir, 'tiny', 'tar')
     peaks.push(plainTiny.peakMiB)
     line('tar -cf (tiny files)', tarTiny, tiny.bytes)
     line('daemon tar (tiny files)', plainTiny, tiny.bytes)
     printResult(`daemon tar vs tar -cf, ${tinyCount / 1000}k tiny files`, tarTiny.seconds / plainTiny.seconds, 'tar -cf throughput', '>= 1.0')
+    for (const threads of [1, 2]) {
+      const seconds = await bareWalk(tiny.dir, threads)
+      console.log(`node open+fstat+read+close only, ${threads} thread${threads > 1 ? 's' : ''} (tiny files): ${seconds.toFixed(1)} s`)
+      printResult(
+        `ceiling: bare node file calls on ${threads} thread${threads > 1 ? 's' : ''} vs tar -cf`,
+        tarTiny.seconds / seconds,
+        'tar -cf throughput, the most a Node walk on as many threads reaches here (no target)',
+      )
+    }
   }
   const peak = Math.max(...peaks)
   printResult('daemon peak RSS vs 150 MiB', peak / 150, `of 150 MiB (${peak.toFixed(0)} MiB peak over all runs)`, '< 1')

@@ -50,7 +50,8 @@ export interface Source {
   /**
    * Optional fast path, preferred by the archive writer: the same entries in arrays (small files with
    * their `data`), so what costs per entry elsewhere (a promise, a generator step) costs per batch. A
-   * consumer finishes with a batch, opening its streamed entries, before it asks for the next one.
+   * consumer finishes with a batch, opening its streamed entries and copying out any `data` it keeps, before
+   * it asks for the next one: the source may read the next batch's small files into the same memory.
    */
   entryBatches?(signal: AbortSignal): AsyncIterable<SourceEntry[]>
 }
