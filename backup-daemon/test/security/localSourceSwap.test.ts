@@ -57,7 +57,10 @@ async function archiveFiles(source: LocalSource): Promise<Map<string, string>> {
   return files
 }
 
-describe('security: a swap inside the backed-up tree cannot pull files from outside it', () => {
+// The walk (`sources/localWalk.ts`) under both builders that run in this thread (where `openSync` can be
+// intercepted): the archive writer's batches, and the tar builder the worker runs (`archive/tarWorker/treeTar.ts`).
+for (const tarBuilder of ['batches', 'thread'] as const)
+describe(`security: a swap inside the backed-up tree cannot pull files from outside it (${tarBuilder})`, () => {
   let tmp: Awaited<ReturnType<typeof tempDir>>
   let root: string
   let outside: string
@@ -90,7 +93,7 @@ describe('security: a swap inside the backed-up tree cannot pull files from outs
 
   it('a folder replaced by a link after the walk saw it: skipped with a warning, nothing from outside', async () => {
     restore = beforeOpenOf('a', swapFolderForLink)
-    const files = await archiveFiles(new LocalSource('src', root, [], context))
+    const files = await archiveFiles(new LocalSource('src', root, [], context, { tarBuilder }))
     expect([...files.values()]).not.to.include('OUTSIDE SECRET')
     expect(files.get('src/z.txt')).to.equal('last file')
     expect(warnings.join('\n')).to.match(/skipped a: it changed while the backup read it/)
@@ -98,7 +101,7 @@ describe('security: a swap inside the backed-up tree cannot pull files from outs
 
   it('a folder replaced by a link after its file was seen: the file is read from the folder listed, not through the link', async () => {
     restore = beforeOpenOf('secret', swapFolderForLink)
-    const files = await archiveFiles(new LocalSource('src', root, [], context))
+    const files = await archiveFiles(new LocalSource('src', root, [], context, { tarBuilder }))
     expect([...files.values()]).not.to.include('OUTSIDE SECRET')
     expect(files.get('src/a/secret')).to.equal('inside content')
     expect(files.get('src/z.txt')).to.equal('last file')
@@ -109,7 +112,7 @@ describe('security: a swap inside the backed-up tree cannot pull files from outs
       renameSync(path, join(tmp.dir, 'secret.moved'))
       symlinkSync(join(outside, 'secret'), join(root, 'a', 'secret'))
     })
-    const files = await archiveFiles(new LocalSource('src', root, [], context))
+    const files = await archiveFiles(new LocalSource('src', root, [], context, { tarBuilder }))
     expect([...files.values()]).not.to.include('OUTSIDE SECRET')
     expect(files.has('src/a/secret')).to.equal(false)
     expect(warnings.join('\n')).to.match(/skipped a\/secret: it changed while the backup read it/)
@@ -123,14 +126,14 @@ describe('security: a swap inside the backed-up tree cannot pull files from outs
       // By its real path: /proc/self/fd/<n> in the walk's path means another folder to the child.
       execFileSync('mkfifo', [join(root, 'a', 'secret')])
     })
-    const files = await archiveFiles(new LocalSource('src', root, [], context))
+    const files = await archiveFiles(new LocalSource('src', root, [], context, { tarBuilder }))
     expect(files.has('src/a/secret')).to.equal(false)
     expect(files.get('src/z.txt')).to.equal('last file')
     expect(warnings.join('\n')).to.match(/skipped a\/secret: it changed/)
   })
 
   it('an unchanged tree is archived whole without warnings', async () => {
-    const files = await archiveFiles(new LocalSource('src', root, [], context))
+    const files = await archiveFiles(new LocalSource('src', root, [], context, { tarBuilder }))
     expect(Object.fromEntries(files)).to.deep.equal({ 'src/a/secret': 'inside content', 'src/z.txt': 'last file' })
     expect(warnings).to.deep.equal([])
   })
