@@ -29,8 +29,10 @@ export interface TarWorkerTreeOptions {
   log: SourceContext['log']
   /** Build in this thread even when a worker could start (tests). */
   inThread?: boolean
-  /** @default 4 */
+  /** Steps the worker builds ahead of the consumer (~256 KiB each). @default 4 */
   maxInFlight?: number
+  /** The worker's code (tests: one that fails to load). @default `tarWorkerUrl()` */
+  workerUrl?: URL
 }
 
 let live = 0
@@ -44,7 +46,7 @@ export async function* tarWorkerTree(options: TarWorkerTreeOptions): AsyncGenera
   // The configured folder itself may be a link (e.g. /srv/current); nothing below it is followed.
   const top = await stat(options.root)
   if (!top.isDirectory()) throw new Error(`source "${options.name}": ${options.root} is not a directory`)
-  const url = options.inThread ? undefined : await tarWorkerUrl()
+  const url = options.inThread ? undefined : (options.workerUrl ?? (await tarWorkerUrl()))
   const worker = url && startWorker(url, options, { mode: top.mode, mtimeMs: top.mtimeMs })
   if (worker) {
     const first = await worker.next()
