@@ -144,9 +144,13 @@ describe('archive/tarWorker: the local tar built in a worker thread', function (
 
   it('a worker that cannot load falls back to the builder in this thread, with the same archive', async () => {
     const broken = new URL(`data:text/javascript,${encodeURIComponent('import "./no-such-module.js"')}`)
-    const options = { root, name: 'src', exclude: ['*.tmp'], signal: new AbortController().signal, log: () => {}, hooks: {} }
+    const logs: string[] = []
+    const options = { root, name: 'src', exclude: ['*.tmp'], signal: new AbortController().signal, log: (_: string, m: string) => void logs.push(m), hooks: {} }
     const fallback = await collect(tarWorkerTree({ ...options, workerUrl: broken }))
+    expect(logs.join('\n')).to.match(/the tar worker could not start; building the tar in the main thread/)
+    logs.length = 0
     const worker = await collect(tarWorkerTree(options))
+    expect(logs.join('\n')).not.to.match(/could not start/)
     expect(fallback.length).to.be.greaterThan(3 * 1024 * 1024)
     expect(fallback.equals(worker)).to.equal(true)
     expect(liveTarWorkers()).to.equal(0)

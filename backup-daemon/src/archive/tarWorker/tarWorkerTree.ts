@@ -55,6 +55,7 @@ export async function* tarWorkerTree(options: TarWorkerTreeOptions): AsyncGenera
       return
     }
   }
+  if (!options.inThread) options.log('info', `source "${options.name}": the tar worker could not start; building the tar in the main thread`)
   yield* inThread(options, { mode: top.mode, mtime: top.mtime })
 }
 
