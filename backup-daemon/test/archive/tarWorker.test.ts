@@ -12,7 +12,7 @@ import { readdirSync, readlinkSync } from 'node:fs'
 import { appendFile, mkdir, readFile, symlink, truncate, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { createArchive } from '../../src/archive/createArchive.js'
-import { liveTarWorkers, tarWorkerTree } from '../../src/archive/tarWorker/tarWorkerTree.js'
+import { liveTarWorkers, tarWorkerStepsReceived, tarWorkerTree } from '../../src/archive/tarWorker/tarWorkerTree.js'
 import { TreeTar } from '../../src/archive/tarWorker/treeTar.js'
 import { LocalSource, type LocalSourceOptions } from '../../src/sources/local.js'
 import { tempDir } from '../engine/helpers.js'
@@ -117,6 +117,24 @@ describe('archive/tarWorker: the local tar built in a worker thread', function (
     // Far fewer reports than files: one per step of ~256 KiB, not one per file.
     expect(currents.size).to.be.lessThan(files)
     expect(tar.length % 512).to.equal(0)
+  })
+
+  it('backpressure: the worker builds at most maxInFlight steps ahead of a consumer that stops reading', async () => {
+    const controller = new AbortController()
+    const before = tarWorkerStepsReceived()
+    const chunks = tarWorkerTree({ root, name: 'src', exclude: [], signal: controller.signal, log: () => {}, hooks: {}, maxInFlight: 2 })
+    const iterator = chunks[Symbol.asyncIterator]()
+    expect((await iterator.next()).done).to.equal(false)
+    // The tree is ~4 MiB (~16 steps). Wait until the worker has posted the steps it may hold, then give it
+    // time to run on: a broken hold would post more (a slow machine can only make this pass, never fail).
+    for (let i = 0; i < 500 && tarWorkerStepsReceived() - before < 2; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(tarWorkerStepsReceived() - before).to.equal(2)
+    // The first step is being handed on: the worker may build one more, then holds again.
+    let rest = 0
+    for (let step = await iterator.next(); !step.done; step = await iterator.next()) rest++
+    expect(rest).to.be.greaterThan(8)
+    expect(liveTarWorkers()).to.equal(0)
   })
 
   it('a cancel while a large file is copied rejects with the reason, ends the worker and leaves no descriptor open', async () => {

@@ -41,6 +41,12 @@ export function liveTarWorkers(): number {
   return live
 }
 
+let stepsReceived = 0
+/** Steps the tar workers of this process have posted so far (tests check backpressure holds them). */
+export function tarWorkerStepsReceived(): number {
+  return stepsReceived
+}
+
 export async function* tarWorkerTree(options: TarWorkerTreeOptions): AsyncGenerator<Buffer> {
   options.signal.throwIfAborted()
   // The configured folder itself may be a link (e.g. /srv/current); nothing below it is followed.
@@ -111,7 +117,10 @@ function startWorker(url: URL, options: TarWorkerTreeOptions, top: TarWorkerData
     queue.push(item)
     wake?.()
   }
-  worker.on('message', (message: TarWorkerMessage) => push(message))
+  worker.on('message', (message: TarWorkerMessage) => {
+    stepsReceived++
+    push(message)
+  })
   // An error event is the worker's code failing to load or crashing (the walk's own errors come as messages).
   worker.on('error', (err) => {
     failure = err
