@@ -135,7 +135,11 @@ async function timeDaemon(
     `dataDir: ./data-${label}\njobs:\n  - name: bench\n    compression: ${compression}\n    sources: [{ type: local, name: tree, path: ${JSON.stringify(root)} }]\n    storages: [{ type: local, name: out, path: ./out-${label} }]\n`,
   )
   const start = process.hrtime.bigint()
-  const child = spawn(process.execPath, [bin, 'run', 'bench', '--config', config], { cwd: work, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawn(process.execPath, [bin, 'run', 'bench', '--config', config], {
+    cwd: work,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
   let peakMiB = 0
   let log = ''
   child.stdout.on('data', (chunk) => (log += chunk))
@@ -217,7 +221,8 @@ try {
     line('tar -cf (tiny files)', tarTiny, tiny.bytes)
     line('daemon tar (tiny files)', plainTiny, tiny.bytes)
     line('daemon tar (tiny files, no tar worker)', batchesTiny, tiny.bytes)
-    printResult(`tar worker vs main-thread tar, ${tinyCount / 1000}k tiny files`, batchesTiny.seconds / plainTiny.seconds, 'main-thread tar throughput', '> 1.0')
+    const gain = batchesTiny.seconds / plainTiny.seconds
+    printResult(`tar worker vs main-thread tar, ${tinyCount / 1000}k tiny files`, gain, 'main-thread tar throughput', '> 1.0')
     printResult(`daemon tar vs tar -cf, ${tinyCount / 1000}k tiny files`, tarTiny.seconds / plainTiny.seconds, 'tar -cf throughput', '>= 1.0')
   }
   const peak = Math.max(...peaks)
