@@ -171,14 +171,24 @@ async function bareWalk(dir: string, threads: number): Promise<number> {
 }
 
 /** Runs `backup-daemon run bench` on `root`; returns seconds, the child's peak RSS and the archive size. */
-async function timeDaemon(work: string, root: string, label: string, compression: string): Promise<{ seconds: number; peakMiB: number; outBytes: number }> {
+async function timeDaemon(
+  work: string,
+  root: string,
+  label: string,
+  compression: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ seconds: number; peakMiB: number; outBytes: number }> {
   const config = join(work, `${label}.yaml`)
   writeFileSync(
     config,
     `dataDir: ./data-${label}\njobs:\n  - name: bench\n    compression: ${compression}\n    sources: [{ type: local, name: tree, path: ${JSON.stringify(root)} }]\n    storages: [{ type: local, name: out, path: ./out-${label} }]\n`,
   )
   const start = process.hrtime.bigint()
-  const child = spawn(process.execPath, [bin, 'run', 'bench', '--config', config], { cwd: work, stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawn(process.execPath, [bin, 'run', 'bench', '--config', config], {
+    cwd: work,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
   let peakMiB = 0
   let log = ''
   child.stdout.on('data', (chunk) => (log += chunk))
@@ -273,9 +283,14 @@ try {
     warm(tiny.dir)
     const tarTiny = timeShell(`tar -cf ${q(out)} -C ${q(tiny.dir)} .`, out)
     const plainTiny = await timeDaemon(work, tiny.dir, 'tiny', 'tar')
+    // The path before the tar worker (walk and tar in the main thread), for the worker's gain in the same run.
+    const batchesTiny = await timeDaemon(work, tiny.dir, 'tinybatches', 'tar', { BACKUP_DAEMON_TAR_WORKER: '0' })
     peaks.push(plainTiny.peakMiB)
     line('tar -cf (tiny files)', tarTiny, tiny.bytes)
     line('daemon tar (tiny files)', plainTiny, tiny.bytes)
+    line('daemon tar (tiny files, no tar worker)', batchesTiny, tiny.bytes)
+    const gain = batchesTiny.seconds / plainTiny.seconds
+    printResult(`tar worker vs main-thread tar, ${tinyCount / 1000}k tiny files`, gain, 'main-thread tar throughput', '> 1.0')
     printResult(`daemon tar vs tar -cf, ${tinyCount / 1000}k tiny files`, tarTiny.seconds / plainTiny.seconds, 'tar -cf throughput', '>= 1.0')
     for (const threads of [1, 2]) {
       const seconds = await bareWalk(tiny.dir, threads)

@@ -74,6 +74,14 @@ async function* tarChunks(sources: Source[], options: ArchiveOptions): AsyncGene
   const changed = (entry: SourceEntry, read: number) => options.onFileChanged?.(entry.name, entry.size ?? 0, read)
   for (const source of sources) {
     options.onSource?.(source)
+    // Tar bytes the source builds itself (the local source, in a worker thread): what is written so far goes first.
+    const own = source.tarChunks?.(signal, { onFileChanged: options.onFileChanged })
+    if (own) {
+      tar.flush()
+      yield* tar.take()
+      for await (const chunk of own) yield chunk
+      continue
+    }
     const batches = source.entryBatches ? source.entryBatches(signal) : oneByOne(readAhead(source.entries(signal), signal))
     for await (const batch of batches) {
       for (const item of batch) {

@@ -53,6 +53,11 @@ export class TarWriter {
     return this.readyLength
   }
 
+  /** The memory later writes go to: a chunk handed out as a view of it must be copied before it is moved to another thread. */
+  get current(): ArrayBufferLike {
+    return this.chunk.buffer
+  }
+
   /** The finished chunks, in order (the caller owns them). */
   take(): Buffer[] {
     const out = this.ready

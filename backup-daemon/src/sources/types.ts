@@ -54,6 +54,21 @@ export interface Source {
    * it asks for the next one: the source may read the next batch's small files into the same memory.
    */
   entryBatches?(signal: AbortSignal): AsyncIterable<SourceEntry[]>
+  /**
+   * Optional fastest path for a tar archive: the source's entries as ready tar bytes (ustar + PAX as
+   * `archive/tarWriter.ts` writes them, no end-of-archive blocks), built off the main thread (the local
+   * source: `archive/tarWorker/`). Undefined when the source cannot build them this time; the archive
+   * writer then uses `entryBatches` or `entries`.
+   */
+  tarChunks?(signal: AbortSignal, hooks: TarChunkHooks): AsyncIterable<Buffer> | undefined
+}
+
+/** What a source building its own tar bytes reports (it reads the files itself). */
+export interface TarChunkHooks {
+  /** Files and bytes of file content read since the last call (per chunk or so, never per file), and the last file read. */
+  onProgress?(files: number, bytes: number, currentFile: string | undefined): void
+  /** A file's length changed while it was read: its copy was zero-padded (`read` < `announced`) or cut. */
+  onFileChanged?(name: string, announced: number, read: number): void
 }
 
 /** Context handed to a source: where to log progress (lines go to the job's log). */

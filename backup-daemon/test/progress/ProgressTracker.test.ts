@@ -68,6 +68,19 @@ describe('progress: ProgressTracker', () => {
     expect(tracker.snapshot().storages[1]).to.deep.equal({ storage: 'b', bytesWritten: 777, done: true })
   })
 
+  it('counts what the tar worker of the local source reads (per chunk), for a tar archive', async () => {
+    const tracker = new ProgressTracker({ kind: 'backup', startedAt: new Date(), storages: ['a'] })
+    const local = localSource.create({ type: 'local', name: 'site', path: join(dir, 'tree'), exclude: ['*.log'] }, { log: () => {} })
+    const [site] = tracker.trackSources([local])
+    const chunks = site!.tarChunks!(new AbortController().signal, {})
+    expect(chunks).not.to.equal(undefined)
+    let bytes = 0
+    for await (const chunk of chunks!) bytes += chunk.length
+    expect(bytes).to.be.greaterThan(3 * 1024 * 1024)
+    const progress = tracker.snapshot()
+    expect(progress).to.include({ phase: 'archiving', currentSource: 'site', currentFile: 'sub/big.bin', filesRead: 2, bytesRead: 100 + 3 * 1024 * 1024 })
+  })
+
   it('rate, percent and ETA from the samples; percent stays below 100 until reading is over', () => {
     let clock = 0
     let bytes = 0

@@ -1,6 +1,6 @@
 /**
- * The `local` source reads a batch's small files into one buffer it reuses for the next batch
- * (`sources/local.ts`). Over many batches (hundreds of small files, a streamed file ending a batch in the
+ * The `local` source reads small files into one buffer it reuses as a ring (`sources/localWalk.ts`).
+ * Over many batches (hundreds of small files, a streamed file ending a batch in the
  * middle): the archive restores byte for byte with GNU tar, and `entries()` (zip, remote mirrors) hands out
  * bytes that stay right after the walk has moved on to later batches.
  */
@@ -18,12 +18,17 @@ import { tempDir } from '../engine/helpers.js'
 
 const quiet = { log: () => {} }
 
-/** 300 files of 0 to 9 KiB in three folders (several batches of 64 entries), one 300 KiB file among them. */
+/**
+ * 300 files in three folders (several batches of 64 entries, many turns of the walk's 1 MiB ring): most of
+ * 0 to 9 KiB, every tenth of 20 to 250 KiB (around the ring's 32 KiB limit and the tar writer's 64 KiB
+ * pass-through size), one of 300 KiB (streamed).
+ */
 async function makeTree(root: string): Promise<Map<string, Buffer>> {
   const content = new Map<string, Buffer>()
   for (let i = 0; i < 300; i++) {
     const path = `d${i % 3}/f${String(i).padStart(3, '0')}`
-    content.set(path, randomBytes(i === 150 ? 300 * 1024 : (i * 37) % (9 * 1024)))
+    const size = i === 150 ? 300 * 1024 : i % 10 === 0 ? 20 * 1024 + ((i * 7919) % (230 * 1024)) : (i * 37) % (9 * 1024)
+    content.set(path, randomBytes(size))
   }
   for (const [path, bytes] of content) {
     await mkdir(join(root, path, '..'), { recursive: true })
@@ -32,22 +37,24 @@ async function makeTree(root: string): Promise<Map<string, Buffer>> {
   return content
 }
 
-describe('sources/local: small files read into a buffer reused from batch to batch', function () {
+describe('sources/local: small files read into a ring buffer reused by the walk', function () {
   this.timeout(60_000)
   let tmp: Awaited<ReturnType<typeof tempDir>>
   beforeEach(async () => (tmp = await tempDir('local-batches-')))
   afterEach(() => tmp.remove())
   const dir = () => tmp.dir
 
-  it('an archive of hundreds of small files over many batches restores byte for byte with GNU tar', async () => {
-    const content = await makeTree(join(dir(), 'tree'))
-    const archive = join(dir(), 'out.tar')
-    const source = new LocalSource('files', join(dir(), 'tree'), [], quiet)
-    await pipeline(createArchive([source], { compression: 'tar', signal: new AbortController().signal }), createWriteStream(archive))
-    await mkdir(join(dir(), 'restored'))
-    execFileSync('tar', ['-xf', archive, '-C', join(dir(), 'restored')])
-    for (const [path, bytes] of content) expect((await readFile(join(dir(), 'restored', 'files', path))).equals(bytes), path).to.equal(true)
-  })
+  for (const tarBuilder of ['batches', 'thread', 'worker'] as const) {
+    it(`an archive of hundreds of small files restores byte for byte with GNU tar (tar built by ${tarBuilder})`, async () => {
+      const content = await makeTree(join(dir(), 'tree'))
+      const archive = join(dir(), 'out.tar')
+      const source = new LocalSource('files', join(dir(), 'tree'), [], quiet, { tarBuilder })
+      await pipeline(createArchive([source], { compression: 'tar', signal: new AbortController().signal }), createWriteStream(archive))
+      await mkdir(join(dir(), 'restored'))
+      execFileSync('tar', ['-xf', archive, '-C', join(dir(), 'restored')])
+      for (const [path, bytes] of content) expect((await readFile(join(dir(), 'restored', 'files', path))).equals(bytes), path).to.equal(true)
+    })
+  }
 
   it('entries() hands out bytes that stay right after the walk has read later batches', async () => {
     const content = await makeTree(join(dir(), 'tree'))

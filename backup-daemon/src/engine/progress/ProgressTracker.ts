@@ -7,7 +7,7 @@
  * `intervalMs`, unref'd) smooths the rate and hands snapshots to `onTick`; nothing is emitted per chunk.
  */
 import { Transform, type Readable } from 'node:stream'
-import type { Source, SourceEntry } from '../../sources/types.js'
+import type { Source, SourceEntry, TarChunkHooks } from '../../sources/types.js'
 import { ProgressGauge } from './ProgressGauge.js'
 import type { RunTracker } from './RunTracker.js'
 import type { RunPhase, RunProgress } from './types.js'
@@ -87,7 +87,22 @@ export class ProgressTracker implements RunTracker {
       name: source.name,
       entries: (signal: AbortSignal) => this.entries(source, signal),
       ...(source.entryBatches && { entryBatches: (signal: AbortSignal) => this.batches(source, signal) }),
+      ...(source.tarChunks && { tarChunks: (signal: AbortSignal, hooks: TarChunkHooks) => this.tarChunks(source, signal, hooks) }),
     }))
+  }
+
+  /** A source building its own tar bytes reports what it read once per chunk or so. */
+  private tarChunks(source: Source, signal: AbortSignal, hooks: TarChunkHooks): AsyncIterable<Buffer> | undefined {
+    const prefix = this.enterSource(source)
+    return source.tarChunks!(signal, {
+      ...hooks,
+      onProgress: (files, bytes, currentFile) => {
+        this.filesRead += files
+        this.settledBytes += bytes
+        if (currentFile !== undefined) this.currentFile = relativeTo(currentFile, prefix)
+        hooks.onProgress?.(files, bytes, currentFile)
+      },
+    })
   }
 
   private enterSource(source: Source): string {

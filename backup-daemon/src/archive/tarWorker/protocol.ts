@@ -1,0 +1,43 @@
+/**
+ * @module archive/tarWorker/protocol
+ * The messages between the main thread (`tarWorkerTree.ts`) and the tar worker (`tarWorkerMain.ts`), and
+ * the shared control words: the number of steps posted and not yet consumed (backpressure: the worker
+ * waits on it with `Atomics.wait`) and a cancel flag (checked before every entry and read).
+ */
+import type { ChangedFile } from './treeTar.js'
+
+export interface TarWorkerData {
+  root: string
+  name: string
+  exclude: string[]
+  top: { mode: number; mtimeMs: number }
+  /** Int32Array over it: `[inFlight, cancel]`. */
+  control: SharedArrayBuffer
+  /** Steps the worker may post before it waits for the main thread to consume one. */
+  maxInFlight: number
+}
+
+export const inFlightSlot = 0
+export const cancelSlot = 1
+
+/** One step's chunks, each `[memory, offset, length]` (the memory transferred, never shared). */
+export interface StepMessage {
+  kind: 'step'
+  chunks: [ArrayBuffer, number, number][]
+  files: number
+  bytes: number
+  current: string | undefined
+  changed: ChangedFile[]
+  logs: [level: 'info' | 'warn', message: string][]
+  done: boolean
+}
+
+export interface ErrorMessage {
+  kind: 'error'
+  message: string
+  code: string | undefined
+  /** The walk stopped because the main thread cancelled it (not a failure). */
+  cancelled: boolean
+}
+
+export type TarWorkerMessage = StepMessage | ErrorMessage
