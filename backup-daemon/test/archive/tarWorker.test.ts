@@ -10,7 +10,9 @@ import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { readdirSync, readlinkSync } from 'node:fs'
 import { appendFile, mkdir, readFile, symlink, truncate, writeFile } from 'node:fs/promises'
+import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
+import { gunzipSync } from 'node:zlib'
 import { createArchive } from '../../src/archive/createArchive.js'
 import { liveTarWorkers, tarWorkerStepsReceived, tarWorkerTree } from '../../src/archive/tarWorker/tarWorkerTree.js'
 import { TreeTar } from '../../src/archive/tarWorker/treeTar.js'
@@ -90,6 +92,25 @@ describe('archive/tarWorker: the local tar built in a worker thread', function (
     const listing = execFileSync('tar', ['-tf', file], { encoding: 'utf8' })
     expect(listing).not.to.include('skip.tmp')
     expect(listing).not.to.include('fifo')
+  })
+
+  it('is used when compression leaves a core free: plain tar, or fewer gzip threads than cores; not when gzip takes every core', async () => {
+    const tarred = async (compression: 'tar' | 'tar.gz', threads?: number) => {
+      const before = tarWorkerStepsReceived()
+      const source = new LocalSource('src', root, ['*.tmp'], context, { tarBuilder: 'worker' })
+      const out = await collect(createArchive([source], { compression, threads, signal: new AbortController().signal }))
+      return { steps: tarWorkerStepsReceived() - before, tar: compression === 'tar' ? out : gunzipSync(out) }
+    }
+    const plain = await tarred('tar')
+    expect(plain.steps).to.be.greaterThan(0)
+    const everyCore = await tarred('tar.gz', availableParallelism())
+    expect(everyCore.steps).to.equal(0)
+    expect(everyCore.tar.equals(plain.tar)).to.equal(true)
+    if (availableParallelism() > 1) {
+      const oneThread = await tarred('tar.gz', 1)
+      expect(oneThread.steps).to.be.greaterThan(0)
+      expect(oneThread.tar.equals(plain.tar)).to.equal(true)
+    }
   })
 
   it('reports files, bytes and the current file per chunk, as the walk reads them', async () => {
