@@ -121,6 +121,19 @@ jobs:
     expect(loadedOf(await packagesIn(restoreModules))).to.deep.equal(['yauzl', 'tar-stream'])
   })
 
+  it('`hash-password` loads no config code (neither yaml nor zod)', async () => {
+    const modules = join(tmp.dir, 'modules.txt')
+    const child = spawn(process.execPath, [daemonBin, 'hash-password'], { cwd: tmp.dir, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...recording(modules) } })
+    let stdout = ''
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+    child.stdin.end('correct horse\n')
+    const code = await new Promise((resolve) => child.on('close', resolve))
+    expect(code).to.equal(0)
+    expect(stdout).to.match(/^scrypt\$/)
+    const packages = await packagesIn(modules)
+    expect([...packages].filter((name) => ['yaml', 'zod', ...heavy].includes(name))).to.deep.equal([])
+  })
+
   it('`serve` with no job running answers without loading any of them (Hono is loaded)', async () => {
     const config = await writeConfig(tmp.dir, [{ name: 'idle' }], 'server: { address: "127.0.0.1:0" }\n')
     const modules = join(tmp.dir, 'modules.txt')
