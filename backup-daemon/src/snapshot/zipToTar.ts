@@ -37,9 +37,12 @@ async function readAll(stream: Readable, limit: number): Promise<Buffer> {
 export function zipToTar(zipBytes: Readable, signal?: AbortSignal): Readable {
   const out = new PassThrough().on('error', () => {})
   const convert = async () => {
-    const [{ default: tar }, { default: yauzlModule }] = await Promise.all([import('tar-stream'), import('yauzl')])
+    // Loaded while the bytes are spooled (the spool takes `zipBytes` at once, as before).
+    const modules = Promise.all([import('tar-stream'), import('yauzl')])
+    modules.catch(() => {})
     const spooled = await spoolToFile(zipBytes, signal ?? new AbortController().signal)
     try {
+      const [{ default: tar }, { default: yauzlModule }] = await modules
       const { path } = spooled
       const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
         yauzlModule.open(path, { lazyEntries: true, autoClose: false, strictFileNames: false, validateEntrySizes: true }, (err, file) =>
