@@ -6,9 +6,11 @@
  * bytes, so files are opened one after the other. Symbolic links are stored the way Info-ZIP stores
  * them (mode `0120777` in the external attributes, the target as the data), so `unzip` recreates them.
  * Aborting `signal` destroys the stream with the abort reason.
+ * `yazl` is imported when a zip is written, not when the module loads: a daemon whose jobs write tar never
+ * loads it (the kind-specific dependencies load lazily, for start-up time: README "Start-up time").
  */
 import { PassThrough, Readable } from 'node:stream'
-import yazl from 'yazl'
+import type yazl from 'yazl'
 import type { Source, SourceEntry } from '../sources/types.js'
 import { exactSize } from './exactSize.js'
 import { memoryGovernor } from './memoryGovernor.js'
@@ -22,15 +24,8 @@ const fileType = { file: 0o100000, directory: 0o040000, symlink: 0o120000 } as c
 
 export function createZip(sources: Source[], options: ZipOptions): Readable {
   const { signal } = options
-  const zip = new yazl.ZipFile()
   const out = new PassThrough({ highWaterMark: 256 * 1024 }).on('error', () => {})
   const fail = (err: unknown) => out.destroy(err instanceof Error ? err : new Error(String(err)))
-  zip.on('error', fail)
-  const account = memoryGovernor()
-  const output = zip.outputStream as unknown as Readable
-  output.on('data', (chunk: Buffer) => account(chunk.length))
-  output.on('error', fail)
-  output.pipe(out)
   const abort = () => fail(signal.reason)
   signal.addEventListener('abort', abort, { once: true })
   out.once('close', () => signal.removeEventListener('abort', abort))
@@ -40,6 +35,16 @@ export function createZip(sources: Source[], options: ZipOptions): Readable {
   const stopped = new Promise<never>((_resolve, reject) => out.once('close', () => reject(new Error('the zip stream was closed'))))
   stopped.catch(() => {})
   const fill = async () => {
+    const { default: yazlModule } = await import('yazl')
+    // The consumer may be gone already (a failure or an abort while the module loaded).
+    if (out.destroyed) return
+    const zip = new yazlModule.ZipFile()
+    zip.on('error', fail)
+    const account = memoryGovernor()
+    const output = zip.outputStream as unknown as Readable
+    output.on('data', (chunk: Buffer) => account(chunk.length))
+    output.on('error', fail)
+    output.pipe(out)
     for (const source of sources) {
       options.onSource?.(source)
       for await (const entry of source.entries(signal)) {

@@ -4,10 +4,10 @@
  * `tokenExpiration` minutes, `sid` = the session's random ID and `auth_time` = when the password was
  * given. Both are carried unchanged through refreshes: `sid` lets a logout revoke every token of the
  * session, `auth_time` caps how long refreshes can keep it alive (`maxSessionSeconds`). `jose` checks the
- * signature in constant time and refuses other algorithms.
+ * signature in constant time and refuses other algorithms. `jose` is imported by the first token signed
+ * or checked, so a daemon without login does not load it (~60 ms of `serve`'s start, README "Start-up time").
  */
 import { createHash, randomBytes } from 'node:crypto'
-import { SignJWT, jwtVerify } from 'jose'
 
 export interface SessionClaims {
   /** The user name the session was issued to. */
@@ -51,6 +51,7 @@ export async function signSession({ key, username, minutes, now = Date.now(), se
   const sid = session?.sid ?? randomBytes(16).toString('base64url')
   const authTime = session?.authTime ?? iat
   const exp = sessionExpiry(minutes, now, authTime)
+  const { SignJWT } = await import('jose')
   return new SignJWT({ sid, auth_time: authTime })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(username)
@@ -64,6 +65,7 @@ export async function signSession({ key, username, minutes, now = Date.now(), se
  * from before `sid` existed gets the hash of itself as `sid` and its `iat` as `auth_time`.
  */
 export async function verifySession(token: string, key: Uint8Array, username: string, now = Date.now()): Promise<SessionClaims | undefined> {
+  const { jwtVerify } = await import('jose')
   try {
     const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], subject: username, currentDate: new Date(now) })
     if (typeof payload.sub !== 'string' || typeof payload.exp !== 'number') return undefined

@@ -1,10 +1,10 @@
 /**
  * @module cli/output
  * What every command shares: stdout lines (ANSI colours only for a terminal or FORCE_COLOR), loading
- * the config with every issue printed, and waiting for SIGINT/SIGTERM.
+ * the config with every issue printed, and waiting for SIGINT/SIGTERM. The config loader (yaml, zod and
+ * every factory's schema) is imported when a config is loaded, so `hash-password` does without it.
  */
 import { ConfigError, formatIssue, type ConfigIssue } from '../config/ConfigError.js'
-import { readConfig } from '../config/loadConfig.js'
 import type { DaemonConfig } from '../config/types.js'
 import { stripAnsi } from '../logs/formatLine.js'
 
@@ -18,6 +18,7 @@ export async function load(file: string): Promise<DaemonConfig | undefined> {
 
 /** `load` plus the notices (the original's spellings met) for `check-config`. */
 export async function loadWithNotices(file: string): Promise<{ config: DaemonConfig; notices: ConfigIssue[] } | undefined> {
+  const { readConfig } = await import('../config/loadConfig.js')
   try {
     return await readConfig(file)
   } catch (err) {

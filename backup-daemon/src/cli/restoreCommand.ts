@@ -12,7 +12,7 @@
  */
 import { lstat, mkdir, readFile, realpath } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
-import { parseIdentities, type AgeKeys } from '../archive/ageStream.js'
+import type { AgeKeys } from '../archive/ageStream.js'
 import { locateSnapshots, type LocatedSnapshot } from '../snapshot/locateSnapshots.js'
 import { describeReadError, openArchive } from '../snapshot/openArchive.js'
 import { databaseTypes, restoreDatabases } from '../snapshot/restoreDatabases.js'
@@ -84,7 +84,8 @@ export async function restoreIn(opened: JobContext, args: Omit<RestoreArgs, 'fil
 
   const options = archiveKeys(job)
   const keys: AgeKeys = { ...options.keys }
-  if (args.identity) keys.identities = parseIdentities(await readFile(args.identity, 'utf8'))
+  // age (~200 ms to import) only for an identity file: openArchive loads it for encrypted snapshots alone.
+  if (args.identity) keys.identities = (await import('../archive/ageStream.js')).parseIdentities(await readFile(args.identity, 'utf8'))
   try {
     const archive = await openArchive(chosen, { ...options, keys, signal: controller.signal })
     if (args.to) {

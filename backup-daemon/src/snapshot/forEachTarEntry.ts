@@ -1,9 +1,11 @@
 /**
  * @module snapshot/forEachTarEntry
  * Walks a tar stream one entry at a time, for `restore --to` and `restore --into-database`.
+ * `tar-stream` is imported on the first walk: only the commands and requests that read a snapshot load it
+ * (start-up time of `run` and `serve`, README "Start-up time"; tar is written by `archive/tarWriter.ts`).
  */
 import type { Readable } from 'node:stream'
-import tar, { type ExtractEvents, type Header } from 'tar-stream'
+import type { ExtractEvents, Header } from 'tar-stream'
 
 /** An entry's byte stream (a streamx Readable). */
 export type TarEntryStream = ExtractEvents['entry'][1]
@@ -18,6 +20,13 @@ export async function forEachTarEntry(
   handle: (header: Header, entry: TarEntryStream) => Promise<void>,
   mapError: (err: Error) => Error = (err) => err,
 ): Promise<void> {
+  // An error of `archive` while the module loads is kept, not thrown as an unhandled 'error' event.
+  let early: Error | undefined
+  const keep = (err: Error) => (early ??= err)
+  archive.on('error', keep)
+  const { default: tar } = await import('tar-stream')
+  archive.off('error', keep)
+  if (early) throw early
   const extract = tar.extract()
   const done = new Promise<void>((resolve, reject) => {
     extract.on('entry', (header, entry, next) => {

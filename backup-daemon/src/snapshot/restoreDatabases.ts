@@ -5,11 +5,12 @@
  * `./<type>_<n>/...` in the original service's archives, the n-th source of that type) goes back
  * where the source reads from (the same file, database or server). `overwrite` replaces an existing
  * SQLite file, adds `--clean --if-exists` to pg_restore and drops MongoDB collections first.
+ * The MongoDB restore (and with it the `mongodb` driver, ~200 ms to import) is imported only when a
+ * mongodb source is restored (start-up time, README "Start-up time").
  */
 import { dirname, join } from 'node:path'
 import { Readable } from 'node:stream'
 import type { SourceConfig } from '../config/types.js'
-import { restoreMongo } from '../restore/restoreMongo.js'
 import { restoreMysql } from '../restore/restoreMysql.js'
 import { restorePostgres } from '../restore/restorePostgres.js'
 import { restoreRedis } from '../restore/restoreRedis.js'
@@ -38,6 +39,7 @@ async function restoreEntry(source: SourceConfig, entry: Readable, options: Rest
       return `database ${splitPassword(database).label}`
     }
     case 'mongodb': {
+      const { restoreMongo } = await import('../restore/restoreMongo.js')
       const result = await restoreMongo(entry, source.uri, { drop: overwrite, signal })
       return `${result.collections} collection(s), ${result.documents} document(s)`
     }

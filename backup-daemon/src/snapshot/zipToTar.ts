@@ -6,11 +6,12 @@
  * memory), then read entry by entry with `yauzl` (CRC and sizes checked) and re-packed by `tar-stream`
  * with their names, modes, times and symbolic links. The temporary file is removed when the stream ends
  * or fails. A zip that cannot be read fails the stream.
+ * `yauzl` and `tar-stream` are imported when a zip is read: commands and daemons that never read a zip
+ * snapshot do not load them (start-up time, README "Start-up time").
  */
 import { PassThrough, Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import tar from 'tar-stream'
-import yauzl from 'yauzl'
+import type yauzl from 'yauzl'
 import { spoolToFile } from '../archive/spoolToFile.js'
 
 const typeBits = 0o170000
@@ -36,11 +37,15 @@ async function readAll(stream: Readable, limit: number): Promise<Buffer> {
 export function zipToTar(zipBytes: Readable, signal?: AbortSignal): Readable {
   const out = new PassThrough().on('error', () => {})
   const convert = async () => {
+    // Loaded while the bytes are spooled (the spool takes `zipBytes` at once, as before).
+    const modules = Promise.all([import('tar-stream'), import('yauzl')])
+    modules.catch(() => {})
     const spooled = await spoolToFile(zipBytes, signal ?? new AbortController().signal)
     try {
+      const [{ default: tar }, { default: yauzlModule }] = await modules
       const { path } = spooled
       const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
-        yauzl.open(path, { lazyEntries: true, autoClose: false, strictFileNames: false, validateEntrySizes: true }, (err, file) =>
+        yauzlModule.open(path, { lazyEntries: true, autoClose: false, strictFileNames: false, validateEntrySizes: true }, (err, file) =>
           err ? reject(new Error(`not a readable zip archive: ${err.message}`)) : resolve(file),
         ),
       )

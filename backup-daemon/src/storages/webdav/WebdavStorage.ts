@@ -5,6 +5,8 @@
  * `<dir>/.<random>.incomplete` (folders made first with MKCOL: servers refuse a PUT into a missing
  * folder), `commit` is a MOVE to the key with `Overwrite: F` (so it never replaces a snapshot).
  * Listings walk the folders with PROPFIND `Depth: 1` (many servers refuse `Depth: infinity`).
+ * The XML parser is imported with the first PROPFIND, so a daemon without a WebDAV storage never loads
+ * `fast-xml-parser` (start-up time, README "Start-up time").
  */
 import { randomBytes } from 'node:crypto'
 import { Transform, type Readable } from 'node:stream'
@@ -14,7 +16,7 @@ import { isNetworkError } from '../remote/isNetworkError.js'
 import { UpstreamStatusError } from '../remote/UpstreamStatusError.js'
 import type { PendingObject, Storage, StoredObject } from '../types.js'
 import { davRequest, drain, type DavCredentials, type DavRequest } from './davRequest.js'
-import { parseMultistatus, type DavEntry } from './parseMultistatus.js'
+import type { DavEntry } from './parseMultistatus.js'
 
 const incompleteSuffix = '.incomplete'
 
@@ -208,6 +210,7 @@ export class WebdavStorage implements Storage {
     })
     const text = Buffer.concat(await response.toArray()).toString('utf8')
     if (response.statusCode === 404) return undefined
+    const { parseMultistatus } = await import('./parseMultistatus.js')
     return parseMultistatus(text, url)
   }
 
