@@ -123,7 +123,11 @@ jobs:
 
   it('`hash-password` loads no config code (neither yaml nor zod)', async () => {
     const modules = join(tmp.dir, 'modules.txt')
-    const child = spawn(process.execPath, [daemonBin, 'hash-password'], { cwd: tmp.dir, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...recording(modules) } })
+    const child = spawn(process.execPath, [daemonBin, 'hash-password'], {
+      cwd: tmp.dir,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, ...recording(modules) },
+    })
     let stdout = ''
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
     child.stdin.end('correct horse\n')
