@@ -8,7 +8,7 @@
 import { expect } from 'chai'
 import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { readdirSync, readlinkSync } from 'node:fs'
+import { readlinkSync } from 'node:fs'
 import { appendFile, mkdir, readFile, symlink, truncate, writeFile } from 'node:fs/promises'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
@@ -18,22 +18,13 @@ import { liveTarWorkers, tarWorkerStepsReceived, tarWorkerTree } from '../../src
 import { TreeTar } from '../../src/archive/tarWorker/treeTar.js'
 import { LocalSource, type LocalSourceOptions } from '../../src/sources/local.js'
 import { tempDir } from '../engine/helpers.js'
+import { openDescriptorsUnder } from '../support/openDescriptors.js'
 
 async function collect(stream: AsyncIterable<Buffer>): Promise<Buffer> {
   const chunks: Buffer[] = []
   for await (const chunk of stream) chunks.push(chunk)
   return Buffer.concat(chunks)
 }
-
-/** Descriptors of this process open on something under `root` (the worker's are this process's too). */
-const openUnder = (root: string) =>
-  readdirSync('/proc/self/fd').filter((fd) => {
-    try {
-      return readlinkSync(`/proc/self/fd/${fd}`).startsWith(root)
-    } catch {
-      return false
-    }
-  }).length
 
 describe('archive/tarWorker: the local tar built in a worker thread', function () {
   this.timeout(60_000)
@@ -176,9 +167,9 @@ describe('archive/tarWorker: the local tar built in a worker thread', function (
     )
     expect(error).to.equal(reason)
     // The generator's cleanup (the worker's exit awaited) runs as the stream is destroyed: wait for it.
-    for (let i = 0; i < 200 && (liveTarWorkers() > 0 || openUnder(root) > 0); i++) await new Promise((resolve) => setTimeout(resolve, 20))
+    for (let i = 0; i < 200 && (liveTarWorkers() > 0 || openDescriptorsUnder(root) > 0); i++) await new Promise((resolve) => setTimeout(resolve, 20))
     expect(liveTarWorkers()).to.equal(0)
-    expect(openUnder(root)).to.equal(0)
+    expect(openDescriptorsUnder(root)).to.equal(0)
   })
 
   it('a worker that cannot load falls back to the builder in this thread, with the same archive', async () => {

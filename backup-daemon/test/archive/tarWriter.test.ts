@@ -7,7 +7,7 @@
 import { expect } from 'chai'
 import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { createWriteStream, readdirSync, readlinkSync } from 'node:fs'
+import { createWriteStream, readdirSync } from 'node:fs'
 import { chmod, lstat, mkdir, readFile, readlink, symlink, utimes, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { PassThrough, Readable } from 'node:stream'
@@ -18,6 +18,7 @@ import { forEachTarEntry } from '../../src/snapshot/forEachTarEntry.js'
 import { LocalSource } from '../../src/sources/local.js'
 import type { Source, SourceEntry } from '../../src/sources/types.js'
 import { tempDir } from '../engine/helpers.js'
+import { openDescriptorsUnder } from '../support/openDescriptors.js'
 
 const long100 = 'd'.repeat(60) + '/' + 'e'.repeat(60)
 const long255 = ['f'.repeat(90), 'g'.repeat(90), 'h'.repeat(90)].join('/')
@@ -211,22 +212,19 @@ describe('archive/tarWriter: archives GNU tar restores byte for byte', function 
       for (let f = 0; f < 100; f++) await writeFile(join(root, `d${d}`, `f${f}`), randomBytes(2000))
     }
     await writeFile(join(root, 'z-large'), randomBytes(4 * 1024 * 1024))
-    const openInTree = () =>
-      readdirSync('/proc/self/fd').filter((fd) => {
-        try {
-          return readlinkSync(`/proc/self/fd/${fd}`).startsWith(root)
-        } catch {
-          return false
-        }
-      }).length
     const controller = new AbortController()
     const reason = new Error('cancelled by the test')
     const out = createArchive([new LocalSource('src', root, [], { log: () => {} })], { compression: 'tar', signal: controller.signal })
     const sink = new PassThrough()
     let received = 0
+    // Proves the count sees the walk's descriptors (the check at the end would pass on a count always 0).
+    let openWhileWalking = 0
     sink.on('data', (chunk: Buffer) => {
       received += chunk.length
-      if (!controller.signal.aborted) controller.abort(reason)
+      if (!controller.signal.aborted) {
+        openWhileWalking = openDescriptorsUnder(root)
+        controller.abort(reason)
+      }
     })
     const error = await pipeline(out, sink).then(
       () => undefined,
@@ -234,8 +232,9 @@ describe('archive/tarWriter: archives GNU tar restores byte for byte', function 
     )
     expect(error).to.equal(reason)
     expect(received).to.be.greaterThan(0)
+    expect(openWhileWalking).to.be.greaterThan(0)
     // The generator's cleanup runs as the stream is destroyed: wait for it (bounded), then check.
-    for (let i = 0; i < 100 && openInTree() > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20))
-    expect(openInTree()).to.equal(0)
+    for (let i = 0; i < 100 && openDescriptorsUnder(root) > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(openDescriptorsUnder(root)).to.equal(0)
   })
 })
