@@ -7,9 +7,12 @@
 import { createHash } from 'node:crypto'
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { runChild } from './children.js'
+import { retrySilentExits, runChild } from './children.js'
 
 const repoRoot = (appRoot: string) => path.resolve(appRoot, '..')
+
+/** The last line of `payload generate:importmap`, whether it wrote the map or found nothing new. */
+export const importMapDone = /Writing import map to|skipping writing import map/
 
 /** Files whose content decides the build: the app's and the plugins' sources, configs and the lock file. */
 function buildInputs(appRoot: string): string[] {
@@ -58,11 +61,22 @@ export async function buildAdmin(appRoot: string, env: NodeJS.ProcessEnv): Promi
   const nodeBin = process.execPath
   const payloadBin = path.join(repoRoot(appRoot), 'node_modules', 'payload', 'bin.js')
   const nextBin = path.join(repoRoot(appRoot), 'node_modules', 'next', 'dist', 'bin', 'next')
-  await runChild('importmap', nodeBin, [payloadBin, 'generate:importmap'], {
-    cwd: appRoot,
-    env: { ...env, PAYLOAD_CONFIG_PATH: 'src/payload.config.ts' },
-    quiet: true,
-  })
+  // Payload's CLI (3.90) now and then exits 0 having done nothing, printing nothing (payloadcms/payload#16381,
+  // #17757; about one run in six here): its closing line proves the map was checked or written.
+  const generated = await retrySilentExits(
+    () =>
+      runChild('importmap', nodeBin, [payloadBin, 'generate:importmap'], {
+        cwd: appRoot,
+        env: { ...env, PAYLOAD_CONFIG_PATH: 'src/payload.config.ts' },
+        quiet: true,
+        doneLine: importMapDone,
+      }),
+    3,
+    () => process.stderr.write('[importmap] payload generate:importmap exited without doing anything; trying again\n'),
+  )
+  if (!generated) {
+    process.stderr.write('[importmap] payload generate:importmap did nothing 3 times: the import map in the repository is used as it is\n')
+  }
   const hash = sourceHash(appRoot)
   await runChild('build', nodeBin, [nextBin, 'build', '--webpack'], { cwd: appRoot, env: { ...env, NEXT_TELEMETRY_DISABLED: '1' }, quiet: true })
   writeFileSync(stampFile(appRoot), hash)

@@ -34,22 +34,57 @@ export function startChild(name: string, command: string, args: string[], option
   return child
 }
 
+/** A child that exited 0 without printing its done line: its body never ran (see `runChild`). */
+export class SilentExitError extends Error {}
+
 /**
  * Runs a child to completion; rejects with its exit code. With `doneLine`, an exit 0 without that line
- * on stdout also rejects: a script that never ran its body must not pass for one that succeeded.
+ * on stdout also rejects (a `SilentExitError`): a script that never ran its body must not pass for one
+ * that succeeded.
  */
-export function runChild(name: string, command: string, args: string[], options: SpawnOptions & { quiet?: boolean; doneLine?: string } = {}): Promise<void> {
+export function runChild(
+  name: string,
+  command: string,
+  args: string[],
+  options: SpawnOptions & { quiet?: boolean; doneLine?: string | RegExp } = {},
+): Promise<void> {
   const child = startChild(name, command, args, options)
+  const { doneLine } = options
   let sawDoneLine = false
-  if (options.doneLine) child.stdout?.on('data', (chunk: Buffer) => (sawDoneLine ||= chunk.toString().includes(options.doneLine!)))
+  // The last bytes of the previous chunk go with the next one: a line split between two chunks is still seen.
+  let tail = ''
+  if (doneLine) {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      const text = tail + chunk.toString()
+      sawDoneLine ||= typeof doneLine === 'string' ? text.includes(doneLine) : doneLine.test(text)
+      tail = text.slice(-200)
+    })
+  }
   return new Promise((resolve, reject) => {
     child.on('error', reject)
     child.on('exit', (code, signal) => {
       if (code !== 0) return reject(new Error(`${name} failed (${signal ?? `exit code ${code}`})`))
-      if (options.doneLine && !sawDoneLine) return reject(new Error(`${name} exited without finishing (no "${options.doneLine}")`))
+      if (doneLine && !sawDoneLine) return reject(new SilentExitError(`${name} exited without finishing (no "${String(doneLine)}")`))
       resolve()
     })
   })
+}
+
+/**
+ * Runs `step` up to `attempts` times while it ends in a `SilentExitError` (any other failure is thrown at
+ * once); true when one attempt finished, false when every one exited silently.
+ */
+export async function retrySilentExits(step: () => Promise<void>, attempts: number, onRetry: (error: Error) => void): Promise<boolean> {
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    try {
+      await step()
+      return true
+    } catch (err) {
+      if (!(err instanceof SilentExitError)) throw err
+      if (attempt < attempts) onRetry(err)
+    }
+  }
+  return false
 }
 
 /** Sends SIGTERM to every child still running and waits (SIGKILL after `graceMs`). */
