@@ -6,13 +6,12 @@
  * `<source name>/<relative path>` in the archive.
  */
 import { closeSync, createReadStream } from 'node:fs'
-import { stat } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { Readable } from 'node:stream'
 import { z } from 'zod'
 import { tarWorkerTree } from '../archive/tarWorker/tarWorkerTree.js'
 import { excludeMatcher } from './support/excludeMatcher.js'
-import { mtimeOf, walkTree } from './localWalk.js'
+import { topOf, walkTree } from './localWalk.js'
 import { sourceName } from './support/sourceName.js'
 import type { Source, SourceContext, SourceEntry, SourceFactory, TarChunkHooks } from './types.js'
 
@@ -79,7 +78,7 @@ export class LocalSource implements Source {
   }
 
   async *entryBatches(signal: AbortSignal): AsyncIterable<SourceEntry[]> {
-    const top = await this.top()
+    const top = await topOf(this.root, this.name)
     const walk = walkTree({ root: this.root, name: this.name, top, excluded: this.excluded, log: this.context.log, check: () => signal.throwIfAborted() })
     let batch: SourceEntry[] = []
     let bytes = 0
@@ -130,13 +129,6 @@ export class LocalSource implements Source {
     if (this.tarBuilder === 'batches') return undefined
     const inThread = this.tarBuilder === 'thread'
     return tarWorkerTree({ root: this.root, name: this.name, exclude: this.exclude, signal, hooks, log: this.context.log, inThread })
-  }
-
-  /** The configured folder itself may be a link (e.g. /srv/current); nothing below it is followed. */
-  private async top(): Promise<{ mode: number; mtime: Date }> {
-    const top = await stat(this.root)
-    if (!top.isDirectory()) throw new Error(`source "${this.name}": ${this.root} is not a directory`)
-    return { mode: top.mode, mtime: mtimeOf(top) }
   }
 }
 

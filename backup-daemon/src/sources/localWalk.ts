@@ -7,6 +7,7 @@
  * that what is read is a regular file), `read`, `close`.
  */
 import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, type Dirent, type Stats } from 'node:fs'
+import { stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { SourceContext, SourceEntry } from './types.js'
 
@@ -35,6 +36,16 @@ const ringSize = 1024 * 1024
  * whole seconds, and what it stores must be the second the file system holds, as GNU tar stores it.
  */
 export const mtimeOf = (info: Stats) => new Date(Math.floor(info.mtimeMs))
+
+/**
+ * The walk's top entry, from the configured folder (which may itself be a link, e.g. /srv/current: nothing
+ * below it is followed); an error when it is not a folder.
+ */
+export async function topOf(root: string, sourceName: string): Promise<WalkOptions['top']> {
+  const info = await stat(root)
+  if (!info.isDirectory()) throw new Error(`source "${sourceName}": ${root} is not a directory`)
+  return { mode: info.mode, mtime: mtimeOf(info) }
+}
 
 /**
  * On Linux a folder already opened is reached again as `/proc/self/fd/<fd>/<name>` (what `openat` does):

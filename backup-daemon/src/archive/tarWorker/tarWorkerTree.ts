@@ -13,10 +13,9 @@
  * - Fallback: when no worker can start (no worker code found, or it fails to load), the same builder
  *   (`treeTar.ts`) runs in this thread, a step per turn.
  */
-import { stat } from 'node:fs/promises'
 import { Worker } from 'node:worker_threads'
 import type { SourceContext, TarChunkHooks } from '../../sources/types.js'
-import { mtimeOf } from '../../sources/localWalk.js'
+import { topOf } from '../../sources/localWalk.js'
 import { cancelSlot, inFlightSlot, type TarWorkerData, type TarWorkerMessage } from './protocol.js'
 import { TreeTar, type TreeTarStep } from './treeTar.js'
 import { tarWorkerUrl } from './tarWorkerUrl.js'
@@ -50,11 +49,9 @@ export function tarWorkerStepsReceived(): number {
 
 export async function* tarWorkerTree(options: TarWorkerTreeOptions): AsyncGenerator<Buffer> {
   options.signal.throwIfAborted()
-  // The configured folder itself may be a link (e.g. /srv/current); nothing below it is followed.
-  const top = await stat(options.root)
-  if (!top.isDirectory()) throw new Error(`source "${options.name}": ${options.root} is not a directory`)
+  const top = await topOf(options.root, options.name)
   const url = options.inThread ? undefined : (options.workerUrl ?? (await tarWorkerUrl()))
-  const worker = url && startWorker(url, options, { mode: top.mode, mtimeMs: top.mtimeMs })
+  const worker = url && startWorker(url, options, { mode: top.mode, mtimeMs: top.mtime.getTime() })
   if (worker) {
     const first = await worker.next()
     if (first !== 'failed') {
@@ -63,7 +60,7 @@ export async function* tarWorkerTree(options: TarWorkerTreeOptions): AsyncGenera
     }
   }
   if (!options.inThread) options.log('info', `source "${options.name}": the tar worker could not start; building the tar in the main thread`)
-  yield* inThread(options, { mode: top.mode, mtime: mtimeOf(top) })
+  yield* inThread(options, top)
 }
 
 /** What a step tells the hooks and the log. */
