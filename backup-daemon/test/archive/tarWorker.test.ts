@@ -104,6 +104,15 @@ describe('archive/tarWorker: the local tar built in a worker thread', function (
     }
   })
 
+  it('a configured path that is a file fails the same way under every builder, naming the source', async () => {
+    const file = join(root, 'empty')
+    for (const tarBuilder of ['batches', 'thread', 'worker'] as const) {
+      const source = new LocalSource('src', file, [], context, { tarBuilder })
+      const error = await collect(createArchive([source], { compression: 'tar', signal: new AbortController().signal })).catch((e: unknown) => e)
+      expect((error as Error).message, tarBuilder).to.equal(`source "src": ${file} is not a directory`)
+    }
+  })
+
   it('reports files, bytes and the current file per chunk, as the walk reads them', async () => {
     let files = 0
     let read = 0
