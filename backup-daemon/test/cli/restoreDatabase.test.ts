@@ -6,7 +6,7 @@
 import { expect } from 'chai'
 import { readdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { findPostgresBin, startPostgresCluster, type PostgresCluster } from '../sources/support/postgresCluster.js'
+import { findPostgresBin, startPostgresCluster, type PostgresCluster, postgresMissing } from '../sources/support/postgresCluster.js'
 import { tempDir } from '../engine/helpers.js'
 import { runCli } from '../support/runCli.js'
 
@@ -19,7 +19,7 @@ describe('backup-daemon restore --into-database (postgresql)', function () {
   before(async function () {
     const pgBin = await findPostgresBin()
     if (!pgBin) {
-      console.log('    skipped: no PostgreSQL server binaries under /usr/lib/postgresql/*/bin (apt-get install -y postgresql)')
+      console.log(`    skipped: ${postgresMissing}`)
       this.skip()
     }
     tmp = await tempDir()

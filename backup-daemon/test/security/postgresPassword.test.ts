@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { stringify } from 'yaml'
 import { splitPassword } from '../../src/sources/postgresql/connectionString.js'
-import { findPostgresBin, startPostgresCluster, type PostgresCluster } from '../sources/support/postgresCluster.js'
+import { findPostgresBin, startPostgresCluster, type PostgresCluster, postgresMissing } from '../sources/support/postgresCluster.js'
 import { restorePostgres } from '../../src/restore/restorePostgres.js'
 import { createReadStream } from 'node:fs'
 
@@ -52,7 +52,7 @@ describe('security: a PostgreSQL password inside `database` stays off command li
   before(async function () {
     pgBin = await findPostgresBin()
     if (!pgBin) {
-      console.log('    skipped: no PostgreSQL server binaries under /usr/lib/postgresql/*/bin (apt-get install -y postgresql)')
+      console.log(`    skipped: ${postgresMissing}`)
       this.skip()
     }
     pg = await startPostgresCluster(pgBin)

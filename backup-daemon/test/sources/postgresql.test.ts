@@ -7,7 +7,7 @@ import type { PostgresqlSourceConfig } from '../../src/sources/postgresql/index.
 import { PostgresqlSource, postgresqlSource } from '../../src/sources/postgresql/index.js'
 import { pgDumpArgs } from '../../src/sources/postgresql/pgDumpArgs.js'
 import type { SourceEntry } from '../../src/sources/types.js'
-import { findPostgresBin, startPostgresCluster, type PostgresCluster } from './support/postgresCluster.js'
+import { findPostgresBin, startPostgresCluster, type PostgresCluster, postgresMissing } from './support/postgresCluster.js'
 
 const never = () => new AbortController().signal
 const context = { log: () => {} }
@@ -31,7 +31,7 @@ describe('sources/postgresql (a real PostgreSQL cluster)', function () {
   before(async function () {
     bin = await findPostgresBin()
     if (!bin) {
-      console.log('    skipped: no PostgreSQL server binaries under /usr/lib/postgresql/*/bin (apt-get install -y postgresql)')
+      console.log(`    skipped: ${postgresMissing}`)
       this.skip()
     }
     pg = await startPostgresCluster(bin)

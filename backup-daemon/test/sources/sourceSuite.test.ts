@@ -16,7 +16,7 @@ import { MongodbSource } from '../../src/sources/mongodb/index.js'
 import { PostgresqlSource } from '../../src/sources/postgresql/index.js'
 import { SqliteSource } from '../../src/sources/sqlite/index.js'
 import { runSourceSuite, sourceSuiteTests } from '../support/runSourceSuite.js'
-import { findPostgresBin, startPostgresCluster, type PostgresCluster } from './support/postgresCluster.js'
+import { requirePostgresBin, startPostgresCluster, type PostgresCluster } from './support/postgresCluster.js'
 
 const quiet = { log: () => {} }
 /** Fixtures live under the machine's temp folder, not under the per-test TMPDIR the suite checks. */
@@ -87,8 +87,7 @@ const pgConfig = (overrides: object = {}) => ({
 runSourceSuite({
   title: 'sources/postgresql',
   setup: async () => {
-    pgBin = await findPostgresBin()
-    if (!pgBin) throw new Error('no PostgreSQL server binaries under /usr/lib/postgresql/*/bin (apt-get install -y postgresql)')
+    pgBin = await requirePostgresBin()
     pg = await startPostgresCluster(pgBin)
     await pg.sql('postgres', 'CREATE DATABASE shop')
     await pg.sql(

@@ -13,7 +13,7 @@ import { loginCookie, postJson } from '../api/support/requests.js'
 import { openSse, type SseClient, type SseFrame } from '../api/support/sseClient.js'
 import { testConfig } from '../api/support/testConfig.js'
 import { validateSchema } from '../api/support/validateSchema.js'
-import { findPostgresBin, startPostgresCluster, type PostgresCluster } from '../sources/support/postgresCluster.js'
+import { requirePostgresBin, startPostgresCluster, type PostgresCluster } from '../sources/support/postgresCluster.js'
 import { ended, taskClient, type TaskBody, type TaskClient } from './support.js'
 
 const password = 'restore-tasks-password'
@@ -57,8 +57,7 @@ describe('tasks: restore and verify from the API (real daemon, files, PostgreSQL
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'bd-tasks-'))
-    const pgBin = await findPostgresBin()
-    if (!pgBin) throw new Error('no PostgreSQL server binaries under /usr/lib/postgresql/*/bin (apt-get install -y postgresql)')
+    const pgBin = await requirePostgresBin()
     pg = await startPostgresCluster(pgBin)
     await pg.sql('postgres', 'CREATE DATABASE shop')
     await pg.sql('postgres', 'CREATE DATABASE shop_copy')

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
-import { findPostgresBin, startPostgresCluster, type PostgresCluster } from '../sources/support/postgresCluster.js'
+import { requirePostgresBin, startPostgresCluster, type PostgresCluster } from '../sources/support/postgresCluster.js'
 import { launchBrowser, saveScreenshot } from './support/browser.js'
 import { startRestoringDaemon, type RunningDaemon } from './support/realDaemon.js'
 
@@ -28,8 +28,7 @@ describe('web UI: a restore followed on the task stream (real daemon, PostgreSQL
   before(async function () {
     browser = await launchBrowser()
     if (!browser) return this.skip() // reason: /usr/bin/chromium is not installed (apt-get install -y chromium)
-    const bin = await findPostgresBin()
-    if (!bin) throw new Error('no PostgreSQL server binaries under /usr/lib/postgresql/*/bin (apt-get install -y postgresql)')
+    const bin = await requirePostgresBin()
     pg = await startPostgresCluster(bin)
     await pg.sql('postgres', 'CREATE DATABASE shop')
     await pg.sql('postgres', 'CREATE DATABASE staging')

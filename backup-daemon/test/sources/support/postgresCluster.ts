@@ -25,6 +25,16 @@ export interface PostgresCluster {
   stop(): Promise<void>
 }
 
+/** Why a PostgreSQL test cannot run: what a test that skips prints, and what one that requires the server throws. */
+export const postgresMissing = 'no PostgreSQL server binaries under /usr/lib/postgresql/*/bin (apt-get install -y postgresql)'
+
+/** The server binaries' folder (`findPostgresBin`); an error naming the package when there are none. */
+export async function requirePostgresBin(): Promise<string> {
+  const bin = await findPostgresBin()
+  if (!bin) throw new Error(postgresMissing)
+  return bin
+}
+
 /** The newest `/usr/lib/postgresql/<version>/bin` that has initdb, or undefined. */
 export async function findPostgresBin(): Promise<string | undefined> {
   const versions = await readdir('/usr/lib/postgresql').catch(() => [] as string[])
