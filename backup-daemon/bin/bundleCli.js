@@ -26,8 +26,8 @@ const pointer = join(cacheDir, 'current.json')
 /** Builds other than the current one are removed once this old (a daemon may still load their chunks). */
 const keepOldBuildsMs = 7 * 24 * 3600 * 1000
 
-/** Newest modification time (ms) of the files under `dir`. */
-function newestMtime(dir) {
+/** Newest modification time (ms) of the files under `dir` (also the tar worker's bundle stamp, `src/archive/tarWorker/tarWorkerUrl.ts`). */
+export function newestMtime(dir) {
   let newest = 0
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name)

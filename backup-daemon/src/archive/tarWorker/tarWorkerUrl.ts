@@ -32,6 +32,9 @@ async function locate(): Promise<URL | undefined> {
     const packageDir = fileURLToPath(new URL('../../../', source))
     const srcDir = join(packageDir, 'src')
     const cacheDir = join(packageDir, 'node_modules', '.cache', 'backup-daemon')
+    // The launcher's own stamp of the sources (only here, in the repository, is there a launcher beside them).
+    const launcher = new URL('../../../bin/bundleCli.js', source).href
+    const { newestMtime } = (await import(launcher)) as { newestMtime(dir: string): number }
     const name = `tar-worker-${Math.floor(newestMtime(srcDir))}.mjs`
     const bundle = join(cacheDir, name)
     if (!existsSync(bundle)) {
@@ -60,15 +63,4 @@ async function locate(): Promise<URL | undefined> {
   } catch {
     return undefined
   }
-}
-
-/** Newest modification time (ms) of the files under `dir`. */
-function newestMtime(dir: string): number {
-  let newest = 0
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name)
-    const time = entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs
-    if (time > newest) newest = time
-  }
-  return newest
 }
