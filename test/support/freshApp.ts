@@ -19,6 +19,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 import type { RunningEmulator } from 'dev-app/emulator'
+import { importMapDone } from 'dev-app/payload-cli-done'
 
 import { importMapStep, openapiInstall, storageInstall, templateFiles } from './freshAppTemplate.js'
 
@@ -244,7 +245,7 @@ export async function prepareFreshApp(log: (line: string) => void = () => undefi
     const buildDb = join(dir, 'build.db')
     const env = appEnv(dir, buildDb)
     log(importMapStep)
-    await runPayload(importMapStep.replace(/^npx payload /, ''), dir, env, /import map/i)
+    await runPayload(importMapStep.replace(/^npx payload /, ''), dir, env, importMapDone)
     // Production databases get their tables from migrations (`next start` never pushes a schema).
     log('npx payload migrate:create initial')
     const removeMigrations = () => rm(join(dir, 'src', 'migrations'), { force: true, recursive: true })

@@ -8,11 +8,9 @@ import { createHash } from 'node:crypto'
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { retrySilentExits, runChild } from './children.js'
+import { importMapDone } from './payloadCliDone.js'
 
 const repoRoot = (appRoot: string) => path.resolve(appRoot, '..')
-
-/** The last line of `payload generate:importmap`, whether it wrote the map or found nothing new. */
-export const importMapDone = /Writing import map to|skipping writing import map/
 
 /** Files whose content decides the build: the app's and the plugins' sources, configs and the lock file. */
 function buildInputs(appRoot: string): string[] {

@@ -7,7 +7,7 @@ import { expect } from 'chai'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { importMapDone } from '../../src/start/adminBuild.js'
+import { importMapDone } from '../../src/start/payloadCliDone.js'
 import { retrySilentExits, runChild, SilentExitError } from '../../src/start/children.js'
 
 const node = process.execPath
