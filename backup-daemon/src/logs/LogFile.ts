@@ -49,6 +49,8 @@ export class LogFile {
   /** Background work (gzip, pruning), one after the other. */
   private mill: Promise<void> = Promise.resolve()
   private readonly rotation: RotationOptions
+  /** The time (ms) the last rotation's name carries. */
+  private lastRotation = 0
 
   constructor(
     private readonly path: string | undefined,
@@ -118,9 +120,14 @@ export class LogFile {
     closeSync(this.fd)
     const ext = extname(this.path)
     const stem = this.path.slice(0, this.path.length - ext.length)
-    let target = `${stem}-${stamp(new Date())}${ext}`
-    // Two rotations in one millisecond (tiny maxBytes in tests): never overwrite a backup.
-    for (let n = 1; existsSync(target) || existsSync(`${target}.gz`); n += 1) target = `${stem}-${stamp(new Date(Date.now() + n))}${ext}`
+    // Each rotation's time is later than the last one's, so the names sort in rotation order even when two
+    // rotations fall in one millisecond (tiny maxBytes in tests), or the clock steps back; a name already
+    // taken (a file of an earlier process) moves it on again: a backup is never overwritten.
+    let time = Math.max(Date.now(), this.lastRotation + 1)
+    const nameAt = (at: number) => `${stem}-${stamp(new Date(at))}${ext}`
+    while (existsSync(nameAt(time)) || existsSync(`${nameAt(time)}.gz`)) time += 1
+    this.lastRotation = time
+    const target = nameAt(time)
     renameSync(this.path, target)
     this.fd = openSync(this.path, 'a', 0o600)
     this.size = 0

@@ -46,6 +46,31 @@ describe('logs: rotation', function () {
     expect(log.tail(3)).to.deep.equal(lines.slice(-3))
   })
 
+  it('names rotations in the order they happened when the clock stands still or steps back', async () => {
+    const folder = join(tmp.dir, 'logs')
+    const path = join(folder, 'system.log')
+    const realNow = Date.now
+    // Every rotation in one millisecond, an hour behind the wall clock, then one more step back.
+    let clock = realNow() - 3600_000
+    Date.now = () => clock
+    const lines = Array.from({ length: 120 }, (_, i) => line(i))
+    try {
+      const log = new LogFile(path, 10, { maxBytes: 1024, maxBackups: 0, maxAgeDays: 0, compress: false })
+      for (const [i, l] of lines.entries()) {
+        if (i === 60) clock -= 60_000
+        log.append(l)
+      }
+      await log.settled()
+      log.close()
+    } finally {
+      Date.now = realNow
+    }
+    const backups = await backupsOf(folder)
+    expect(backups.length).to.be.greaterThan(5)
+    const texts = await Promise.all(backups.map((name) => readFile(join(folder, name), 'utf8')))
+    expect([...texts, await readFile(path, 'utf8')].join('').trim().split('\n')).to.deep.equal(lines)
+  })
+
   it('keeps maxBackups rotated files, the newest; compress: false leaves them plain', async () => {
     const folder = join(tmp.dir, 'logs')
     const log = new LogFile(join(folder, 'system.log'), 10, { maxBytes: 1024, maxBackups: 2, maxAgeDays: 0, compress: false })
