@@ -154,12 +154,17 @@ export function JobPage({ name, settings }: { name: string; settings: Settings }
 
       {progress && <RunProgressView progress={progress} />}
 
-      <SnapshotsTable
-        name={name}
-        canDownload={settings.permissions.allowBackupDownload}
-        canRestore={settings.permissions.allowRestore ?? false}
-        version={snapshotsVersion}
-      />
+      {/* Listed once the first status is in: a run that ended before it is in the list, and one still running
+          then is caught ending (stream or poll). Listed at once, the list could miss a snapshot committed
+          between it and the first status (idle already, so no end seen). */}
+      {job && (
+        <SnapshotsTable
+          name={name}
+          canDownload={settings.permissions.allowBackupDownload}
+          canRestore={settings.permissions.allowRestore ?? false}
+          version={snapshotsVersion}
+        />
+      )}
 
       <section aria-labelledby="log-title">
         <h2 id="log-title">Log</h2>
