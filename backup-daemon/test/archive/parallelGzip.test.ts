@@ -1,6 +1,7 @@
 /**
  * Parallel gzip (`archive/parallelGzip.ts`): the members come out in input order and form one gzip file
- * that `gzip -t`, `gzip -d` and `tar -xzf` read; a cancel mid-way terminates every worker thread.
+ * that `gzip -t`, `gzip -d` and `tar -xzf` read; random-looking stretches are stored, the rest deflated;
+ * a cancel mid-way terminates every worker thread.
  */
 import { expect } from 'chai'
 import { execFileSync } from 'node:child_process'
@@ -10,7 +11,7 @@ import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Readable, Writable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import { gunzipSync } from 'node:zlib'
+import { gunzipSync, gzipSync } from 'node:zlib'
 import { createArchive } from '../../src/archive/createArchive.js'
 import { liveGzipWorkers, parallelGzip } from '../../src/archive/parallelGzip.js'
 import { LocalSource } from '../../src/sources/local.js'
@@ -77,6 +78,40 @@ describe('archive/parallelGzip', function () {
     expect(gunzipSync(fast).equals(data)).to.equal(true)
     expect(gunzipSync(small).equals(data)).to.equal(true)
     expect(small.length).to.be.below(fast.length)
+  })
+
+  it('copies random-looking stretches into stored blocks and deflates the rest, every member whole', async () => {
+    // 16 KiB pieces (the worker's grain), text (t) or random (r): runs of each within and across blocks.
+    const piece = 16 * 1024
+    const plan = 'trrttrtrrrrrtttrrtrtttttrrrrrrrrt'
+    const data = Buffer.concat(
+      [...plan].map((kind, i) => (kind === 'r' ? randomBytes(piece) : Buffer.from(`piece ${i}: some text that compresses\n`.repeat(piece)).subarray(0, piece))),
+    )
+    const blockSize = 4 * piece
+    const gzip = parallelGzip({ threads: 2, blockSize, level: 6 })
+    const out = await collect(uneven(data).pipe(gzip))
+    expect(gzipMembers(out)).to.equal(Math.ceil(data.length / blockSize))
+    expect(gunzipSync(out).equals(data)).to.equal(true)
+    const file = join(tmp.dir, 'mixed.gz')
+    await writeFile(file, out)
+    execFileSync('gzip', ['-t', file])
+    expect(execFileSync('gzip', ['-dc', file], { maxBuffer: 1 << 24 }).equals(data)).to.equal(true)
+    expect(gzip.storedBytes).to.equal([...plan].filter((kind) => kind === 'r').length * piece)
+    // No larger than zlib's own members of the same blocks (deflate gains nothing on random bytes).
+    let zlibOwn = 0
+    for (let offset = 0; offset < data.length; offset += blockSize) zlibOwn += gzipSync(data.subarray(offset, offset + blockSize), { level: 6 }).length
+    expect(out.length).to.be.at.most(Math.ceil(zlibOwn * 1.01))
+  })
+
+  it('compresses a block with nothing random-looking exactly as zlib does, storing nothing', async () => {
+    const data = mixed(700_000)
+    const blockSize = 128 * 1024
+    const gzip = parallelGzip({ threads: 2, blockSize, level: 6 })
+    const out = await collect(Readable.from([data]).pipe(gzip))
+    const zlibOwn: Buffer[] = []
+    for (let offset = 0; offset < data.length; offset += blockSize) zlibOwn.push(gzipSync(data.subarray(offset, offset + blockSize), { level: 6 }))
+    expect(out.equals(Buffer.concat(zlibOwn))).to.equal(true)
+    expect(gzip.storedBytes).to.equal(0)
   })
 
   it('keeps at most a few blocks in flight when the reader is slow (backpressure)', async () => {
