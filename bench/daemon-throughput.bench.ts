@@ -12,7 +12,9 @@
  * adds to the wall time; the daemon's gzip can pass `pigz` alone by storing random-looking stretches),
  * and Node's bare cost of the four file-system calls a file needs (open, fstat, read, close; no tar,
  * hash or write), on one and on two threads.
- * Each tree is read once before it is timed, so no run pays for a cold page cache.
+ * Each tree is read once before it is timed, so no run pays for a cold page cache. The machines are
+ * shared and their speed drifts by 5-10% within minutes, so each daemon run alternates with its baseline
+ * over `BENCH_DAEMON_ROUNDS` rounds (default 2), and a ratio is the baseline's total time over the daemon's.
  * Targets (issue 13): >= 1.0x pigz, >= 1.0x the zstd pipeline, >= 1.0x `tar -cf` on tiny files,
  * peak RSS < 150 MiB and flat. The trees are generated once into the OS temp folder and reused
  * (`BENCH_DAEMON_FRESH=1` regenerates them, `BENCH_DAEMON_PREPARE=1` only generates them, e.g. while
@@ -33,6 +35,7 @@ const bin = fileURLToPath(new URL('../backup-daemon/bin/backup-daemon.js', impor
 const scale = Number(process.env.BENCH_DAEMON_GIB ?? 1)
 const tinyCount = Number(process.env.BENCH_DAEMON_TINY ?? 200_000)
 const only = process.env.BENCH_DAEMON_ONLY?.split(',')
+const rounds = Math.max(1, Number(process.env.BENCH_DAEMON_ROUNDS ?? 2))
 const runs = (part: string) => !only || only.includes(part)
 
 const words =
@@ -214,6 +217,37 @@ async function timeDaemon(
   return { seconds, peakMiB, outBytes }
 }
 
+interface Timed {
+  seconds: number
+  outBytes: number
+  peakMiB?: number
+}
+
+/**
+ * Runs `baseline` and `daemon` alternately, `rounds` times each: both see the same drift of the machine's
+ * speed. Returns their total times (the ratio of the two is the result), the last output sizes and the
+ * daemon's highest peak RSS; prints each round's ratio.
+ */
+async function alternate(what: string, baseline: () => Timed, daemon: () => Promise<Timed>): Promise<{ baseline: Timed; daemon: Timed & { peakMiB: number } }> {
+  const base: Timed = { seconds: 0, outBytes: 0 }
+  const ours = { seconds: 0, outBytes: 0, peakMiB: 0 }
+  const perRound: string[] = []
+  for (let round = 0; round < rounds; round++) {
+    const b = baseline()
+    const d = await daemon()
+    base.seconds += b.seconds
+    base.outBytes = b.outBytes
+    ours.seconds += d.seconds
+    ours.outBytes = d.outBytes
+    ours.peakMiB = Math.max(ours.peakMiB, d.peakMiB ?? 0)
+    perRound.push((b.seconds / d.seconds).toFixed(2))
+  }
+  console.log(`${what}, round by round: ${perRound.join(', ')}`)
+  base.seconds /= rounds
+  ours.seconds /= rounds
+  return { baseline: base, daemon: ours }
+}
+
 const work = mkdtempSync(join(tmpdir(), 'bench-daemon-'))
 try {
   const p = pools()
@@ -227,10 +261,12 @@ try {
     process.exit(0)
   }
   const cores = spawnSync('nproc', { encoding: 'utf8' }).stdout.trim()
-  console.log(`tree: ${(bytes / MiB).toFixed(0)} MiB in ${tree}; tiny tree: ${tinyCount} files, ${(tiny.bytes / MiB).toFixed(0)} MiB; ${cores} cores`)
+  console.log(
+    `tree: ${(bytes / MiB).toFixed(0)} MiB in ${tree}; tiny tree: ${tinyCount} files, ${(tiny.bytes / MiB).toFixed(0)} MiB; ${cores} cores; times are means of ${rounds} alternating rounds`,
+  )
 
   const out = join(work, 'baseline.out')
-  const line = (what: string, r: { seconds: number; outBytes: number; peakMiB?: number }, size = bytes) =>
+  const line = (what: string, r: Timed, size = bytes) =>
     console.log(
       `${what}: ${r.seconds.toFixed(1)} s (${(size / MiB / r.seconds).toFixed(1)} MiB/s), ${(r.outBytes / MiB).toFixed(0)} MiB out${r.peakMiB ? `, peak RSS ${r.peakMiB.toFixed(1)} MiB` : ''}`,
     )
@@ -238,8 +274,11 @@ try {
   if (runs('gz') || runs('zst')) warm(tree)
   if (runs('gz')) {
     const tarGz = timeShell(`tar -czf ${q(out)} -C ${q(tree)} .`, out)
-    const pigz = timeShell(`tar -cf - -C ${q(tree)} . | pigz -6 > ${q(out)}`, out)
-    const gz = await timeDaemon(work, tree, 'gz', 'tar.gz')
+    const { baseline: pigz, daemon: gz } = await alternate(
+      'daemon tar.gz vs tar | pigz -6',
+      () => timeShell(`tar -cf - -C ${q(tree)} . | pigz -6 > ${q(out)}`, out),
+      () => timeDaemon(work, tree, 'gz', 'tar.gz'),
+    )
     const gzHalf = await timeDaemon(work, join(tree, 'a'), 'gzhalf', 'tar.gz')
     peaks.push(gz.peakMiB)
     line('tar -czf', tarGz)
@@ -264,8 +303,11 @@ try {
     )
   }
   if (runs('zst')) {
-    const zstd = timeShell(`tar -cf - -C ${q(tree)} . | zstd -q -3 -T0 > ${q(out)}`, out)
-    const zst = await timeDaemon(work, tree, 'zst', 'tar.zst')
+    const { baseline: zstd, daemon: zst } = await alternate(
+      'daemon tar.zst vs tar | zstd -3 -T0',
+      () => timeShell(`tar -cf - -C ${q(tree)} . | zstd -q -3 -T0 > ${q(out)}`, out),
+      () => timeDaemon(work, tree, 'zst', 'tar.zst'),
+    )
     peaks.push(zst.peakMiB)
     line('tar -cf - | zstd -3 -T0', zstd)
     line('daemon tar.zst', zst)
@@ -282,8 +324,11 @@ try {
   rmSync(`${out}.tar`, { force: true })
   if (runs('tiny')) {
     warm(tiny.dir)
-    const tarTiny = timeShell(`tar -cf ${q(out)} -C ${q(tiny.dir)} .`, out)
-    const plainTiny = await timeDaemon(work, tiny.dir, 'tiny', 'tar')
+    const { baseline: tarTiny, daemon: plainTiny } = await alternate(
+      'daemon tar vs tar -cf (tiny files)',
+      () => timeShell(`tar -cf ${q(out)} -C ${q(tiny.dir)} .`, out),
+      () => timeDaemon(work, tiny.dir, 'tiny', 'tar'),
+    )
     // The path before the tar worker (walk and tar in the main thread), for the worker's gain in the same run.
     const batchesTiny = await timeDaemon(work, tiny.dir, 'tinybatches', 'tar', { BACKUP_DAEMON_TAR_WORKER: '0' })
     peaks.push(plainTiny.peakMiB)
