@@ -225,7 +225,7 @@ interface Timed {
 
 /**
  * Runs `baseline` and `daemon` alternately, `rounds` times each: both see the same drift of the machine's
- * speed. Returns their total times (the ratio of the two is the result), the last output sizes and the
+ * speed. Returns their mean times (the ratio of the two is the result), the last output sizes and the
  * daemon's highest peak RSS; prints each round's ratio.
  */
 async function alternate(what: string, baseline: () => Timed, daemon: () => Promise<Timed>): Promise<{ baseline: Timed; daemon: Timed & { peakMiB: number } }> {
