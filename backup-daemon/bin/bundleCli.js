@@ -2,6 +2,9 @@
  * @module bin/bundleCli
  * Compiles `src/cli/main.ts` with esbuild into `node_modules/.cache/backup-daemon/<hash>/` and
  * returns the entry's URL, so the launcher runs plain JavaScript instead of registering tsx's loader.
+ * The tar worker's entry (`src/archive/tarWorker/tarWorkerMain.ts`) is a second entry point of the same
+ * build, `tar-worker.mjs`: a worker thread cannot run TypeScript without tsx's loader either, and
+ * `tarWorkerUrl.ts` finds it through `currentBuild()`.
  *
  * - Rebuilt when a file under `src/` or `bin/` is newer than the last build (or the package moved).
  * - Code splitting keeps the CLI's dynamic imports lazy: a chunk that imports the AWS SDK, the MongoDB
@@ -26,8 +29,8 @@ const pointer = join(cacheDir, 'current.json')
 /** Builds other than the current one are removed once this old (a daemon may still load their chunks). */
 const keepOldBuildsMs = 7 * 24 * 3600 * 1000
 
-/** Newest modification time (ms) of the files under `dir` (also the tar worker's bundle stamp, `src/archive/tarWorker/tarWorkerUrl.ts`). */
-export function newestMtime(dir) {
+/** Newest modification time (ms) of the files under `dir`. */
+function newestMtime(dir) {
   let newest = 0
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name)
@@ -60,7 +63,7 @@ const sourceUrls = {
 async function build(sourcesTime) {
   const esbuild = await import('esbuild')
   const result = await esbuild.build({
-    entryPoints: { main: join(srcDir, 'cli', 'main.ts') },
+    entryPoints: { main: join(srcDir, 'cli', 'main.ts'), 'tar-worker': join(srcDir, 'archive', 'tarWorker', 'tarWorkerMain.ts') },
     // Output independent of the launching process's working directory (it names modules in comments).
     absWorkingDir: packageDir,
     bundle: true,
@@ -103,9 +106,18 @@ async function build(sourcesTime) {
   return name
 }
 
-/** URL of the compiled CLI entry, built first if missing or stale; undefined to use tsx instead. */
-export async function bundledCli() {
-  if (process.env.BACKUP_DAEMON_TSX === '1') return undefined
+let located
+
+/**
+ * The current build's folder, built first if missing or stale (looked up once per process: the launcher
+ * and the tar worker's lookup share it); undefined when esbuild or the folder is unavailable.
+ */
+export function currentBuild() {
+  located ??= locate()
+  return located
+}
+
+async function locate() {
   try {
     const sourcesTime = Math.max(newestMtime(srcDir), newestMtime(join(packageDir, 'bin')))
     const current = readPointer()
@@ -114,13 +126,20 @@ export async function bundledCli() {
       current &&
       current.sourcesTime >= sourcesTime &&
       current.packageDir === packageDir &&
-      statSync(join(cacheDir, name, 'main.mjs'), { throwIfNoEntry: false })
+      ['main.mjs', 'tar-worker.mjs'].every((entry) => statSync(join(cacheDir, name, entry), { throwIfNoEntry: false }))
     if (!fresh) {
       mkdirSync(cacheDir, { recursive: true })
       name = await build(sourcesTime)
     }
-    return pathToFileURL(join(cacheDir, name, 'main.mjs')).href
+    return join(cacheDir, name)
   } catch {
     return undefined
   }
+}
+
+/** URL of the compiled CLI entry, built first if missing or stale; undefined to use tsx instead. */
+export async function bundledCli() {
+  if (process.env.BACKUP_DAEMON_TSX === '1') return undefined
+  const dir = await currentBuild()
+  return dir && pathToFileURL(join(dir, 'main.mjs')).href
 }

@@ -36,4 +36,13 @@ describe('bin/backup-daemon.js launcher (esbuild bundle, tsx fallback)', functio
     // And the chunks that do import them exist (the SDK is in the bundle, just not loaded up front).
     expect(entry).to.match(/import\("\.\/runOnce-[A-Z0-9]+\.mjs"\)/)
   })
+
+  it("builds the tar worker's entry with the CLI, and the source tree's lookup finds that file", async () => {
+    expect(cli(['--help']).code).to.equal(0)
+    const current = JSON.parse(await readFile(new URL('current.json', cacheDir), 'utf8')) as { build: string }
+    const worker = await readFile(new URL(`${current.build}/tar-worker.mjs`, cacheDir), 'utf8')
+    expect(worker).to.include('// src/archive/tarWorker/tarWorkerMain.ts')
+    const { tarWorkerUrl } = await import('../../src/archive/tarWorker/tarWorkerUrl.js')
+    expect((await tarWorkerUrl())?.href).to.equal(new URL(`${current.build}/tar-worker.mjs`, cacheDir).href)
+  })
 })
