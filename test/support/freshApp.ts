@@ -13,7 +13,6 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -22,6 +21,7 @@ import type { RunningEmulator } from 'dev-app/emulator'
 import { importMapDone } from 'dev-app/payload-cli-done'
 
 import { importMapStep, openapiInstall, storageInstall, templateFiles } from './freshAppTemplate.js'
+import { freePort } from './freePort.js'
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url))
 const STALE_AFTER_MS = 24 * 60 * 60 * 1000
@@ -259,14 +259,6 @@ export async function prepareFreshApp(log: (line: string) => void = () => undefi
     await rm(buildDb, { force: true })
   }
   return { buildLog: await readFile(buildLogFile, 'utf8'), dir, openapi, storage }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const address = server.address()
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return typeof address === 'object' && address ? address.port : 0
 }
 
 export interface RunningFreshApp {

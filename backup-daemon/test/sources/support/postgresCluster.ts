@@ -7,10 +7,10 @@
  */
 import { execFile } from 'node:child_process'
 import { chmod, chown, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { tmpdir, userInfo } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
+import { freePort } from '../../support/freePort.js'
 
 const run = promisify(execFile)
 
@@ -44,14 +44,6 @@ export async function findPostgresBin(): Promise<string | undefined> {
     if ((await readdir(bin).catch(() => [] as string[])).includes('initdb')) return bin
   }
   return undefined
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
 }
 
 export async function startPostgresCluster(bin: string): Promise<PostgresCluster> {
