@@ -6,7 +6,9 @@
  * - daemon `tar.gz` vs `tar -czf` (one core) and vs `tar -cf - | pigz -6` (every core);
  * - daemon `tar.zst` vs `tar -cf - | zstd -3 -T0`;
  * - daemon `tar` on a tree of 200k tiny files vs `tar -cf` to a file (per-entry cost);
- * - the daemon's peak RSS (VmHWM) on the full tree and on half of it (flat in the data size).
+ * - the daemon's peak RSS (VmHWM) on the full tree and on half of it (flat in the data size);
+ * - beside each `run`, the same job run by a served daemon (`backup-daemon serve`, the run started through
+ *   the API), which pays no process start, as the original service (a server too) does not (no target).
  * Beside them it prints ceilings (no target): the compressor alone on an already written tar (`pigz`,
  * `zstd`: when it fills every core, anything else the daemon must do, such as the sha256 of every part,
  * adds to the wall time; the daemon's gzip can pass `pigz` alone by storing random-looking stretches),
@@ -174,47 +176,107 @@ async function bareWalk(dir: string, threads: number): Promise<number> {
   return Number(process.hrtime.bigint() - start) / 1e9
 }
 
-/** Runs `backup-daemon run bench` on `root`; returns seconds, the child's peak RSS and the archive size. */
-async function timeDaemon(
-  work: string,
-  root: string,
-  label: string,
-  compression: string,
-  env: NodeJS.ProcessEnv = {},
-): Promise<{ seconds: number; peakMiB: number; outBytes: number }> {
+/** Writes the config of a daemon backing up `root` as job `bench` into `./out-<label>`; returns its path. */
+function writeBenchConfig(work: string, root: string, label: string, compression: string, server?: string): string {
   const config = join(work, `${label}.yaml`)
   writeFileSync(
     config,
-    `dataDir: ./data-${label}\njobs:\n  - name: bench\n    compression: ${compression}\n    sources: [{ type: local, name: tree, path: ${JSON.stringify(root)} }]\n    storages: [{ type: local, name: out, path: ./out-${label} }]\n`,
+    `dataDir: ./data-${label}\n${server ? `${server}\n` : ''}jobs:\n  - name: bench\n    compression: ${compression}\n    sources: [{ type: local, name: tree, path: ${JSON.stringify(root)} }]\n    storages: [{ type: local, name: out, path: ./out-${label} }]\n`,
   )
+  return config
+}
+
+/** Size of the archive parts a run left in `./out-<label>/bench` (manifests aside); removes them. */
+function takeOutput(work: string, label: string): number {
+  const outDir = join(work, `out-${label}`, 'bench')
+  const outBytes = readdirSync(outDir)
+    .filter((f) => !f.endsWith('.manifest.json'))
+    .reduce((sum, f) => sum + statSync(join(outDir, f)).size, 0)
+  rmSync(outDir, { recursive: true, force: true })
+  return outBytes
+}
+
+/** Samples a live child's peak RSS (VmHWM) every 50 ms until `stop()`; `peak()` is the highest seen. */
+function watchPeakRss(pid: number): { peak(): number; stop(): void } {
+  let peakMiB = 0
+  const timer = setInterval(() => {
+    try {
+      const peak = peakRssMiB(pid)
+      // An exited (zombie) process has no VmHWM line any more.
+      if (Number.isFinite(peak)) peakMiB = Math.max(peakMiB, peak)
+    } catch {}
+  }, 50)
+  return { peak: () => peakMiB, stop: () => clearInterval(timer) }
+}
+
+/** Runs `backup-daemon run bench` on `root`; returns seconds, the child's peak RSS and the archive size. */
+async function timeDaemon(work: string, root: string, label: string, compression: string, env: NodeJS.ProcessEnv = {}): Promise<Timed & { peakMiB: number }> {
+  const config = writeBenchConfig(work, root, label, compression)
   const start = process.hrtime.bigint()
   const child = spawn(process.execPath, [bin, 'run', 'bench', '--config', config], {
     cwd: work,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
-  let peakMiB = 0
   let log = ''
   child.stdout.on('data', (chunk) => (log += chunk))
-  // VmHWM is the peak so far; sample it until the process is gone.
-  const timer = setInterval(() => {
-    try {
-      const peak = peakRssMiB(child.pid!)
-      // An exited (zombie) process has no VmHWM line any more.
-      if (Number.isFinite(peak)) peakMiB = Math.max(peakMiB, peak)
-    } catch {}
-  }, 50)
+  const rss = watchPeakRss(child.pid!)
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve))
-  clearInterval(timer)
+  rss.stop()
   const seconds = Number(process.hrtime.bigint() - start) / 1e9
   if (code !== 0) throw new Error(`backup-daemon run failed (${code}):\n${log}`)
-  const outDir = join(work, `out-${label}`, 'bench')
-  const outBytes = readdirSync(outDir)
-    .filter((f) => !f.endsWith('.manifest.json'))
-    .reduce((sum, f) => sum + statSync(join(outDir, f)).size, 0)
-  rmSync(join(work, `out-${label}`), { recursive: true, force: true })
+  const outBytes = takeOutput(work, label)
   rmSync(join(work, `data-${label}`), { recursive: true, force: true })
-  return { seconds, peakMiB, outBytes }
+  return { seconds, peakMiB: rss.peak(), outBytes }
+}
+
+/**
+ * A running daemon (`backup-daemon serve`, loopback, no auth) with the job `bench` on `root`. Each `run()`
+ * starts the job through `POST /api/v1/jobs/bench/run`, waits for the run's record in the job's history and
+ * takes its time from it (`durationMs`, start to end as the daemon counts it): the run of a served daemon,
+ * which pays no process start and no module loading, as the original service's runs (a server too) do not.
+ * The history is polled only every 250 ms, so that the polling costs nothing (the run's time is the
+ * daemon's own anyway). Its peak RSS is the serving process's, over every run so far.
+ */
+async function servedDaemon(work: string, root: string, label: string, compression: string): Promise<{ run(): Promise<Timed>; stop(): Promise<void> }> {
+  const config = writeBenchConfig(work, root, label, compression, "server: { address: '127.0.0.1:0', auth: { enabled: false } }")
+  const child = spawn(process.execPath, [bin, 'serve', '--config', config], { cwd: work, stdio: ['ignore', 'pipe', 'inherit'] })
+  let log = ''
+  const base = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      log += chunk.toString()
+      const url = /listening on (http:\/\/\S+)/.exec(log)?.[1]
+      if (url) resolve(url)
+    })
+    child.once('exit', (code) => reject(new Error(`backup-daemon serve exited with ${code} before listening:\n${log}`)))
+  })
+  const rss = watchPeakRss(child.pid!)
+  const api = `${base}/api/v1/jobs/bench`
+  const newestRun = async () => {
+    const response = await fetch(`${api}/history?limit=1`)
+    if (response.status !== 200) throw new Error(`history: ${response.status} ${await response.text()}`)
+    return ((await response.json()) as { runs: { id: string; result: string; durationMs: number; error?: string }[] }).runs[0]
+  }
+  return {
+    async run() {
+      const before = (await newestRun())?.id
+      const started = await fetch(`${api}/run`, { method: 'POST' })
+      if (started.status !== 202) throw new Error(`run: ${started.status} ${await started.text()}`)
+      let record = await newestRun()
+      while (!record || record.id === before) {
+        await new Promise((resolve) => setTimeout(resolve, 250))
+        record = await newestRun()
+      }
+      if (record.result !== 'success') throw new Error(`served run ${record.result}: ${record.error ?? ''}`)
+      return { seconds: record.durationMs / 1000, peakMiB: rss.peak(), outBytes: takeOutput(work, label) }
+    },
+    async stop() {
+      rss.stop()
+      if (child.exitCode === null) await new Promise((resolve) => child.once('exit', resolve).kill('SIGTERM'))
+      rmSync(join(work, `out-${label}`), { recursive: true, force: true })
+      rmSync(join(work, `data-${label}`), { recursive: true, force: true })
+    },
+  }
 }
 
 interface Timed {
@@ -224,28 +286,45 @@ interface Timed {
 }
 
 /**
- * Runs `baseline` and `daemon` alternately, `rounds` times each: both see the same drift of the machine's
- * speed. Returns their mean times (the ratio of the two is the result), the last output sizes and the
- * daemon's highest peak RSS; prints each round's ratio.
+ * Runs `baseline` and each of `daemons` in turn, `rounds` times: all see the same drift of the machine's
+ * speed. Returns their mean times (a ratio of two is a result), the last output sizes and each daemon's
+ * highest peak RSS; prints each round's ratios.
  */
-async function alternate(what: string, baseline: () => Timed, daemon: () => Promise<Timed>): Promise<{ baseline: Timed; daemon: Timed & { peakMiB: number } }> {
+async function alternate<Name extends string>(
+  what: string,
+  baseline: () => Timed,
+  daemons: Record<Name, () => Promise<Timed>>,
+): Promise<{ baseline: Timed } & Record<Name, Timed & { peakMiB: number }>> {
   const base: Timed = { seconds: 0, outBytes: 0 }
-  const ours = { seconds: 0, outBytes: 0, peakMiB: 0 }
-  const perRound: string[] = []
+  const names = Object.keys(daemons) as Name[]
+  const ours = Object.fromEntries(names.map((name) => [name, { seconds: 0, outBytes: 0, peakMiB: 0 }])) as Record<Name, Timed & { peakMiB: number }>
+  const perRound = Object.fromEntries(names.map((name) => [name, [] as string[]])) as Record<Name, string[]>
   for (let round = 0; round < rounds; round++) {
     const b = baseline()
-    const d = await daemon()
     base.seconds += b.seconds
     base.outBytes = b.outBytes
-    ours.seconds += d.seconds
-    ours.outBytes = d.outBytes
-    ours.peakMiB = Math.max(ours.peakMiB, d.peakMiB ?? 0)
-    perRound.push((b.seconds / d.seconds).toFixed(2))
+    for (const name of names) {
+      const d = await daemons[name]()
+      ours[name].seconds += d.seconds
+      ours[name].outBytes = d.outBytes
+      ours[name].peakMiB = Math.max(ours[name].peakMiB, d.peakMiB ?? 0)
+      perRound[name].push((b.seconds / d.seconds).toFixed(2))
+    }
   }
-  console.log(`${what}, round by round: ${perRound.join(', ')}`)
+  for (const name of names) console.log(`${what} (${name}), round by round: ${perRound[name].join(', ')}`)
   base.seconds /= rounds
-  ours.seconds /= rounds
-  return { baseline: base, daemon: ours }
+  for (const name of names) ours[name].seconds /= rounds
+  return { baseline: base, ...ours }
+}
+
+/** Starts a served daemon for `root`, hands it to `body`, and stops it whatever happens. */
+async function withServedDaemon<T>(root: string, label: string, compression: string, body: (served: () => Promise<Timed>) => Promise<T>): Promise<T> {
+  const served = await servedDaemon(work, root, label, compression)
+  try {
+    return await body(() => served.run())
+  } finally {
+    await served.stop()
+  }
 }
 
 const work = mkdtempSync(join(tmpdir(), 'bench-daemon-'))
@@ -274,19 +353,26 @@ try {
   if (runs('gz') || runs('zst')) warm(tree)
   if (runs('gz')) {
     const tarGz = timeShell(`tar -czf ${q(out)} -C ${q(tree)} .`, out)
-    const { baseline: pigz, daemon: gz } = await alternate(
-      'daemon tar.gz vs tar | pigz -6',
-      () => timeShell(`tar -cf - -C ${q(tree)} . | pigz -6 > ${q(out)}`, out),
-      () => timeDaemon(work, tree, 'gz', 'tar.gz'),
+    const {
+      baseline: pigz,
+      run: gz,
+      served: gzServed,
+    } = await withServedDaemon(tree, 'gzserved', 'tar.gz', (served) =>
+      alternate('daemon tar.gz vs tar | pigz -6', () => timeShell(`tar -cf - -C ${q(tree)} . | pigz -6 > ${q(out)}`, out), {
+        run: () => timeDaemon(work, tree, 'gz', 'tar.gz'),
+        served,
+      }),
     )
     const gzHalf = await timeDaemon(work, join(tree, 'a'), 'gzhalf', 'tar.gz')
-    peaks.push(gz.peakMiB)
+    peaks.push(gz.peakMiB, gzServed.peakMiB)
     line('tar -czf', tarGz)
     line('tar -cf - | pigz -6', pigz)
     line('daemon tar.gz', gz)
+    line('daemon tar.gz, served (run through the API)', gzServed)
     line('daemon tar.gz, half tree', gzHalf, bytes / 2)
     printResult('daemon tar.gz vs tar -czf', tarGz.seconds / gz.seconds, 'tar -czf throughput', '>= 0.9')
     printResult('daemon tar.gz vs tar | pigz -6', pigz.seconds / gz.seconds, `pigz pipeline throughput (${cores} cores)`, '>= 1.0')
+    printResult('served daemon tar.gz vs tar | pigz -6', pigz.seconds / gzServed.seconds, 'pigz pipeline throughput, a running daemon (no process start)')
     timeShell(`tar -cf ${q(out)}.tar -C ${q(tree)} .`, `${out}.tar`, false)
     const pigzAlone = timeShell(`pigz -6 < ${q(out)}.tar > ${q(out)}`, out)
     line('pigz -6 alone, on the tar already written', pigzAlone)
@@ -303,15 +389,22 @@ try {
     )
   }
   if (runs('zst')) {
-    const { baseline: zstd, daemon: zst } = await alternate(
-      'daemon tar.zst vs tar | zstd -3 -T0',
-      () => timeShell(`tar -cf - -C ${q(tree)} . | zstd -q -3 -T0 > ${q(out)}`, out),
-      () => timeDaemon(work, tree, 'zst', 'tar.zst'),
+    const {
+      baseline: zstd,
+      run: zst,
+      served: zstServed,
+    } = await withServedDaemon(tree, 'zstserved', 'tar.zst', (served) =>
+      alternate('daemon tar.zst vs tar | zstd -3 -T0', () => timeShell(`tar -cf - -C ${q(tree)} . | zstd -q -3 -T0 > ${q(out)}`, out), {
+        run: () => timeDaemon(work, tree, 'zst', 'tar.zst'),
+        served,
+      }),
     )
-    peaks.push(zst.peakMiB)
+    peaks.push(zst.peakMiB, zstServed.peakMiB)
     line('tar -cf - | zstd -3 -T0', zstd)
     line('daemon tar.zst', zst)
+    line('daemon tar.zst, served (run through the API)', zstServed)
     printResult('daemon tar.zst vs tar | zstd -3 -T0', zstd.seconds / zst.seconds, `zstd pipeline throughput (${cores} cores)`, '>= 1.0')
+    printResult('served daemon tar.zst vs tar | zstd -3 -T0', zstd.seconds / zstServed.seconds, 'zstd pipeline throughput, a running daemon (no process start)')
     if (!existsSync(`${out}.tar`)) timeShell(`tar -cf ${q(out)}.tar -C ${q(tree)} .`, `${out}.tar`, false)
     const zstdAlone = timeShell(`zstd -q -3 -T0 < ${q(out)}.tar > ${q(out)}`, out)
     line('zstd -3 -T0 alone, on the tar already written', zstdAlone)
@@ -324,20 +417,31 @@ try {
   rmSync(`${out}.tar`, { force: true })
   if (runs('tiny')) {
     warm(tiny.dir)
-    const { baseline: tarTiny, daemon: plainTiny } = await alternate(
-      'daemon tar vs tar -cf (tiny files)',
-      () => timeShell(`tar -cf ${q(out)} -C ${q(tiny.dir)} .`, out),
-      () => timeDaemon(work, tiny.dir, 'tiny', 'tar'),
+    const {
+      baseline: tarTiny,
+      run: plainTiny,
+      served: servedTiny,
+    } = await withServedDaemon(tiny.dir, 'tinyserved', 'tar', (served) =>
+      alternate('daemon tar vs tar -cf (tiny files)', () => timeShell(`tar -cf ${q(out)} -C ${q(tiny.dir)} .`, out), {
+        run: () => timeDaemon(work, tiny.dir, 'tiny', 'tar'),
+        served,
+      }),
     )
     // The path before the tar worker (walk and tar in the main thread), for the worker's gain in the same run.
     const batchesTiny = await timeDaemon(work, tiny.dir, 'tinybatches', 'tar', { BACKUP_DAEMON_TAR_WORKER: '0' })
-    peaks.push(plainTiny.peakMiB)
+    peaks.push(plainTiny.peakMiB, servedTiny.peakMiB)
     line('tar -cf (tiny files)', tarTiny, tiny.bytes)
     line('daemon tar (tiny files)', plainTiny, tiny.bytes)
+    line('daemon tar (tiny files), served (run through the API)', servedTiny, tiny.bytes)
     line('daemon tar (tiny files, no tar worker)', batchesTiny, tiny.bytes)
     const gain = batchesTiny.seconds / plainTiny.seconds
     printResult(`tar worker vs main-thread tar, ${tinyCount / 1000}k tiny files`, gain, 'main-thread tar throughput', '> 1.0')
     printResult(`daemon tar vs tar -cf, ${tinyCount / 1000}k tiny files`, tarTiny.seconds / plainTiny.seconds, 'tar -cf throughput', '>= 1.0')
+    printResult(
+      `served daemon tar vs tar -cf, ${tinyCount / 1000}k tiny files`,
+      tarTiny.seconds / servedTiny.seconds,
+      'tar -cf throughput, a running daemon (no process start)',
+    )
     for (const threads of [1, 2]) {
       const seconds = await bareWalk(tiny.dir, threads)
       console.log(`node open+fstat+read+close only, ${threads} thread${threads > 1 ? 's' : ''} (tiny files): ${seconds.toFixed(1)} s`)
