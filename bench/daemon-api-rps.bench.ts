@@ -7,12 +7,13 @@
  *
  * Run: `npm run bench -- daemon-api-rps`. This file is also the bare server's entry (`bare-server`).
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { startChild, stopChild } from './support/child.js'
 import { printResult } from './support/measure.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -48,28 +49,6 @@ if (process.argv[2] === 'server-only') {
   process.on('SIGTERM', () => server.close(() => process.exit(0)))
 } else {
   await main()
-}
-
-/** Starts a child and resolves with the first `http://...` URL it prints. */
-function startChild(args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
-  return new Promise((resolve, reject) => {
-    let out = ''
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString()
-      const url = /listening on (http:\/\/\S+)/.exec(out)?.[1]
-      if (url) resolve({ child, url })
-    })
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code} before listening:\n${out}`)))
-  })
-}
-
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return Promise.resolve()
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve())
-    child.kill('SIGTERM')
-  })
 }
 
 /** CPU time (user + system) a process has used, in seconds, from /proc (clock ticks of 1/100 s). */
@@ -166,7 +145,7 @@ async function main(): Promise<void> {
     }
     writeFileSync(join(dir, 'config.yaml'), JSON.stringify(config, null, 2))
 
-    const daemon = await startChild([join(root, 'backup-daemon/bin/backup-daemon.js'), '--config', join(dir, 'config.yaml')])
+    const daemon = await startChild([join(root, 'backup-daemon/bin/backup-daemon.js'), '--config', join(dir, 'config.yaml')], { cwd: root })
     children.push(daemon.child)
     const cookie = await loginTo(daemon.url, password)
     const jobsUrl = `${daemon.url}/api/v1/jobs`
@@ -174,15 +153,15 @@ async function main(): Promise<void> {
     const body = await jobsResponse.text()
     if (jobsResponse.status !== 200 || (JSON.parse(body) as { jobs: unknown[] }).jobs.length !== 20) throw new Error(`unexpected /jobs answer: ${body}`)
 
-    const bare = await startChild(['--import', 'tsx', fileURLToPath(import.meta.url), 'bare-server'], { BENCH_BODY: body })
+    const bare = await startChild(['--import', 'tsx', fileURLToPath(import.meta.url), 'bare-server'], { cwd: root, env: { BENCH_BODY: body } })
     children.push(bare.child)
     const bareUrl = `${bare.url}/api/v1/jobs`
     const bareBody = await (await fetch(bareUrl)).text()
     if (bareBody !== body) throw new Error('the bare server does not answer the same JSON')
 
     const serverOnly = await startChild(['--import', 'tsx', fileURLToPath(import.meta.url), 'server-only'], {
-      BENCH_BODY: body,
-      BENCH_CONFIG: JSON.stringify(serverOnlyConfig(password)),
+      cwd: root,
+      env: { BENCH_BODY: body, BENCH_CONFIG: JSON.stringify(serverOnlyConfig(password)) },
     })
     children.push(serverOnly.child)
     const serverOnlyUrl = `${serverOnly.url}/api/v1/jobs`

@@ -30,6 +30,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
+import { startChild, stopChild } from './support/child.js'
 import { peakRssMiB, printResult } from './support/measure.js'
 
 const MiB = 1 << 20
@@ -240,16 +241,7 @@ async function timeDaemon(work: string, root: string, label: string, compression
  */
 async function servedDaemon(work: string, root: string, label: string, compression: string): Promise<{ run(): Promise<Timed>; stop(): Promise<void> }> {
   const config = writeBenchConfig(work, root, label, compression, "server: { address: '127.0.0.1:0', auth: { enabled: false } }")
-  const child = spawn(process.execPath, [bin, 'serve', '--config', config], { cwd: work, stdio: ['ignore', 'pipe', 'inherit'] })
-  let log = ''
-  const base = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      log += chunk.toString()
-      const url = /listening on (http:\/\/\S+)/.exec(log)?.[1]
-      if (url) resolve(url)
-    })
-    child.once('exit', (code) => reject(new Error(`backup-daemon serve exited with ${code} before listening:\n${log}`)))
-  })
+  const { child, url: base } = await startChild([bin, 'serve', '--config', config], { cwd: work })
   const rss = watchPeakRss(child.pid!)
   const api = `${base}/api/v1/jobs/bench`
   const newestRun = async () => {
@@ -272,7 +264,7 @@ async function servedDaemon(work: string, root: string, label: string, compressi
     },
     async stop() {
       rss.stop()
-      if (child.exitCode === null) await new Promise((resolve) => child.once('exit', resolve).kill('SIGTERM'))
+      await stopChild(child)
       rmSync(join(work, `out-${label}`), { recursive: true, force: true })
       rmSync(join(work, `data-${label}`), { recursive: true, force: true })
     },
