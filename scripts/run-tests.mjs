@@ -3,6 +3,10 @@
 // Mocha prints "N passing / N failing / N pending" per run; CI reads one plain closing line, so this
 // script adds the runs up and ends with `N passed, N failed[, N skipped]` (also written to
 // test-artifacts/summary.txt so .ci/run can repeat it as its very last line).
+// A skipped test fails its step, except a MongoDB test while MONGODB_URI is unset (no MongoDB server can run
+// on these machines): every mocha step reports through scripts/skip-reporter.mjs, which names each skipped
+// test, and a skip whose full title does not name MongoDB counts as a failure. A `.only` fails too
+// (`forbid-only` in .mocharc.json).
 //
 // Usage: npm test [-- <step> ...]   where a step is typecheck, lint, format, a package folder or e2e, or
 //        `runtime` for every mocha step (all but the checks: what depends on the Node.js version).
@@ -12,7 +16,10 @@ import { spawn } from 'node:child_process'
 import { mkdirSync, writeFileSync, existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 
+import { SKIPPED_MARK } from './skip-reporter.mjs'
+
 const root = new URL('..', import.meta.url).pathname
+const reporter = ['--reporter', join(root, 'scripts', 'skip-reporter.mjs')]
 const packages = ['backup-daemon', 'plugin-openapi', 'plugin-storage', 'dev-app']
 
 /** @type {{ name: string, cmd: string, args: string[], cwd: string, kind: 'check' | 'mocha' }[]} */
@@ -23,9 +30,9 @@ const steps = [
   { name: 'format', cmd: 'npx', args: ['prettier', '--check', '.'], cwd: root, kind: 'check' },
   ...packages
     .filter((pkg) => hasTests(join(root, pkg, 'test')))
-    .map((pkg) => ({ name: pkg, cmd: 'npm', args: ['test', '--silent'], cwd: join(root, pkg), kind: 'mocha' })),
+    .map((pkg) => ({ name: pkg, cmd: 'npm', args: ['test', '--silent', '--', ...reporter], cwd: join(root, pkg), kind: 'mocha' })),
   ...(hasTests(join(root, 'test'))
-    ? [{ name: 'e2e', cmd: 'npx', args: ['mocha', '--config', '.mocharc.json', 'test/**/*.test.ts'], cwd: root, kind: 'mocha' }]
+    ? [{ name: 'e2e', cmd: 'npx', args: ['mocha', '--config', '.mocharc.json', ...reporter, 'test/**/*.test.ts'], cwd: root, kind: 'mocha' }]
     : []),
 ]
 
@@ -85,15 +92,32 @@ for (const step of selected) {
   // without mocha's "passing" line: a process whose imports never settled runs no test at all.
   const reported = /^\s*\d+ passing/m.test(output)
   if ((code !== 0 || !reported) && failing === 0) failing = 1
+  // Each skip that is not allowed fails the step, one failure per skipped test (named below the summary).
+  const forbidden = forbiddenSkips(output, pending)
   totals.passed += passing
-  totals.failed += failing
+  totals.failed += failing + forbidden.length
   totals.skipped += pending
   report.push(`${step.name}: ${passing} passed, ${failing} failed, ${pending} skipped (${seconds}s)`)
+  for (const title of forbidden) report.push(`  FAILED, skipped: ${title}`)
 }
 
 console.log(`\n=== summary (Node.js ${process.version}) ===`)
 for (const line of report) console.log(line)
 writeSummary()
+
+/**
+ * The skipped tests that fail the run: all of them when MONGODB_URI names a server, otherwise those whose full
+ * title (describe titles included) does not name MongoDB. Skips that mocha counted but the reporter did not
+ * name (a step run without it) fail as well.
+ */
+function forbiddenSkips(output, pending) {
+  const skipped = output
+    .split('\n')
+    .filter((line) => line.startsWith(SKIPPED_MARK))
+    .map((line) => line.slice(SKIPPED_MARK.length))
+  const unnamed = Array.from({ length: Math.max(0, pending - skipped.length) }, () => '(a test the skip reporter did not name)')
+  return [...(process.env.MONGODB_URI ? skipped : skipped.filter((title) => !/mongodb/i.test(title))), ...unnamed]
+}
 
 function run(step) {
   return new Promise((resolve) => {

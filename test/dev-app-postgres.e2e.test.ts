@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import sharp from 'sharp'
-import { findPostgresBin, startPostgresCluster, type PostgresCluster } from '../backup-daemon/test/sources/support/postgresCluster.js'
+import { requirePostgresBin, startPostgresCluster, type PostgresCluster } from '../backup-daemon/test/sources/support/postgresCluster.js'
 import { startDevApp, type RunningDevApp } from './support/devApp.js'
 import { freePort } from './support/freePort.js'
 
@@ -35,12 +35,8 @@ describe('dev-app end to end on PostgreSQL (DATABASE_URI=postgres://… npm star
   const uploaded = { alt: 'Uploaded over REST to the PostgreSQL CMS', sha256: '' }
   const postTitle = 'A post stored in PostgreSQL'
 
-  before(async function () {
-    const bin = await findPostgresBin()
-    if (!bin) {
-      console.log('    skipped: no PostgreSQL server binaries under /usr/lib/postgresql/*/bin (apt-get install -y postgresql)')
-      this.skip()
-    }
+  before(async () => {
+    const bin = await requirePostgresBin()
     pg = await startPostgresCluster(bin)
     // Not a superuser: the CMS creates its own database on first connect (CREATEDB) and owns its tables.
     await pg.sql('postgres', `CREATE ROLE ${cmsRole} LOGIN CREATEDB PASSWORD '${cmsPassword.replace(/'/g, "''")}'`)
@@ -134,6 +130,7 @@ describe('dev-app end to end on PostgreSQL (DATABASE_URI=postgres://… npm star
       expect(text, where).not.to.contain(encodeURIComponent(cmsPassword))
     }
     const perJobLogs = walk(path.join(app!.dataDir, 'daemon')).filter((f) => f.endsWith('.log'))
+    expect(perJobLogs, 'the job wrote log files to search').to.not.be.empty
     for (const file of perJobLogs) expect(readFileSync(file, 'utf8'), file).not.to.contain(cmsPassword)
   })
 

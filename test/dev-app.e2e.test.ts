@@ -26,7 +26,6 @@ describe('dev-app end to end (npm start)', function () {
 
   before(async function () {
     browser = await launchBrowser()
-    if (!browser) this.skip()
     app = await startDevApp({ ports, readyTimeoutMs: 12 * 60_000 })
     page = await browser!.newPage()
   })

@@ -50,12 +50,12 @@ describe('both plugins in a fresh Payload app, installed from their packed tarba
   let emu: RunningEmulator
   let cms: RunningFreshApp
   let browser: Browser | undefined
-  let page: Page
+  let page: Page | undefined
+  /** Chromium starts on first use: the tests that need no browser run (and pass or fail) without it. */
+  const adminPage = async (): Promise<Page> => (page ??= await (browser ??= await launchBrowser()).newPage())
   let token: string
 
   before(async function () {
-    browser = await launchBrowser()
-    if (!browser) this.skip()
     app = await prepareFreshApp((line) => console.log(`      ${line}`))
     emu = await startEmulator({ stream: { encodingStepMs: 50 } })
     cms = await startFreshApp(app, emu)
@@ -67,7 +67,6 @@ describe('both plugins in a fresh Payload app, installed from their packed tarba
     })
     expect(registered.status, `${await registered.clone().text()}\n${cms.output().slice(-3000)}`).to.equal(200)
     token = ((await registered.json()) as { token: string }).token
-    page = await browser!.newPage()
   })
 
   after(async () => {
@@ -130,6 +129,7 @@ describe('both plugins in a fresh Payload app, installed from their packed tarba
 
   it("builds with Next's default bundler and serves the admin panel", async () => {
     expect(app.buildLog).to.match(/Turbopack/)
+    const page = await adminPage()
     await page.goto(`${cms.url}/admin/login`)
     await page.fill('input[name="email"]', email)
     await page.fill('input[name="password"]', password)
@@ -172,6 +172,7 @@ describe('both plugins in a fresh Payload app, installed from their packed tarba
       .png()
       .toBuffer()
     writeFileSync(file, bytes)
+    const page = await adminPage()
     await page.goto(`${cms.url}/admin/collections/media/create`)
     await page.locator('input[type="file"]').setInputFiles(file)
     await page.fill('input[name="alt"]', 'Uploaded to a fresh app')

@@ -39,7 +39,6 @@ describe('plugin-storage in the Payload 4 admin panel', function () {
 
   before(async function () {
     browser = await launchBrowser()
-    if (!browser) this.skip()
     const project = await preparePayload4Project((line) => console.log(`      ${line}`))
     await buildPayload4Admin(project, (line) => console.log(`      ${line}`))
     emu = await startEmulator({ stream: { encodingStepMs: 50 } })

@@ -9,13 +9,22 @@ import { chromium, type Browser, type Page } from 'playwright-core'
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
-/** Launches headless Chromium, or returns undefined when it is not installed (the caller skips with that reason). */
-export async function launchBrowser(): Promise<Browser | undefined> {
-  if (!existsSync(chromiumPath)) return undefined
-  return chromium.launch({
-    executablePath: chromiumPath,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  })
+/**
+ * Launches headless Chromium. When it is missing or cannot start, this throws an error that names Chromium and
+ * how to install it: a browser test that cannot run here fails (it is never skipped).
+ */
+export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(chromiumPath)) {
+    throw new Error(`Chromium is not installed at ${chromiumPath}: apt-get install -y chromium (or set CHROMIUM_PATH to a Chromium binary)`)
+  }
+  try {
+    return await chromium.launch({
+      executablePath: chromiumPath,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    })
+  } catch (error) {
+    throw new Error(`Chromium at ${chromiumPath} did not start: ${(error as Error).message}`, { cause: error })
+  }
 }
 
 const artifactsRoot = new URL('../../test-artifacts/screenshots/', import.meta.url).pathname

@@ -1,8 +1,9 @@
 import { expect } from 'chai'
-import { chromium, type Browser } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { startServer, type RunningServer } from '../../src/server/startServer.js'
 import { FakeEngine } from './support/fakeEngine.js'
 import { testConfig } from './support/testConfig.js'
+import { launchBrowser } from '../ui/support/browser.js'
 
 describe('api: docs page in a real browser', function () {
   this.timeout(60_000)
@@ -11,10 +12,7 @@ describe('api: docs page in a real browser', function () {
 
   before(async () => {
     server = await startServer({ config: testConfig(), engine: new FakeEngine() })
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    })
+    browser = await launchBrowser()
   })
   after(async () => {
     await browser?.close()

@@ -1,12 +1,12 @@
 /**
  * `backup-daemon restore JOB SNAPSHOT --into-database` for a `postgresql` source, as child processes
- * against a real PostgreSQL cluster from Debian's packages (skipped, saying so, when none is installed):
+ * against a real PostgreSQL cluster from Debian's packages (failing, naming the package, when none is installed):
  * the run's dump goes back through the restore functions of `src/restore/` into the source's database.
  */
 import { expect } from 'chai'
 import { readdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { findPostgresBin, startPostgresCluster, type PostgresCluster, postgresMissing } from '../sources/support/postgresCluster.js'
+import { requirePostgresBin, startPostgresCluster, type PostgresCluster } from '../sources/support/postgresCluster.js'
 import { tempDir } from '../engine/helpers.js'
 import { runCli } from '../support/runCli.js'
 
@@ -16,12 +16,8 @@ describe('backup-daemon restore --into-database (postgresql)', function () {
   this.timeout(180_000)
   let pg: PostgresCluster | undefined
   let tmp: Awaited<ReturnType<typeof tempDir>>
-  before(async function () {
-    const pgBin = await findPostgresBin()
-    if (!pgBin) {
-      console.log(`    skipped: ${postgresMissing}`)
-      this.skip()
-    }
+  before(async () => {
+    const pgBin = await requirePostgresBin()
     tmp = await tempDir()
     pg = await startPostgresCluster(pgBin)
   })

@@ -30,7 +30,6 @@ describe('security: a page on another port of the same host cannot start a run (
 
   before(async function () {
     browser = await launchBrowser()
-    if (!browser) return this.skip() // reason: /usr/bin/chromium is not installed (apt-get install -y chromium)
     dir = mkdtempSync(join(tmpdir(), 'sec-csrf-'))
     daemon = await startDaemon({ dir, jobs: makeJobs(dir) })
     const target = `${daemon.url}/api/v1/jobs/small/run`

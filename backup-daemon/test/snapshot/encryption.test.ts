@@ -5,9 +5,9 @@
  * config view, the log and the manifest.
  */
 import { expect } from 'chai'
-import { execFile, spawn } from 'node:child_process'
+import { execFile, spawn, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { createWriteStream, readFileSync } from 'node:fs'
+import { createWriteStream } from 'node:fs'
 import { readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
@@ -19,14 +19,11 @@ import { createEngine } from '../../src/engine/createEngine.js'
 import { configIn, makeTree, tempDir } from '../engine/helpers.js'
 
 const run = promisify(execFile)
-const hasAge = (() => {
-  try {
-    readFileSync('/usr/bin/age')
-    return true
-  } catch {
-    return false
-  }
-})()
+/** A test that runs a tool fails, naming the Debian package, when the tool is not installed. */
+function requireTool(command: string, debianPackage: string): void {
+  const found = spawnSync('sh', ['-c', `command -v ${command}`]).status === 0
+  if (!found) throw new Error(`${command} is not installed: apt-get install -y ${debianPackage}`)
+}
 
 const collect = async (stream: Readable) => {
   const chunks: Buffer[] = []
@@ -42,22 +39,15 @@ describe('encryption: age format', function () {
   const plain = randomBytes(1_000_003) // several 64 KiB STREAM chunks and a short last one
 
   it('recipients: `age -d -i identity` gives back the exact bytes', async () => {
+    requireTool('age', 'age')
     const identity = await generateIdentity()
     const recipient = await identityToRecipient(identity)
     const file = join(tmp.dir, 'x.age')
     await pipeline(await encryptAge(Readable.from([plain]), { type: 'age', recipients: [recipient] }), createWriteStream(file))
     const header = (await readFile(file)).subarray(0, 100).toString('latin1')
     expect(header).to.match(/^age-encryption\.org\/v1\n-> X25519 /)
-    let decrypted: Buffer
-    if (hasAge) {
-      await writeFile(join(tmp.dir, 'key.txt'), `# test key\n${identity}\n`, { mode: 0o600 })
-      decrypted = (await run('age', ['-d', '-i', join(tmp.dir, 'key.txt'), file], { encoding: 'buffer', maxBuffer: 1 << 24 })).stdout
-    } else {
-      console.log('    (no /usr/bin/age: decrypting with the age-encryption library instead; apt-get install age)')
-      const decrypter = new Decrypter()
-      decrypter.addIdentity(identity)
-      decrypted = Buffer.from(await decrypter.decrypt(await readFile(file)))
-    }
+    await writeFile(join(tmp.dir, 'key.txt'), `# test key\n${identity}\n`, { mode: 0o600 })
+    const decrypted = (await run('age', ['-d', '-i', join(tmp.dir, 'key.txt'), file], { encoding: 'buffer', maxBuffer: 1 << 24 })).stdout
     expect(decrypted.equals(plain)).to.equal(true)
   })
 
@@ -74,15 +64,9 @@ describe('encryption: age format', function () {
     expect(wrong).to.be.instanceOf(Error)
   })
 
-  it('passphrase: `age -d` itself decrypts it (the passphrase typed on a pseudo-terminal made by `script`)', async function () {
-    const hasScript = await run('sh', ['-c', 'command -v script']).then(
-      () => true,
-      () => false,
-    )
-    if (!hasAge || !hasScript) {
-      console.log('    skipped: needs /usr/bin/age and script(1) (apt-get install age bsdutils)')
-      this.skip()
-    }
+  it('passphrase: `age -d` itself decrypts it (the passphrase typed on a pseudo-terminal made by `script`)', async () => {
+    requireTool('age', 'age')
+    requireTool('script', 'bsdutils')
     const file = join(tmp.dir, 'p.age')
     await pipeline(await encryptAge(Readable.from([plain]), { type: 'age', passphrase: 'typed on a tty' }), createWriteStream(file))
     const out = join(tmp.dir, 'p.out')
@@ -141,8 +125,9 @@ describe('encryption: age format', function () {
       const gz = Buffer.from(await decrypter.decrypt(await readFile(join(tmp.dir, 'backups/enc', data))))
       expect(gz.subarray(0, 2).toString('hex')).to.equal('1f8b') // gzip inside: compressed before encrypting
       await engine.stop()
-      const logs = (await readdir(join(tmp.dir, 'data/logs'), { recursive: true })).map(String)
-      for (const log of logs.filter((l) => l.endsWith('.log'))) expect(await readFile(join(tmp.dir, 'data/logs', log), 'utf8')).to.not.include(passphrase)
+      const logs = (await readdir(join(tmp.dir, 'data/logs'), { recursive: true })).map(String).filter((l) => l.endsWith('.log'))
+      expect(logs, 'the run wrote log files to search').to.not.be.empty
+      for (const log of logs) expect(await readFile(join(tmp.dir, 'data/logs', log), 'utf8')).to.not.include(passphrase)
       expect(JSON.stringify(manifest)).to.not.include(passphrase)
     } finally {
       delete process.env.TEST_AGE_PASSPHRASE

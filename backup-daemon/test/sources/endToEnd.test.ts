@@ -24,7 +24,7 @@ import { s3Storage } from '../../src/storages/s3/index.js'
 import type { Storage } from '../../src/storages/types.js'
 import { startHostEmulator, type Emulator } from '../storages/support/hostEmulator.js'
 import { startS3rver, type RunningS3 } from '../storages/support/s3rver.js'
-import { findPostgresBin, startPostgresCluster, type PostgresCluster, postgresMissing } from './support/postgresCluster.js'
+import { requirePostgresBin, startPostgresCluster, type PostgresCluster } from './support/postgresCluster.js'
 
 const never = () => new AbortController().signal
 const context = { log: () => {} }
@@ -121,12 +121,8 @@ describe('database sources into remote storages and back (end to end)', function
   describe('postgresql', () => {
     let pg: PostgresCluster | undefined
     let bin: string | undefined
-    before(async function () {
-      bin = await findPostgresBin()
-      if (!bin) {
-        console.log(`    skipped: ${postgresMissing}`)
-        this.skip()
-      }
+    before(async () => {
+      bin = await requirePostgresBin()
       pg = await startPostgresCluster(bin)
     })
     after(async () => {

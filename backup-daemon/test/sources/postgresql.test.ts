@@ -7,7 +7,7 @@ import type { PostgresqlSourceConfig } from '../../src/sources/postgresql/index.
 import { PostgresqlSource, postgresqlSource } from '../../src/sources/postgresql/index.js'
 import { pgDumpArgs } from '../../src/sources/postgresql/pgDumpArgs.js'
 import type { SourceEntry } from '../../src/sources/types.js'
-import { findPostgresBin, startPostgresCluster, type PostgresCluster, postgresMissing } from './support/postgresCluster.js'
+import { requirePostgresBin, startPostgresCluster, type PostgresCluster } from './support/postgresCluster.js'
 
 const never = () => new AbortController().signal
 const context = { log: () => {} }
@@ -22,18 +22,26 @@ async function dump(config: PostgresqlSourceConfig, signal = never()): Promise<{
   return { entries, bytes }
 }
 
+/** Polls a query (every 20 ms, up to 30 s) until it returns a row: waits for a state of the server, not a time. */
+async function until(pg: PostgresCluster, what: string, query: string): Promise<string> {
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    const rows = await pg.sql('shop', query)
+    if (rows) return rows
+    if (Date.now() > deadline) throw new Error(`timed out after 30 s waiting until ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
 describe('sources/postgresql (a real PostgreSQL cluster)', function () {
   this.timeout(120_000)
   let pg: PostgresCluster
-  let bin: string | undefined
+  let bin: string
   let base: PostgresqlSourceConfig
 
-  before(async function () {
-    bin = await findPostgresBin()
-    if (!bin) {
-      console.log(`    skipped: ${postgresMissing}`)
-      this.skip()
-    }
+  before(async () => {
+    // No server binaries fail this suite, naming the package to install (the tests below need none).
+    bin = await requirePostgresBin()
     pg = await startPostgresCluster(bin)
     await pg.sql('postgres', 'CREATE DATABASE shop')
     await pg.sql(
@@ -70,7 +78,7 @@ describe('sources/postgresql (a real PostgreSQL cluster)', function () {
     await restorePostgres(
       Readable.from([bytes]),
       { database: 'restored', host: '127.0.0.1', port: pg.port, user: 'postgres', password: pg.password },
-      { pgRestore: join(bin!, 'pg_restore') },
+      { pgRestore: join(bin, 'pg_restore') },
     )
     expect(await pg.sql('restored', "SELECT count(*), sum(price), max(meta->>'n') FROM items")).to.equal('5000|18753750.00|999')
     expect(await pg.sql('restored', 'SELECT tags[2] FROM items WHERE id = 42')).to.equal('b42')
@@ -85,16 +93,9 @@ describe('sources/postgresql (a real PostgreSQL cluster)', function () {
     await restorePostgres(
       Readable.from([bytes]),
       { database: 'schema_only', host: pg.socketDir, port: pg.port, user: 'postgres' },
-      { pgRestore: join(bin!, 'pg_restore') },
+      { pgRestore: join(bin, 'pg_restore') },
     )
     expect(await pg.sql('schema_only', 'SELECT count(*) FROM items')).to.equal('0')
-  })
-
-  it('never puts the password on the command line', () => {
-    const { args, env } = pgDumpArgs({ ...base, password: 'p@ss' }, {})
-    expect(args.join(' ')).not.to.include('p@ss')
-    expect(env.PGPASSWORD).to.equal('p@ss')
-    expect(args).to.include('--no-password')
   })
 
   it("fails the run with pg_dump's last lines on a wrong password, without the password", async () => {
@@ -119,9 +120,16 @@ describe('sources/postgresql (a real PostgreSQL cluster)', function () {
       .sql('shop', 'BEGIN; LOCK TABLE items IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(30); COMMIT')
       .catch(() => {})
       .finally(() => (lockReleased = true))
-    await new Promise((r) => setTimeout(r, 300))
-    setTimeout(() => controller.abort(new Error('cancelled by test')), 300)
-    const err = (await dump({ ...base, params: ['--lock-wait-timeout=60000'] }, controller.signal).catch((e: unknown) => e)) as Error
+    await until(
+      pg,
+      'the blocker holds its lock on items',
+      "SELECT 1 FROM pg_locks WHERE granted AND mode = 'AccessExclusiveLock' AND relation = 'items'::regclass",
+    )
+    const dumped = dump({ ...base, params: ['--lock-wait-timeout=60000'] }, controller.signal).catch((e: unknown) => e)
+    // Cancel only once pg_dump's backend is waiting on that lock: the dump is certainly in progress.
+    await until(pg, 'pg_dump waits for the lock on items', "SELECT pid FROM pg_stat_activity WHERE application_name = 'pg_dump' AND wait_event_type = 'Lock'")
+    controller.abort(new Error('cancelled by test'))
+    const err = (await dumped) as Error
     expect(err.message).to.equal('cancelled by test')
     // The run ended while the lock was still held: pg_dump was killed, not waited for.
     expect(lockReleased).to.equal(false)
@@ -134,10 +142,28 @@ describe('sources/postgresql (a real PostgreSQL cluster)', function () {
     const err = (await restorePostgres(
       Readable.from([Buffer.from('PGDMP not really a dump')]),
       { database: 'broken', host: pg.socketDir, port: pg.port, user: 'postgres' },
-      { pgRestore: join(bin!, 'pg_restore') },
+      { pgRestore: join(bin, 'pg_restore') },
     ).catch((e: unknown) => e)) as Error
     expect(err.message).to.match(/pg_restore exited with 1/)
     expect(await pg.sql('broken', "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'")).to.equal('0')
+  })
+})
+
+describe('sources/postgresql (no server needed)', () => {
+  it('never puts the password on the command line', () => {
+    const config: PostgresqlSourceConfig = {
+      type: 'postgresql',
+      name: 'pg',
+      database: 'shop',
+      host: '127.0.0.1',
+      port: 5432,
+      user: 'postgres',
+      password: 'p@ss',
+    }
+    const { args, env } = pgDumpArgs(config, {})
+    expect(args.join(' ')).not.to.include('p@ss')
+    expect(env.PGPASSWORD).to.equal('p@ss')
+    expect(args).to.include('--no-password')
   })
 
   it('validates its config entry and marks the password secret', () => {

@@ -23,7 +23,6 @@ describe('web UI in Chromium against a real daemon', function () {
 
   before(async function () {
     browser = await launchBrowser()
-    if (!browser) return this.skip() // reason: /usr/bin/chromium is not installed (apt-get install -y chromium)
     dir = mkdtempSync(join(tmpdir(), 'ui-browser-'))
     daemon = await startDaemon({ dir, jobs: makeJobs(dir) })
     context = await browser.newContext({ baseURL: daemon.url, acceptDownloads: true, viewport: { width: 1280, height: 900 } })

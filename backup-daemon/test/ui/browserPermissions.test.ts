@@ -20,7 +20,6 @@ describe('web UI with permissions off (real daemon, auth off)', function () {
 
   before(async function () {
     browser = await launchBrowser()
-    if (!browser) return this.skip() // reason: /usr/bin/chromium is not installed (apt-get install -y chromium)
     dir = mkdtempSync(join(tmpdir(), 'ui-perm-'))
     const options = {
       dir,

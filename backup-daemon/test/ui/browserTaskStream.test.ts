@@ -27,7 +27,6 @@ describe('web UI: a restore followed on the task stream (real daemon, PostgreSQL
 
   before(async function () {
     browser = await launchBrowser()
-    if (!browser) return this.skip() // reason: /usr/bin/chromium is not installed (apt-get install -y chromium)
     const bin = await requirePostgresBin()
     pg = await startPostgresCluster(bin)
     await pg.sql('postgres', 'CREATE DATABASE shop')

@@ -1,19 +1,17 @@
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3'
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
 import { expect } from 'chai'
-import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { createServer } from 'node:http'
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createRequire } from 'node:module'
-import { chromium } from 'playwright-core'
 import type { Browser } from 'playwright-core'
 import { signCdnUrl, startEmulator, tusSignature } from '../../src/emulator/index.js'
 import type { RunningEmulator } from '../../src/emulator/index.js'
+import { launchBrowser } from '../support/browser.js'
 import { fakeMp4 } from './helpers/fakeMp4.js'
 
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const tusBundle = createRequire(import.meta.url).resolve('tus-js-client/dist/tus.min.js')
 
 /** The page runs on another origin (another port) than the emulator: every call is cross-origin. */
@@ -38,14 +36,10 @@ describe('emulator: browser-direct uploads across origins (Chromium)', function 
   let emulator: RunningEmulator
   let page: { server: Server; url: string }
 
-  before(async function () {
-    if (!existsSync(chromiumPath)) {
-      console.log(`      skipped: no Chromium at ${chromiumPath} (apt-get install -y chromium, or set CHROMIUM_PATH)`)
-      this.skip()
-    }
+  before(async () => {
+    browser = await launchBrowser()
     emulator = await startEmulator({ pullZone: { tokenAuthKey: 'browser-token-key' }, stream: { encodingStepMs: 5 } })
     page = await startPageServer()
-    browser = await chromium.launch({ executablePath: chromiumPath, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] })
   })
   after(async () => {
     await browser?.close()

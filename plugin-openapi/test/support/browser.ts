@@ -6,11 +6,11 @@
 import type { Browser, Page } from 'playwright-core'
 
 const shared = (await import(new URL('../../../test/support/browser.ts', import.meta.url).href)) as {
-  launchBrowser(): Promise<Browser | undefined>
+  launchBrowser(): Promise<Browser>
   saveScreenshot(page: Page, name: string): Promise<string>
 }
 
-/** Headless Chromium, or undefined when it is not installed (the caller skips with that reason). */
+/** Headless Chromium; throws naming Chromium when it is missing or cannot start (the test fails). */
 export const launchBrowser = shared.launchBrowser
 /** Saves a full-page screenshot as a test artifact. */
 export const saveScreenshot = shared.saveScreenshot

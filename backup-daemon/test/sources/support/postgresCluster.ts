@@ -25,7 +25,7 @@ export interface PostgresCluster {
   stop(): Promise<void>
 }
 
-/** Why a PostgreSQL test cannot run: what a test that skips prints, and what one that requires the server throws. */
+/** Why a PostgreSQL test cannot run here: what `requirePostgresBin` throws (such a test fails, it is never skipped). */
 export const postgresMissing = 'no PostgreSQL server binaries under /usr/lib/postgresql/*/bin (apt-get install -y postgresql)'
 
 /** The server binaries' folder (`findPostgresBin`); an error naming the package when there are none. */
