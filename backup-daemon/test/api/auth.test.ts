@@ -1,7 +1,7 @@
 import { expect } from 'chai'
 import { SignJWT } from 'jose'
 import { createApp } from '../../src/server/createApp.js'
-import { FakeEngine } from './support/fakeEngine.js'
+import { realEngine, type RealEngine } from './support/realEngine.js'
 import { cookieAttributes, cookiePair, loginCookie, postJson } from './support/requests.js'
 import { testConfig, testPassword, testUser } from './support/testConfig.js'
 
@@ -16,8 +16,12 @@ const mint = (sub: string, expInSeconds: number, signingKey = key) =>
     .sign(signingKey)
 
 describe('api: auth', () => {
+  let real: RealEngine
+  before(async () => (real = await realEngine()))
+  after(() => real.close())
+
   it('logs in: 200 {success:true} and an HttpOnly Path=/ cookie living tokenExpiration minutes', async () => {
-    const app = createApp({ config: testConfig({ auth: { tokenExpiration: 45 } }), engine: new FakeEngine() })
+    const app = createApp({ config: testConfig({ auth: { tokenExpiration: 45 } }), engine: real.engine })
     const res = await postJson(app, '/api/v1/auth/login', { username: testUser, password: testPassword })
     expect(res.status).to.equal(200)
     expect(await res.json()).to.deep.equal({ success: true })
@@ -34,7 +38,7 @@ describe('api: auth', () => {
 
   it('takes Secure, SameSite and Domain from server.auth.cookies', async () => {
     const config = testConfig({ auth: { cookies: { secure: true, sameSite: 'Strict', domain: 'backup.example.org' } } })
-    const res = await postJson(createApp({ config, engine: new FakeEngine() }), '/api/v1/auth/login', { username: testUser, password: testPassword })
+    const res = await postJson(createApp({ config, engine: real.engine }), '/api/v1/auth/login', { username: testUser, password: testPassword })
     const attrs = cookieAttributes(res.headers.get('set-cookie')!)
     expect(attrs.has('secure')).to.equal(true)
     expect(attrs.get('samesite')).to.equal('Strict')
@@ -42,7 +46,7 @@ describe('api: auth', () => {
   })
 
   it('refuses a wrong password or user with 401 and logs the failure without the password', async () => {
-    const engine = new FakeEngine()
+    const engine = real.engine
     const app = createApp({ config: testConfig(), engine })
     for (const body of [
       { username: testUser, password: 'hunter2-wrong' },
@@ -61,7 +65,7 @@ describe('api: auth', () => {
   })
 
   it('rate-limits failed logins per address with 429 and Retry-After; the right password then waits too', async () => {
-    const app = createApp({ config: testConfig(), engine: new FakeEngine(), loginLimits: { maxFailures: 3, windowMs: 60_000 } })
+    const app = createApp({ config: testConfig(), engine: real.engine, loginLimits: { maxFailures: 3, windowMs: 60_000 } })
     for (let i = 0; i < 3; i++) expect((await postJson(app, '/api/v1/auth/login', { username: testUser, password: 'nope' })).status).to.equal(401)
     const res = await postJson(app, '/api/v1/auth/login', { username: testUser, password: testPassword })
     expect(res.status).to.equal(429)
@@ -70,7 +74,7 @@ describe('api: auth', () => {
   })
 
   it('answers 401 Problem without a cookie, with a forged one, an expired one, or one for another user', async () => {
-    const app = createApp({ config: testConfig(), engine: new FakeEngine() })
+    const app = createApp({ config: testConfig(), engine: real.engine })
     const forged = await mint(testUser, 600, new TextEncoder().encode('another-key-another-key-another-key'))
     const expired = await mint(testUser, -10)
     const otherUser = await mint('mallory', 600)
@@ -82,7 +86,7 @@ describe('api: auth', () => {
   })
 
   it('accepts a valid cookie and refreshes it only when under 5 minutes remain', async () => {
-    const app = createApp({ config: testConfig(), engine: new FakeEngine() })
+    const app = createApp({ config: testConfig(), engine: real.engine })
     const fresh = await app.request('/api/v1/jobs', { headers: { cookie: `backup_session=${await mint(testUser, 20 * 60)}` } })
     expect(fresh.status).to.equal(200)
     expect(fresh.headers.get('set-cookie')).to.equal(null)
@@ -98,7 +102,7 @@ describe('api: auth', () => {
 
   it('logout clears the cookie with the same attributes and needs no session', async () => {
     const config = testConfig({ auth: { cookies: { secure: true, sameSite: 'None', domain: 'example.org' } } })
-    const res = await createApp({ config, engine: new FakeEngine() }).request('/api/v1/auth/logout', { method: 'POST' })
+    const res = await createApp({ config, engine: real.engine }).request('/api/v1/auth/logout', { method: 'POST' })
     expect(res.status).to.equal(200)
     expect(await res.json()).to.deep.equal({ success: true })
     const header = res.headers.get('set-cookie')!
@@ -111,7 +115,7 @@ describe('api: auth', () => {
   })
 
   it('check reports authenticated only with a valid cookie, and never needs one', async () => {
-    const app = createApp({ config: testConfig(), engine: new FakeEngine() })
+    const app = createApp({ config: testConfig(), engine: real.engine })
     expect(await (await app.request('/api/v1/auth/check')).json()).to.deep.equal({ authenticated: false, authEnabled: true })
     const cookie = await loginCookie(app)
     expect(await (await app.request('/api/v1/auth/check', { headers: { cookie } })).json()).to.deep.equal({ authenticated: true, authEnabled: true })
@@ -119,8 +123,8 @@ describe('api: auth', () => {
 
   it('signs with a random per-process key when server.secret is empty: another instance refuses the cookie', async () => {
     const config = testConfig({ secret: '' })
-    const first = createApp({ config, engine: new FakeEngine() })
-    const second = createApp({ config, engine: new FakeEngine() })
+    const first = createApp({ config, engine: real.engine })
+    const second = createApp({ config, engine: real.engine })
     const cookie = await loginCookie(first)
     expect((await first.request('/api/v1/jobs', { headers: { cookie } })).status).to.equal(200)
     expect((await second.request('/api/v1/jobs', { headers: { cookie } })).status).to.equal(401)
@@ -130,7 +134,7 @@ describe('api: auth', () => {
   })
 
   it('with auth disabled every endpoint works without a cookie and check says so', async () => {
-    const app = createApp({ config: testConfig({ auth: { enabled: false } }), engine: new FakeEngine() })
+    const app = createApp({ config: testConfig({ auth: { enabled: false } }), engine: real.engine })
     for (const path of ['/api/v1/jobs', '/api/v1/jobs/nightly/status', '/api/v1/logs/system', '/api/v1/status']) {
       expect((await app.request(path)).status, path).to.equal(200)
     }
@@ -142,7 +146,7 @@ describe('api: auth', () => {
   })
 
   it('validates the login body: 400 with errors[].location body.*, 400 malformed JSON, 415 other content types', async () => {
-    const app = createApp({ config: testConfig(), engine: new FakeEngine() })
+    const app = createApp({ config: testConfig(), engine: real.engine })
     const missing = await postJson(app, '/api/v1/auth/login', { username: 42 })
     expect(missing.status).to.equal(400)
     const problem = await missing.json()

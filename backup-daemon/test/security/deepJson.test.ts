@@ -5,15 +5,19 @@
 import { expect } from 'chai'
 import { boundedValue } from '../../src/server/validationHook.js'
 import { createApp } from '../../src/server/createApp.js'
-import { FakeEngine } from '../api/support/fakeEngine.js'
+import { realEngine, type RealEngine } from '../api/support/realEngine.js'
 import { testConfig } from '../api/support/testConfig.js'
 
 const post = (app: ReturnType<typeof createApp>, body: string) =>
   app.request('/api/v1/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body })
 
 describe('security: deeply nested JSON answers 400 with a bounded value', () => {
+  let real: RealEngine
+  before(async () => (real = await realEngine()))
+  after(() => real.close())
+
   it('7000-deep arrays as the user name (inside the 16 KiB login limit): 400, value cut, nothing logged as internal error', async () => {
-    const engine = new FakeEngine()
+    const engine = real.engine
     const app = createApp({ config: testConfig(), engine })
     const res = await post(app, `{"username":${'['.repeat(7000)}${']'.repeat(7000)},"password":"x"}`)
     expect(res.status).to.equal(400)
@@ -24,16 +28,13 @@ describe('security: deeply nested JSON answers 400 with a bounded value', () => 
   })
 
   it('8000-deep arrays as the whole body: 400', async () => {
-    const res = await post(createApp({ config: testConfig(), engine: new FakeEngine() }), `${'['.repeat(8000)}${']'.repeat(8000)}`)
+    const res = await post(createApp({ config: testConfig(), engine: real.engine }), `${'['.repeat(8000)}${']'.repeat(8000)}`)
     expect(res.status).to.equal(400)
     expect((await res.json()).errors[0].location).to.equal('body')
   })
 
   it('a 10000-deep body is refused too (413: over the login body limit), never 500', async () => {
-    const res = await post(
-      createApp({ config: testConfig(), engine: new FakeEngine() }),
-      `{"username":${'['.repeat(10_000)}${']'.repeat(10_000)},"password":"x"}`,
-    )
+    const res = await post(createApp({ config: testConfig(), engine: real.engine }), `{"username":${'['.repeat(10_000)}${']'.repeat(10_000)},"password":"x"}`)
     expect(res.status).to.equal(413)
   })
 

@@ -4,21 +4,33 @@
  */
 import { expect } from 'chai'
 import { createApp } from '../../src/server/createApp.js'
-import { FakeEngine } from '../api/support/fakeEngine.js'
+import { realEngine, type RealEngine } from '../api/support/realEngine.js'
 import { loginCookie, postJson } from '../api/support/requests.js'
 import { testConfig, testPassword, testUser } from '../api/support/testConfig.js'
 
 const host = '127.0.0.1:8080'
 
-async function setup(allowedOrigins: string[] = []) {
-  const engine = new FakeEngine()
-  const app = createApp({ config: testConfig({ auth: { allowedOrigins } }), engine })
-  const cookie = await loginCookie(app)
+/** Each test gets its own real engine (a temporary folder): whether its job ran is that test's answer alone. */
+let real: RealEngine | undefined
+
+/** What the job's last run was: `idle` when it never started, `success` once a started run finished. */
+const lastRun = async (engine: RealEngine['engine']) => (await engine.whenIdle('nightly')).status
+
+async function setup(allowedOrigins: string[] = [], auth: { enabled?: boolean } = {}) {
+  real = await realEngine()
+  const engine = real.engine
+  const app = createApp({ config: testConfig({ auth: { allowedOrigins, ...auth } }), engine })
+  const cookie = 'enabled' in auth ? '' : await loginCookie(app)
   const run = (headers: Record<string, string>, method = 'POST') => app.request('/api/v1/jobs/nightly/run', { method, headers: { host, cookie, ...headers } })
   return { app, engine, cookie, run }
 }
 
 describe('security: state-changing API requests must come from an allowed origin (CSRF)', () => {
+  afterEach(async () => {
+    await real?.close()
+    real = undefined
+  })
+
   const refused: [string, Record<string, string>][] = [
     ['Origin of another port on the same host', { origin: 'http://127.0.0.1:9999' }],
     ['Origin of another host name for the same machine', { origin: 'http://localhost:8080' }],
@@ -38,7 +50,7 @@ describe('security: state-changing API requests must come from an allowed origin
       expect(res.status).to.equal(403)
       expect(res.headers.get('content-type')).to.equal('application/problem+json')
       expect((await res.json()).detail).to.match(/^cross-site request refused/)
-      expect(engine.runs).to.deep.equal([])
+      expect(await lastRun(engine)).to.equal('idle')
     })
   }
 
@@ -55,16 +67,16 @@ describe('security: state-changing API requests must come from an allowed origin
       const { engine, run } = await setup()
       const res = await run(headers)
       expect(res.status, await res.clone().text()).to.equal(202)
-      expect(engine.runs).to.have.length(1)
+      expect(await lastRun(engine)).to.equal('success')
     })
   }
 
   it('accepts an origin listed in server.auth.allowedOrigins (a proxy rewriting Host), default port or not', async () => {
     const { engine, run } = await setup(['https://backup.example.org', 'http://ops.example.org:8443'])
     expect((await run({ origin: 'https://backup.example.org', host: 'internal:8080' })).status).to.equal(202)
-    engine.jobs.get('nightly')!.status = 'idle'
+    await engine.whenIdle('nightly')
     expect((await run({ origin: 'https://backup.example.org:443', host: 'internal:8080' })).status).to.equal(202)
-    engine.jobs.get('nightly')!.status = 'idle'
+    await engine.whenIdle('nightly')
     expect((await run({ origin: 'http://ops.example.org:8443', host: 'internal:8080' })).status).to.equal(202)
     expect((await run({ origin: 'http://ops.example.org', host: 'internal:8080' })).status).to.equal(403)
     expect((await run({ origin: 'https://evil.example.org', host: 'internal:8080' })).status).to.equal(403)
@@ -97,10 +109,9 @@ describe('security: state-changing API requests must come from an allowed origin
   })
 
   it('also applies with auth switched off', async () => {
-    const engine = new FakeEngine()
-    const app = createApp({ config: testConfig({ auth: { enabled: false } }), engine })
+    const { app, engine } = await setup([], { enabled: false })
     const res = await app.request('/api/v1/jobs/nightly/run', { method: 'POST', headers: { host, origin: 'http://localhost:3000' } })
     expect(res.status).to.equal(403)
-    expect(engine.runs).to.deep.equal([])
+    expect(await lastRun(engine)).to.equal('idle')
   })
 })

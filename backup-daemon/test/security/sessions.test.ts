@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { revokedSessions } from '../../src/auth/revokedSessions.js'
 import { maxSessionSeconds } from '../../src/auth/sessionToken.js'
 import { createApp } from '../../src/server/createApp.js'
-import { FakeEngine } from '../api/support/fakeEngine.js'
+import { realEngine, type RealEngine } from '../api/support/realEngine.js'
 import { cookiePair, loginCookie } from '../api/support/requests.js'
 import { testConfig } from '../api/support/testConfig.js'
 import { startDaemon, uiPassword, uiUser } from '../ui/support/realDaemon.js'
@@ -19,8 +19,12 @@ import { startDaemon, uiPassword, uiUser } from '../ui/support/realDaemon.js'
 const expOf = (cookie: string) => JSON.parse(Buffer.from(cookie.split('=')[1]!.split('.')[1]!, 'base64url').toString()).exp as number
 
 describe('security: logout ends the session on the server', () => {
+  let real: RealEngine
+  before(async () => (real = await realEngine()))
+  after(() => real.close())
+
   it('the cookie used before the logout (and memoised) is refused after it; check says not authenticated; another login is unaffected', async () => {
-    const app = createApp({ config: testConfig(), engine: new FakeEngine() })
+    const app = createApp({ config: testConfig(), engine: real.engine })
     const cookie = await loginCookie(app)
     const other = await loginCookie(app)
     expect((await app.request('/api/v1/jobs', { headers: { cookie } })).status).to.equal(200)
@@ -35,7 +39,7 @@ describe('security: logout ends the session on the server', () => {
 
   it('a logout with a refreshed token also ends the tokens issued before it in the same session', async () => {
     let now = Date.UTC(2026, 0, 1, 12)
-    const app = createApp({ config: testConfig(), engine: new FakeEngine(), clock: () => now })
+    const app = createApp({ config: testConfig(), engine: real.engine, clock: () => now })
     const first = await loginCookie(app)
     now += 27 * 60_000
     const res = await app.request('/api/v1/jobs', { headers: { cookie: first } })
@@ -75,6 +79,10 @@ describe('security: logout ends the session on the server', () => {
 })
 
 describe('security: a refreshed session has a lifetime cap', () => {
+  let real: RealEngine
+  before(async () => (real = await realEngine()))
+  after(() => real.close())
+
   it('the cap is 12 token lifetimes, at most 24 h, at least one token lifetime', () => {
     expect(maxSessionSeconds(30)).to.equal(6 * 3600)
     expect(maxSessionSeconds(240)).to.equal(24 * 3600)
@@ -84,7 +92,7 @@ describe('security: a refreshed session has a lifetime cap', () => {
   it('refreshing every time stops at login + cap; the last token then expires and is refused', async () => {
     const start = Date.UTC(2026, 0, 1, 12)
     let now = start
-    const app = createApp({ config: testConfig({ auth: { tokenExpiration: 30 } }), engine: new FakeEngine(), clock: () => now })
+    const app = createApp({ config: testConfig({ auth: { tokenExpiration: 30 } }), engine: real.engine, clock: () => now })
     let cookie = await loginCookie(app)
     const cap = maxSessionSeconds(30)
     let refreshes = 0
