@@ -1,7 +1,7 @@
 import { expect } from 'chai'
 import type { Browser } from 'playwright-core'
 import { startServer, type RunningServer } from '../../src/server/startServer.js'
-import { FakeEngine } from './support/fakeEngine.js'
+import { realEngine, type RealEngine } from './support/realEngine.js'
 import { testConfig } from './support/testConfig.js'
 import { launchBrowser } from '../ui/support/browser.js'
 
@@ -9,14 +9,17 @@ describe('api: docs page in a real browser', function () {
   this.timeout(60_000)
   let browser: Browser
   let server: RunningServer
+  let real: RealEngine | undefined
 
   before(async () => {
-    server = await startServer({ config: testConfig(), engine: new FakeEngine() })
+    real = await realEngine()
+    server = await startServer({ config: testConfig(), engine: real.engine })
     browser = await launchBrowser()
   })
   after(async () => {
     await browser?.close()
     await server?.close()
+    await real?.close()
   })
 
   it('renders every operation from /api/v1/openapi offline, with no CSP violation', async () => {

@@ -1,16 +1,23 @@
 import { expect } from 'chai'
 import { createApp } from '../../src/server/createApp.js'
 import { FakeEngine, fakeJob } from './support/fakeEngine.js'
+import { realEngine, type RealEngine } from './support/realEngine.js'
 import { loginCookie } from './support/requests.js'
 import { testConfig } from './support/testConfig.js'
 
 const publicKeys = ['environment', 'jobsCount', 'status', 'uptime', 'version']
 
 describe('api: status and settings', () => {
+  // Three real jobs (one inactive) on a temporary folder.
+  let real: RealEngine
+  before(async () => (real = await realEngine({ jobs: [{ name: 'a' }, { name: 'b' }, { name: 'c', extra: '    active: false\n' }] })))
+  after(() => real.close())
+  // The in-memory double only where the counts by state need a run that stays "cancelling": the real engine
+  // passes through that state in milliseconds and cannot be held in it on demand.
   const jobs = () => [fakeJob('a'), fakeJob('b', { status: 'running' }), fakeJob('c', { active: false, status: 'running', cancelling: true })]
 
   it('GET /status is public with status ok, version, uptime, environment and jobsCount (what the original web client reads)', async () => {
-    const app = createApp({ config: testConfig(), engine: new FakeEngine(jobs()) })
+    const app = createApp({ config: testConfig(), engine: real.engine })
     const res = await app.request('/api/v1/status')
     expect(res.status).to.equal(200)
     const body = await res.json()
@@ -39,7 +46,7 @@ describe('api: status and settings', () => {
   })
 
   it('GET /status adds the details without a cookie when auth is off', async () => {
-    const app = createApp({ config: testConfig({ auth: { enabled: false } }), engine: new FakeEngine(jobs()) })
+    const app = createApp({ config: testConfig({ auth: { enabled: false } }), engine: real.engine })
     const body = await (await app.request('/api/v1/status')).json()
     expect(body).to.include({ status: 'ok', authEnabled: false })
     expect(body.jobs.total).to.equal(3)
@@ -47,7 +54,7 @@ describe('api: status and settings', () => {
 
   it('GET /settings is public and carries the spec fields from the config, and the default language', async () => {
     const config = testConfig({ permissions: { allowManualRun: false }, logs: { system: false } })
-    const res = await createApp({ config, engine: new FakeEngine() }).request('/api/v1/settings')
+    const res = await createApp({ config, engine: real.engine }).request('/api/v1/settings')
     expect(res.status).to.equal(200)
     expect(await res.json()).to.deep.equal({
       logLimits: { jobLogs: 1000, systemLogs: 2000 },
@@ -57,6 +64,6 @@ describe('api: status and settings', () => {
     })
     const ru = testConfig()
     ru.server.defaultLanguage = 'ru'
-    expect((await (await createApp({ config: ru, engine: new FakeEngine() }).request('/api/v1/settings')).json()).defaultLanguage).to.equal('ru')
+    expect((await (await createApp({ config: ru, engine: real.engine }).request('/api/v1/settings')).json()).defaultLanguage).to.equal('ru')
   })
 })

@@ -4,10 +4,8 @@
  * the default 100.
  */
 import { expect } from 'chai'
-import { createLogHub } from '../../src/logs/createLogHub.js'
-import type { LogHub } from '../../src/engine/types.js'
 import { createApp } from '../../src/server/createApp.js'
-import { FakeEngine } from '../api/support/fakeEngine.js'
+import { realEngine, type RealEngine } from '../api/support/realEngine.js'
 import { loginCookie, postJson } from '../api/support/requests.js'
 import { testConfig } from '../api/support/testConfig.js'
 
@@ -15,12 +13,13 @@ import { testConfig } from '../api/support/testConfig.js'
 const levelOf = (line: string) => /^\S+ (?:\u001b\[\d+m)?(\w+)/.exec(line)?.[1]
 
 describe('security: a user-supplied name never sets a log line level', () => {
+  let real: RealEngine
+  before(async () => (real = await realEngine()))
+  after(() => real.close())
+
   it('a failed login for user "error" (or "ERROR: ...") is a WARN line in the real system log', async () => {
-    const config = testConfig()
-    const hub = createLogHub(config, { persist: false })
-    const engine = new FakeEngine()
-    ;(engine as { logs: LogHub }).logs = hub
-    const app = createApp({ config, engine })
+    const hub = real.engine.logs
+    const app = createApp({ config: testConfig(), engine: real.engine })
     for (const username of ['error', 'ERROR: disk failed', 'plain-user']) {
       expect((await postJson(app, '/api/v1/auth/login', { username, password: 'wrong' })).status).to.equal(401)
     }
@@ -31,8 +30,12 @@ describe('security: a user-supplied name never sets a log line level', () => {
 })
 
 describe('security: tail= (empty) means the default', () => {
+  let real: RealEngine
+  before(async () => (real = await realEngine()))
+  after(() => real.close())
+
   it('answers the default 100 lines for tail=, as for no tail at all', async () => {
-    const engine = new FakeEngine()
+    const engine = real.engine
     for (let i = 0; i < 150; i++) engine.logs.append({ kind: 'system' }, `line ${i}`)
     const app = createApp({ config: testConfig(), engine })
     const cookie = await loginCookie(app)
