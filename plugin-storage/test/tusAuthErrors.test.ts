@@ -1,11 +1,15 @@
 /**
  * Every row of the spec's tus-auth error table (plugin-storage-api.md, "Errors"), each answered with the
- * error body `{errors: [{message}]}`, plus the upstream-failure row: a 500 from the stream API answers
- * 500 without details and leaves no video behind.
+ * error body `{errors: [{message}]}`, plus the upstream-failure rows: a 500 from the stream API (through a real
+ * proxy, after the host created the video) answers 500 without details, and the orphan sweep removes that video.
  */
 import { expect } from 'chai'
 import { startEmulator, type RunningEmulator } from 'dev-app/emulator'
+import { createServer, request as httpRequest, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import nock from 'nock'
+
+import { resolveOptions, sweepOrphanVideos } from '../src/index.js'
 
 import { headOf, mp4Bytes, pngBytes } from './support/media.js'
 import { emulatorOptions, startCms, type RunningCms } from './support/startCms.js'
@@ -107,19 +111,48 @@ describe('tus-auth error table', function () {
     const png = await pngBytes(8, 8)
     await expectError({ ...ok, head: headOf(png) }, 415, /does not match the declared type video\/mp4/)
   })
-  it('500 without details when the stream API fails, and nothing is left behind', async () => {
-    const before = emu.videos().length
-    nock(emu.url, { allowUnmocked: true })
-      .post(/\/stream\/library\/\d+\/videos$/)
-      .reply(500, { Message: `internal failure, key=${emu.stream.apiKey}` })
-    const res = await tusAuth(cms, ok)
-    const text = await res.text()
-    expect(res.status).to.equal(500)
-    expect(JSON.parse(text)).to.deep.equal({ errors: [{ message: 'Something went wrong on the upstream host. Please try again later.' }] })
-    expect(text).not.to.include(emu.stream.apiKey)
-    expect(text).not.to.include('internal failure')
-    expect(emu.videos().length).to.equal(before)
-    nock.cleanAll()
+  it('500 without details when the stream API fails after creating the video; the sweep removes what it left', async () => {
+    // A real proxy in front of the emulator's stream API: the create call reaches the host (the video exists
+    // there), but its answer is replaced by a 500 on the way back, as when the host fails after the write.
+    const created: string[] = []
+    const proxy: Server = createServer((req, res) => {
+      const upstream = httpRequest(`${emu.url}${req.url}`, { headers: req.headers, method: req.method }, (answer) => {
+        const chunks: Buffer[] = []
+        answer.on('data', (chunk: Buffer) => chunks.push(chunk))
+        answer.on('end', () => {
+          if (req.method === 'POST' && /\/videos$/.test(req.url ?? '')) {
+            created.push((JSON.parse(Buffer.concat(chunks).toString()) as { guid: string }).guid)
+            res.writeHead(500, { 'Content-Type': 'application/json' }).end(JSON.stringify({ Message: `internal failure, key=${emu.stream.apiKey}` }))
+            return
+          }
+          res.writeHead(answer.statusCode ?? 502, answer.headers).end(Buffer.concat(chunks))
+        })
+      })
+      req.pipe(upstream)
+    })
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
+    const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
+    const options = emulatorOptions(emu)
+    const faultyOptions = { ...options, stream: { ...options.stream!, apiBase: emu.stream.apiBase.replace(emu.url, proxyUrl) } }
+    const faulty = await startCms(faultyOptions, { fileSizeLimit: LIMIT })
+    try {
+      const res = await tusAuth(faulty, ok)
+      const text = await res.text()
+      expect(res.status).to.equal(500)
+      expect(JSON.parse(text)).to.deep.equal({ errors: [{ message: 'Something went wrong on the upstream host. Please try again later.' }] })
+      expect(text).not.to.include(emu.stream.apiKey)
+      expect(text).not.to.include('internal failure')
+      // The host did create the video: the CMS never learnt its id, so only the sweep can remove it.
+      expect(created).to.have.length(1)
+      expect(emu.videos().map((v) => v.guid)).to.include(created[0])
+      const removed = await sweepOrphanVideos(faulty.payload, resolveOptions(faultyOptions), { now: Date.now() + 26 * 60 * 60 * 1000 })
+      expect(removed).to.include(created[0])
+      expect(emu.videos().map((v) => v.guid)).not.to.include(created[0])
+    } finally {
+      await faulty.close()
+      proxy.closeAllConnections()
+      await new Promise<void>((resolve) => proxy.close(() => resolve()))
+    }
   })
   it('500 without details when the host cannot be reached on resume', async () => {
     const first = (await (await tusAuth(cms, ok)).json()) as { videoId: string; videoToken: string }

@@ -1,7 +1,7 @@
 /**
  * `npm start` binds every server to loopback unless `BIND_ADDRESS` says otherwise: the daemon is started
  * for real with the configuration the dev-app writes and its listening socket read from /proc/net/tcp
- * (and, where the machine has one, a connection tried through another local address); the emulator is
+ * (and connections tried through 127.0.0.2 and every non-loopback address, which must be refused); the emulator is
  * started as main.ts starts it; the CMS gets `next start -H <address>` (its build is too slow for a test).
  */
 import { spawn } from 'node:child_process'
@@ -47,10 +47,14 @@ async function listeningAddresses(port: number): Promise<string[]> {
   return found
 }
 
-/** An IPv4 address of this machine that is not loopback, if there is one. */
-function otherLocalAddress(): string | undefined {
-  for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) if (a.family === 'IPv4' && !a.internal) return a.address
-  return undefined
+/**
+ * Addresses of this machine other than 127.0.0.1: always 127.0.0.2 (Linux routes all of 127.0.0.0/8 to the
+ * loopback interface, so it reaches this machine but not a socket bound to 127.0.0.1 only), then every IPv4
+ * address that is not loopback. Never empty: a check over them always checks something.
+ */
+function otherLocalAddresses(): string[] {
+  const external = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).filter((a) => a.family === 'IPv4' && !a.internal).map((a) => a.address))
+  return ['127.0.0.2', ...external]
 }
 
 /** Resolves `true` when a TCP connection to host:port is accepted, `false` when refused. */
@@ -139,8 +143,7 @@ describe('dev-app: listening address', function () {
     try {
       await waitUntil(() => accepts('127.0.0.1', port), `the daemon did not listen (${stderr})`)
       expect(await listeningAddresses(port)).to.deep.equal(['127.0.0.1'])
-      const other = otherLocalAddress()
-      if (other) expect(await accepts(other, port), `reachable through ${other}`).to.equal(false)
+      for (const other of otherLocalAddresses()) expect(await accepts(other, port), `reachable through ${other}`).to.equal(false)
     } finally {
       daemon.kill('SIGTERM')
       await new Promise((resolve) => daemon.once('exit', resolve))
@@ -152,8 +155,7 @@ describe('dev-app: listening address', function () {
     try {
       const port = Number(new URL(emulator.url).port)
       expect(await listeningAddresses(port)).to.deep.equal(['127.0.0.1'])
-      const other = otherLocalAddress()
-      if (other) expect(await accepts(other, port)).to.equal(false)
+      for (const other of otherLocalAddresses()) expect(await accepts(other, port), `reachable through ${other}`).to.equal(false)
     } finally {
       await emulator.close()
     }
