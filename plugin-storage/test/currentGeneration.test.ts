@@ -24,6 +24,7 @@ import { multipart, saveVideo, tusAuth } from './support/api.js'
 import { headOf, mp4Bytes, pngBytes } from './support/media.js'
 import { PAYLOAD4_VERSION, preparePayload4Project, startPayload4Cms, type Payload4Project, type RemoteCms } from './support/payload4Project.js'
 import { startTus } from './support/tus.js'
+import { waitFor } from './support/waitFor.js'
 
 interface Instructions {
   type: 'http'
@@ -255,13 +256,12 @@ describe('current generation on Payload 4 (upload-instructions, stream.tus.acces
     expect(doc.hostData.stream.playlistUrl).to.equal(`${emu.stream.cdnUrl}/${auth.videoId}/playlist.m3u8`)
 
     await emu.whenEncoded(auth.videoId)
-    let current: VideoDoc | undefined
-    for (let i = 0; i < 50 && current?.hostData.stream.status !== 'finished'; i++) {
-      current = (await (await cms.fetch(`/api/videos/${doc.id}?depth=0`)).json()) as VideoDoc
-      if (current.hostData.stream.status !== 'finished') await new Promise((r) => setTimeout(r, 100))
-    }
-    expect(current!.hostData.stream.status).to.equal('finished')
-    expect(current!.hostData.stream.resolutions!.length).to.be.greaterThan(0)
+    const current = await waitFor('the webhook to mark the video finished', async () => {
+      const row = (await (await cms.fetch(`/api/videos/${doc.id}?depth=0`)).json()) as VideoDoc
+      return row.hostData.stream.status === 'finished' ? row : undefined
+    })
+    expect(current.hostData.stream.status).to.equal('finished')
+    expect(current.hostData.stream.resolutions!.length).to.be.greaterThan(0)
 
     const deleted = await cms.fetch(`/api/videos/${doc.id}`, { method: 'DELETE' })
     expect(deleted.status).to.equal(200)
@@ -300,12 +300,11 @@ describe('current generation on Payload 4 (upload-instructions, stream.tus.acces
     const { doc } = (await saved.json()) as { doc: VideoDoc }
     await startTus(emu.stream.tusEndpoint, auth, video).done
     await emu.whenEncoded(auth.videoId)
-    let current: VideoDoc | undefined
-    for (let i = 0; i < 50 && current?.hostData.stream.status !== 'finished'; i++) {
-      current = (await (await cms.fetch(`/api/videos/${doc.id}?depth=0`)).json()) as VideoDoc
-      if (current.hostData.stream.status !== 'finished') await new Promise((r) => setTimeout(r, 100))
-    }
-    expect(current!.hostData.stream.resolutions!.length).to.be.greaterThan(0)
+    const current = await waitFor('the webhook to mark the video finished', async () => {
+      const row = (await (await cms.fetch(`/api/videos/${doc.id}?depth=0`)).json()) as VideoDoc
+      return row.hostData.stream.status === 'finished' ? row : undefined
+    })
+    expect(current.hostData.stream.resolutions!.length).to.be.greaterThan(0)
     const videos = emu.videos().length
     const renamed = await cms.fetch(`/api/videos/${doc.id}`, {
       body: JSON.stringify({ title: 'Renamed' }),
@@ -314,7 +313,7 @@ describe('current generation on Payload 4 (upload-instructions, stream.tus.acces
     })
     expect(renamed.status, await renamed.clone().text()).to.equal(200)
     const after = (await (await cms.fetch(`/api/videos/${doc.id}?depth=0`)).json()) as VideoDoc
-    expect(after.hostData).to.deep.equal(current!.hostData)
+    expect(after.hostData).to.deep.equal(current.hostData)
     expect(after.filename).to.equal(current!.filename)
     expect(emu.videos().length, 'no video created or re-uploaded').to.equal(videos)
     expect(emu.videos().find((v) => v.guid === auth.videoId)?.storageSize).to.equal(video.length)
@@ -325,7 +324,7 @@ describe('current generation on Payload 4 (upload-instructions, stream.tus.acces
     const urls = (await play.json()) as { hls: string; mp4: Array<{ url: string }> }
     expect(urls.hls).to.equal(`${emu.stream.cdnUrl}/${auth.videoId}/playlist.m3u8`)
     expect((await fetch(urls.hls)).status).to.equal(200)
-    expect(urls.mp4.length).to.equal(current!.hostData.stream.resolutions!.length)
+    expect(urls.mp4.length).to.equal(current.hostData.stream.resolutions!.length)
     expect((await cms.fetch(`/api/videos/${doc.id}/playback`, { auth: false })).status).to.equal(403)
   })
 

@@ -14,6 +14,7 @@ import { headOf, mp4Bytes } from './support/media.js'
 import { emulatorOptions, startCms, type RunningCms } from './support/startCms.js'
 import { saveVideo, tusAuth } from './support/api.js'
 import { startTus } from './support/tus.js'
+import { waitFor } from './support/waitFor.js'
 
 interface VideoDoc {
   id: number
@@ -112,16 +113,15 @@ describe('TUS video upload through tus-auth', function () {
 
     // Encoding callbacks (signed by the emulator) drive the document to finished with MP4 fallbacks.
     await emu.whenEncoded(auth.videoId)
-    let finished: VideoDoc | undefined
-    for (let i = 0; i < 50 && finished?.hostData.stream.status !== 'finished'; i++) {
-      finished = (await cms.payload.findByID({ collection: 'videos', id: doc.id, depth: 0 })) as unknown as VideoDoc
-      if (finished.hostData.stream.status !== 'finished') await new Promise((r) => setTimeout(r, 100))
-    }
-    expect(finished!.hostData.stream.status).to.equal('finished')
-    expect(finished!.hostData.stream.encodeProgress).to.equal(100)
-    expect(finished!.hostData.stream.resolutions!.length).to.be.greaterThan(0)
-    for (const r of finished!.hostData.stream.resolutions!) expect(r.url).to.match(new RegExp(`^${emu.stream.cdnUrl}/${auth.videoId}/play_\\d+p\\.mp4$`))
-    const mp4 = await fetch(finished!.hostData.stream.resolutions![0]!.url)
+    const finished = await waitFor('the webhook to mark the video finished', async () => {
+      const row = (await cms.payload.findByID({ collection: 'videos', id: doc.id, depth: 0 })) as unknown as VideoDoc
+      return row.hostData.stream.status === 'finished' ? row : undefined
+    })
+    expect(finished.hostData.stream.status).to.equal('finished')
+    expect(finished.hostData.stream.encodeProgress).to.equal(100)
+    expect(finished.hostData.stream.resolutions!.length).to.be.greaterThan(0)
+    for (const r of finished.hostData.stream.resolutions!) expect(r.url).to.match(new RegExp(`^${emu.stream.cdnUrl}/${auth.videoId}/play_\\d+p\\.mp4$`))
+    const mp4 = await fetch(finished.hostData.stream.resolutions![0]!.url)
     expect(mp4.status).to.equal(200)
     await mp4.body?.cancel()
 

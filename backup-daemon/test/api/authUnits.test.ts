@@ -43,19 +43,23 @@ describe('api: auth building blocks', () => {
 
   it('session tokens: HS256 with sub and exp; refused with another key, user or after expiry', async () => {
     const key = sessionKey('a secret')
-    const token = await signSession({ key, username: 'admin', minutes: 1, now: Date.now() })
+    // One fixed clock for signing and checking: the expiry is exact, whatever time the test runs at.
+    const now = Date.UTC(2026, 10, 21, 3, 0, 0)
+    const token = await signSession({ key, username: 'admin', minutes: 1, now })
     const header = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString())
     expect(header.alg).to.equal('HS256')
-    const claims = await verifySession(token, key, 'admin')
+    const claims = await verifySession(token, key, 'admin', now + 1_000)
     expect(claims!.sub).to.equal('admin')
-    expect(claims!.exp - Math.floor(Date.now() / 1000)).to.be.within(58, 60)
-    expect(await verifySession(token, sessionKey('another secret'), 'admin')).to.equal(undefined)
-    expect(await verifySession(token, key, 'someone')).to.equal(undefined)
-    const old = await signSession({ key, username: 'admin', minutes: 1, now: Date.now() - 120_000 })
-    expect(await verifySession(old, key, 'admin')).to.equal(undefined)
+    expect(claims!.exp).to.equal(now / 1000 + 60)
+    expect(await verifySession(token, key, 'admin', now + 59_000), 'a second before expiry').to.not.equal(undefined)
+    expect(await verifySession(token, key, 'admin', now + 60_000), 'at expiry').to.equal(undefined)
+    expect(await verifySession(token, sessionKey('another secret'), 'admin', now)).to.equal(undefined)
+    expect(await verifySession(token, key, 'someone', now)).to.equal(undefined)
+    const old = await signSession({ key, username: 'admin', minutes: 1, now: now - 120_000 })
+    expect(await verifySession(old, key, 'admin', now)).to.equal(undefined)
     // An unsigned token ("alg": "none") is never accepted.
     const none = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${token.split('.')[1]}.`
-    expect(await verifySession(none, key, 'admin')).to.equal(undefined)
+    expect(await verifySession(none, key, 'admin', now)).to.equal(undefined)
     expect(sessionKey('')).to.have.length(32)
     expect(Buffer.from(sessionKey(''))).not.to.deep.equal(Buffer.from(sessionKey('')))
   })

@@ -62,7 +62,9 @@ describe('api: lineSender', () => {
     const written: string[] = []
     const send = lineSender({ write: async (line) => void written.push(line) })
     for (let i = 0; i < 5000; i++) send(String(i))
-    await new Promise((r) => setTimeout(r, 50))
+    // Wait for the last line to be written (the queue drains asynchronously), within a generous deadline.
+    const deadline = Date.now() + 10_000
+    while (written.length < 5000 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5))
     expect(written).to.have.length(5000)
     expect(written.every((line, i) => line === String(i))).to.equal(true)
   })
