@@ -1,29 +1,30 @@
 import { expect } from 'chai'
 import { startServer, type RunningServer } from '../../src/server/startServer.js'
-import { FakeEngine } from './support/fakeEngine.js'
+import { realEngine, stampedLine, type RealEngine } from './support/realEngine.js'
 import { openSse, type SseClient } from './support/sseClient.js'
 import { testConfig, testPassword, testUser, type TestConfigOverrides } from './support/testConfig.js'
 
 const line = (frame: { data: string } | undefined) => (JSON.parse(frame!.data) as { line: string }).line
 
+/** Waits for a state of the server, within a generous deadline (10 s). */
 async function until(check: () => boolean, what: string) {
-  for (let i = 0; i < 200; i++) {
-    if (check()) return
+  const deadline = Date.now() + 10_000
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
     await new Promise((r) => setTimeout(r, 10))
   }
-  throw new Error(`timed out waiting for ${what}`)
 }
 
 describe('api: log streams over real HTTP', () => {
   let server: RunningServer
-  let engine: FakeEngine
+  let real: RealEngine | undefined
   let cookie: string
   const clients: SseClient[] = []
 
   async function start(overrides: TestConfigOverrides = {}, keepAliveMs = 150) {
-    engine = new FakeEngine()
-    for (let i = 1; i <= 5; i++) engine.logs.append({ kind: 'job', job: 'nightly' }, `old ${i}`)
-    server = await startServer({ config: testConfig(overrides), engine, app: { keepAliveMs } })
+    real = await realEngine({ overrides })
+    for (let i = 1; i <= 5; i++) real.engine.logs.append({ kind: 'job', job: 'nightly' }, stampedLine(`old ${i}`))
+    server = await startServer({ config: testConfig(overrides), engine: real.engine, app: { keepAliveMs } })
     const login = await fetch(`${server.url}/api/v1/auth/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -40,6 +41,8 @@ describe('api: log streams over real HTTP', () => {
   afterEach(async () => {
     for (const c of clients.splice(0)) c.close()
     await server?.close()
+    await real?.close()
+    real = undefined
   })
 
   it('replays the tail, then sends live lines in order as message events', async () => {
@@ -50,14 +53,14 @@ describe('api: log streams over real HTTP', () => {
     expect(stream.response.headers.get('x-accel-buffering')).to.equal('no')
     const first = await stream.next()
     expect(first!.event ?? 'message').to.equal('message')
-    expect(line(first)).to.equal('old 4')
-    expect(line(await stream.next())).to.equal('old 5')
-    await until(() => engine.logs.subscribers({ kind: 'job', job: 'nightly' }) === 1, 'the subscription')
-    engine.logs.append({ kind: 'job', job: 'nightly' }, 'live \u001b[31mred\u001b[0m')
-    engine.logs.append({ kind: 'job', job: 'nightly' }, 'live 2')
-    engine.logs.append({ kind: 'job', job: 'other' }, 'not for this stream')
-    expect(line(await stream.next())).to.equal('live \u001b[31mred\u001b[0m')
-    expect(line(await stream.next())).to.equal('live 2')
+    expect(line(first)).to.equal(stampedLine('old 4'))
+    expect(line(await stream.next())).to.equal(stampedLine('old 5'))
+    await until(() => real!.subscribers({ kind: 'job', job: 'nightly' }) === 1, 'the subscription')
+    real!.engine.logs.append({ kind: 'job', job: 'nightly' }, stampedLine('live \u001b[31mred\u001b[0m'))
+    real!.engine.logs.append({ kind: 'job', job: 'nightly' }, stampedLine('live 2'))
+    real!.engine.logs.append({ kind: 'job', job: 'weekly' }, stampedLine('not for this stream'))
+    expect(line(await stream.next())).to.equal(stampedLine('live \u001b[31mred\u001b[0m'))
+    expect(line(await stream.next())).to.equal(stampedLine('live 2'))
   })
 
   it('sends a {"line":""} message as keep-alive at the configured interval', async () => {
@@ -72,9 +75,9 @@ describe('api: log streams over real HTTP', () => {
   it('unsubscribes when the client goes away', async () => {
     await start()
     const stream = await open('/api/v1/jobs/nightly/logs/stream?tail=0')
-    await until(() => engine.logs.subscribers({ kind: 'job', job: 'nightly' }) === 1, 'the subscription')
+    await until(() => real!.subscribers({ kind: 'job', job: 'nightly' }) === 1, 'the subscription')
     stream.close()
-    await until(() => engine.logs.subscribers({ kind: 'job', job: 'nightly' }) === 0, 'the unsubscription')
+    await until(() => real!.subscribers({ kind: 'job', job: 'nightly' }) === 0, 'the unsubscription')
   })
 
   it('an unknown job, or a switched-off log, gives one message saying so and closes', async () => {
@@ -83,8 +86,6 @@ describe('api: log streams over real HTTP', () => {
     expect(unknown.response.status).to.equal(200)
     expect(line(await unknown.next())).to.equal('job "nope" not found')
     expect(await unknown.next()).to.equal(undefined)
-    engine.logs.perJob = false
-    engine.logs.system = false
     const job = await open('/api/v1/jobs/nightly/logs/stream')
     expect(line(await job.next())).to.include('logs.perJob: false')
     expect(await job.next()).to.equal(undefined)
@@ -112,15 +113,15 @@ describe('api: log streams over real HTTP', () => {
     const res = await fetch(`${server.url}/api/v1/logs/system/stream`, { method: 'HEAD', headers: { cookie } })
     expect(res.status).to.equal(200)
     expect(res.headers.get('content-type')).to.match(/^text\/event-stream/)
-    expect(engine.logs.subscribers({ kind: 'system' })).to.equal(0)
+    expect(real!.subscribers({ kind: 'system' })).to.equal(0)
   })
 
   it('close() ends open streams and resolves', async () => {
     await start({}, 60_000)
     const stream = await open('/api/v1/logs/system/stream?tail=0')
-    await until(() => engine.logs.subscribers({ kind: 'system' }) === 1, 'the subscription')
+    await until(() => real!.subscribers({ kind: 'system' }) === 1, 'the subscription')
     await server.close()
-    await until(() => engine.logs.subscribers({ kind: 'system' }) === 0, 'the unsubscription')
+    await until(() => real!.subscribers({ kind: 'system' }) === 0, 'the unsubscription')
     const ended = await stream.next().then(
       (f) => f,
       () => undefined,

@@ -15,6 +15,7 @@ import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { DaemonConfig } from '../../../src/config/types.js'
 import { createEngine, type DaemonEngine } from '../../../src/engine/createEngine.js'
+import type { LogScope } from '../../../src/engine/types.js'
 import { configIn, makeTree, tempDir, type JobYaml } from '../../engine/helpers.js'
 import { testConfig, type TestConfigOverrides } from './testConfig.js'
 
@@ -25,6 +26,8 @@ export interface RealEngineOptions {
   overrides?: TestConfigOverrides
   /** Write per-job and system log files under the folder (off by default: the in-memory tail is enough). */
   persistLogs?: boolean
+  /** Lines kept in memory per log (the loader's defaults otherwise). */
+  logLimits?: Partial<DaemonConfig['logLimits']>
 }
 
 export interface RealEngine {
@@ -33,10 +36,15 @@ export interface RealEngine {
   config: DaemonConfig
   /** The temporary folder: `src/` is backed up into `backups/<job>/`, state under `data/`. */
   dir: string
+  /** Live subscribers of a log (counted by wrapping the real hub's `subscribe`, which keeps no count). */
+  subscribers(scope: LogScope): number
   /** Runs a job to its end and returns the name of the snapshot it wrote (throws when the run failed). */
   runJob(name: string): Promise<string>
   close(): Promise<void>
 }
+
+/** A log line as the engine writes it (time first): the log hub keeps such a line exactly as given. */
+export const stampedLine = (text: string): string => `2026-11-21T03:00:00.000Z ${text}`
 
 export const defaultJobs: JobYaml[] = [
   { name: 'nightly', extra: "    schedule: '0 3 * * *'\n" },
@@ -48,12 +56,32 @@ export async function realEngine(options: RealEngineOptions = {}): Promise<RealE
   await makeTree(join(tmp.dir, 'src'))
   const loaded = await configIn(tmp.dir, options.jobs ?? defaultJobs)
   const api = testConfig(options.overrides)
-  const config: DaemonConfig = { ...loaded, server: api.server, logs: { ...loaded.logs, ...options.overrides?.logs } }
+  const config: DaemonConfig = {
+    ...loaded,
+    server: api.server,
+    logs: { ...loaded.logs, ...options.overrides?.logs },
+    logLimits: { ...loaded.logLimits, ...options.logLimits },
+  }
   const engine = await createEngine(config, { schedule: false, persistLogs: options.persistLogs ?? false })
+  const live = new Map<string, number>()
+  const keyOf = (scope: LogScope) => (scope.kind === 'system' ? 'system' : `job:${scope.job}`)
+  const subscribe = engine.logs.subscribe.bind(engine.logs)
+  engine.logs.subscribe = (scope, listener) => {
+    const key = keyOf(scope)
+    live.set(key, (live.get(key) ?? 0) + 1)
+    const unsubscribe = subscribe(scope, listener)
+    let ended = false
+    return () => {
+      if (!ended) live.set(key, live.get(key)! - 1)
+      ended = true
+      unsubscribe()
+    }
+  }
   return {
     engine,
     config,
     dir: tmp.dir,
+    subscribers: (scope) => live.get(keyOf(scope)) ?? 0,
     async runJob(name) {
       const before = new Set(await readdir(join(tmp.dir, 'backups', name)).catch(() => [] as string[]))
       engine.run(name, 'manual')
