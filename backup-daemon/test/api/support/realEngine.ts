@@ -11,7 +11,8 @@
  * const snapshot = await real.runJob('nightly')
  * await real.close()
  */
-import { readdir } from 'node:fs/promises'
+import { execFileSync } from 'node:child_process'
+import { readdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { DaemonConfig } from '../../../src/config/types.js'
 import { createEngine, type DaemonEngine } from '../../../src/engine/createEngine.js'
@@ -38,6 +39,8 @@ export interface RealEngine {
   dir: string
   /** Live subscribers of a log (counted by wrapping the real hub's `subscribe`, which keeps no count). */
   subscribers(scope: LogScope): number
+  /** Lets a run held by `heldJob` go on (its beforeScript reads one line from the folder's FIFO). */
+  release(): Promise<void>
   /** Runs a job to its end and returns the name of the snapshot it wrote (throws when the run failed). */
   runJob(name: string): Promise<string>
   close(): Promise<void>
@@ -45,6 +48,12 @@ export interface RealEngine {
 
 /** A log line as the engine writes it (time first): the log hub keeps such a line exactly as given. */
 export const stampedLine = (text: string): string => `2026-11-21T03:00:00.000Z ${text}`
+
+/** Where `heldJob`'s beforeScript waits: replaced by the FIFO's path when the config is written. */
+const HOLD = '{hold}'
+
+/** A job whose run stays "running" (its beforeScript waits on a FIFO) until `release()` or a cancel. */
+export const heldJob = (name: string, extra = ''): JobYaml => ({ name, extra: `    beforeScript: read line < ${HOLD}\n${extra}` })
 
 export const defaultJobs: JobYaml[] = [
   { name: 'nightly', extra: "    schedule: '0 3 * * *'\n" },
@@ -54,7 +63,10 @@ export const defaultJobs: JobYaml[] = [
 export async function realEngine(options: RealEngineOptions = {}): Promise<RealEngine> {
   const tmp = await tempDir('bd-api-')
   await makeTree(join(tmp.dir, 'src'))
-  const loaded = await configIn(tmp.dir, options.jobs ?? defaultJobs)
+  const hold = join(tmp.dir, 'hold')
+  execFileSync('mkfifo', [hold])
+  const jobs = (options.jobs ?? defaultJobs).map((job) => ({ ...job, extra: job.extra?.replaceAll(HOLD, hold) }))
+  const loaded = await configIn(tmp.dir, jobs)
   const api = testConfig(options.overrides)
   const config: DaemonConfig = {
     ...loaded,
@@ -82,6 +94,8 @@ export async function realEngine(options: RealEngineOptions = {}): Promise<RealE
     config,
     dir: tmp.dir,
     subscribers: (scope) => live.get(keyOf(scope)) ?? 0,
+    // Opening a FIFO for writing waits for its reader: the held script, already running.
+    release: () => writeFile(hold, 'go\n'),
     async runJob(name) {
       const before = new Set(await readdir(join(tmp.dir, 'backups', name)).catch(() => [] as string[]))
       engine.run(name, 'manual')
