@@ -12,7 +12,7 @@
  * await real.close()
  */
 import { execFileSync } from 'node:child_process'
-import { readdir, writeFile } from 'node:fs/promises'
+import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { DaemonConfig } from '../../../src/config/types.js'
 import { createEngine, type DaemonEngine } from '../../../src/engine/createEngine.js'
@@ -97,13 +97,13 @@ export async function realEngine(options: RealEngineOptions = {}): Promise<RealE
     // Opening a FIFO for writing waits for its reader: the held script, already running.
     release: () => writeFile(hold, 'go\n'),
     async runJob(name) {
-      const before = new Set(await readdir(join(tmp.dir, 'backups', name)).catch(() => [] as string[]))
+      const before = new Set((await engine.listSnapshots(name)).map((snapshot) => snapshot.name))
       engine.run(name, 'manual')
       const info = await engine.whenIdle(name)
       if (info.status !== 'success') throw new Error(`the run of ${name} ended ${info.status}: ${info.error}`)
-      const written = (await readdir(join(tmp.dir, 'backups', name))).filter((n) => !before.has(n) && !n.endsWith('.manifest.json'))
-      if (written.length !== 1) throw new Error(`the run of ${name} wrote ${written.length} snapshots: ${written.join(', ')}`)
-      return written[0]!
+      const written = (await engine.listSnapshots(name)).filter((snapshot) => !before.has(snapshot.name))
+      if (written.length !== 1) throw new Error(`the run of ${name} wrote ${written.length} snapshots`)
+      return written[0]!.name
     },
     async close() {
       await engine.stop()
