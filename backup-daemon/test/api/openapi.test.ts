@@ -1,7 +1,10 @@
 import { validate, compileErrors } from '@readme/openapi-parser'
 import { expect } from 'chai'
 import { createApp } from '../../src/server/createApp.js'
+import { rm } from 'node:fs/promises'
+import { join } from 'node:path'
 import { FakeEngine, fakeJob, fakeSnapshotView, type FakeSnapshot } from './support/fakeEngine.js'
+import { heldJob, realEngine, type RealEngine } from './support/realEngine.js'
 import { loginCookie } from './support/requests.js'
 import { testConfig } from './support/testConfig.js'
 import { validateSchema } from './support/validateSchema.js'
@@ -18,14 +21,23 @@ type Doc = {
   components: Record<string, Record<string, unknown>>
 }
 
+const engines: RealEngine[] = []
+
 async function load() {
-  const app = createApp({ config: testConfig(), engine: new FakeEngine() })
+  const real = await realEngine()
+  engines.push(real)
+  const app = createApp({ config: testConfig(), engine: real.engine })
   const res = await app.request('/api/v1/openapi')
   expect(res.status).to.equal(200)
   return { app, doc: (await res.json()) as Doc }
 }
 
-describe('api: OpenAPI document and docs page', () => {
+describe('api: OpenAPI document and docs page', function () {
+  this.timeout(60_000)
+  afterEach(async () => {
+    for (const real of engines.splice(0)) await real.close()
+  })
+
   it('is a valid OpenAPI 3.1 document, public, with no warnings', async () => {
     const { doc } = await load()
     expect(doc.openapi).to.equal('3.1.0')
@@ -107,27 +119,49 @@ describe('api: OpenAPI document and docs page', () => {
   })
 
   it('describes every JSON body the API serves: each response validates against its documented schema', async () => {
-    const engine = new FakeEngine([
-      fakeJob('nightly'),
-      fakeJob('fresh', { lastResult: undefined, lastRun: undefined, nextRun: undefined }),
-      fakeJob('broken', { lastResult: { success: false, duration: '3s', error: 'disk full' } }),
-      fakeJob('stopping', { status: 'running', cancelling: true }),
-    ])
-    const view = (name: string, extra: Partial<FakeSnapshot['view']> = {}): FakeSnapshot['view'] => fakeSnapshotView(name, { size: 3, ...extra })
-    engine.snapshots.set('nightly', [
-      { view: view('a.tar.gz'), bytes: Buffer.from('abc') },
-      {
-        view: view('b.tar.gz', { isSplit: true, partsCount: 2, checksummed: false, damaged: true, damageReason: 'part aab is missing' }),
-        fullDownloadUnsupported: true,
-        parts: [Buffer.from('x')],
-      },
-    ])
-    engine.logs.append({ kind: 'job', job: 'nightly' }, 'a line')
-    const app = createApp({ config: testConfig(), engine })
+    // The real engine: a held job with split snapshots (one with a part removed), a never-run job, a failed run.
+    const real = await realEngine({
+      jobs: [
+        heldJob('nightly', '    split: { chunkSize: 65536 }\n'),
+        { name: 'fresh' },
+        { name: 'broken', extra: '    beforeScript: echo disk full >&2; exit 3\n' },
+      ],
+    })
+    engines.push(real)
+    const run = real.runJob('nightly')
+    await real.release()
+    const intact = await run
+    const second = real.runJob('nightly')
+    await real.release()
+    const damaged = await second
+    const folder = (await real.engine.listSnapshots('nightly')).find((snapshot) => snapshot.name === damaged)!.path
+    await rm(join(real.dir, 'backups', folder, `${damaged}.part-aab`))
+    real.engine.run('broken', 'manual')
+    expect((await real.engine.whenIdle('broken')).status).to.equal('failed')
+    real.engine.logs.append({ kind: 'job', job: 'nightly' }, 'a line')
+    const app = createApp({ config: testConfig(), engine: real.engine })
     const { doc } = await load()
     const cookie = await loginCookie(app)
     const components = doc.components.schemas as Record<string, Record<string, unknown>>
-    const calls: [method: string, template: string, path: string, session: boolean][] = [
+    const seen = new Set<string>()
+    const check = async (target: typeof app, calls: [method: string, template: string, path: string, session: boolean][]) => {
+      for (const [method, template, path, session] of calls) {
+        const init: RequestInit = { method: method.toUpperCase(), headers: session ? { cookie } : {} }
+        if (template === '/auth/login')
+          Object.assign(init, { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'wrong' }) })
+        const res = await target.request(`/api/v1${path}`, init)
+        const where = `${method.toUpperCase()} ${path} -> ${res.status}`
+        const documented = doc.paths[template]![method]!.responses[String(res.status)]
+        expect(documented, `${where} is not documented`).to.not.equal(undefined)
+        const type = res.headers.get('content-type')!.split(';')[0]!
+        const schema = documented!.content?.[type]?.schema
+        expect(schema, `${where}: ${type} is not documented`).to.not.equal(undefined)
+        const errors = validateSchema(await res.json(), schema!, components)
+        expect(errors, where).to.deep.equal([])
+        seen.add(`${template} ${res.status}`)
+      }
+    }
+    await check(app, [
       ['get', '/settings', '/settings', false],
       ['get', '/auth/check', '/auth/check', false],
       ['get', '/auth/check', '/auth/check', true],
@@ -135,49 +169,48 @@ describe('api: OpenAPI document and docs page', () => {
       ['get', '/status', '/status', true],
       ['get', '/jobs', '/jobs', true],
       ['get', '/jobs', '/jobs', false],
-      ...['nightly', 'fresh', 'broken', 'stopping', 'nope'].map(
-        (job) => ['get', '/jobs/{name}/status', `/jobs/${job}/status`, true] as [string, string, string, boolean],
-      ),
+      ...['nightly', 'fresh', 'broken', 'nope'].map((job) => ['get', '/jobs/{name}/status', `/jobs/${job}/status`, true] as [string, string, string, boolean]),
       ['get', '/jobs/{name}/config', '/jobs/nightly/config', true],
       ['get', '/jobs/{name}/config', '/jobs/nope/config', true],
       ['post', '/jobs/{name}/run', '/jobs/nightly/run', true],
       ['post', '/jobs/{name}/run', '/jobs/nightly/run', true],
       ['post', '/jobs/{name}/cancel', '/jobs/fresh/cancel', true],
-      ['post', '/jobs/{name}/cancel', '/jobs/nightly/cancel', true],
       ['get', '/jobs/{name}/status', '/jobs/nightly/status', true],
+      ['get', '/jobs', '/jobs', true],
+      ['post', '/jobs/{name}/cancel', '/jobs/nightly/cancel', true],
       ['get', '/jobs/{name}/backups', '/jobs/nightly/backups', true],
       ['get', '/jobs/{name}/backups', '/jobs/nope/backups', true],
       ['get', '/jobs/{name}/backups/{filename}/download', '/jobs/nightly/backups/..%2Fx/download', true],
       ['get', '/jobs/{name}/backups/{filename}/download', '/jobs/nightly/backups/zzz/download', true],
-      ['get', '/jobs/{name}/backups/{filename}/download', '/jobs/nightly/backups/b.tar.gz/download', true],
+      ['get', '/jobs/{name}/backups/{filename}/download', `/jobs/nightly/backups/${damaged}/download`, true],
       ['get', '/jobs/{name}/logs', '/jobs/nightly/logs?tail=5', true],
       ['get', '/jobs/{name}/logs', '/jobs/fresh/logs', true],
+      ['get', '/jobs/{name}/logs', '/jobs/broken/logs', true],
       ['get', '/jobs/{name}/logs', '/jobs/nightly/logs?tail=x', true],
       ['get', '/logs/system', '/logs/system', true],
       ['post', '/auth/login', '/auth/login', false],
       ['post', '/auth/logout', '/auth/logout', false],
-    ]
-    const seen = new Set<string>()
-    for (const [method, template, path, session] of calls) {
-      const init: RequestInit = { method: method.toUpperCase(), headers: session ? { cookie } : {} }
-      if (template === '/auth/login')
-        Object.assign(init, { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'wrong' }) })
-      const res = await app.request(`/api/v1${path}`, init)
-      const where = `${method.toUpperCase()} ${path} -> ${res.status}`
-      const documented = doc.paths[template]![method]!.responses[String(res.status)]
-      expect(documented, `${where} is not documented`).to.not.equal(undefined)
-      const type = res.headers.get('content-type')!.split(';')[0]!
-      const schema = documented!.content?.[type]?.schema
-      expect(schema, `${where}: ${type} is not documented`).to.not.equal(undefined)
-      const errors = validateSchema(await res.json(), schema!, components)
-      expect(errors, where).to.deep.equal([])
-      seen.add(`${template} ${res.status}`)
-    }
+    ])
+    expect(intact).to.not.equal(damaged)
+    // The in-memory double for the two states the real engine cannot be held in or reach here: a run shown as
+    // "cancelling" (a cancelled real run ends within milliseconds) and a set no storage can stream whole (501).
+    const fake = new FakeEngine([fakeJob('nightly'), fakeJob('stopping', { status: 'running', cancelling: true })])
+    const view = (name: string, extra: Partial<FakeSnapshot['view']> = {}): FakeSnapshot['view'] => fakeSnapshotView(name, { size: 3, ...extra })
+    fake.snapshots.set('nightly', [
+      { view: view('b.tar.gz', { isSplit: true, partsCount: 2, checksummed: false }), fullDownloadUnsupported: true, parts: [Buffer.from('x')] },
+    ])
+    await check(createApp({ config: testConfig(), engine: fake }), [
+      ['get', '/jobs/{name}/status', '/jobs/stopping/status', true],
+      ['get', '/jobs', '/jobs', true],
+      ['get', '/jobs/{name}/backups', '/jobs/nightly/backups', true],
+      ['get', '/jobs/{name}/backups/{filename}/download', '/jobs/nightly/backups/b.tar.gz/download', true],
+    ])
     // The calls reached the shapes this test is about.
     expect([...seen]).to.include.members([
       '/status 200',
       '/jobs/{name}/status 404',
       '/jobs/{name}/run 409',
+      '/jobs/{name}/cancel 200',
       '/jobs/{name}/backups/{filename}/download 400',
       '/jobs/{name}/backups/{filename}/download 501',
       '/jobs 401',
