@@ -4,8 +4,10 @@
  * percent-encoded into the path) and the fields it reads from each answer (`web/src/types/api.ts`).
  */
 import { expect } from 'chai'
+import { readdir, readFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { createApp } from '../../src/server/createApp.js'
-import { FakeEngine, fakeJob, fakeSnapshotView } from './support/fakeEngine.js'
+import { heldJob, realEngine, type RealEngine } from './support/realEngine.js'
 import { testConfig } from './support/testConfig.js'
 
 /** The original client's request: same headers on everything, throws `errorData.error || HTTP <status>`. */
@@ -29,15 +31,20 @@ function originalClient(app: ReturnType<typeof createApp>) {
   return { request, raw }
 }
 
-const view = fakeSnapshotView
+describe('api: the original web client', function () {
+  this.timeout(60_000)
+  let real: RealEngine | undefined
+  after(() => real?.close())
 
-describe('api: the original web client', () => {
   it('gets through its pages: system before login, login, jobs, job status, run, cancel, backups, downloads, logs, logout', async () => {
-    const engine = new FakeEngine([fakeJob('nightly'), fakeJob('never', { lastResult: undefined, lastRun: undefined, nextRun: undefined })])
-    engine.snapshots.set('nightly', [
-      { view: view('nightly-20261121-030000.tar.gz'), bytes: Buffer.from('plain!') },
-      { view: view('nightly-20261120-030000.tar.gz', { isSplit: true, partsCount: 2 }), parts: [Buffer.from('one'), Buffer.from('two')] },
-    ])
+    // The real engine: `nightly` ran once (a whole snapshot) and holds its next run in its beforeScript; `parts`
+    // wrote a split set; `never` never ran.
+    real = await realEngine({ jobs: [heldJob('nightly'), { name: 'never' }, { name: 'parts', extra: '    split: { chunkSize: 65536 }\n' }] })
+    const first = real.runJob('nightly')
+    await real.release()
+    const whole = await first
+    const split = await real.runJob('parts')
+    const engine = real.engine
     const app = createApp({ config: testConfig(), engine })
     const { request, raw } = originalClient(app)
 
@@ -45,7 +52,7 @@ describe('api: the original web client', () => {
     const system = await request<{ status: string; uptime: number; jobsCount: number; environment: string; version: string }>('/status')
     expect(system.status).to.equal('ok')
     expect(system.uptime).to.be.a('number')
-    expect(system.jobsCount).to.equal(2)
+    expect(system.jobsCount).to.equal(3)
     const settings = await request<{ permissions?: { allowManualRun: boolean } }>('/settings')
     expect(settings.permissions?.allowManualRun).to.equal(true)
     expect(await request('/auth/check')).to.deep.equal({ authenticated: false, authEnabled: true })
@@ -73,17 +80,34 @@ describe('api: the original web client', () => {
 
     // Backups tab: download by id, a split set whole by id and one part as `${id}.part-aab`.
     const { backups } = await request<{ backups: { id: string; isSplit?: boolean; partsCount?: number }[] }>('/jobs/nightly/backups')
+    expect(backups.map((b) => b.id)).to.deep.equal([whole])
     const plain = await raw(`/jobs/nightly/backups/${encodeURIComponent(backups[0]!.id)}/download`)
     expect(plain.status).to.equal(200)
-    expect(await plain.text()).to.equal('plain!')
-    const set = backups[1]!
-    expect(set).to.include({ isSplit: true, partsCount: 2 })
-    expect(await (await raw(`/jobs/nightly/backups/${encodeURIComponent(set.id)}/download`)).text()).to.equal('onetwo')
-    expect(await (await raw(`/jobs/nightly/backups/${encodeURIComponent(`${set.id}.part-aab`)}/download`)).text()).to.equal('two')
+    expect(Buffer.from(await plain.arrayBuffer()).equals(await readFile(join(real.dir, 'backups/nightly', whole)))).to.equal(true)
+    const [set] = (await request<{ backups: { id: string; isSplit?: boolean; partsCount?: number }[] }>('/jobs/parts/backups')).backups
+    expect(set).to.include({ id: split, isSplit: true })
+    const folder = join(
+      real.dir,
+      'backups/parts',
+      (await readdir(join(real.dir, 'backups/parts'))).find((n) => n.includes('.parts-'))!,
+    )
+    const parts = await Promise.all(
+      (await readdir(folder))
+        .filter((n) => n.includes('.part-'))
+        .sort()
+        .map((n) => readFile(join(folder, n))),
+    )
+    expect(set!.partsCount).to.equal(parts.length).and.be.greaterThan(1)
+    const setBytes = Buffer.from(await (await raw(`/jobs/parts/backups/${encodeURIComponent(set!.id)}/download`)).arrayBuffer())
+    expect(setBytes.equals(Buffer.concat(parts))).to.equal(true)
+    const partBytes = Buffer.from(await (await raw(`/jobs/parts/backups/${encodeURIComponent(`${set!.id}.part-aab`)}/download`)).arrayBuffer())
+    expect(partBytes.equals(parts[1]!)).to.equal(true)
 
     // Logs tab and system logs: the tail it asks for (status strings beyond idle|running are not read).
     engine.logs.append({ kind: 'job', job: 'nightly' }, 'one line')
-    expect((await request<{ logs: string[] }>('/jobs/nightly/logs?tail=10000')).logs).to.deep.equal(['one line'])
+    const { logs } = await request<{ logs: string[] }>('/jobs/nightly/logs?tail=10000')
+    expect(logs.length, 'the runs wrote their lines before this one').to.be.greaterThan(1)
+    expect(logs.at(-1)).to.match(/INFO.* one line$/)
     expect(await request('/logs/system?tail=10000')).to.have.property('logs')
 
     await request('/auth/logout', { method: 'POST' })
