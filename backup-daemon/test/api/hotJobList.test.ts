@@ -17,7 +17,7 @@ import { createApp } from '../../src/server/createApp.js'
 import { hotJobList } from '../../src/server/hotJobList.js'
 import { startServer, type RunningServer } from '../../src/server/startServer.js'
 import { configIn, tempDir } from '../engine/helpers.js'
-import { FakeEngine, fakeJob } from './support/fakeEngine.js'
+import { realEngine, type RealEngine } from './support/realEngine.js'
 import { loginCookie, postJson } from './support/requests.js'
 import { testConfig, testUser } from './support/testConfig.js'
 
@@ -40,9 +40,27 @@ async function warmSession(auth = testConfig().server.auth, now = () => Date.now
   return { session, revoked, cookie }
 }
 
+const engines: RealEngine[] = []
+
+/** The real engine on a temporary folder: `nightly` and the inactive `weekly`, whose run failed when `failedWeekly`. */
+async function real(failedWeekly = false): Promise<RealEngine['engine']> {
+  const weekly = `    active: false\n${failedWeekly ? '    beforeScript: echo boom >&2; exit 1\n' : ''}`
+  const created = await realEngine({ jobs: [{ name: 'nightly' }, { name: 'weekly', extra: weekly }] })
+  engines.push(created)
+  if (failedWeekly) {
+    created.engine.run('weekly', 'manual')
+    expect((await created.engine.whenIdle('weekly')).status).to.equal('failed')
+  }
+  return created.engine
+}
+
 describe('api: hot path of GET /jobs', () => {
+  afterEach(async () => {
+    for (const created of engines.splice(0)) await created.close()
+  })
+
   it('answers a verified session with the same status, headers (in order) and body as the app', async () => {
-    const engine = new FakeEngine([fakeJob('nightly'), fakeJob('weekly', { active: false, lastResult: { success: false, duration: '1s', error: 'boom' } })])
+    const engine = await real(true)
     const { session, cookie } = await warmSession()
     const hot = hotJobList({ engine, session, path: '/api/v1/jobs' })(new Request(jobsUrl, { headers: { cookie } }), undefined)
     expect(hot, 'the hot path answers').to.be.instanceOf(Response)
@@ -56,7 +74,7 @@ describe('api: hot path of GET /jobs', () => {
 
   it('leaves to the app every request it must not answer itself', async () => {
     let clock = Date.now()
-    const engine = new FakeEngine()
+    const engine = await real()
     const { session, revoked, cookie } = await warmSession(testConfig().server.auth, () => clock)
     const hot = hotJobList({ engine, session, path: '/api/v1/jobs' })
     const unknownToken = `${sessionCookieName}=${await signSession({ key, username: testUser, minutes: 30 })}`
@@ -73,9 +91,13 @@ describe('api: hot path of GET /jobs', () => {
     for (const [what, request] of declined) expect(hot(request, undefined), what).to.equal(undefined)
     expect(hot(new Request(jobsUrl, { headers: { cookie } }), undefined), 'the plain request').to.be.instanceOf(Response)
 
-    engine.explode = new Error('engine down')
+    // A fault the real engine cannot hit on demand (its job list is in memory): one listing throws.
+    const listJobs = engine.listJobs
+    engine.listJobs = () => {
+      throw new Error('engine down')
+    }
     expect(hot(new Request(jobsUrl, { headers: { cookie } }), undefined), 'an engine error').to.equal(undefined)
-    engine.explode = undefined
+    engine.listJobs = listJobs
 
     // Under five minutes left: the app must send a refreshed cookie, so the hot path steps aside.
     clock += 26 * 60_000
@@ -94,7 +116,8 @@ describe('api: hot path of GET /jobs', () => {
 
   it('answers through the app exactly as without the hot path: 200 twice, 401 after a logout, a refreshed cookie', async () => {
     let clock = Date.now()
-    const make = (hotPaths: boolean) => createApp({ config: testConfig(), engine: new FakeEngine(), sessionKey: key, hotPaths, clock: () => clock })
+    const engine = await real()
+    const make = (hotPaths: boolean) => createApp({ config: testConfig(), engine, sessionKey: key, hotPaths, clock: () => clock })
     const [withHot, without] = [make(true), make(false)]
     const cookie = await loginCookie(withHot)
     const both = async (path: string, headers: Record<string, string> = { cookie }) => {
@@ -115,7 +138,7 @@ describe('api: hot path of GET /jobs', () => {
 
   it('with auth off answers without a cookie, as the app does', async () => {
     const config = testConfig({ auth: { enabled: false } })
-    const engine = new FakeEngine()
+    const engine = await real()
     const session = requireSession({ auth: config.server.auth, key, revoked: revokedSessions() })
     const hot = hotJobList({ engine, session, path: '/api/v1/jobs' })(new Request(jobsUrl), undefined)
     expect(hot, 'the hot path answers').to.be.instanceOf(Response)
