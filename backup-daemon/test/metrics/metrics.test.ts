@@ -10,7 +10,7 @@ import { hashPassword } from '../../src/auth/password.js'
 import { RunMetrics } from '../../src/metrics/RunMetrics.js'
 import { createApp } from '../../src/server/createApp.js'
 import { spawnDaemon, type DaemonProcess } from '../api/support/daemonProcess.js'
-import { FakeEngine } from '../api/support/fakeEngine.js'
+import { realEngine, type RealEngine } from '../api/support/realEngine.js'
 import { testConfig } from '../api/support/testConfig.js'
 import { makeTree, tempDir, waitFor } from '../engine/helpers.js'
 
@@ -100,14 +100,17 @@ jobs:
 })
 
 describe('GET /metrics (in-process app)', () => {
+  let real: RealEngine
+  before(async () => (real = await realEngine()))
+  after(() => real.close())
+
   it('is off with server.metrics.enabled: false, and not in the /api/v1 OpenAPI document', async () => {
     const config = testConfig({ auth: { enabled: false } })
-    const on = createApp({
-      config,
-      engine: Object.assign(new FakeEngine(), { metrics: async () => ({ contentType: 'text/plain; version=0.0.4', body: 'x 1\n' }) }),
-    })
-    expect((await on.request('/metrics')).status).to.equal(200)
-    const off = createApp({ config: { ...config, server: { ...config.server, metrics: { enabled: false } } }, engine: new FakeEngine() })
+    const on = createApp({ config, engine: real.engine })
+    const served = await on.request('/metrics')
+    expect(served.status).to.equal(200)
+    expect(await served.text()).to.include('# TYPE backup_daemon_')
+    const off = createApp({ config: { ...config, server: { ...config.server, metrics: { enabled: false } } }, engine: real.engine })
     expect((await off.request('/metrics')).status).to.equal(404)
     const doc = (await (await on.request('/api/v1/openapi')).json()) as { paths: Record<string, unknown> }
     expect(Object.keys(doc.paths).some((path) => path.includes('metrics'))).to.equal(false)
