@@ -46,7 +46,7 @@ async function fakeSetup(overrides: TestConfigOverrides = {}) {
 
 interface RealBackups {
   real: RealEngine
-  get(path: string): Promise<Response>
+  get(path: string): Response | Promise<Response>
   /** Snapshots written by real runs: `nightly` whole, `parts` split in 64 KiB parts, `broken` split with a part removed. */
   whole: string
   split: string

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { hashPassword } from '../../src/auth/password.js'
 import { createApp } from '../../src/server/createApp.js'
-import { FakeEngine } from '../api/support/fakeEngine.js'
+import { realEngine, type RealEngine } from '../api/support/realEngine.js'
 import { spawnDaemon, type DaemonProcess } from '../api/support/daemonProcess.js'
 import { loginCookie, postJson } from '../api/support/requests.js'
 import { openSse, type SseClient, type SseFrame } from '../api/support/sseClient.js'
@@ -421,12 +421,17 @@ describe('tasks: restore and verify from the API (real daemon, files, PostgreSQL
 })
 
 describe('tasks: permission', () => {
+  let real: RealEngine
+  before(async () => (real = await realEngine()))
+  after(() => real.close())
+
   it('answers 403 Problems for verify, restore and cancel while server.permissions.allowRestore is off (the default)', async () => {
-    const app = createApp({ config: testConfig(), engine: new FakeEngine() })
+    const snapshot = await real.runJob('nightly')
+    const app = createApp({ config: testConfig(), engine: real.engine })
     const cookie = await loginCookie(app)
     for (const [path, body] of [
-      ['/api/v1/jobs/nightly/backups/a.tar/verify', {}],
-      ['/api/v1/jobs/nightly/backups/a.tar/restore', { target: { kind: 'files', path: '/tmp/x' } }],
+      [`/api/v1/jobs/nightly/backups/${snapshot}/verify`, {}],
+      [`/api/v1/jobs/nightly/backups/${snapshot}/restore`, { target: { kind: 'files', path: '/tmp/x' } }],
       ['/api/v1/jobs/nightly/tasks/current/cancel', {}],
     ] as const) {
       const res = await postJson(app, path, body, { cookie })

@@ -352,6 +352,8 @@ describe('web UI for snapr users: cancel in progress and snapshot badges (engine
 
   before(async function () {
     browser = await launchBrowser()
+    // The in-memory double: the page must show a run held in "cancelling" and badges of snapshots from other
+    // origins, states a real engine passes through in milliseconds or does not write itself.
     const engine = new FakeEngine([
       fakeJob('nightly', { status: 'running', cancelling: true }),
       fakeJob('fresh', { lastResult: undefined, lastRun: undefined, nextRun: undefined }),
