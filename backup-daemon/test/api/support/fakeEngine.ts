@@ -1,8 +1,9 @@
 /**
  * @module test/api/support/fakeEngine
- * A TEST DOUBLE of the `Engine` interface for in-process API tests: jobs in memory, runs that only flip a
- * status, snapshots as in-memory byte buffers, and a real in-memory `LogHub` with subscribers. It holds
- * no backup logic; the real engine has its own tests and the real-process tests here.
+ * A TEST DOUBLE of the `Engine` interface: jobs in memory, runs that only flip a status, snapshots as
+ * in-memory byte buffers, and an in-memory `LogHub` with subscribers. The API tests run on the real engine
+ * (`realEngine.ts`); this double serves only the states the real engine cannot reach on demand, each use
+ * saying why (a run held in "cancelling", snapshot names and storages the engine does not write itself).
  */
 import { Readable } from 'node:stream'
 import { FullDownloadUnsupportedError, JobBusyError, JobNotFoundError, NoRunInFlightError, SnapshotNotFoundError } from '../../../src/engine/errors.js'
