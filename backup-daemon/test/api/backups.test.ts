@@ -5,6 +5,7 @@ import { createApp } from '../../src/server/createApp.js'
 import { contentDisposition } from '../../src/server/contentDisposition.js'
 import { FakeEngine, fakeSnapshotView, type FakeSnapshot } from './support/fakeEngine.js'
 import { realEngine, type RealEngine } from './support/realEngine.js'
+import { startHostEmulator } from '../storages/support/hostEmulator.js'
 import { loginCookie } from './support/requests.js'
 import { testConfig, type TestConfigOverrides } from './support/testConfig.js'
 
@@ -15,9 +16,9 @@ const partBytes = [Buffer.from('first part '), Buffer.from('second part '), Buff
 
 /**
  * The in-memory double, only for what the real engine cannot produce here: a snapshot named with a quote and a
- * non-ASCII letter (the engine names them `<job>-<ISO time>.<ext>`), a signed storage URL (a host storage with a
- * pull zone; test/storages/host.test.ts checks the real URL), a split set a storage cannot stream whole (every
- * storage here can), and a listing with the catalog's extras of other origins (no checksum manifest, two storages).
+ * non-ASCII letter (the engine names them `<job>-<ISO time>.<ext>`), a split set a storage cannot stream whole
+ * (every storage here can), and a listing with the catalog's extras of other origins (no checksum manifest, two
+ * storages).
  */
 async function fakeSetup(overrides: TestConfigOverrides = {}) {
   const engine = new FakeEngine()
@@ -219,6 +220,43 @@ describe('api: backups (real runs on a temporary folder)', function () {
   })
 })
 
+describe('api: backups on a host storage with a token-signed pull zone (the host emulator)', function () {
+  this.timeout(60_000)
+
+  it('answers 307 with Location: the CDN URL the storage signed, which serves the snapshot', async () => {
+    const emulator = await startHostEmulator({ storage: { zoneName: 'zone', accessKey: 'zone-key' }, pullZone: { tokenAuthKey: 'cdn-key' } })
+    const real = await realEngine({
+      configYaml: `dataDir: ./data
+jobs:
+  - name: cdn
+    sources: [{ type: local, name: files, path: "{src}" }]
+    storages:
+      - { type: host, name: bunny, endpoint: "${emulator.storage.endpoint}", zoneName: zone, accessKey: zone-key, pullZoneHostname: "${emulator.storage.cdnUrl}", pullZoneTokenAuthKey: cdn-key }
+`,
+    })
+    try {
+      const snapshot = await real.runJob('cdn')
+      const app = createApp({ config: testConfig(), engine: real.engine })
+      const cookie = await loginCookie(app)
+      const res = await app.request(`/api/v1/jobs/cdn/backups/${snapshot}/download`, { headers: { cookie } })
+      expect(res.status).to.equal(307)
+      const location = res.headers.get('location')!
+      expect(location.startsWith(`${emulator.storage.cdnUrl}/`), location).to.equal(true)
+      expect(location).to.match(/\?token=HS256-[\w-]+&expires=\d+$/)
+      const served = await fetch(location)
+      expect(served.status).to.equal(200)
+      // The object the URL names in the zone: `<job>/<snapshot>` (the storage's layout), as the emulator stores it.
+      const zonePath = decodeURIComponent(location.slice(emulator.storage.cdnUrl.length + 1).split('?')[0]!)
+      expect(zonePath).to.equal(`cdn/${snapshot}`)
+      const stored = await readFile(emulator.storedFilePath(zonePath)!)
+      expect(Buffer.from(await served.arrayBuffer()).equals(stored)).to.equal(true)
+    } finally {
+      await real.close()
+      await emulator.close()
+    }
+  })
+})
+
 describe('api: backups (states the real engine cannot produce here: the in-memory double)', () => {
   it('lists the catalog extras of other origins: no checksum manifest, held by two storages, damaged with a reason', async () => {
     const { get } = await fakeSetup()
@@ -237,13 +275,6 @@ describe('api: backups (states the real engine cannot produce here: the in-memor
     expect(res.headers.get('content-disposition')).to.equal(`attachment; filename="nightly-_ _x_.tar.gz"; filename*=UTF-8''nightly-%C3%A9%20%22x%22.tar.gz`)
     expect([...new Uint8Array(await res.arrayBuffer())]).to.deep.equal([0, 1, 2, 3])
     expect(contentDisposition('../../etc/pass\r\nwd;x')).to.equal(`attachment; filename="pass__wd_x"; filename*=UTF-8''pass%0D%0Awd%3Bx`)
-  })
-
-  it('answers 307 with Location for a signed storage URL', async () => {
-    const { get } = await fakeSetup()
-    const res = await get('/api/v1/jobs/nightly/backups/signed.tar.gz/download')
-    expect(res.status).to.equal(307)
-    expect(res.headers.get('location')).to.equal('https://storage.example.org/signed?token=abc')
   })
 
   it('501 when a split set cannot be streamed whole; each part still downloads', async () => {

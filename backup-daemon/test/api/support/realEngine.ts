@@ -14,6 +14,7 @@
 import { execFileSync } from 'node:child_process'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { loadConfig } from '../../../src/config/loadConfig.js'
 import type { DaemonConfig } from '../../../src/config/types.js'
 import { createEngine, type DaemonEngine } from '../../../src/engine/createEngine.js'
 import type { LogScope } from '../../../src/engine/types.js'
@@ -27,6 +28,8 @@ export interface RealEngineOptions {
   overrides?: TestConfigOverrides
   /** Write per-job and system log files under the folder (off by default: the in-memory tail is enough). */
   persistLogs?: boolean
+  /** A whole `backup-daemon.yaml` instead of `jobs` (for storages other than the local one); `{src}` is `./src`'s path. */
+  configYaml?: string
   /** Lines kept in memory per log (the loader's defaults otherwise). */
   logLimits?: Partial<DaemonConfig['logLimits']>
 }
@@ -60,13 +63,19 @@ export const defaultJobs: JobYaml[] = [
   { name: 'weekly', extra: "    schedule: '0 4 * * 0'\n    active: false\n" },
 ]
 
+async function loadYaml(dir: string, text: string): Promise<DaemonConfig> {
+  const file = join(dir, 'backup-daemon.yaml')
+  await writeFile(file, text.replaceAll('{src}', join(dir, 'src')))
+  return loadConfig(file)
+}
+
 export async function realEngine(options: RealEngineOptions = {}): Promise<RealEngine> {
   const tmp = await tempDir('bd-api-')
   await makeTree(join(tmp.dir, 'src'))
   const hold = join(tmp.dir, 'hold')
   execFileSync('mkfifo', [hold])
   const jobs = (options.jobs ?? defaultJobs).map((job) => ({ ...job, extra: job.extra?.replaceAll(HOLD, hold) }))
-  const loaded = await configIn(tmp.dir, jobs)
+  const loaded = options.configYaml ? await loadYaml(tmp.dir, options.configYaml) : await configIn(tmp.dir, jobs)
   const api = testConfig(options.overrides)
   const config: DaemonConfig = {
     ...loaded,
