@@ -71,9 +71,16 @@ describe('encryption: age format', function () {
     await pipeline(await encryptAge(Readable.from([plain]), { type: 'age', passphrase: 'typed on a tty' }), createWriteStream(file))
     const out = join(tmp.dir, 'p.out')
     // age reads a passphrase only from the terminal: `script` gives it one whose input is our stdin.
-    const child = spawn('script', ['-qec', `age -d -o '${out}' '${file}'`, '/dev/null'], { stdio: ['pipe', 'ignore', 'ignore'] })
-    setTimeout(() => child.stdin.end('typed on a tty\n'), 500)
+    const child = spawn('script', ['-qec', `age -d -o '${out}' '${file}'`, '/dev/null'], { stdio: ['pipe', 'pipe', 'ignore'] })
+    // Type the passphrase once age asks for it on the terminal (its prompt comes through script's output).
+    let shown = ''
+    child.stdout.on('data', (chunk: Buffer) => {
+      const before = shown
+      shown += chunk.toString()
+      if (!/passphrase/i.test(before) && /passphrase/i.test(shown)) child.stdin.end('typed on a tty\n')
+    })
     const code = await new Promise((resolve) => child.on('close', resolve))
+    expect(shown, 'age prompted for the passphrase').to.match(/passphrase/i)
     expect(code).to.equal(0)
     expect((await readFile(out)).equals(plain)).to.equal(true)
   })
