@@ -148,7 +148,7 @@ describe('archive/tarWorker: the local tar built in a worker thread', function (
     expect((await iterator.next()).done).to.equal(false)
     // The tree is ~4 MiB (~16 steps). Wait until the worker has posted the steps it may hold, then give it
     // time to run on: a broken hold would post more (a slow machine can only make this pass, never fail).
-    for (let i = 0; i < 500 && tarWorkerStepsReceived() - before < 2; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+    for (let i = 0; i < 3000 && tarWorkerStepsReceived() - before < 2; i++) await new Promise((resolve) => setTimeout(resolve, 10))
     await new Promise((resolve) => setTimeout(resolve, 300))
     expect(tarWorkerStepsReceived() - before).to.equal(2)
     // The first step is being handed on: the worker may build one more, then holds again.
@@ -176,7 +176,7 @@ describe('archive/tarWorker: the local tar built in a worker thread', function (
     )
     expect(error).to.equal(reason)
     // The generator's cleanup (the worker's exit awaited) runs as the stream is destroyed: wait for it.
-    for (let i = 0; i < 200 && (liveTarWorkers() > 0 || openDescriptorsUnder(root) > 0); i++) await new Promise((resolve) => setTimeout(resolve, 20))
+    for (let i = 0; i < 1500 && (liveTarWorkers() > 0 || openDescriptorsUnder(root) > 0); i++) await new Promise((resolve) => setTimeout(resolve, 20))
     expect(liveTarWorkers()).to.equal(0)
     expect(openDescriptorsUnder(root)).to.equal(0)
   })

@@ -234,7 +234,7 @@ describe('archive/tarWriter: archives GNU tar restores byte for byte', function 
     expect(received).to.be.greaterThan(0)
     expect(openWhileWalking).to.be.greaterThan(0)
     // The generator's cleanup runs as the stream is destroyed: wait for it (bounded), then check.
-    for (let i = 0; i < 100 && openDescriptorsUnder(root) > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20))
+    for (let i = 0; i < 1500 && openDescriptorsUnder(root) > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20))
     expect(openDescriptorsUnder(root)).to.equal(0)
   })
 })

@@ -137,7 +137,7 @@ describe('sources/mysql and sources/mariadb (a real MariaDB server)', function (
     const writer = spawn('mariadb', ['--no-defaults', `--socket=${s.socket}`, '--user=root', '--batch'], { stdio: ['pipe', 'ignore', 'inherit'] })
     writer.stdin.write("BEGIN; UPDATE shop.items SET name = 'uncommitted' WHERE id <= 100; SELECT 1;\n")
     try {
-      for (let i = 0; i < 200 && (await s.sql('SELECT COUNT(*) FROM information_schema.innodb_trx')) === '0'; i++) await new Promise((r) => setTimeout(r, 50))
+      for (let i = 0; i < 600 && (await s.sql('SELECT COUNT(*) FROM information_schema.innodb_trx')) === '0'; i++) await new Promise((r) => setTimeout(r, 50))
       expect(await s.sql('SELECT COUNT(*) FROM information_schema.innodb_trx'), "the writer's transaction is open").to.not.equal('0')
       const dump = (await dumpBytes(await config({ tables: ['items'] }))).toString('latin1')
       expect(dump).to.include("(1,'item 1',").and.not.include('uncommitted')

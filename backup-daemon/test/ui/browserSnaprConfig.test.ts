@@ -305,7 +305,7 @@ describe('web UI for snapr users: a real daemon from an original-style config', 
     await page.locator('[data-status="idle"]').waitFor({ timeout: 30_000 })
     expect(await page.locator('.result.failed').textContent()).to.contain('cancelled')
     expect(await page.locator('tr[data-snapshot]').count()).to.equal(0)
-    for (let i = 0; i < 100 && !hookBodies.some((b) => b.includes('huge')); i++) await new Promise((r) => setTimeout(r, 100))
+    for (let i = 0; i < 300 && !hookBodies.some((b) => b.includes('huge')); i++) await new Promise((r) => setTimeout(r, 100))
     expect(
       hookBodies.some((b) => b.includes('huge')),
       'webhook for the stopped run',

@@ -150,7 +150,7 @@ describe('emulator: storage API', () => {
         })
       })
       // The server notices the abort asynchronously: wait until its temp folder is empty again.
-      for (let i = 0; i < 50 && (await readdir(path.join(dataDir, 'tmp'))).length > 0; i++) await new Promise((r) => setTimeout(r, 20))
+      for (let i = 0; i < 1500 && (await readdir(path.join(dataDir, 'tmp'))).length > 0; i++) await new Promise((r) => setTimeout(r, 20))
       expect(await readdir(path.join(dataDir, 'tmp'))).to.deep.equal([])
       expect(await readFile(local.storedFilePath('cut.bin') ?? '', 'utf8')).to.equal('old version')
     } finally {
