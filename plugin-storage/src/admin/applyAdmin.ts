@@ -7,10 +7,12 @@
  * - the video panel (encoding status refreshed live, then the player) as a `ui` field of each stream
  *   collection, in the main column under the upload; list columns starting with the file's preview
  *   unless the app chose its own;
+ * - internal storage fields (`_objectKey`) out of list columns, filters and pickers;
  * - the components' strings merged into `config.i18n.translations` (the app's values win).
  */
 import type { CollectionConfig, Config, Field } from 'payload'
 
+import { hideInternalStorageFields } from '../fields/internalStorageFields.js'
 import type { ResolvedOptions } from '../options/resolveOptions.js'
 import { translations } from '../translations/index.js'
 import { storageThumbnail, thumbnailSizeName, videoThumbnail } from './adminThumbnails.js'
@@ -43,11 +45,12 @@ export function applyAdmin(config: Config, options: ResolvedOptions): Config {
   const collections = (config.collections ?? []).map((collection): CollectionConfig => {
     const target = options.collections.get(collection.slug)
     if (!target) return collection
-    if (target.target === 'stream') return streamCollection(collection)
+    const storageCollection = hideInternalStorageFields(collection)
+    if (target.target === 'stream') return streamCollection(storageCollection)
     const upload = typeof collection.upload === 'object' ? collection.upload : {}
     const sizeName = thumbnailSizeName(upload)
-    if (!options.storage?.cdnUrl || !sizeName) return collection
-    return { ...collection, upload: { ...upload, adminThumbnail: storageThumbnail(options.storage, target, sizeName) } }
+    if (!options.storage?.cdnUrl || !sizeName) return storageCollection
+    return { ...storageCollection, upload: { ...upload, adminThumbnail: storageThumbnail(options.storage, target, sizeName) } }
   })
   return withTranslations({ ...config, collections }, translations)
 }
