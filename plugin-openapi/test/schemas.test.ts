@@ -239,7 +239,7 @@ describe('schemas and operations (fixture)', function () {
     const generated = generateOpenAPIDocument(withPlayback(config))
     const operation = (generated.paths['/cms-api/posts/{id}/playback'] as S).get as S
     const read = (generated.paths['/cms-api/posts/{id}'] as S).get as S
-    const idOf = (o: S) => (o.parameters as S[]).find((p) => p.name === 'id' && p.in === 'path')
+    const idOf = (o: S): S => (o.parameters as S[]).find((p) => p.name === 'id' && p.in === 'path') ?? {}
     expect(idOf(operation).schema).to.deep.equal({ type: 'integer' })
     expect(idOf(operation).schema).to.deep.equal(idOf(read).schema)
     // Like reading the document: any credential or none (the collection's read access decides).
