@@ -22,12 +22,17 @@ export type Markup = 'html' | 'svg' | 'xml'
 /** Container names that file-type and browsers spell differently for the same bytes. */
 const SAME_CONTAINER: Record<string, string> = {
   'audio/mp4': 'video/mp4',
+  'image/heif': 'image/heic',
   'image/jpg': 'image/jpeg',
   'image/pjpeg': 'image/jpeg',
   'image/vnd.microsoft.icon': 'image/x-icon',
+  'video/avi': 'video/vnd.avi',
+  'video/msvideo': 'video/vnd.avi',
   'video/quicktime': 'video/mp4',
   'video/x-m4v': 'video/mp4',
   'video/x-matroska': 'video/webm',
+  'video/x-ms-wmv': 'video/x-ms-asf',
+  'video/x-msvideo': 'video/vnd.avi',
 }
 const family = (mime: string): string => SAME_CONTAINER[mime] ?? mime
 
