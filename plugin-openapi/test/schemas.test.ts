@@ -222,6 +222,37 @@ describe('schemas and operations (fixture)', function () {
     expect(() => generateOpenAPIDocument(early)).to.throw(OpenAPIReferenceError, /"Posts" is already defined/)
   })
 
+  it("custom endpoints of a collection: {id} is typed like the collection's other ids; no security given means access decides", async () => {
+    const config = await fixtureSanitized()
+    // As the storage plugin's playback endpoint: a collection endpoint on `/:id/...` that declares neither.
+    const playback: Endpoint = {
+      path: '/:id/playback',
+      method: 'get',
+      handler: () => Response.json({}),
+      custom: { openapi: { summary: 'Player URLs', responses: { 200: { description: 'URLs.' } } } },
+    }
+    const withPlayback = (c: SanitizedConfig) =>
+      ({
+        ...c,
+        collections: c.collections.map((col) => (col.slug === 'posts' ? { ...col, endpoints: [...(col.endpoints || []), playback] } : col)),
+      }) as SanitizedConfig
+    const generated = generateOpenAPIDocument(withPlayback(config))
+    const operation = (generated.paths['/cms-api/posts/{id}/playback'] as S).get as S
+    const read = (generated.paths['/cms-api/posts/{id}'] as S).get as S
+    const idOf = (o: S): S => (o.parameters as S[]).find((p) => p.name === 'id' && p.in === 'path') ?? {}
+    expect(idOf(operation).schema).to.deep.equal({ type: 'integer' })
+    expect(idOf(operation).schema).to.deep.equal(idOf(read).schema)
+    // Like reading the document: any credential or none (the collection's read access decides).
+    expect(operation.security).to.deep.equal(read.security)
+    expect(operation.security).to.deep.include({})
+    const mongo = generateOpenAPIDocument(withPlayback({ ...config, db: { ...config.db, defaultIDType: 'text' } } as SanitizedConfig))
+    expect(idOf((mongo.paths['/cms-api/posts/{id}/playback'] as S).get as S).schema).to.deep.equal({ type: 'string' })
+    // A root endpoint's path parameter stays a string.
+    const root: Endpoint = { path: '/things/:id', method: 'get', handler: () => Response.json({}), custom: { openapi: { summary: 'x' } } }
+    const rooted = generateOpenAPIDocument({ ...config, endpoints: [...config.endpoints, root] } as SanitizedConfig)
+    expect(idOf((rooted.paths['/cms-api/things/{id}'] as S).get as S).schema).to.deep.equal({ type: 'string' })
+  })
+
   it('catalog conditions read from the sanitized config: disableLocalStrategy, disableBulkEdit, disableDuplicate', async () => {
     const config = await fixtureSanitized()
     const changed = {

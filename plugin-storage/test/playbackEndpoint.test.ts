@@ -89,3 +89,62 @@ describe('playback endpoint and admin thumbnails', function () {
     expect(served.headers.get('content-type')).to.match(/^image\/png/)
   })
 })
+
+describe('playback on a collection anyone may read: behaviour and OpenAPI agree (issue 24 item 6)', function () {
+  this.timeout(60_000)
+  let emu: RunningEmulator
+  let cms: RunningCms
+
+  before(async () => {
+    emu = await startEmulator()
+    const options = emulatorOptions(emu)
+    cms = await startCms(
+      { ...options, collections: { ...options.collections, 'public-videos': 'stream' } },
+      {
+        extraCollections: [
+          { slug: 'public-videos', access: { read: () => true }, fields: [{ name: 'title', type: 'text' }], upload: { mimeTypes: ['video/mp4'] } },
+        ],
+      },
+    )
+  })
+  after(async () => {
+    await cms?.close()
+    await emu?.close()
+  })
+
+  it('answers an anonymous reader the player URLs, and the operation demands no credential of its own', async () => {
+    const video = mp4Bytes(16 * 1024)
+    const request = { collection: 'public-videos', filename: 'open.mp4', filesize: video.length, filetype: 'video/mp4', head: headOf(video), title: 'Open' }
+    const auth = (await (await tusAuth(cms, request)).json()) as TusAuthResponse
+    const form = new FormData()
+    const reference = { signedReceipt: auth.signedReceipt }
+    form.append(
+      'file',
+      JSON.stringify({ clientUploadContext: reference, filename: auth.filename, mimeType: 'video/mp4', size: video.length, uploadReference: reference }),
+    )
+    form.append('_payload', JSON.stringify({ hostData: { stream: { videoToken: auth.videoToken } }, title: 'Open' }))
+    const saved = await cms.fetch('/api/public-videos', { body: form, method: 'POST' })
+    expect(saved.status, await saved.clone().text()).to.equal(201)
+    const id = ((await saved.json()) as { doc: { id: number } }).doc.id
+    const raw = JSON.stringify({ Status: 3, VideoGuid: auth.videoId, VideoLibraryId: emu.stream.libraryId })
+    const hook = await fetch(`${cms.url}/api${WEBHOOK_PATH}`, {
+      body: raw,
+      headers: { 'Content-Type': 'application/json', ...webhookSignatureHeaders(raw, emu.stream.readOnlyKey) },
+      method: 'POST',
+    })
+    expect(hook.status).to.equal(200)
+
+    // The collection's read access decides, as for GET /api/public-videos/{id}: anonymous readers are let in.
+    const anonymous = await cms.fetch(`/api/public-videos/${id}/playback`, { auth: false })
+    expect(anonymous.status).to.equal(200)
+    expect(((await anonymous.json()) as { hls?: string }).hls).to.match(new RegExp(`^${emu.stream.cdnUrl}/${auth.videoId}/`))
+    expect((await cms.fetch(`/api/public-videos/${id}`, { auth: false })).status).to.equal(200)
+
+    // So the operation declares no security of its own (plugin-openapi then marks it as its reads: any
+    // credential or none) and no `id` parameter (plugin-openapi types it as the collection's ids).
+    const endpoints = cms.payload.collections['public-videos']!.config.endpoints as Array<{ path: string; custom?: { openapi?: object } }>
+    const operation = endpoints.find((e) => e.path === '/:id/playback')!.custom!.openapi!
+    expect(operation).to.not.have.property('security')
+    expect(operation).to.not.have.property('parameters')
+  })
+})

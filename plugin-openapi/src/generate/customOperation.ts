@@ -6,6 +6,15 @@ import type { OpenAPIV3_1 } from '../openapi.js'
 import type { BuildContext, Operation, Scope } from '../operations/context.js'
 import type { CustomEndpointOpenAPI } from '../types.js'
 
+/**
+ * Default schema of a path parameter: `{id}` on a collection's own endpoint is a document ID, typed like
+ * every generated operation's (integer on SQL adapters with numeric IDs, string on MongoDB, a custom `id`
+ * field as declared); anything else is a string.
+ */
+function pathParamSchema(b: BuildContext, scope: Scope, name: string): OpenAPIV3_1.SchemaObject {
+  return scope.kind === 'collection' && name === 'id' ? (b.registry.idSchema(scope.slug) as OpenAPIV3_1.SchemaObject) : { type: 'string' }
+}
+
 /** Merges `custom.openapi` over the default operation of a custom endpoint. */
 export function customOperation(b: BuildContext, scope: Scope, method: string, openapiPath: string, custom: CustomEndpointOpenAPI, apiRoute = ''): Operation {
   const { components: _components, ...overrides } = custom
@@ -13,7 +22,7 @@ export function customOperation(b: BuildContext, scope: Scope, method: string, o
     name: m[1]!,
     in: 'path',
     required: true,
-    schema: { type: 'string' },
+    schema: pathParamSchema(b, scope, m[1]!),
   }))
   const given = (overrides.parameters ?? []) as OpenAPIV3_1.ParameterObject[]
   const parameters = [...pathParams.filter((p) => !given.some((g) => g.name === p.name && g.in === p.in)), ...given]

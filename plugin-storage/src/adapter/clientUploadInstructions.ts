@@ -18,7 +18,7 @@ import {
   sanitizeUploadFilename,
 } from '../payload/compat.js'
 import { presignPut, type PresignedPut } from '../upstream/presignPut.js'
-import { assertAcceptedType } from '../validation/fileRules.js'
+import { assertAcceptedType, isSvgOrXml } from '../validation/fileRules.js'
 
 export interface ClientUploadRequest {
   collectionSlug: string
@@ -62,7 +62,12 @@ export async function signClientUpload(
   assertClientUploadFileSize(upload.size)
   // A collection may allow a missing type (`allowRestrictedFileTypes`); the host then needs one to bind.
   if (typeof upload.mimeType !== 'string' || !upload.mimeType) throw new HttpError(400, 'A valid MIME type is required for client uploads.')
-  const mimeTypes = typeof collection.upload === 'object' ? collection.upload.mimeTypes : undefined
+  const uploadConfig = typeof collection.upload === 'object' ? collection.upload : undefined
+  // The core's SVG/XML check reads the name as written; `logo.ｓｖｇ` is an SVG too (NFKC, fileRules.ts).
+  if (uploadConfig?.allowRestrictedFileTypes !== true && isSvgOrXml(upload.filename, upload.mimeType)) {
+    throw new HttpError(400, 'SVG and XML files must be uploaded through Payload.')
+  }
+  const mimeTypes = uploadConfig?.mimeTypes
   assertAcceptedType(sanitizeUploadFilename(upload.filename), upload.mimeType, { collectionMimeTypes: mimeTypes })
   const resolved = await resolveClientUploadKey({
     collectionPrefix: target.prefix,

@@ -29,6 +29,42 @@ export function cdnUrlFor(storage: ResolvedStorage, key: string): string | undef
 
 const PASSED_HEADERS = ['content-type', 'content-length', 'content-range', 'accept-ranges', 'etag', 'last-modified']
 
+/** How long the read-back of a client upload waits for the host's first answer before giving up. */
+export const CLIENT_UPLOAD_READ_TIMEOUT_MS = 10_000
+
+/**
+ * The answer to the core's read-back of a client upload whose object is not on the host (never PUT,
+ * deleted) or that the host did not answer for in time. The core reads the body of whatever the handler
+ * returns, whatever its status (an empty body became an empty file, then a vague error, or a wait on the
+ * host), so the body itself fails with the reason: the document save answers 400 at once, naming the
+ * upload, and nothing is written.
+ */
+function missingUpload(filename: string, reason: 'missing' | 'unreachable'): Response {
+  const message =
+    reason === 'missing'
+      ? `The uploaded file "${filename}" is not on the storage host: upload it with the signed URL first (or upload it again), then save.`
+      : `The uploaded file "${filename}" could not be read from the storage host in time. Try saving again.`
+  const error = new APIError(message, 400, undefined, true)
+  const body = new ReadableStream<Uint8Array>({ start: (controller) => controller.error(error) })
+  return new Response(body, { status: reason === 'missing' ? 404 : 504 })
+}
+
+/** Opens a client upload for the core's read-back, waiting at most {@link CLIENT_UPLOAD_READ_TIMEOUT_MS} for the host's headers. */
+async function readBack(storage: ResolvedStorage, key: string, filename: string, range: string | null): Promise<Response> {
+  const abort = new AbortController()
+  const timer = setTimeout(() => abort.abort(), CLIENT_UPLOAD_READ_TIMEOUT_MS)
+  try {
+    return await getObject(storageApiConfig(storage), key, range, abort.signal)
+  } catch (err) {
+    if (err instanceof UpstreamError && err.isNotFound()) return missingUpload(filename, 'missing')
+    if (err instanceof UpstreamError && err.status === 0) return missingUpload(filename, 'unreachable')
+    throw err
+  } finally {
+    // Only the wait for the headers is bounded: the body of a large file may take its time.
+    clearTimeout(timer)
+  }
+}
+
 async function serve(storage: ResolvedStorage, target: ResolvedCollection, req: PayloadRequest, args: ServeArgs): Promise<Response> {
   const collection = req.payload.collections[args.params.collection]?.config
   if (!collection) return new Response(null, { status: 404 })
@@ -50,7 +86,10 @@ async function serve(storage: ResolvedStorage, target: ResolvedCollection, req: 
   }
   let upstream: Response
   try {
-    upstream = await getObject(storageApiConfig(storage), key, req.headers.get('range'))
+    upstream = upload.context
+      ? await readBack(storage, key, args.params.filename, req.headers.get('range'))
+      : await getObject(storageApiConfig(storage), key, req.headers.get('range'))
+    if (!upstream.ok) return upstream
   } catch (err) {
     if (err instanceof UpstreamError && err.isNotFound()) return new Response(null, { status: 404 })
     if (err instanceof UpstreamError && err.status === 416) return new Response(null, { status: 416 })

@@ -26,12 +26,22 @@ export const videoThumbnail: ThumbnailFn = ({ doc }) => {
   return encoded ? stream.thumbnailUrl : null
 }
 
-/** Thumbnail of an image document: the CDN URL of its `sizeName` image size. */
+const text = (value: unknown): string | undefined => (typeof value === 'string' && value ? value : undefined)
+
+/**
+ * The folder of a document's files as plugin-cloud-storage stores them: its `prefix`, then the client
+ * upload's own `_objectKey` segment (3.x); a file sent through the CMS, or seeded, has no such segment.
+ */
+export function documentFolder(doc: Record<string, unknown>): string | undefined {
+  return [text(doc.prefix), text(doc._objectKey)].filter(Boolean).join('/') || undefined
+}
+
+/** Thumbnail of an image document: the CDN URL of its `sizeName` image size, in the document's folder. */
 export function storageThumbnail(storage: ResolvedStorage, target: ResolvedCollection, sizeName: string): ThumbnailFn {
   return ({ doc }) => {
     const size = (doc.sizes as Record<string, { filename?: null | string } | undefined> | undefined)?.[sizeName]
     if (!size?.filename) return null
-    return cdnUrlFor(storage, objectKey(target.prefix, typeof doc.prefix === 'string' ? doc.prefix : undefined, size.filename)) ?? null
+    return cdnUrlFor(storage, objectKey(target.prefix, documentFolder(doc), size.filename)) ?? null
   }
 }
 

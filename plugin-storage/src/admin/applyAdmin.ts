@@ -3,14 +3,17 @@
  * What editors see of their media, applied to the config by the plugin (when it is enabled):
  * - previews: `upload.adminThumbnail` of stream collections (the host's thumbnail) and of storage
  *   collections with image sizes and a CDN (the thumbnail size on the CDN, signed with token auth);
- *   an app's own adminThumbnail function is kept;
+ *   an app's own adminThumbnail function is kept; list columns starting with the file's preview unless the
+ *   app chose its own;
  * - the video panel (encoding status refreshed live, then the player) as a `ui` field of each stream
  *   collection, in the main column under the upload; list columns starting with the file's preview
  *   unless the app chose its own;
+ * - internal storage fields (`_objectKey`) out of list columns, filters and pickers;
  * - the components' strings merged into `config.i18n.translations` (the app's values win).
  */
 import type { CollectionConfig, Config, Field } from 'payload'
 
+import { hideInternalStorageFields } from '../fields/internalStorageFields.js'
 import type { ResolvedOptions } from '../options/resolveOptions.js'
 import { translations } from '../translations/index.js'
 import { storageThumbnail, thumbnailSizeName, videoThumbnail } from './adminThumbnails.js'
@@ -19,6 +22,13 @@ import { withTranslations } from './mergeTranslations.js'
 
 /** Name of the video panel's `ui` field (no data: the database schema does not change). */
 export const VIDEO_PANEL_FIELD = 'hostVideoPanel'
+
+/** The file (its preview), the title when there is one, then the last change. */
+const listColumns = (collection: CollectionConfig): string[] => [
+  'filename',
+  ...(collection.admin?.useAsTitle ? [collection.admin.useAsTitle] : []),
+  'updatedAt',
+]
 
 function streamCollection(collection: CollectionConfig): CollectionConfig {
   const upload = typeof collection.upload === 'object' ? collection.upload : {}
@@ -29,7 +39,7 @@ function streamCollection(collection: CollectionConfig): CollectionConfig {
     admin: { disableListColumn: true, components: { Field: { clientProps: { collectionSlug: collection.slug }, path: `${CLIENT_PATH}#VideoPanel` } } },
   }
   // Without columns chosen by the app, the list starts with the file (its preview), then the title.
-  const defaultColumns = collection.admin?.defaultColumns ?? ['filename', ...(collection.admin?.useAsTitle ? [collection.admin.useAsTitle] : []), 'updatedAt']
+  const defaultColumns = collection.admin?.defaultColumns ?? listColumns(collection)
   return {
     ...collection,
     admin: { ...collection.admin, defaultColumns },
@@ -43,11 +53,17 @@ export function applyAdmin(config: Config, options: ResolvedOptions): Config {
   const collections = (config.collections ?? []).map((collection): CollectionConfig => {
     const target = options.collections.get(collection.slug)
     if (!target) return collection
-    if (target.target === 'stream') return streamCollection(collection)
+    const storageCollection = hideInternalStorageFields(collection)
+    if (target.target === 'stream') return streamCollection(storageCollection)
     const upload = typeof collection.upload === 'object' ? collection.upload : {}
     const sizeName = thumbnailSizeName(upload)
-    if (!options.storage?.cdnUrl || !sizeName) return collection
-    return { ...collection, upload: { ...upload, adminThumbnail: storageThumbnail(options.storage, target, sizeName) } }
+    if (!options.storage?.cdnUrl || !sizeName) return storageCollection
+    return {
+      ...storageCollection,
+      // As for videos: without columns chosen by the app, the list starts with the file (its thumbnail).
+      admin: { ...storageCollection.admin, defaultColumns: storageCollection.admin?.defaultColumns ?? listColumns(storageCollection) },
+      upload: { ...upload, adminThumbnail: storageThumbnail(options.storage, target, sizeName) },
+    }
   })
   return withTranslations({ ...config, collections }, translations)
 }

@@ -18,17 +18,31 @@ import type { TusAuthResponse } from '../types.js'
 import { createVideo, getVideo } from '../upstream/streamApi.js'
 import { tusSignature } from '../upstream/signatures.js'
 import { uniqueFilename } from '../validation/uniqueFilename.js'
-import { parseTusRequest, validateTusFile } from '../validation/validateTusRequest.js'
-import { HttpError, readJsonObject, withErrors } from './httpError.js'
+import { parseTusRequest, TUS_AUTH_BODY_LIMIT, validateTusFile } from '../validation/validateTusRequest.js'
+import { HttpError, withErrors } from './httpError.js'
+import { readLimitedBody } from './readLimitedBody.js'
 
 /** Video object statuses after which the bytes are on the host: Uploaded, Processing, Transcoding, Finished, JIT. */
 const UPLOADED_STATUSES = new Set([1, 2, 3, 4, 7, 8])
 const STATUS_NAMES = ['created', 'uploaded', 'processing', 'transcoding', 'finished', 'error', 'uploadFailed', 'jitSegmenting', 'jitPlaylistsCreated']
 
+/** The JSON object body, read up to {@link TUS_AUTH_BODY_LIMIT} bytes (413 past it, before parsing). */
+async function readTusAuthBody(req: PayloadRequest): Promise<Record<string, unknown>> {
+  const raw = await readLimitedBody(req, TUS_AUTH_BODY_LIMIT)
+  let body: unknown
+  try {
+    body = JSON.parse(raw.toString('utf8'))
+  } catch {
+    throw new HttpError(400, 'The request body must be JSON.')
+  }
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new HttpError(400, 'The request body must be a JSON object.')
+  return body as Record<string, unknown>
+}
+
 async function handleTusAuth(ctx: PluginContext, stream: ResolvedStream, req: PayloadRequest): Promise<Response> {
   const user = userKey(req)
   if (!user) throw new HttpError(403, 'An authenticated session is required.')
-  const body = parseTusRequest(await readJsonObject(req))
+  const body = parseTusRequest(await readTusAuthBody(req))
   const collection = req.payload.collections[body.collection]?.config
   if (!collection) throw new HttpError(404, `Collection "${body.collection}" not found.`)
   await checkTusAccess(stream, req, body)

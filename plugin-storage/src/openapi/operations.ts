@@ -125,14 +125,18 @@ export const storageUploadOperation = {
   },
 }
 
-/** `GET /api/{collection}/{id}/playback` of one stream collection (operation ids are unique per collection). */
+/**
+ * `GET /api/{collection}/{id}/playback` of one stream collection (operation ids are unique per collection).
+ * No `security` and no `id` parameter of its own: the collection's read access decides, as on `GET
+ * /api/{collection}/{id}` (anonymous readers of a public collection get URLs), so plugin-openapi marks it
+ * like its other read operations (any credential or none), and it types `{id}` as the collection's ID.
+ */
 export const playbackOperation = (collection: string) => ({
   operationId: `storageHostPlayback_${collection.replace(/[^A-Za-z0-9]/g, '_')}`,
   summary: 'Player URLs of a video document (HLS, MP4 fallback, thumbnail); signed when the stream pull zone has token authentication',
+  description: "The collection's read access runs for the document, as for reading it: a public collection answers anonymous callers too.",
   // Listed with the collection's own operations (plugin-openapi tags collection endpoints by slug).
   tags: [collection],
-  security: [{ cookieAuth: [] }, { bearerAuth: [] }],
-  parameters: [{ in: 'path', name: 'id', required: true, schema: { type: 'string' } }],
   responses: {
     '200': jsonResponse('Player URLs (signed URLs expire at `expiresAt`)', {
       type: 'object',

@@ -54,11 +54,14 @@ export async function putObject(config: StorageApiConfig, key: string, body: Upl
   if (!res.ok) throw new UpstreamError(`Upload of "${key}"`, res.status)
 }
 
-/** Opens an object; forwards `Range`. Answers the upstream response (200/206) or throws. */
-export async function getObject(config: StorageApiConfig, key: string, range?: string | null): Promise<Response> {
+/**
+ * Opens an object; forwards `Range`. Answers the upstream response (200/206) or throws. `signal` aborts
+ * the request (callers that must answer quickly bound the wait for the host's headers with it).
+ */
+export async function getObject(config: StorageApiConfig, key: string, range?: string | null, signal?: AbortSignal): Promise<Response> {
   const headers: Record<string, string> = { AccessKey: config.accessKey }
   if (range) headers.Range = range
-  const res = await upstreamFetch(`Download of "${key}"`, objectUrl(config, key), { headers })
+  const res = await upstreamFetch(`Download of "${key}"`, objectUrl(config, key), { headers, signal })
   if (!res.ok) {
     await res.body?.cancel()
     throw new UpstreamError(`Download of "${key}"`, res.status)

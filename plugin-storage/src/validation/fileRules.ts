@@ -15,8 +15,15 @@ export const MIME_ESSENCE_PATTERN = /^[!#$%&'*+.^`|~\w-]+\/[!#$%&'*+.^`|~\w-]+$/
 /** `type/subtype`, lower case, without parameters. */
 export const mimeEssence = (mimeType: string): string => (mimeType.split(';', 1)[0] ?? '').trim().toLowerCase()
 
-/** The last extension of a file name, lower case ('' without a dot). */
-export const extensionOf = (name: string): string => (name.includes('.') ? (name.split('.').pop() ?? '').toLowerCase() : '')
+/**
+ * The last extension of a file name, lower case ('' without a dot), after NFKC normalisation: full-width
+ * and other compatibility forms (`clip.ｈｔｍｌ`) fold to the plain letters a browser or CDN may treat
+ * them as, so a confusable spelling cannot pass the restricted list.
+ */
+export const extensionOf = (name: string): string => {
+  const normalised = name.normalize('NFKC')
+  return normalised.includes('.') ? (normalised.split('.').pop() ?? '').toLowerCase() : ''
+}
 
 export const isSvgMimeType = (mimeType: string): boolean => mimeEssence(mimeType) === 'image/svg+xml'
 

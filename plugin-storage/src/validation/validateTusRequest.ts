@@ -1,28 +1,47 @@
 /**
  * @module validation/validateTusRequest
  * The 400/413/415 rows of the tus-auth error table, checked on the request body before anything is
- * created upstream. Order: required fields, then field validity (name, MIME, size, head), SVG/XML,
- * size limit, accepted types, and last the magic-byte sniff of `head` against `filetype`.
+ * created upstream. Order: required fields, then each field's type and length (`TUS_FIELD_LIMITS`), field
+ * validity (name, MIME, size, head), SVG/XML, size limit, accepted types, and last the content of `head`
+ * against `filetype` (`contentSniff.ts`, shared with every other upload path).
  */
-import { fileTypeFromBuffer } from 'file-type'
-
 import { MAX_HEAD_CHARS } from '../constants.js'
 import { HttpError } from '../endpoints/httpError.js'
 import { sanitizeUploadFilename } from '../payload/compat.js'
-import { assertAcceptedType, isSvgOrXml, MIME_ESSENCE_PATTERN, mimeEssence as essence } from './fileRules.js'
 import type { TusAuthRequest } from '../types.js'
+import { assertContentMatches, sniffMarkup } from './contentSniff.js'
+import { assertAcceptedType, isSvgOrXml, MIME_ESSENCE_PATTERN, mimeEssence as essence } from './fileRules.js'
 
 const REQUIRED = ['collection', 'filename', 'filesize', 'filetype'] as const
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
-/** Container names that file-type and browsers spell differently for the same bytes. */
-const SAME_CONTAINER: Record<string, string> = { 'video/x-m4v': 'video/mp4', 'audio/mp4': 'video/mp4', 'video/x-matroska': 'video/webm' }
+
+/**
+ * Longest accepted value of each string field, in characters (400 past it): a request costs at most
+ * these, whatever a client sends. `head` has the spec's 8192; a title longer than a sentence or two is
+ * not a title; ids and tokens are far shorter than their limit.
+ */
+export const TUS_FIELD_LIMITS = {
+  collection: 100,
+  filename: 255,
+  filetype: 255,
+  head: MAX_HEAD_CHARS,
+  title: 500,
+  videoId: 100,
+  videoToken: 2048,
+} as const
+
+/** Largest accepted tus-auth body in bytes (413 past it): every field at its limit fits. */
+export const TUS_AUTH_BODY_LIMIT = 16 * 1024
 
 /** Checks field presence and types; answers the typed request. */
 export function parseTusRequest(body: Record<string, unknown>): TusAuthRequest {
   const missing = REQUIRED.filter((k) => body[k] === undefined || body[k] === null || body[k] === '')
   if (missing.length) throw new HttpError(400, `Missing required fields: ${missing.join(', ')}.`)
-  for (const k of ['collection', 'filename', 'filetype', 'head', 'title', 'videoId', 'videoToken'] as const) {
-    if (body[k] !== undefined && typeof body[k] !== 'string') throw new HttpError(400, `Field "${k}" must be a string.`)
+  for (const [k, max] of Object.entries(TUS_FIELD_LIMITS)) {
+    const value = body[k]
+    if (value !== undefined && typeof value !== 'string') throw new HttpError(400, `Field "${k}" must be a string.`)
+    // `head` has its own message (the spec's limit); the others are bounded here.
+    if (k !== 'head' && typeof value === 'string' && value.length > max) throw new HttpError(400, `Field "${k}" must be at most ${max} characters.`)
   }
   if (typeof body.filesize !== 'number') throw new HttpError(400, 'Field "filesize" must be a number.')
   return body as unknown as TusAuthRequest
@@ -34,17 +53,6 @@ export function decodeHead(head: string | undefined): Buffer | undefined {
   if (head.length === 0 || head.length > MAX_HEAD_CHARS) throw new HttpError(400, `Field "head" must be 1 to ${MAX_HEAD_CHARS} base64 characters.`)
   if (head.length % 4 !== 0 || !BASE64.test(head)) throw new HttpError(400, 'Field "head" is not valid base64.')
   return Buffer.from(head, 'base64')
-}
-
-/** Looks like the start of an XML or SVG document (possibly after a BOM and whitespace). */
-function looksLikeXml(bytes: Buffer): boolean {
-  const text = bytes
-    .subarray(0, 256)
-    .toString('utf8')
-    .replace(/^\uFEFF/, '')
-    .trimStart()
-    .toLowerCase()
-  return text.startsWith('<?xml') || text.startsWith('<svg') || text.startsWith('<!doctype svg')
 }
 
 export interface TusFileChecks {
@@ -70,7 +78,8 @@ export async function validateTusFile(request: TusAuthRequest, checks: TusFileCh
   if (!Number.isSafeInteger(filesize) || filesize <= 0) throw new HttpError(400, 'Invalid file size.')
   const headBytes = decodeHead(request.head)
 
-  if (isSvgOrXml(sanitizedName, filetype) || (headBytes && looksLikeXml(headBytes))) {
+  const markup = headBytes && sniffMarkup(headBytes)
+  if (isSvgOrXml(sanitizedName, filetype) || markup === 'svg' || markup === 'xml') {
     throw new HttpError(400, 'SVG and XML files cannot be uploaded to the streaming host.')
   }
   if (checks.maxFileSize !== undefined && filesize > checks.maxFileSize) {
@@ -78,17 +87,6 @@ export async function validateTusFile(request: TusAuthRequest, checks: TusFileCh
   }
   const mime = essence(filetype)
   assertAcceptedType(sanitizedName, mime, { collectionMimeTypes: checks.collectionMimeTypes, hostMimeTypes: checks.streamMimeTypes })
-  if (headBytes) {
-    const detected = await fileTypeFromBuffer(headBytes)
-    if (detected) {
-      const a = SAME_CONTAINER[detected.mime] ?? detected.mime
-      const b = SAME_CONTAINER[mime] ?? mime
-      // QuickTime and MP4 share the ISO base media layout; a .mov declared as mp4 (or back) is fine.
-      const isoFamily = new Set(['video/mp4', 'video/quicktime'])
-      if (a !== b && !(isoFamily.has(a) && isoFamily.has(b))) {
-        throw new HttpError(415, `The file content (${detected.mime}) does not match the declared type ${mime}.`)
-      }
-    }
-  }
+  if (headBytes) await assertContentMatches(mime, headBytes)
   return { headBytes, sanitizedName }
 }

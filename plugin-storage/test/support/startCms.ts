@@ -87,6 +87,8 @@ export interface StartCmsOptions {
   dataDir?: string
   /** The CMS secret (a restarted CMS must keep it: receipts and tokens are signed with it). */
   secret?: string
+  /** Collections added to the test ones (e.g. one with other access rules). */
+  extraCollections?: CollectionConfig[]
 }
 
 export async function startCms(pluginOptions: HostStoragePluginOptions, opts: StartCmsOptions = {}): Promise<RunningCms> {
@@ -97,7 +99,7 @@ export async function startCms(pluginOptions: HostStoragePluginOptions, opts: St
   const removeDir = () => (opts.dataDir ? Promise.resolve() : rm(dir, { force: true, recursive: true }))
   const key = `plugin-storage-${randomUUID()}`
   const config = await buildConfig({
-    collections: testCollections(dir),
+    collections: [...testCollections(dir), ...(opts.extraCollections ?? [])],
     db: sqliteAdapter({ client: { url: `file:${join(dir, 'cms.db')}` } }),
     plugins: [hostStoragePlugin(pluginOptions)],
     secret: opts.secret ?? `test-secret-${key}`,
