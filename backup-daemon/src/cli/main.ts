@@ -36,7 +36,7 @@ const options = {
 function describeParseError(argv: string[], err: Error & { code?: string }): string {
   const command = argv.find((a) => !a.startsWith('-')) ?? 'backup-daemon'
   const helpHint = `see backup-daemon ${commands.includes(command) ? `${command} ` : ''}--help`
-  const flag = /'(-{1,2}[^'\s]+)'/.exec(err.message)?.[1]
+  const flag = /'(-{1,2}[\w-]+)/.exec(err.message)?.[1]
   if (err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && flag) {
     const near = suggest(flag.replace(/^-+/, ''), Object.keys(options))
     return `${command}: unknown option ${flag}${near ? `; did you mean --${near}?` : ''} (${helpHint})`

@@ -19,14 +19,18 @@ function distance(a: string, b: string): number {
 }
 
 /**
- * The candidate nearest to `word` (case ignored), or undefined when none is close: at most a third of
- * the word's length away (at least 1, at most 3 edits), so "frobnicate" suggests nothing.
+ * The candidate nearest to `word` (case ignored), or undefined when none is close: the only candidate
+ * it begins (`--stor` → `storage`), else one at most a third of the word's length away (at least 1, at
+ * most 3 edits), so "frobnicate" suggests nothing.
  */
 export function suggest(word: string, candidates: Iterable<string>): string | undefined {
   const lower = word.toLowerCase()
+  const list = [...candidates]
+  const prefixed = lower.length >= 3 ? list.filter((candidate) => candidate.toLowerCase().startsWith(lower)) : []
+  if (prefixed.length === 1) return prefixed[0]
   const limit = Math.min(3, Math.max(1, Math.floor(word.length / 3)))
   let best: { candidate: string; score: number } | undefined
-  for (const candidate of candidates) {
+  for (const candidate of list) {
     const score = distance(lower, candidate.toLowerCase())
     if (score <= limit && (!best || score < best.score)) best = { candidate, score }
   }
