@@ -2,8 +2,8 @@
  * @module cli/limitReads
  * `--limit-download RATE` of `verify` and `restore` (restic's flag of the same name): every object read
  * from the storage is paced to at most `bytesPerSecond` in all, so checking a snapshot on a remote
- * storage does not fill the server's uplink. The pace is a token bucket over the whole command (one
- * object is read at a time), refilled by time, so a slow reader is never held longer than needed.
+ * storage does not fill the server's uplink. The pace is one token bucket for the whole command (every
+ * storage and every object it reads), refilled by time, so a slow reader is never held longer than needed.
  */
 import { Transform, type Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
@@ -23,9 +23,14 @@ export function parseRate(command: string, value: string | undefined): number | 
   return Math.floor(bytes)
 }
 
-export function limitReads(storage: Storage, bytesPerSecond: number): Storage {
-  // The bucket holds at most a quarter second of bytes: short bursts, steady pace.
-  const capacity = Math.max(16384, bytesPerSecond / 4)
+/** One pace for every storage a command reads: wraps each so that together they read at most the rate. */
+export interface ReadLimiter {
+  wrap(storage: Storage): Storage
+}
+
+export function createReadLimiter(bytesPerSecond: number): ReadLimiter {
+  // The bucket holds at most a tenth of a second of bytes: short bursts, steady pace.
+  const capacity = Math.max(65536, bytesPerSecond / 10)
   let tokens = capacity
   let filledAt = Date.now()
   const take = async (bytes: number) => {
@@ -40,22 +45,26 @@ export function limitReads(storage: Storage, bytesPerSecond: number): Storage {
       await delay(Math.ceil(((Math.min(bytes, capacity) - tokens) * 1000) / bytesPerSecond))
     }
   }
-  const open = async (key: string): Promise<Readable> => {
-    const source = await storage.open(key)
-    const paced = new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        take(chunk.length).then(() => done(null, chunk), done)
-      },
-    })
-    pipeline(source, paced).catch(() => {})
-    return paced
-  }
-  // A Proxy, not a copy: storages are class instances whose methods need their own `this` (as countingStorage).
-  return new Proxy(storage, {
-    get(target, property, receiver) {
-      if (property === 'open') return open
-      const value: unknown = Reflect.get(target, property, receiver)
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value
+  return {
+    wrap(storage) {
+      const open = async (key: string): Promise<Readable> => {
+        const source = await storage.open(key)
+        const paced = new Transform({
+          transform(chunk: Buffer, _encoding, done) {
+            take(chunk.length).then(() => done(null, chunk), done)
+          },
+        })
+        pipeline(source, paced).catch(() => {})
+        return paced
+      }
+      // A Proxy, not a copy: storages are class instances whose methods need their own `this` (as countingStorage).
+      return new Proxy(storage, {
+        get(target, property, receiver) {
+          if (property === 'open') return open
+          const value: unknown = Reflect.get(target, property, receiver)
+          return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value
+        },
+      })
     },
-  })
+  }
 }

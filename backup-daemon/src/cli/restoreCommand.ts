@@ -19,7 +19,7 @@ import { describeReadError, openArchive } from '../snapshot/openArchive.js'
 import { databaseTypes, restoreDatabases } from '../snapshot/restoreDatabases.js'
 import { verifySnapshot } from '../snapshot/verifySnapshot.js'
 import { restoreFiles } from '../tasks/restoreFiles.js'
-import { meteredCopy, runTask, sizeOf, type CliTaskOptions } from './runTask.js'
+import { meteredCopy, readLimiterOf, runTask, sizeOf, type CliTaskOptions } from './runTask.js'
 import { archiveKeys, openJob, type JobContext } from './snapshotCommand.js'
 import { inProcessReporter } from './terminal/inProcessReporter.js'
 import type { Reporter } from './terminal/Reporter.js'
@@ -70,6 +70,7 @@ export async function restoreIn(
   const first = locations.find((l): l is LocatedSnapshot => !('missing' in l))
   const target = args.to ? resolve(args.to) : `database source(s) ${sources.map((s) => s.name).join(', ')}`
   const spec = { job: job.name, kind: 'restore' as const, snapshot: args.snapshot, target, ...(first && { totalBytes: 2 * sizeOf(first) }) }
+  const limiter = readLimiterOf(args)
   return runTask(reporter, spec, async (context) => {
     const say = (line: string) => context.log('info', line)
     context.meter.phase = 'verifying'
@@ -81,7 +82,7 @@ export async function restoreIn(
         continue
       }
       context.meter.currentSource = location.storage.name
-      const check = await verifySnapshot(meteredCopy(location, context, args), context.signal, archiveKeys(job))
+      const check = await verifySnapshot(meteredCopy(location, context, limiter), context.signal, archiveKeys(job))
       if (check.ok) {
         say(`${where}: ${args.snapshot} verified (${check.partsChecked} part(s), ${check.bytes} bytes)`)
         chosen = location
@@ -96,7 +97,7 @@ export async function restoreIn(
     const keys: AgeKeys = { ...options.keys }
     // age (~200 ms to import) only for an identity file: openArchive loads it for encrypted snapshots alone.
     if (args.identity) keys.identities = (await import('../archive/ageStream.js')).parseIdentities(await readFile(args.identity, 'utf8'))
-    const copy = meteredCopy(chosen, context, args)
+    const copy = meteredCopy(chosen, context, limiter)
     try {
       const archive = await openArchive(copy, { ...options, keys, signal: context.signal })
       if (args.to) {

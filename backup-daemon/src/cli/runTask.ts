@@ -13,7 +13,7 @@ import { TaskRunner, type TaskContext, type TaskOutcome, type TaskSpec } from '.
 import type { LocatedSnapshot } from '../snapshot/locateSnapshots.js'
 import type { Storage } from '../storages/types.js'
 import { nextSignal } from './output.js'
-import { limitReads } from './limitReads.js'
+import { createReadLimiter, type ReadLimiter } from './limitReads.js'
 import type { Reporter } from './terminal/Reporter.js'
 
 export type CliTaskSpec = Omit<TaskSpec, 'trigger'>
@@ -44,10 +44,13 @@ export async function runTask(reporter: Reporter, spec: CliTaskSpec, work: (cont
   return record?.result === 'success' ? 0 : record?.result === 'cancelled' ? 130 : 1
 }
 
-/** The snapshot read through the task's meter (and `--limit-download`). */
-export function meteredCopy(located: LocatedSnapshot, context: TaskContext, options: CliTaskOptions = {}): LocatedSnapshot {
-  let storage: Storage = located.storage
-  if (options.limitBytesPerSecond) storage = limitReads(storage, options.limitBytesPerSecond)
+/** The `--limit-download` pace of one command (shared by every storage it reads), or none. */
+export const readLimiterOf = (options: CliTaskOptions): ReadLimiter | undefined =>
+  options.limitBytesPerSecond ? createReadLimiter(options.limitBytesPerSecond) : undefined
+
+/** The snapshot read through the task's meter (and the command's `--limit-download` pace). */
+export function meteredCopy(located: LocatedSnapshot, context: TaskContext, limiter?: ReadLimiter): LocatedSnapshot {
+  const storage: Storage = limiter ? limiter.wrap(located.storage) : located.storage
   return { ...located, storage: countingStorage(storage, (n) => context.meter.addBytes(n)) }
 }
 

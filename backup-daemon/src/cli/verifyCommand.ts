@@ -8,7 +8,7 @@
  */
 import { locateSnapshots } from '../snapshot/locateSnapshots.js'
 import { verifySnapshot } from '../snapshot/verifySnapshot.js'
-import { meteredCopy, runTask, sizeOf, type CliTaskOptions } from './runTask.js'
+import { meteredCopy, readLimiterOf, runTask, sizeOf, type CliTaskOptions } from './runTask.js'
 import { archiveKeys, openJob, type JobContext } from './snapshotCommand.js'
 import { inProcessReporter } from './terminal/inProcessReporter.js'
 import type { Reporter } from './terminal/Reporter.js'
@@ -43,6 +43,7 @@ export async function verifyIn(
     snapshot: snapshot ?? (names.join(', ') || 'newest'),
     totalBytes: found.reduce((sum, l) => sum + sizeOf(l), 0),
   }
+  const limiter = readLimiterOf(options)
   return runTask(reporter, spec, async (context) => {
     context.meter.phase = 'verifying'
     let failed = 0
@@ -54,7 +55,7 @@ export async function verifyIn(
         continue
       }
       context.meter.currentSource = location.storage.name
-      const result = await verifySnapshot(meteredCopy(location, context, options), context.signal, archiveKeys(opened.job))
+      const result = await verifySnapshot(meteredCopy(location, context, limiter), context.signal, archiveKeys(opened.job))
       const what = `${where}: ${location.entry.view.name}`
       if (result.ok) {
         const checked = location.manifest

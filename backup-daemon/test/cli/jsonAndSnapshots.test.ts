@@ -146,6 +146,8 @@ jobs:
     const summary = summaryOf(lines)
     expect(summary).to.include({ job: 'site', kind: 'verify', trigger: 'cli', result: 'success', snapshot: newest!.name, bytesRead: 2 * newest!.size })
     expect(summary).to.include.keys('id', 'startedAt', 'endedAt', 'durationMs', 'bytesWritten')
+    // --limit-download 256 (KiB/s) paces both storages together: after a burst of 64 KiB, 256 KiB a second.
+    expect(summary.durationMs).to.be.at.least(((summary.bytesRead - 65536) / (256 * 1024)) * 1000 * 0.95)
   })
 
   it('restore --json from the S3 copy: the files are back and the summary is the restore record', async () => {
