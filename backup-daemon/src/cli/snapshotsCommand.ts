@@ -6,7 +6,7 @@
  * people; with `--json` one `Snapshot` of the API per line. A storage that cannot be listed is an error
  * naming it (exit 1): a listing that silently leaves one out would hide missing copies.
  */
-import { defaultStorageOf, listJobSnapshots } from '../engine/snapshotCatalog.js'
+import { defaultStorageOf, listCatalog, listJobSnapshots } from '../engine/snapshotCatalog.js'
 import type { SnapshotView } from '../engine/types.js'
 import { formatBytes } from '../ui/lib/formatBytes.js'
 import { openJob } from './snapshotCommand.js'
@@ -47,7 +47,11 @@ export async function snapshotsCommand(args: SnapshotsArgs): Promise<number> {
   try {
     listed = await listJobSnapshots(opened.job.name, opened.storages, defaultStorageOf(opened.job))
   } catch (err) {
-    process.stderr.write(`snapshots: cannot list job "${args.job}": ${(err as Error).message}; check the storage (or list the others with --storage NAME)\n`)
+    // Name the storage(s) that cannot be listed, so the operator knows which one to check.
+    const failing: string[] = []
+    for (const storage of opened.storages) await listCatalog(storage, opened.job.name).catch(() => failing.push(`"${storage.name}"`))
+    const which = failing.length ? `storage ${failing.join(', ')}` : 'a storage'
+    process.stderr.write(`snapshots: cannot list job "${args.job}" on ${which}: ${(err as Error).message}; check it, or list the others with --storage NAME\n`)
     return 1
   }
   const snapshots = listed.map(({ entry }) => entry.view)

@@ -161,7 +161,7 @@ jobs:
     expect(await readFile(join(tmp.dir, 'restored/tree/docs/random.bin'))).to.deep.equal(await readFile(join(tmp.dir, 'src/docs/random.bin')))
   })
 
-  it('--json failures keep the exit codes: an unknown snapshot ends in a failed record (1), a usage error is 2', async () => {
+  it('failures keep the exit codes: an unknown snapshot ends in a failed record (1), a usage error is 2, a storage that cannot be listed is named (1)', async () => {
     const missing = await runSplit(['verify', 'site', 'site-1999-01-01T00-00-00-000Z.tar.zst', '--config', file, '--json'], { cwd: tmp.dir })
     expect(missing.code, missing.stdout).to.equal(1)
     const lines = jsonLines(missing.stdout)
@@ -172,5 +172,10 @@ jobs:
     expect(summaryOf(lines)).to.include({ result: 'failed', error: '2 of 2 storage(s) without an intact copy' })
     const usage = await runSplit(['restore', 'site', 'x', '--config', file, '--json'], { cwd: tmp.dir })
     expect(usage.code).to.equal(2)
+    const gone = join(tmp.dir, 'gone.yaml')
+    await writeFile(gone, (await readFile(file, 'utf8')).replace(`bucket: ${s3.bucket}`, 'bucket: gone'))
+    const unlisted = await runSplit(['snapshots', 'site', '--config', gone], { cwd: tmp.dir })
+    expect(unlisted.code).to.equal(1)
+    expect(unlisted.stderr).to.match(/^snapshots: cannot list job "site" on storage "cloud": .+; check it, or list the others with --storage NAME$/m)
   })
 })
