@@ -109,3 +109,30 @@ Examples:
 }
 
 export const commands = Object.keys(commandHelp)
+
+const outputOptions = ['json', 'quiet', 'no-color', 'progress-interval']
+/** The options each command reads (besides --config, --help and --version, which every command takes). */
+export const commandOptions: Record<string, string[]> = {
+  serve: [],
+  'check-config': [],
+  'hash-password': [],
+  run: outputOptions,
+  snapshots: ['storage', 'json'],
+  verify: ['storage', 'limit-download', ...outputOptions],
+  restore: ['to', 'into-database', 'source', 'force', 'identity', 'storage', 'limit-download', ...outputOptions],
+}
+
+/**
+ * The first option given that `command` does not read, as an error naming it and the commands that do
+ * (an option silently ignored would let `run --storage offsite` look as if it did something).
+ */
+export function misplacedOption(command: string, given: string[]): string | undefined {
+  const allowed = commandOptions[command]
+  if (!allowed) return undefined
+  const common = ['config', 'help', 'version']
+  const stray = given.find((option) => !common.includes(option) && !allowed.includes(option))
+  if (stray === undefined) return undefined
+  const owners = Object.keys(commandOptions).filter((name) => commandOptions[name]!.includes(stray))
+  const where = owners.length ? ` (an option of ${owners.join(', ')})` : ''
+  return `${command}: --${stray} is not an option of ${command}${where}; leave it out, see backup-daemon ${command} --help`
+}

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { findConfigFile } from '../config/findConfigFile.js'
-import { commandHelp, commands } from './commandHelp.js'
+import { commandHelp, commands, misplacedOption } from './commandHelp.js'
 import { parseRate } from './limitReads.js'
 import { outputMode, parseProgressInterval } from './terminal/outputMode.js'
 import { createReporter } from './terminal/Reporter.js'
@@ -75,6 +75,11 @@ async function main(argv: string[]): Promise<number> {
     if (rest.length <= allowed) return false
     process.stderr.write(`${command}: unexpected argument "${rest[allowed]}"; see backup-daemon ${command} --help\n`)
     return true
+  }
+  const misplaced = misplacedOption(command, Object.keys(values))
+  if (misplaced) {
+    process.stderr.write(`${misplaced}\n`)
+    return 2
   }
   // Output flags of run / verify / restore: parsed once, an error names the flag and a value to give.
   const interval = parseProgressInterval(command, values['progress-interval'])

@@ -10,11 +10,16 @@ import { createEngine } from '../engine/createEngine.js'
 import { EngineError } from '../engine/errors.js'
 import type { RunRecord } from '../engine/history/types.js'
 import { load, nextSignal } from './output.js'
+import { unknownJob } from './snapshotCommand.js'
 import type { Reporter } from './terminal/Reporter.js'
 
 export async function runOnce(file: string, job: string, reporter: Reporter): Promise<number> {
   const config = await load(file)
   if (!config) return 1
+  if (!config.jobs.some((j) => j.name === job)) {
+    process.stderr.write(`${unknownJob('run', job, file, config.jobs)}\n`)
+    return 2
+  }
   const engine = await createEngine(config, { schedule: false })
   const unsubscribe = engine.logs.subscribe({ kind: 'job', job }, (line) => reporter.logLine(line))
   let record: RunRecord | undefined
@@ -24,7 +29,8 @@ export async function runOnce(file: string, job: string, reporter: Reporter): Pr
     unsubscribe()
     await engine.stop()
     if (!(err instanceof EngineError)) throw err
-    reporter.message('error', `run: ${err.message}`)
+    // Refused before it started (busy, stopping): plain on stderr, as every usage error, whatever the output mode.
+    process.stderr.write(`run: ${err.message}\n`)
     return err.name === 'JobNotFoundError' ? 2 : 1
   }
   const unwatch = engine.watchRuns(job, {

@@ -22,14 +22,19 @@ const nearest = (name: string, known: string[]) => {
   return near ? `did you mean "${near}"? ` : ''
 }
 
+/** `COMMAND: no job "x" in FILE; did you mean "y"? (jobs: ...)`. */
+export function unknownJob(command: string, name: string, file: string, jobs: JobConfig[]): string {
+  const names = jobs.map((j) => j.name)
+  return `${command}: no job "${name}" in ${file}; ${nearest(name, names)}(jobs: ${names.join(', ') || 'none'})`
+}
+
 /** The job and its storages (only `storage` when given), or an exit code after printing why. */
 export async function openJob(file: string, name: string, storage?: string, command = 'verify'): Promise<JobContext | number> {
   const config = await load(file)
   if (!config) return 1
   const job = config.jobs.find((j) => j.name === name)
   if (!job) {
-    const jobs = config.jobs.map((j) => j.name)
-    process.stderr.write(`${command}: no job "${name}" in ${file}; ${nearest(name, jobs)}(jobs: ${jobs.join(', ') || 'none'})\n`)
+    process.stderr.write(`${unknownJob(command, name, file, config.jobs)}\n`)
     return 2
   }
   const entries = storage === undefined ? job.storages : job.storages.filter((s) => s.name === storage)

@@ -60,6 +60,24 @@ describe('backup-daemon help and error messages', function () {
     expect(storage.stderr).to.equal('verify: --storage "dsk": job "site" has no such storage; did you mean "disk"? (storages: disk)\n')
   })
 
+  it('an option of another command is refused, naming the commands it belongs to', async () => {
+    const run = await cli('run', 'site', '--config', file, '--storage', 'disk')
+    expect(run.code).to.equal(2)
+    expect(run.stderr).to.equal(
+      'run: --storage is not an option of run (an option of snapshots, verify, restore); leave it out, see backup-daemon run --help\n',
+    )
+    const listing = await cli('snapshots', 'site', '--config', file, '--limit-download', '1M')
+    expect(listing.code).to.equal(2)
+    expect(listing.stderr).to.match(/^snapshots: --limit-download is not an option of snapshots \(an option of verify, restore\)/)
+  })
+
+  it('run of an unknown job names the nearest, even with --json (plain on stderr, exit 2)', async () => {
+    const result = await cli('run', 'sites', '--config', file, '--json')
+    expect(result.code).to.equal(2)
+    expect(result.stdout).to.equal('')
+    expect(result.stderr).to.equal(`run: no job "sites" in ${file}; did you mean "site"? (jobs: site)\n`)
+  })
+
   it('a bad flag value or a missing flag names the command, the flag and what to give', async () => {
     const interval = await cli('run', 'site', '--config', file, '--progress-interval', 'often')
     expect(interval.code).to.equal(2)

@@ -115,7 +115,9 @@ export function createReporter(mode: OutputMode, streams: ReporterStreams = { st
     message: (level, text) => above(level === 'error' ? stderr : stdout, ownLine(level, text)),
     progress: (progress) => {
       // One column spare: writing the last column makes some terminals wrap, and `\r` would then redraw a line too low.
-      const line = formatProgress(progress, Math.max(20, mode.columns - 1))
+      // Read at each redraw: the operator may resize the window while it runs.
+      const columns = (stdout as Partial<NodeJS.WriteStream>).columns || mode.columns
+      const line = formatProgress(progress, Math.max(20, columns - 1))
       clear()
       drawn = mode.colour ? line.replace(/^(\S+)/, '\x1b[36m$1\x1b[0m') : line
       stdout.write(drawn)
