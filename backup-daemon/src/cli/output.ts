@@ -8,7 +8,8 @@ import { ConfigError, formatIssue, type ConfigIssue } from '../config/ConfigErro
 import type { DaemonConfig } from '../config/types.js'
 import { stripAnsi } from '../logs/formatLine.js'
 
-const colour = Boolean(process.stdout.isTTY) || Boolean(process.env.FORCE_COLOR)
+// NO_COLOR (https://no-color.org) wins over a terminal and FORCE_COLOR alike.
+const colour = (Boolean(process.stdout.isTTY) || Boolean(process.env.FORCE_COLOR)) && !process.env.NO_COLOR
 export const out = (line: string) => process.stdout.write((colour ? line : stripAnsi(line)) + '\n')
 
 /** Loads the config or prints every issue; undefined means "exit 1". */

@@ -83,6 +83,8 @@ export async function restoreIn(
       }
       context.meter.currentSource = location.storage.name
       const check = await verifySnapshot(meteredCopy(location, context, limiter), context.signal, archiveKeys(job))
+      // Cancelled mid-part: the read error it reports is the cancel, not a damaged copy.
+      context.signal.throwIfAborted()
       if (check.ok) {
         say(`${where}: ${args.snapshot} verified (${check.partsChecked} part(s), ${check.bytes} bytes)`)
         chosen = location

@@ -6,6 +6,7 @@
  * (the `--json` summary). The record stays in memory: these commands never touch the daemon's state,
  * so they run beside a live daemon. SIGINT/SIGTERM cancel the task (exit 130).
  */
+import type { Readable } from 'node:stream'
 import type { RunRecord } from '../engine/history/types.js'
 import { countingStorage } from '../tasks/countingStorage.js'
 import { memoryRunHistory } from '../tasks/memoryRunHistory.js'
@@ -48,10 +49,39 @@ export async function runTask(reporter: Reporter, spec: CliTaskSpec, work: (cont
 export const readLimiterOf = (options: CliTaskOptions): ReadLimiter | undefined =>
   options.limitBytesPerSecond ? createReadLimiter(options.limitBytesPerSecond) : undefined
 
-/** The snapshot read through the task's meter (and the command's `--limit-download` pace). */
+/**
+ * The same storage with every object it opens destroyed when `signal` aborts: a cancel stops a part
+ * being read at once (`verifySnapshot` looks at the signal only between parts, and a paced read of a
+ * large part would otherwise go on to its end).
+ */
+function abortable(storage: Storage, signal: AbortSignal): Storage {
+  const open = async (key: string): Promise<Readable> => {
+    signal.throwIfAborted()
+    const stream = await storage.open(key)
+    const stop = () => stream.destroy(signal.reason instanceof Error ? signal.reason : new Error('cancelled'))
+    signal.addEventListener('abort', stop, { once: true })
+    stream.once('close', () => signal.removeEventListener('abort', stop))
+    return stream
+  }
+  return new Proxy(storage, {
+    get(target, property, receiver) {
+      if (property === 'open') return open
+      const value: unknown = Reflect.get(target, property, receiver)
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value
+    },
+  })
+}
+
+/** The snapshot read through the task's meter (and the command's `--limit-download` pace), stopped by a cancel. */
 export function meteredCopy(located: LocatedSnapshot, context: TaskContext, limiter?: ReadLimiter): LocatedSnapshot {
   const storage: Storage = limiter ? limiter.wrap(located.storage) : located.storage
-  return { ...located, storage: countingStorage(storage, (n) => context.meter.addBytes(n)) }
+  return {
+    ...located,
+    storage: abortable(
+      countingStorage(storage, (n) => context.meter.addBytes(n)),
+      context.signal,
+    ),
+  }
 }
 
 /** The bytes of a located snapshot (all its parts). */

@@ -56,6 +56,8 @@ export async function verifyIn(
       }
       context.meter.currentSource = location.storage.name
       const result = await verifySnapshot(meteredCopy(location, context, limiter), context.signal, archiveKeys(opened.job))
+      // Cancelled mid-part: the read error it reports is the cancel, not a damaged copy.
+      context.signal.throwIfAborted()
       const what = `${where}: ${location.entry.view.name}`
       if (result.ok) {
         const checked = location.manifest

@@ -9,7 +9,7 @@
 import { expect } from 'chai'
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { tempDir, waitFor } from '../engine/helpers.js'
 import { fakeDumpTool, openFifo } from '../progress/support/slowDumpDaemon.js'
@@ -174,6 +174,41 @@ describe('backup-daemon run / verify / restore: progress on a terminal and in a 
     expect(quiet.out).to.not.match(anyEscape)
     expect(quiet.out).to.not.include('progress:')
     expect(quiet.out).to.include(`[verify] storage "disk": ${snapshot}: OK`)
+  })
+
+  it('Ctrl-C while a verify reads a part stops the read at once (the record shows how little was read)', async () => {
+    const args = ['verify', 'files', '--config', file, '--limit-download', '256', '--json']
+    const child = spawn(process.execPath, [daemonBin, ...args], { cwd: tmp.dir, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
+    await waitFor(() => stdout.includes('"type":"progress"'), 20_000, 'the first progress event')
+    child.kill('SIGINT')
+    expect(await exited, stdout).to.equal(130)
+    const summary = JSON.parse(stdout.trim().split('\n').at(-1)!) as { type: string; result: string; bytesRead: number }
+    expect(summary).to.include({ type: 'summary', result: 'cancelled' })
+    // At 256 KiB/s the 2 MiB part takes 8 s: a verify that only looked at the signal between parts read it all.
+    expect(summary.bytesRead).to.be.below(1024 * 1024)
+    expect(stdout).to.not.include('cannot be read')
+  })
+
+  it('Ctrl-C while a restore unpacks cancels it: exit 130, the record says cancelled, nothing is left behind', async () => {
+    const args = ['restore', 'files', snapshot, '--config', file, '--to', 'interrupted', ...paced, '--json']
+    const child = spawn(process.execPath, [daemonBin, ...args], { cwd: tmp.dir, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
+    await waitFor(() => stdout.includes('"phase":"restoring"'), 20_000, 'the restoring phase')
+    child.kill('SIGINT')
+    expect(await exited, stdout).to.equal(130)
+    const events = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; message?: string; result?: string })
+    expect(events.map((e) => e.message)).to.include('SIGINT: cancelling the restore')
+    expect(events.at(-1)).to.include({ type: 'summary', kind: 'restore', result: 'cancelled' })
+    // Neither the folder nor the temporary one it was being unpacked into (`.interrupted.restore-*`).
+    expect((await readdir(tmp.dir)).filter((name) => name.includes('interrupted'))).to.deep.equal([])
   })
 
   it('--quiet prints nothing when all is well, and the errors when not', async () => {
