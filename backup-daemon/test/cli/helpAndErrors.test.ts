@@ -60,6 +60,15 @@ describe('backup-daemon help and error messages', function () {
     expect(storage.stderr).to.equal('verify: --storage "dsk": job "site" has no such storage; did you mean "disk"? (storages: disk)\n')
   })
 
+  it('snapshots of a job with none says so (exit 0); --json prints nothing', async () => {
+    const table = await cli('snapshots', 'site', '--config', file)
+    expect(table.code).to.equal(0)
+    expect(table.stdout).to.equal('no snapshots of job "site" on "disk"\n')
+    const json = await cli('snapshots', 'site', '--config', file, '--json')
+    expect(json.code).to.equal(0)
+    expect(json.stdout).to.equal('')
+  })
+
   it('an option of another command is refused, naming the commands it belongs to', async () => {
     const run = await cli('run', 'site', '--config', file, '--storage', 'disk')
     expect(run.code).to.equal(2)
