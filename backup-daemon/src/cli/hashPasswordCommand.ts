@@ -6,7 +6,7 @@ import { readPassword } from './readPassword.js'
 export async function hashPasswordCommand(): Promise<number> {
   const password = await readPassword('Password: ')
   if (!password) {
-    process.stderr.write('empty password\n')
+    process.stderr.write('hash-password: empty password; type one at the prompt, or pipe it: backup-daemon hash-password < password.txt\n')
     return 1
   }
   out(await hashPassword(password))

@@ -6,34 +6,57 @@
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { findConfigFile } from '../config/findConfigFile.js'
+import { commandHelp, commands, misplacedOption } from './commandHelp.js'
+import { parseRate } from './limitReads.js'
+import { outputMode, parseProgressInterval } from './terminal/outputMode.js'
+import { createReporter } from './terminal/Reporter.js'
+import { suggest } from './terminal/suggest.js'
 import { usage } from './usage.js'
+
+const options = {
+  config: { type: 'string', short: 'c' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+  // snapshots / verify / restore
+  storage: { type: 'string' },
+  to: { type: 'string' },
+  'into-database': { type: 'boolean' },
+  source: { type: 'string', multiple: true },
+  identity: { type: 'string' },
+  force: { type: 'boolean' },
+  'limit-download': { type: 'string' },
+  // output of run / verify / restore / snapshots (cli/terminal)
+  json: { type: 'boolean' },
+  quiet: { type: 'boolean', short: 'q' },
+  'no-color': { type: 'boolean' },
+  'progress-interval': { type: 'string' },
+} as const
+
+/** A parse error as `COMMAND: what; what to do` (Node's own text names no command and no remedy). */
+function describeParseError(argv: string[], err: Error & { code?: string }): string {
+  const command = argv.find((a) => !a.startsWith('-')) ?? 'backup-daemon'
+  const helpHint = `see backup-daemon ${commands.includes(command) ? `${command} ` : ''}--help`
+  const flag = /'(-{1,2}[\w-]+)/.exec(err.message)?.[1]
+  if (err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && flag) {
+    const near = suggest(flag.replace(/^-+/, ''), Object.keys(options))
+    return `${command}: unknown option ${flag}${near ? `; did you mean --${near}?` : ''} (${helpHint})`
+  }
+  if (err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && flag) return `${command}: ${flag} needs a value, e.g. ${flag} NAME (${helpHint})`
+  return `${command}: ${err.message} (${helpHint})`
+}
 
 async function main(argv: string[]): Promise<number> {
   let parsed
   try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        config: { type: 'string', short: 'c' },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean', short: 'v' },
-        // verify / restore
-        storage: { type: 'string' },
-        to: { type: 'string' },
-        'into-database': { type: 'boolean' },
-        source: { type: 'string', multiple: true },
-        identity: { type: 'string' },
-        force: { type: 'boolean' },
-      },
-    })
+    parsed = parseArgs({ args: argv, allowPositionals: true, options })
   } catch (err) {
-    process.stderr.write(`${(err as Error).message}\n\n${usage}`)
+    process.stderr.write(`${describeParseError(argv, err as Error & { code?: string })}\n`)
     return 2
   }
   const { values, positionals } = parsed
   if (values.help) {
-    process.stdout.write(usage)
+    const help = commandHelp[positionals[0] ?? '']
+    process.stdout.write(help ?? usage)
     return 0
   }
   if (values.version) {
@@ -50,9 +73,26 @@ async function main(argv: string[]): Promise<number> {
   }
   const extra = (allowed: number) => {
     if (rest.length <= allowed) return false
-    process.stderr.write(`${command}: unexpected argument "${rest[allowed]}"\n`)
+    process.stderr.write(`${command}: unexpected argument "${rest[allowed]}"; see backup-daemon ${command} --help\n`)
     return true
   }
+  const misplaced = misplacedOption(command, Object.keys(values))
+  if (misplaced) {
+    process.stderr.write(`${misplaced}\n`)
+    return 2
+  }
+  // Output flags of run / verify / restore: parsed once, an error names the flag and a value to give.
+  const interval = parseProgressInterval(command, values['progress-interval'])
+  const limit = parseRate(command, values['limit-download'])
+  for (const bad of [interval, limit]) {
+    if (typeof bad === 'object') {
+      process.stderr.write(`${bad.error}\n`)
+      return 2
+    }
+  }
+  const reporter = () =>
+    createReporter(outputMode({ json: values.json, quiet: values.quiet, noColor: values['no-color'], progressInterval: interval as number | undefined }))
+  const limitBytesPerSecond = limit as number | undefined
   switch (command) {
     case 'serve': {
       const file = needConfig()
@@ -67,45 +107,64 @@ async function main(argv: string[]): Promise<number> {
     case 'run': {
       const job = rest[0]
       if (!job) {
-        process.stderr.write('run: which job? usage: backup-daemon run JOB --config FILE\n')
+        process.stderr.write('run: which job? give its name: backup-daemon run JOB --config FILE\n')
         return 2
       }
       const file = needConfig()
-      return !file || extra(1) ? 2 : (await import('./runOnce.js')).runOnce(file, job)
+      return !file || extra(1) ? 2 : (await import('./runOnce.js')).runOnce(file, job, reporter())
+    }
+    case 'snapshots': {
+      const job = rest[0]
+      if (!job) {
+        process.stderr.write('snapshots: which job? give its name: backup-daemon snapshots JOB --config FILE\n')
+        return 2
+      }
+      const file = needConfig()
+      if (!file || extra(1)) return 2
+      return (await import('./snapshotsCommand.js')).snapshotsCommand({ file, job, storage: values.storage, json: values.json ?? false })
     }
     case 'verify': {
       const job = rest[0]
       if (!job) {
-        process.stderr.write('verify: which job? usage: backup-daemon verify JOB [SNAPSHOT] --config FILE\n')
+        process.stderr.write('verify: which job? give its name: backup-daemon verify JOB [SNAPSHOT] --config FILE\n')
         return 2
       }
       const file = needConfig()
-      return !file || extra(2) ? 2 : (await import('./verifyCommand.js')).verifyCommand(file, job, rest[1], values.storage)
+      if (!file || extra(2)) return 2
+      return (await import('./verifyCommand.js')).verifyCommand(file, job, rest[1], values.storage, reporter(), { limitBytesPerSecond })
     }
     case 'restore': {
       const [job, snapshot] = rest
       if (!job || !snapshot) {
-        process.stderr.write('restore: usage: backup-daemon restore JOB SNAPSHOT --config FILE (--to DIR | --into-database)\n')
+        const what = job ? 'which snapshot? give its name (list them: backup-daemon snapshots JOB)' : 'which job and snapshot?'
+        process.stderr.write(`restore: ${what}: backup-daemon restore JOB SNAPSHOT --config FILE (--to DIR | --into-database)\n`)
         return 2
       }
       const file = needConfig()
       if (!file || extra(2)) return 2
       const { restoreCommand } = await import('./restoreCommand.js')
-      return restoreCommand({
-        file,
-        job,
-        snapshot,
-        to: values.to,
-        intoDatabase: values['into-database'] ?? false,
-        sources: values.source ?? [],
-        storage: values.storage,
-        identity: values.identity,
-        force: values.force ?? false,
-      })
+      return restoreCommand(
+        {
+          file,
+          job,
+          snapshot,
+          to: values.to,
+          intoDatabase: values['into-database'] ?? false,
+          sources: values.source ?? [],
+          storage: values.storage,
+          identity: values.identity,
+          force: values.force ?? false,
+          ...(limitBytesPerSecond !== undefined && { limitBytesPerSecond }),
+        },
+        reporter(),
+      )
     }
-    default:
-      process.stderr.write(`unknown command "${command}"\n\n${usage}`)
+    default: {
+      const near = suggest(command, commands)
+      const hint = near ? `; did you mean \`${near}\`?` : ''
+      process.stderr.write(`unknown command "${command}"${hint} (commands: ${commands.join(', ')}; see backup-daemon --help)\n`)
       return 2
+    }
   }
 }
 

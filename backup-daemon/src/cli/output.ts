@@ -1,14 +1,15 @@
 /**
  * @module cli/output
  * What every command shares: stdout lines (ANSI colours only for a terminal or FORCE_COLOR), loading
- * the config with every issue printed, and waiting for SIGINT/SIGTERM. The config loader (yaml, zod and
+ * the config with every issue printed (a misspelled key with the nearest valid one), and waiting for SIGINT/SIGTERM. The config loader (yaml, zod and
  * every factory's schema) is imported when a config is loaded, so `hash-password` does without it.
  */
 import { ConfigError, formatIssue, type ConfigIssue } from '../config/ConfigError.js'
 import type { DaemonConfig } from '../config/types.js'
 import { stripAnsi } from '../logs/formatLine.js'
 
-const colour = Boolean(process.stdout.isTTY) || Boolean(process.env.FORCE_COLOR)
+// NO_COLOR (https://no-color.org) wins over a terminal and FORCE_COLOR alike.
+const colour = (Boolean(process.stdout.isTTY) || Boolean(process.env.FORCE_COLOR)) && !process.env.NO_COLOR
 export const out = (line: string) => process.stdout.write((colour ? line : stripAnsi(line)) + '\n')
 
 /** Loads the config or prints every issue; undefined means "exit 1". */
@@ -23,7 +24,9 @@ export async function loadWithNotices(file: string): Promise<{ config: DaemonCon
     return await readConfig(file)
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err
-    for (const issue of err.issues) process.stderr.write(formatIssue(file, issue) + '\n')
+    // A misspelled key names the nearest valid one (only on this error path is the schema walked).
+    const { withKeySuggestion } = await import('./configKeySuggestion.js')
+    for (const issue of err.issues) process.stderr.write(formatIssue(file, withKeySuggestion(issue)) + '\n')
     process.stderr.write(`${err.issues.length} error(s) in ${file}\n`)
     return undefined
   }

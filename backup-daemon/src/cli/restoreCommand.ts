@@ -9,6 +9,7 @@
  * A snapshot without a manifest (the original service's) is first read to its end
  * (decrypted, decompressed, every entry), so a truncated one, a split set missing a part or a wrong
  * password is refused before anything is written.
+ * Runs as a task (`runTask`): live progress (verifying, then restoring), log lines, a history record.
  */
 import { lstat, mkdir, readFile, realpath } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
@@ -18,10 +19,12 @@ import { describeReadError, openArchive } from '../snapshot/openArchive.js'
 import { databaseTypes, restoreDatabases } from '../snapshot/restoreDatabases.js'
 import { verifySnapshot } from '../snapshot/verifySnapshot.js'
 import { restoreFiles } from '../tasks/restoreFiles.js'
-import { nextSignal } from './output.js'
+import { meteredCopy, readLimiterOf, runTask, sizeOf, type CliTaskOptions } from './runTask.js'
 import { archiveKeys, openJob, type JobContext } from './snapshotCommand.js'
+import { inProcessReporter } from './terminal/inProcessReporter.js'
+import type { Reporter } from './terminal/Reporter.js'
 
-export interface RestoreArgs {
+export interface RestoreArgs extends CliTaskOptions {
   file: string
   job: string
   snapshot: string
@@ -33,80 +36,94 @@ export interface RestoreArgs {
   force: boolean
 }
 
-const say = (line: string) => process.stdout.write(`${line}\n`)
-
-export async function restoreCommand(args: RestoreArgs): Promise<number> {
+export async function restoreCommand(args: RestoreArgs, reporter: Reporter): Promise<number> {
   if (Boolean(args.to) === args.intoDatabase) {
-    process.stderr.write('restore: give either --to DIR (files) or --into-database\n')
+    reporter.message('error', 'restore: give either --to DIR (unpack the files into a folder) or --into-database (restore the database sources in place)')
     return 2
   }
-  const opened = await openJob(args.file, args.job, args.storage)
+  const opened = await openJob(args.file, args.job, args.storage, 'restore')
   if (typeof opened === 'number') return opened
-  return restoreIn(opened, args)
+  return restoreIn(opened, args, reporter)
 }
 
 /** The restore with the job and its storages at hand (the CLI loads them from the config file). */
-export async function restoreIn(opened: JobContext, args: Omit<RestoreArgs, 'file' | 'job' | 'storage'>): Promise<number> {
+export async function restoreIn(
+  opened: JobContext,
+  args: Omit<RestoreArgs, 'file' | 'job' | 'storage'>,
+  reporter: Reporter = inProcessReporter(),
+): Promise<number> {
   const { job } = opened
-  const controller = new AbortController()
-  void nextSignal().then((signal) => controller.abort(new Error(`${signal}: restore interrupted`)))
-
   const sources = job.sources.filter(
     (s) =>
       (databaseTypes as readonly string[]).includes(s.type) && !(s.type === 'redis' && !s.path) && (args.sources.length === 0 || args.sources.includes(s.name)),
   )
   if (args.intoDatabase && sources.length === 0) {
-    process.stderr.write(
-      `restore: job "${job.name}" has no database source${args.sources.length ? ` named ${args.sources.join(', ')}` : ''} (sqlite, postgresql, mongodb, mysql, mariadb, redis with a path)\n`,
+    const named = args.sources.length ? ` named ${args.sources.join(', ')} (--source)` : ''
+    reporter.message(
+      'error',
+      `restore: job "${job.name}" has no database source${named}; --into-database restores sqlite, postgresql, mongodb, mysql, mariadb and redis (with a path) sources, use --to DIR for files`,
     )
     return 2
   }
 
-  let chosen: LocatedSnapshot | undefined
-  for (const location of await locateSnapshots(job.name, opened.storages, args.snapshot)) {
-    const where = `storage "${location.storage.name}"`
-    if ('missing' in location) {
-      say(`${where}: ${location.missing}`)
-      continue
+  const locations = await locateSnapshots(job.name, opened.storages, args.snapshot)
+  const first = locations.find((l): l is LocatedSnapshot => !('missing' in l))
+  const target = args.to ? resolve(args.to) : `database source(s) ${sources.map((s) => s.name).join(', ')}`
+  const spec = { job: job.name, kind: 'restore' as const, snapshot: args.snapshot, target, ...(first && { totalBytes: 2 * sizeOf(first) }) }
+  const limiter = readLimiterOf(args)
+  return runTask(reporter, spec, async (context) => {
+    const say = (line: string) => context.log('info', line)
+    context.meter.phase = 'verifying'
+    let chosen: LocatedSnapshot | undefined
+    for (const location of locations) {
+      const where = `storage "${location.storage.name}"`
+      if ('missing' in location) {
+        say(`${where}: ${location.missing}`)
+        continue
+      }
+      context.meter.currentSource = location.storage.name
+      const check = await verifySnapshot(meteredCopy(location, context, limiter), context.signal, archiveKeys(job))
+      // Cancelled mid-part: the read error it reports is the cancel, not a damaged copy.
+      context.signal.throwIfAborted()
+      if (check.ok) {
+        say(`${where}: ${args.snapshot} verified (${check.partsChecked} part(s), ${check.bytes} bytes)`)
+        chosen = location
+        break
+      }
+      for (const problem of check.problems) context.log('error', `${where}: ${problem}`)
     }
-    const check = await verifySnapshot(location, controller.signal, archiveKeys(job))
-    if (check.ok) {
-      say(`${where}: ${args.snapshot} verified (${check.partsChecked} part(s), ${check.bytes} bytes)`)
-      chosen = location
-      break
-    }
-    for (const problem of check.problems) process.stderr.write(`${where}: ${problem}\n`)
-  }
-  if (!chosen) {
-    process.stderr.write(`restore: no storage holds an intact copy of ${args.snapshot}\n`)
-    return 1
-  }
+    if (!chosen) throw new Error(`no storage holds an intact copy of ${args.snapshot}; nothing was restored`)
 
-  const options = archiveKeys(job)
-  const keys: AgeKeys = { ...options.keys }
-  // age (~200 ms to import) only for an identity file: openArchive loads it for encrypted snapshots alone.
-  if (args.identity) keys.identities = (await import('../archive/ageStream.js')).parseIdentities(await readFile(args.identity, 'utf8'))
-  try {
-    const archive = await openArchive(chosen, { ...options, keys, signal: controller.signal })
-    if (args.to) {
-      // The API's core (tasks/restoreFiles): unpacked next to the folder, moved into place at the end, so a
-      // failed or interrupted restore leaves the folder as it was (and creates none).
-      const to = resolve(args.to)
-      await mkdir(dirname(to), { recursive: true })
-      const parent = await realpath(dirname(to))
-      const path = join(parent, basename(to))
-      const existing = await lstat(path).catch(() => undefined)
-      if (existing && !existing.isDirectory()) throw new Error(`${args.to} exists and is not a folder`)
-      const folder = { path, parent, exists: existing !== undefined }
-      const result = await restoreFiles(archive, folder, { overwrite: args.force, signal: controller.signal })
-      say(`restored ${result.files} file(s), ${result.directories} folder(s), ${result.links} link(s), ${result.bytes} bytes into ${args.to}`)
-    } else {
-      const restored = await restoreDatabases(archive, sources, { overwrite: args.force, signal: controller.signal, log: say }, job.sources)
-      say(`restored ${restored.length} database source(s)`)
+    context.meter.phase = 'restoring'
+    const options = archiveKeys(job)
+    const keys: AgeKeys = { ...options.keys }
+    // age (~200 ms to import) only for an identity file: openArchive loads it for encrypted snapshots alone.
+    if (args.identity) keys.identities = (await import('../archive/ageStream.js')).parseIdentities(await readFile(args.identity, 'utf8'))
+    const copy = meteredCopy(chosen, context, limiter)
+    try {
+      const archive = await openArchive(copy, { ...options, keys, signal: context.signal })
+      if (args.to) {
+        // The API's core (tasks/restoreFiles): unpacked next to the folder, moved into place at the end, so a
+        // failed or interrupted restore leaves the folder as it was (and creates none).
+        const to = resolve(args.to)
+        await mkdir(dirname(to), { recursive: true })
+        const parent = await realpath(dirname(to))
+        const path = join(parent, basename(to))
+        const existing = await lstat(path).catch(() => undefined)
+        if (existing && !existing.isDirectory()) throw new Error(`${args.to} exists and is not a folder`)
+        const folder = { path, parent, exists: existing !== undefined }
+        const onEntry = (entry: string) => context.meter.file(entry)
+        const result = await restoreFiles(archive, folder, { overwrite: args.force, signal: context.signal, onEntry })
+        const summary = `restored ${result.files} file(s), ${result.directories} folder(s), ${result.links} link(s), ${result.bytes} bytes into ${args.to}`
+        say(summary)
+        return { summary, bytesWritten: result.bytes }
+      }
+      const restored = await restoreDatabases(archive, sources, { overwrite: args.force, signal: context.signal, log: say }, job.sources)
+      const summary = `restored ${restored.length} database source(s)`
+      say(summary)
+      return { summary }
+    } catch (err) {
+      throw new Error(describeReadError(chosen, err as Error).message, { cause: err })
     }
-    return 0
-  } catch (err) {
-    process.stderr.write(`restore failed: ${describeReadError(chosen, err as Error).message}\n`)
-    return controller.signal.aborted ? 130 : 1
-  }
+  })
 }

@@ -1,32 +1,53 @@
 /**
  * @module cli/runOnce
  * `backup-daemon run JOB --config FILE`: one run in the foreground (for system cron), its job log on
- * stdout; exit 0 on success, 1 on failure, 130 when interrupted (the run is cancelled and cleaned up).
+ * stdout and its progress as the engine counts it (`engine.watchRuns`: the figures the web UI shows),
+ * drawn live on a terminal, every `--progress-interval` seconds otherwise, as JSON with `--json`
+ * (`terminal/Reporter`). Exit 0 on success, 1 on failure, 130 when interrupted (the run is cancelled
+ * and cleaned up).
  */
 import { createEngine } from '../engine/createEngine.js'
 import { EngineError } from '../engine/errors.js'
-import { load, nextSignal, out } from './output.js'
+import type { RunRecord } from '../engine/history/types.js'
+import { load, nextSignal } from './output.js'
+import { unknownJob } from './snapshotCommand.js'
+import type { Reporter } from './terminal/Reporter.js'
 
-export async function runOnce(file: string, job: string): Promise<number> {
+export async function runOnce(file: string, job: string, reporter: Reporter): Promise<number> {
   const config = await load(file)
   if (!config) return 1
+  if (!config.jobs.some((j) => j.name === job)) {
+    process.stderr.write(`${unknownJob('run', job, file, config.jobs)}\n`)
+    return 2
+  }
   const engine = await createEngine(config, { schedule: false })
-  engine.logs.subscribe({ kind: 'job', job }, out)
+  const unsubscribe = engine.logs.subscribe({ kind: 'job', job }, (line) => reporter.logLine(line))
+  let record: RunRecord | undefined
   try {
     engine.run(job, 'cli')
   } catch (err) {
+    unsubscribe()
     await engine.stop()
     if (!(err instanceof EngineError)) throw err
-    process.stderr.write(`${err.message}\n`)
+    // Refused before it started (busy, stopping): plain on stderr, as every usage error, whatever the output mode.
+    process.stderr.write(`run: ${err.message}\n`)
     return err.name === 'JobNotFoundError' ? 2 : 1
   }
+  const unwatch = engine.watchRuns(job, {
+    progress: (progress) => reporter.progress(progress),
+    end: (ended) => (record = ended),
+  })
   let interrupted = false
   void nextSignal().then(async (signal) => {
     interrupted = true
-    process.stderr.write(`${signal}: cancelling the run\n`)
+    reporter.message('warn', `${signal}: cancelling the run`)
     await engine.stop()
   })
   const info = await engine.whenIdle(job)
+  unwatch()
+  unsubscribe()
   await engine.stop()
+  if (record) reporter.summary(record)
+  reporter.close()
   return interrupted ? 130 : info.status === 'success' ? 0 : 1
 }

@@ -1,31 +1,46 @@
 /**
  * @module cli/snapshotCommand
- * What `verify` and `restore` share: the config loaded, the job found, its storages built (no engine:
- * these commands never touch the daemon's state or schedules, so they run beside a live daemon).
+ * What `verify`, `restore` and `snapshots` share: the config loaded, the job found, its storages built
+ * (no engine: these commands never touch the daemon's state or schedules, so they run beside a live
+ * daemon). A job or storage name that is not there is answered with the nearest one and the list.
  */
 import type { JobConfig } from '../config/types.js'
 import { createJobStorage } from '../archive/jobStorage.js'
 import type { OpenArchiveOptions } from '../snapshot/openArchive.js'
 import type { Storage } from '../storages/types.js'
 import { load } from './output.js'
+import { suggest } from './terminal/suggest.js'
 
 export interface JobContext {
   job: JobConfig
   storages: Storage[]
 }
 
+/** `did you mean "x"? ` when a known name is near `name`. */
+const nearest = (name: string, known: string[]) => {
+  const near = suggest(name, known)
+  return near ? `did you mean "${near}"? ` : ''
+}
+
+/** `COMMAND: no job "x" in FILE; did you mean "y"? (jobs: ...)`. */
+export function unknownJob(command: string, name: string, file: string, jobs: JobConfig[]): string {
+  const names = jobs.map((j) => j.name)
+  return `${command}: no job "${name}" in ${file}; ${nearest(name, names)}(jobs: ${names.join(', ') || 'none'})`
+}
+
 /** The job and its storages (only `storage` when given), or an exit code after printing why. */
-export async function openJob(file: string, name: string, storage?: string): Promise<JobContext | number> {
+export async function openJob(file: string, name: string, storage?: string, command = 'verify'): Promise<JobContext | number> {
   const config = await load(file)
   if (!config) return 1
   const job = config.jobs.find((j) => j.name === name)
   if (!job) {
-    process.stderr.write(`unknown job "${name}" (jobs: ${config.jobs.map((j) => j.name).join(', ') || 'none'})\n`)
+    process.stderr.write(`${unknownJob(command, name, file, config.jobs)}\n`)
     return 2
   }
   const entries = storage === undefined ? job.storages : job.storages.filter((s) => s.name === storage)
   if (entries.length === 0) {
-    process.stderr.write(`job "${name}" has no storage "${storage}" (storages: ${job.storages.map((s) => s.name).join(', ')})\n`)
+    const names = job.storages.map((s) => s.name)
+    process.stderr.write(`${command}: --storage "${storage}": job "${name}" has no such storage; ${nearest(storage!, names)}(storages: ${names.join(', ')})\n`)
     return 2
   }
   return { job, storages: entries.map((entry) => createJobStorage(entry)) }

@@ -74,7 +74,7 @@ describe('backup-daemon CLI (child processes of bin/backup-daemon.js)', function
     const bad = await cli(['check-config', '-c', 'bad.yaml'], tmp.dir)
     expect(bad.code).to.equal(1)
     const lines = bad.stderr.trim().split('\n')
-    expect(lines).to.include('bad.yaml:2:3 server.adress: unknown key "adress"')
+    expect(lines).to.include('bad.yaml:2:3 server.adress: unknown key "adress"; did you mean "address"?')
     expect(lines.some((l) => /^bad\.yaml:5:15 jobs\[0\]\.schedule: invalid cron expression/.test(l))).to.equal(true)
     expect(lines.some((l) => /^bad\.yaml:8:11 jobs\[1\]\.name: duplicate job name "a"/.test(l))).to.equal(true)
     const serve = await cli(['--config', 'bad.yaml'], tmp.dir)
