@@ -4,6 +4,7 @@
  */
 import type { HttpBindings } from '@hono/node-server'
 import type { MiddlewareHandler } from 'hono'
+import type { AccountLoginLimiter } from '../auth/accountLoginLimiter.js'
 import type { LoginRateLimiter } from '../auth/loginRateLimiter.js'
 import type { DaemonConfig } from '../config/types.js'
 import type { Engine } from '../engine/types.js'
@@ -20,6 +21,8 @@ export interface RouteDeps {
   /** Middleware that enforces the session when auth is on. */
   session: MiddlewareHandler
   loginLimiter: LoginRateLimiter
+  /** Failed logins per account (user name), whatever the address. */
+  accountLimiter: AccountLoginLimiter
   /** Interval of keep-alive frames on log streams. */
   keepAliveMs: number
   startedAt: Date

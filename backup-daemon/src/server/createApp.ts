@@ -6,6 +6,7 @@
  */
 import { OpenAPIHono } from '@hono/zod-openapi'
 import type { Hono } from 'hono'
+import { accountLoginLimiter, type AccountLoginLimiterOptions } from '../auth/accountLoginLimiter.js'
 import { loginRateLimiter, type LoginRateLimiterOptions } from '../auth/loginRateLimiter.js'
 import { requireSession } from '../auth/requireSession.js'
 import { revokedSessions } from '../auth/revokedSessions.js'
@@ -41,6 +42,8 @@ export interface CreateAppOptions {
   keepAliveMs?: number
   /** Failed-login limits per client address. @default { maxFailures: 10, windowMs: 900000 } */
   loginLimits?: LoginRateLimiterOptions
+  /** Failed-login limits per account, whatever the address. @default { freeFailures: 10, firstLockMs: 15000, maxLockMs: 60000 } */
+  accountLimits?: AccountLoginLimiterOptions
   /** The web UI mounted at `/` when `server.ui.enabled`. @default serveUi() */
   ui?: () => Hono
   /** Milliseconds since the epoch, for session times (tests move it). @default Date.now */
@@ -55,6 +58,7 @@ export function createApp({
   sessionKey,
   keepAliveMs = 15_000,
   loginLimits,
+  accountLimits,
   ui = serveUi,
   clock = Date.now,
   hotPaths = true,
@@ -68,6 +72,7 @@ export function createApp({
     sessionKey: key,
     session,
     loginLimiter: loginRateLimiter(loginLimits),
+    accountLimiter: accountLoginLimiter(accountLimits),
     keepAliveMs,
     startedAt: new Date(),
   }

@@ -81,7 +81,7 @@ export interface AuthRouteOptions {
 
 export function authRoutes(
   api: OpenAPIHono<AppEnv>,
-  { config, engine, sessionKey, loginLimiter }: RouteDeps,
+  { config, engine, sessionKey, loginLimiter, accountLimiter }: RouteDeps,
   { revoked, clock = Date.now }: AuthRouteOptions,
 ): void {
   const { auth } = config.server
@@ -104,6 +104,13 @@ export function authRoutes(
       throw new HttpError(429, { message: 'too many failed logins from this address; try again later', headers: { 'Retry-After': String(wait) } })
     }
     const { username, password } = c.req.valid('json')
+    // Per account too: many addresses (every 127.x.y.z, an IPv6 /64) must not multiply the guesses.
+    const account = username.slice(0, 256)
+    const accountWait = accountLimiter.reserve(account, client)
+    if (accountWait > 0) {
+      loginLimiter.release(client)
+      throw new HttpError(429, { message: 'too many failed logins for this account; try again later', headers: { 'Retry-After': String(accountWait) } })
+    }
     let passwordOk: boolean
     try {
       // Check the password even for a wrong user name so the answer takes as long either way.
@@ -111,6 +118,7 @@ export function authRoutes(
     } catch (err) {
       if (!(err instanceof GateFullError)) throw err
       loginLimiter.release(client)
+      accountLimiter.release(account)
       throw new HttpError(429, { message: 'too many logins in progress; try again later', headers: { 'Retry-After': '1' } })
     }
     if (!(sameText(username, auth.username) && passwordOk)) {
@@ -120,6 +128,7 @@ export function authRoutes(
       throw new HttpError(401, { message: 'invalid username or password' })
     }
     loginLimiter.succeeded(client)
+    accountLimiter.succeeded(account, client)
     setSessionCookie(c, await signSession({ key: sessionKey, username: auth.username, minutes: auth.tokenExpiration, now: clock() }), auth)
     return c.json({ success: true }, 200)
   })
