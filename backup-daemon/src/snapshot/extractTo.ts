@@ -22,6 +22,11 @@ export interface ExtractOptions {
   signal?: AbortSignal
   /** Told each entry's name before it is written (progress). */
   onEntry?: (name: string) => void
+  /**
+   * `dir` is a held folder's descriptor path (`/proc/self/fd/<fd>`): used as it is, not resolved to a
+   * path that a swap could redirect. @default false
+   */
+  held?: boolean
 }
 
 export interface ExtractResult {
@@ -40,8 +45,8 @@ class EscapeError extends Error {
 }
 
 export async function extractTo(archive: Readable, dir: string, options: ExtractOptions = {}): Promise<ExtractResult> {
-  await mkdir(dir, { recursive: true })
-  const root = await realpath(dir)
+  if (!options.held) await mkdir(dir, { recursive: true })
+  const root = options.held ? dir : await realpath(dir)
   const result: ExtractResult = { files: 0, directories: 0, links: 0, bytes: 0 }
 
   const target = (name: string): string => {
