@@ -10,6 +10,7 @@ import { accountLoginLimiter, type AccountLoginLimiterOptions } from '../auth/ac
 import { loginRateLimiter, type LoginRateLimiterOptions } from '../auth/loginRateLimiter.js'
 import { requireSession } from '../auth/requireSession.js'
 import { revokedSessions } from '../auth/revokedSessions.js'
+import { sessionEnds } from '../auth/sessionEnds.js'
 import { sessionKey as keyFromSecret } from '../auth/sessionKey.js'
 import type { DaemonConfig } from '../config/types.js'
 import type { Engine } from '../engine/types.js'
@@ -65,7 +66,8 @@ export function createApp({
 }: CreateAppOptions): OpenAPIHono<AppEnv> {
   const key = sessionKey ?? keyFromSecret(config.server.secret)
   const revoked = revokedSessions()
-  const session = requireSession({ auth: config.server.auth, key, revoked, clock })
+  const ends = sessionEnds(clock)
+  const session = requireSession({ auth: config.server.auth, key, revoked, clock, ends })
   const deps: RouteDeps = {
     config,
     engine,
@@ -75,10 +77,14 @@ export function createApp({
     accountLimiter: accountLoginLimiter(accountLimits),
     keepAliveMs,
     startedAt: new Date(),
+    untilSessionEnds(request, onEnd) {
+      const claims = session.claimsOf(request)
+      return claims ? ends.watch(claims.sid, onEnd) : () => {}
+    },
   }
 
   const api = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
-  authRoutes(api, deps, { revoked, clock })
+  authRoutes(api, deps, { revoked, clock, ends })
   jobRoutes(api, deps)
   progressRoutes(api, deps)
   historyRoutes(api, deps)

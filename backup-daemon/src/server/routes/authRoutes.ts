@@ -8,6 +8,7 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import { timingSafeEqual, createHash } from 'node:crypto'
+import type { SessionEnds } from '../../auth/sessionEnds.js'
 import { concurrencyGate, GateFullError } from '../../auth/concurrencyGate.js'
 import { verifyPassword } from '../../auth/password.js'
 import { clearSessionCookie, readSessionCookie, setSessionCookie } from '../../auth/sessionCookie.js'
@@ -77,12 +78,14 @@ export interface AuthRouteOptions {
   revoked: RevokedSessions
   /** Milliseconds since the epoch. @default Date.now */
   clock?: () => number
+  /** Ends the streams of a logged-out session. */
+  ends?: SessionEnds
 }
 
 export function authRoutes(
   api: OpenAPIHono<AppEnv>,
   { config, engine, sessionKey, loginLimiter, accountLimiter }: RouteDeps,
-  { revoked, clock = Date.now }: AuthRouteOptions,
+  { revoked, clock = Date.now, ends }: AuthRouteOptions,
 ): void {
   const { auth } = config.server
   /** The claims of the request's cookie when it is a live, not logged-out session. */
@@ -137,7 +140,10 @@ export function authRoutes(
     // The session ends on the server too: its tokens (refreshed ones included) are refused from now on
     // until the last of them would have expired anyway.
     const claims = await liveSession(c)
-    if (claims) revoked.revoke(claims.sid, Math.max(claims.exp, claims.authTime + maxSessionSeconds(auth.tokenExpiration)), clock() / 1000)
+    if (claims) {
+      revoked.revoke(claims.sid, Math.max(claims.exp, claims.authTime + maxSessionSeconds(auth.tokenExpiration)), clock() / 1000)
+      ends?.end(claims.sid)
+    }
     clearSessionCookie(c, auth)
     return c.json({ success: true }, 200)
   })
