@@ -3,7 +3,8 @@
  * The `LogHub` of `engine/types.ts`: the system log and one log per job, bounded by `logLimits` in
  * memory, kept in files under `logs.directory` (`system.log`, `jobs/<job>.log`) rotated by size and
  * pruned by count and age as `logs.maxSizeMB`/`maxBackups`/`maxAgeDays`/`compress` say, reloaded on start, with
- * live subscribers. Every line loses its credentials first (`logs/redactSecrets`). `append` stamps plain
+ * live subscribers. Every line loses its credentials first (`logs/redactSecrets`) and every control character but its
+ * colours (`logs/escapeControl`). `append` stamps plain
  * messages with the time and a level (INFO, or ERROR when the message says "error"); lines already
  * stamped are kept as they are. A log switched off in the config keeps nothing, but subscribers (the CLI's `run`)
  * still see its lines.
@@ -13,6 +14,7 @@ import type { DaemonConfig } from '../config/types.js'
 import type { LogHub, LogScope } from '../engine/types.js'
 import { formatLine, type LogLevel } from './formatLine.js'
 import { defaultRotation, LogFile, type RotationOptions } from './LogFile.js'
+import { neutraliseLine } from './escapeControl.js'
 import { redactSecrets } from './redactSecrets.js'
 
 /** A line that already starts with an RFC 3339 time (made by `formatLine`). */
@@ -67,7 +69,7 @@ export function createLogHub(config: DaemonConfig, options: { persist?: boolean 
   const append = (scope: LogScope, raw: string) => {
     // Every line, whoever wrote it (an error message may quote a URL with its credentials): the files,
     // `GET /logs`, streams and `run` all see the same redacted text.
-    const line = redactSecrets(raw)
+    const line = neutraliseLine(redactSecrets(raw))
     fileOf(scope)?.append(line)
     for (const listener of listeners.get(keyOf(scope)) ?? []) {
       try {
