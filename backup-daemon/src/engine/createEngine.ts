@@ -31,6 +31,7 @@ import { defaultStorageOf, listJobSnapshots } from './snapshotCatalog.js'
 import { storageHealth, sweepLeftovers } from './startupCleanup.js'
 import { StateStore, type JobState } from './StateStore.js'
 import { createJobTasks, type JobTasks } from '../tasks/createJobTasks.js'
+import { recoverRestores } from '../tasks/restoreJournal.js'
 import { TaskRunner } from '../tasks/TaskRunner.js'
 import type { Engine, JobRunStatus, JobView, RunInfo } from './types.js'
 
@@ -134,6 +135,11 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
     return job
   }
 
+  // A file restore killed mid-way: its temporary folder removed, a merge completed, the task recorded.
+  await recoverRestores(config.dataDir, history, (job, level, message) => {
+    if (jobs.has(job)) jobLog(job)(level, message)
+    else systemLog(level, `[${job}] ${message}`)
+  })
   // A run that was in flight when the previous process died is over: record it as failed and clean up.
   for (const [name, job] of jobs) {
     if (locks.heldElsewhere(name) !== undefined) continue

@@ -26,6 +26,7 @@ import { countingStorage } from './countingStorage.js'
 import { resolveRestoreFolder } from './resolveRestoreFolder.js'
 import { restoreDatabase, retargetSource } from './restoreDatabase.js'
 import { restoreFiles } from './restoreFiles.js'
+import { beginRestoreJournal } from './restoreJournal.js'
 import { restoreTargetLocks } from './restoreTargetLocks.js'
 import type { TaskContext, TaskRunner } from './TaskRunner.js'
 import { TaskRefusedError } from './TaskRefusedError.js'
@@ -141,9 +142,21 @@ export function createJobTasks({ config, job, backupRunning, runner }: JobTasksD
           async run(located, context) {
             const archive = await openArchive(located, { ...archiveKeys(jobConfig), signal: context.signal })
             const onEntry = (entry: string) => context.meter.file(entry)
-            const result = await restoreFiles(archive, folder, { overwrite, signal: context.signal, onEntry }).catch((err: Error) => {
-              throw new Error(`${describeReadError(located, err).message} (the target folder was left as it was)`, { cause: err })
+            const journal = beginRestoreJournal(config.dataDir, {
+              job: name,
+              snapshot,
+              trigger,
+              startedAt: new Date().toISOString(),
+              target: folder.path,
+              root: folder.root,
+              components: folder.components,
+              name: folder.name,
             })
+            const result = await restoreFiles(archive, folder, { overwrite, signal: context.signal, onEntry, journal })
+              .catch((err: Error) => {
+                throw new Error(`${describeReadError(located, err).message} (the target folder was left as it was)`, { cause: err })
+              })
+              .finally(() => journal.end())
             return {
               summary: `restored ${result.files} file(s), ${result.directories} folder(s), ${result.links} link(s), ${result.bytes} bytes into ${folder.path}`,
               bytesWritten: result.bytes,

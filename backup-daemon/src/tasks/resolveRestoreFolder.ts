@@ -27,6 +27,9 @@ export interface RestoreFolder {
   held: HeldFolder
   /** The target's own name inside the parent. */
   name: string
+  /** The restore root the parent is below (resolved), and the parent's folders below it: how it is reached again. */
+  root: string
+  components: string[]
   /** Whether `path` still leads (without links) to the held parent: false after a swap. */
   unchanged(): boolean
   /** Closes the descriptor (after the last write, or when the task is refused). */
@@ -67,5 +70,15 @@ export async function resolveRestoreFolder(requested: string, roots: string[]): 
     held.close()
     throw refuse(existing.isSymbolicLink() ? 'it is a symbolic link' : 'it exists and is not a folder')
   }
-  return { path, parent, exists: existing !== undefined, held, name, unchanged: () => stillLeadsTo(root, components, held), release: () => held.close() }
+  return {
+    path,
+    parent,
+    exists: existing !== undefined,
+    held,
+    name,
+    root,
+    components,
+    unchanged: () => stillLeadsTo(root, components, held),
+    release: () => held.close(),
+  }
 }

@@ -19,6 +19,7 @@ import type { Readable } from 'node:stream'
 import { extractTo, type ExtractResult } from '../snapshot/extractTo.js'
 import { holdBelow, holdChild, stillLeadsTo } from './heldFolder.js'
 import type { RestoreFolder } from './resolveRestoreFolder.js'
+import type { RestoreJournalHandle } from './restoreJournal.js'
 
 /** A restore target: the API's (held since its check) or the CLI's (held from here on). */
 export type RestoreInto = Pick<RestoreFolder, 'path' | 'parent' | 'exists'> & Partial<Pick<RestoreFolder, 'held' | 'unchanged'>>
@@ -27,6 +28,8 @@ export interface RestoreFilesOptions {
   overwrite: boolean
   signal: AbortSignal
   onEntry?: (name: string) => void
+  /** Told when unpacking begins and when the merge begins, so a killed restore is put right at the next start. */
+  journal?: Pick<RestoreJournalHandle, 'extracting' | 'merging'>
 }
 
 const lstatOrNone = (path: string) => lstat(path).catch(() => undefined)
@@ -48,7 +51,7 @@ async function conflicts(from: string, to: string, overwrite: boolean, prefix = 
 }
 
 /** Moves the restored tree into the target: whole folders by one rename where the target has none; folders entered without following links. */
-async function moveInto(from: string, to: string): Promise<void> {
+export async function moveInto(from: string, to: string): Promise<void> {
   for (const entry of await readdir(from, { withFileTypes: true })) {
     const source = join(from, entry.name)
     const there = await lstatOrNone(join(to, entry.name))
@@ -69,6 +72,7 @@ export async function restoreFiles(archive: Readable, folder: RestoreInto, optio
   const unchanged = folder.unchanged ?? (() => stillLeadsTo(folder.parent, [], parent))
   const temporaryName = `.${name}.restore-${randomBytes(6).toString('hex')}`
   const temporary = join(parent.dir, temporaryName)
+  options.journal?.extracting(temporaryName)
   await mkdir(temporary, { mode: 0o700 })
   const held = holdChild(parent.dir, temporaryName)
   try {
@@ -86,6 +90,7 @@ export async function restoreFiles(archive: Readable, folder: RestoreInto, optio
     if (now && !now.isDirectory()) throw new Error(`${folder.path} is no longer a folder; nothing was restored`)
     if (!now) {
       // Private while being filled; an ordinary folder once it is the target.
+      options.journal?.merging()
       await chmod(temporary, 0o755)
       await rename(temporary, target)
       return result
@@ -98,7 +103,9 @@ export async function restoreFiles(archive: Readable, folder: RestoreInto, optio
         const what = `the target already holds ${clashes.length} of the snapshot's path(s): ${shown}`
         throw new Error(`${what}; nothing was restored (ask to overwrite to replace files)`)
       }
-      // From here on the moves are renames: not cancellable, so the target never ends half-merged by a cancel.
+      // From here on the moves are renames: not cancellable, so the target never ends half-merged by a
+      // cancel; a kill is completed at the next start (tasks/restoreJournal).
+      options.journal?.merging()
       await moveInto(held.dir, into.dir)
     } finally {
       into.close()
