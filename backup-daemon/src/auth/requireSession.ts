@@ -13,6 +13,7 @@ import type { MiddlewareHandler } from 'hono'
 import type { AuthConfig } from '../config/types.js'
 import { HttpError } from '../server/HttpError.js'
 import type { RevokedSessions } from './revokedSessions.js'
+import type { SessionEnds } from './sessionEnds.js'
 import { readSessionCookie, setSessionCookie } from './sessionCookie.js'
 import { sessionExpiry, signSession, verifySession, type SessionClaims } from './sessionToken.js'
 import { verifiedTokens } from './verifiedTokens.js'
@@ -26,16 +27,21 @@ export interface RequireSessionOptions {
   refreshWindowMs?: number
   /** Milliseconds since the epoch (tests move it). @default Date.now */
   clock?: () => number
+  /** Told the expiry of every session token verified or issued (streams end with their session). */
+  ends?: SessionEnds
 }
 
 /** The middleware, plus a synchronous check of the common case. */
 export interface SessionMiddleware extends MiddlewareHandler {
   /** True when auth is off, or `token` is a remembered valid session, not logged out, that needs no refreshed cookie. */
   isCurrent(token: string | undefined): boolean
+  /** The session a request passed the middleware with (undefined with auth off). */
+  claimsOf(request: Request): SessionClaims | undefined
 }
 
-export const requireSession = ({ auth, key, revoked, refreshWindowMs = 5 * 60_000, clock = Date.now }: RequireSessionOptions): SessionMiddleware => {
+export const requireSession = ({ auth, key, revoked, refreshWindowMs = 5 * 60_000, clock = Date.now, ends }: RequireSessionOptions): SessionMiddleware => {
   const verified = verifiedTokens()
+  const sessions = new WeakMap<Request, SessionClaims>()
   const refreshDue = (claims: SessionClaims, now: number) =>
     claims.exp * 1000 - now < refreshWindowMs && sessionExpiry(auth.tokenExpiration, now, claims.authTime) > claims.exp
   const isCurrent = (token: string | undefined): boolean => {
@@ -59,10 +65,13 @@ export const requireSession = ({ auth, key, revoked, refreshWindowMs = 5 * 60_00
     // After the memo: a logged-out token must not live on in it.
     if (revoked.has(claims.sid, now / 1000)) throw new HttpError(401, { message: 'session ended by a logout: log in again' })
     // At the lifetime cap a new token would expire no later than this one: no refresh, log in again.
+    ends?.seen(claims.sid, claims.exp)
     if (refreshDue(claims, now)) {
       setSessionCookie(c, await signSession({ key, username: auth.username, minutes: auth.tokenExpiration, now, session: claims }), auth)
+      ends?.seen(claims.sid, sessionExpiry(auth.tokenExpiration, now, claims.authTime))
     }
+    sessions.set(c.req.raw, claims)
     await next()
   }
-  return Object.assign(middleware, { isCurrent })
+  return Object.assign(middleware, { isCurrent, claimsOf: (request: Request) => sessions.get(request) })
 }

@@ -27,9 +27,11 @@ import { openSnapshot } from './openSnapshot.js'
 import { redactJob } from './redactJob.js'
 import { RunLock } from './RunLock.js'
 import { runJob } from './runJob.js'
-import { defaultStorageOf, listJobSnapshots, removeLeftovers } from './snapshotCatalog.js'
+import { defaultStorageOf, listJobSnapshots } from './snapshotCatalog.js'
+import { storageHealth, sweepLeftovers } from './startupCleanup.js'
 import { StateStore, type JobState } from './StateStore.js'
 import { createJobTasks, type JobTasks } from '../tasks/createJobTasks.js'
+import { recoverRestores } from '../tasks/restoreJournal.js'
 import { TaskRunner } from '../tasks/TaskRunner.js'
 import type { Engine, JobRunStatus, JobView, RunInfo } from './types.js'
 
@@ -66,6 +68,8 @@ interface JobRuntime {
   config: JobConfig
   storages: Storage[]
   notifiers: Notifier[]
+  /** The start-up sweep of leftovers; a run waits for it. */
+  swept?: Promise<void>
   status: JobRunStatus
   controller?: AbortController
   done?: Promise<void>
@@ -106,6 +110,7 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
   const watchers = new RunWatchers()
   let stopping = false
   let stopped: Promise<void> | undefined
+  const health = storageHealth()
 
   const systemLog = (level: LogLevel, message: string) => logs.log({ kind: 'system' }, level, message)
   const jobLog = (name: string) => (level: LogLevel, message: string) => {
@@ -130,6 +135,11 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
     return job
   }
 
+  // A file restore killed mid-way: its temporary folder removed, a merge completed, the task recorded.
+  await recoverRestores(config.dataDir, history, (job, level, message) => {
+    if (jobs.has(job)) jobLog(job)(level, message)
+    else systemLog(level, `[${job}] ${message}`)
+  })
   // A run that was in flight when the previous process died is over: record it as failed and clean up.
   for (const [name, job] of jobs) {
     if (locks.heldElsewhere(name) !== undefined) continue
@@ -139,13 +149,8 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
       state.update(name, { lastResult: { success: false, duration: previous.run.duration, error }, run: { status: 'failed', error } })
       jobLog(name)('warn', `the previous run did not finish (${error})`)
     }
-    for (const storage of job.storages) {
-      const removed = await removeLeftovers(storage, name).catch((err: Error) => {
-        jobLog(name)('warn', `storage "${storage.name}": cleaning leftovers failed: ${err.message}`)
-        return 0
-      })
-      if (removed) jobLog(name)('warn', `storage "${storage.name}": removed ${removed} object(s) left by an unfinished run`)
-    }
+    // In the background: an unreachable storage must not delay serving (engine/startupCleanup).
+    job.swept = sweepLeftovers(name, job.storages, jobLog(name), health)
   }
 
   const metrics = new RunMetrics(
@@ -173,6 +178,7 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
     let status: 'success' | 'failed' | 'cancelled' = 'success'
     let manifest: Manifest | undefined
     try {
+      await job.swept
       manifest = await runJob({ job: job.config, storages: job.storages, signal: controller.signal, log, level: options.gzipLevel, tracker })
     } catch (err) {
       const reason = controller.signal.aborted ? controller.signal.reason : err
@@ -187,6 +193,7 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
       run: { endTime: finished.toISOString(), duration, error, status },
     })
     metrics.record({ job: name, status, durationSeconds: elapsed / 1000, size: manifest?.size, finishedAt: finished })
+    if (status === 'success') health.upAll(name)
     tracker.stop()
     const record: RunRecord = {
       id: runRecordId(started),
@@ -356,6 +363,7 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
     logs,
     history,
     progress: (name) => runtime(name).tracker?.snapshot(),
+    storagesDown: () => health.list(),
     watchRuns(name, listener) {
       runtime(name)
       return watchers.watch(name, listener)
@@ -420,7 +428,7 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
       job.status = 'cancelling'
       job.controller?.abort(new RunCancelled('cancelled: the daemon is shutting down'))
     }
-    await Promise.allSettled([...inFlight.map((job) => job.done), tasks.stop()])
+    await Promise.allSettled([...inFlight.map((job) => job.done), ...[...jobs.values()].map((job) => job.swept), tasks.stop()])
     systemLog('info', 'engine stopped')
     logs.close()
   }

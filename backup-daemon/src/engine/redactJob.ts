@@ -8,6 +8,7 @@
  * `hasPrivateKey`, `hasKnownHosts`, `hasUrl`) or a host (`urlHost`); credentials inside connection
  * strings and URLs are removed.
  */
+import { redactSecrets } from '../logs/redactSecrets.js'
 import type { JobConfig, NotifyConfig, SourceConfig, StorageConfig } from '../config/types.js'
 
 /** A detail object: only strings, numbers, booleans, string arrays and string maps. */
@@ -36,9 +37,12 @@ export type JobDetail = {
   compressionLevel?: number
 }
 
-/** `scheme://user:password@host` → `scheme://host` (no part of the credentials is shown). */
+/**
+ * Every credential form taken out (URL userinfo, `?password=`, libpq `password=`, ping URL paths): one
+ * redaction for every way a source accepts a secret inside a string (`logs/redactSecrets`).
+ */
 export function stripCredentials(value: string): string {
-  return value.replace(/(\b[a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/gi, '$1')
+  return redactSecrets(value)
 }
 
 /** The host of a URL, "" when it is not one. */

@@ -4,6 +4,7 @@
  * storages or archives itself; it only calls these methods and maps the errors of `engine/errors.ts`
  * to Problem responses.
  */
+import type { StorageDown } from './startupCleanup.js'
 import type { Readable } from 'node:stream'
 import type { RunHistory, RunRecord } from './history/types.js'
 import type { RunListener } from './progress/RunWatchers.js'
@@ -133,5 +134,7 @@ export interface Engine {
   /** Ended runs per job (`GET /jobs/{name}/history`); engines without it leave it out. */
   readonly history?: RunHistory
   /** Stops schedules, refuses new runs, cancels runs in flight and waits for them to clean up. */
+  /** Storages marked down (their start-up sweep failed) until a run of their job succeeds. Engines without it leave it out. */
+  storagesDown?(): StorageDown[]
   stop(): Promise<void>
 }

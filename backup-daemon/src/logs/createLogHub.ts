@@ -3,8 +3,10 @@
  * The `LogHub` of `engine/types.ts`: the system log and one log per job, bounded by `logLimits` in
  * memory, kept in files under `logs.directory` (`system.log`, `jobs/<job>.log`) rotated by size and
  * pruned by count and age as `logs.maxSizeMB`/`maxBackups`/`maxAgeDays`/`compress` say, reloaded on start, with
- * live subscribers. `append` stamps plain messages with the time and a level (INFO, or ERROR when
- * the message says "error"); lines already stamped are kept as they are. A log switched off in the config keeps nothing, but subscribers (the CLI's `run`)
+ * live subscribers. Every line loses its credentials first (`logs/redactSecrets`) and every control character but its
+ * colours (`logs/escapeControl`). `append` stamps plain
+ * messages with the time and a level (INFO, or ERROR when the message says "error"); lines already
+ * stamped are kept as they are. A log switched off in the config keeps nothing, but subscribers (the CLI's `run`)
  * still see its lines.
  */
 import { join } from 'node:path'
@@ -12,6 +14,8 @@ import type { DaemonConfig } from '../config/types.js'
 import type { LogHub, LogScope } from '../engine/types.js'
 import { formatLine, type LogLevel } from './formatLine.js'
 import { defaultRotation, LogFile, type RotationOptions } from './LogFile.js'
+import { neutraliseLine } from './escapeControl.js'
+import { redactSecrets } from './redactSecrets.js'
 
 /** A line that already starts with an RFC 3339 time (made by `formatLine`). */
 const formatted = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z /
@@ -62,7 +66,10 @@ export function createLogHub(config: DaemonConfig, options: { persist?: boolean 
     return file
   }
 
-  const append = (scope: LogScope, line: string) => {
+  const append = (scope: LogScope, raw: string) => {
+    // Every line, whoever wrote it (an error message may quote a URL with its credentials): the files,
+    // `GET /logs`, streams and `run` all see the same redacted text.
+    const line = neutraliseLine(redactSecrets(raw))
     fileOf(scope)?.append(line)
     for (const listener of listeners.get(keyOf(scope)) ?? []) {
       try {

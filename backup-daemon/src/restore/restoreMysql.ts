@@ -7,11 +7,14 @@
  * A single-database dump holds no `CREATE DATABASE`: it is loaded into `database`, created when
  * missing. Without `overwrite` the target must hold no tables (the dump's `DROP TABLE IF EXISTS`
  * would silently replace them); an all-databases dump names its own databases and needs `overwrite`.
+ * A single-database dump never leaves its target: a `USE other`, `CREATE DATABASE` or client command
+ * in it stops the restore before that statement (`restore/confineMysqlDump`).
  */
 import { spawn } from 'node:child_process'
 import type { Readable } from 'node:stream'
 import { findExecutable } from '../sources/support/findExecutable.js'
 import { runChild, tail } from '../sources/support/runChild.js'
+import { confineMysqlDump } from './confineMysqlDump.js'
 import { feedCommand } from './feedCommand.js'
 import { mysqlConnectionArgs, mysqlEnv } from '../sources/mysql/mysqlDumpArgs.js'
 
@@ -78,9 +81,18 @@ export async function restoreMysql(dump: Readable, connection: MysqlConnection, 
     dump.destroy()
     throw err
   }
-  // `--binary-mode`: a dump may hold any bytes in its strings; take them as they are.
+  // `--binary-mode`: a dump may hold any bytes in its strings; take them as they are. A single-database
+  // dump is confined to its target: statements that switch database are refused before the client sees
+  // them (`confineMysqlDump`). (The client's `--one-database` is no help: with `--database=` it skipped
+  // every statement of a plain dump here.)
   const args = [...base, '--binary-mode', ...(connection.database ? [`--database=${connection.database}`] : [])]
-  await feedCommand(client, args, dump, { env, signal, label })
+  let input = dump
+  if (connection.database) {
+    const confined = confineMysqlDump(connection.database)
+    dump.once('error', (err) => confined.destroy(err))
+    input = dump.pipe(confined)
+  }
+  await feedCommand(client, args, input, { env, signal, label })
 }
 
 function rename(label: string) {

@@ -3,8 +3,9 @@
  * The Hono environment of the daemon's app and the dependencies every route group receives.
  */
 import type { HttpBindings } from '@hono/node-server'
-import type { MiddlewareHandler } from 'hono'
+import type { AccountLoginLimiter } from '../auth/accountLoginLimiter.js'
 import type { LoginRateLimiter } from '../auth/loginRateLimiter.js'
+import type { SessionMiddleware } from '../auth/requireSession.js'
 import type { DaemonConfig } from '../config/types.js'
 import type { Engine } from '../engine/types.js'
 
@@ -18,9 +19,13 @@ export interface RouteDeps {
   engine: Engine
   sessionKey: Uint8Array
   /** Middleware that enforces the session when auth is on. */
-  session: MiddlewareHandler
+  session: SessionMiddleware
   loginLimiter: LoginRateLimiter
+  /** Failed logins per account (user name), whatever the address. */
+  accountLimiter: AccountLoginLimiter
   /** Interval of keep-alive frames on log streams. */
   keepAliveMs: number
   startedAt: Date
+  /** Calls `onEnd` when the session `request` came with is logged out or expires (never with auth off); returns the cancel. */
+  untilSessionEnds(request: Request, onEnd: () => void): () => void
 }

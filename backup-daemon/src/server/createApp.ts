@@ -6,9 +6,11 @@
  */
 import { OpenAPIHono } from '@hono/zod-openapi'
 import type { Hono } from 'hono'
+import { accountLoginLimiter, type AccountLoginLimiterOptions } from '../auth/accountLoginLimiter.js'
 import { loginRateLimiter, type LoginRateLimiterOptions } from '../auth/loginRateLimiter.js'
 import { requireSession } from '../auth/requireSession.js'
 import { revokedSessions } from '../auth/revokedSessions.js'
+import { sessionEnds } from '../auth/sessionEnds.js'
 import { sessionKey as keyFromSecret } from '../auth/sessionKey.js'
 import type { DaemonConfig } from '../config/types.js'
 import type { Engine } from '../engine/types.js'
@@ -41,6 +43,8 @@ export interface CreateAppOptions {
   keepAliveMs?: number
   /** Failed-login limits per client address. @default { maxFailures: 10, windowMs: 900000 } */
   loginLimits?: LoginRateLimiterOptions
+  /** Failed-login limits per account, whatever the address. @default { freeFailures: 10, firstLockMs: 15000, maxLockMs: 60000 } */
+  accountLimits?: AccountLoginLimiterOptions
   /** The web UI mounted at `/` when `server.ui.enabled`. @default serveUi() */
   ui?: () => Hono
   /** Milliseconds since the epoch, for session times (tests move it). @default Date.now */
@@ -55,25 +59,32 @@ export function createApp({
   sessionKey,
   keepAliveMs = 15_000,
   loginLimits,
+  accountLimits,
   ui = serveUi,
   clock = Date.now,
   hotPaths = true,
 }: CreateAppOptions): OpenAPIHono<AppEnv> {
   const key = sessionKey ?? keyFromSecret(config.server.secret)
   const revoked = revokedSessions()
-  const session = requireSession({ auth: config.server.auth, key, revoked, clock })
+  const ends = sessionEnds(clock)
+  const session = requireSession({ auth: config.server.auth, key, revoked, clock, ends })
   const deps: RouteDeps = {
     config,
     engine,
     sessionKey: key,
     session,
     loginLimiter: loginRateLimiter(loginLimits),
+    accountLimiter: accountLoginLimiter(accountLimits),
     keepAliveMs,
     startedAt: new Date(),
+    untilSessionEnds(request, onEnd) {
+      const claims = session.claimsOf(request)
+      return claims ? ends.watch(claims.sid, onEnd) : () => {}
+    },
   }
 
   const api = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
-  authRoutes(api, deps, { revoked, clock })
+  authRoutes(api, deps, { revoked, clock, ends })
   jobRoutes(api, deps)
   progressRoutes(api, deps)
   historyRoutes(api, deps)

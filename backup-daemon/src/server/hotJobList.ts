@@ -7,15 +7,17 @@
  *
  * It answers only the plain success case, and exactly as the app would: `GET` of that very path (no
  * query, no trailing slash), a session that `requireSession` already verified and that is neither logged
- * out nor due for a refreshed cookie (or auth off). The origin check lets every `GET` through, so it has
- * nothing to refuse here. Everything else (no or bad cookie, a refresh due, `HEAD`, an engine error)
- * returns `undefined` and goes through the app, whose middleware answers it. `test/api/hotJobList.test.ts`
+ * out nor due for a refreshed cookie (or auth off), under a `Host` that is `localhost` or an IP literal
+ * (any other name goes to the origin check, which refuses a browser's GET under a foreign name).
+ * Everything else (no or bad cookie, a refresh due, `HEAD`, an engine error) returns `undefined` and goes
+ * through the app, whose middleware answers it. `test/api/hotJobList.test.ts`
  * checks that both paths give the same status, headers and body.
  */
 import type { IncomingMessage } from 'node:http'
 import type { SessionMiddleware } from '../auth/requireSession.js'
 import { sessionTokenOf } from '../auth/sessionCookie.js'
 import type { Engine, JobView } from '../engine/types.js'
+import { hostNameOf, isOwnHostName } from './originCheck.js'
 import { apiSecurityHeaders } from './securityHeaders.js'
 
 export interface HotJobListOptions {
@@ -49,6 +51,9 @@ export function hotJobList({ engine, session, path }: HotJobListOptions): HotRou
     // Node's raw request target under @hono/node-server; the full URL in-process (`app.request()`).
     const target = incoming ? incoming.url : request.url.slice(request.url.indexOf('/', request.url.indexOf('//') + 2))
     if (target !== path || !session.isCurrent(sessionTokenOf(request, incoming))) return undefined
+    // A name other than localhost or an IP literal may be a rebound one: the app's origin check decides.
+    const host = incoming ? incoming.headers.host : request.headers.get('host')
+    if (host !== undefined && host !== null && !isOwnHostName(hostNameOf(host))) return undefined
     try {
       const jobs = engine.listJobs()
       if (jobs !== listed || !Object.isFrozen(jobs)) {

@@ -16,11 +16,17 @@
  * - none of the three: not a browser (curl, scripts, the CLI), which carries no ambient cookie, so it
  *   passes.
  *
- * The own origin is the `Host` header the request came with, under either scheme: a reverse proxy that
- * keeps `Host` but terminates TLS changes the scheme the daemon sees, not the host. A proxy that rewrites
- * `Host` needs its public origin in `allowedOrigins`.
+ * The own origin is the `Host` header the request came with, under either scheme (a reverse proxy that
+ * keeps `Host` but terminates TLS changes the scheme the daemon sees, not the host), but only when that
+ * host is one of the listening address's own names: `localhost` or an IP literal. Any other name counts
+ * only when it is in `allowedOrigins`: under DNS rebinding a page of `http://rebind.test:8080` is "same
+ * origin" with a daemon that `rebind.test` now resolves to, and its `Host` says `rebind.test:8080`.
+ * For the same reason a browser's GET (one sending `Origin` or `Sec-Fetch-Site`) whose `Host` is a
+ * foreign name is refused too: a rebound page could otherwise read an API with auth off. Clients that
+ * are no browser (curl, scripts) may use any name.
  */
 import type { MiddlewareHandler } from 'hono'
+import { isIP } from 'node:net'
 import { HttpError } from './HttpError.js'
 
 export interface OriginCheckOptions {
@@ -44,12 +50,31 @@ function refuse(why: string): never {
   throw new HttpError(403, { message: `cross-site request refused: ${why}; allowed are the daemon's own origin and server.auth.allowedOrigins` })
 }
 
+/** `localhost` and IP literals cannot be rebound to another address by DNS; `hostname` as `URL` gives it (IPv6 in brackets). */
+export function isOwnHostName(hostname: string): boolean {
+  return hostname === 'localhost' || isIP(hostname) !== 0 || (hostname.startsWith('[') && isIP(hostname.slice(1, -1)) === 6)
+}
+
+/** The host name of a `Host` header value (`[::1]:8080` gives `[::1]`), lower-cased; '' when unparsable. */
+export function hostNameOf(host: string): string {
+  try {
+    return new URL(`http://${host}`).hostname
+  } catch {
+    return ''
+  }
+}
+
 export const originCheck = ({ allowedOrigins }: OriginCheckOptions): MiddlewareHandler => {
   const allowed = new Set(allowedOrigins.flatMap((o) => normalOrigin(o) ?? []))
   return async function originCheck(c, next) {
-    if (safeMethods.has(c.req.method)) return next()
     const host = c.req.header('host') ?? new URL(c.req.url).host
-    const own = new Set([`http://${host}`, `https://${host}`].flatMap((o) => normalOrigin(o) ?? []))
+    const own = new Set([`http://${host}`, `https://${host}`].flatMap((o) => normalOrigin(o) ?? []).filter((o) => isOwnHostName(new URL(o).hostname)))
+    if (safeMethods.has(c.req.method)) {
+      const browser = c.req.header('origin') !== undefined || c.req.header('sec-fetch-site') !== undefined
+      const known = own.size > 0 || [`http://${host}`, `https://${host}`].some((o) => allowed.has(normalOrigin(o) ?? ''))
+      if (browser && !known) refuse(`the Host ${JSON.stringify(host.slice(0, 200))} is no name of this daemon (DNS rebinding?)`)
+      return next()
+    }
     const passes = (origin: string | undefined) => origin !== undefined && (own.has(origin) || allowed.has(origin))
 
     const origin = c.req.header('origin')

@@ -132,9 +132,14 @@ export const SettingsSchema = z
 
 /** The daemon's extra status fields, answered only with a session (or auth off). */
 export const DaemonStatusDetailsSchema = z.object({
+  version: z.string(),
+  environment: z.string().openapi({ description: '`NODE_ENV`, `production` when unset' }),
   startedAt: z.string().openapi({ description: 'RFC 3339 time the server started' }),
   uptimeSeconds: z.number().int(),
   authEnabled: z.boolean(),
+  storagesDown: z
+    .array(z.object({ job: z.string(), storage: z.string(), error: z.string(), since: z.string() }))
+    .openapi({ description: 'Storages whose start-up check failed, until a run of their job succeeds' }),
   jobs: z.object({
     total: z.number().int(),
     active: z.number().int(),
@@ -147,15 +152,13 @@ export const DaemonStatusDetailsSchema = z.object({
 export const DaemonStatusSchema = z
   .object({
     status: z.literal('ok'),
-    version: z.string(),
     uptime: z.number().int().openapi({ description: 'Seconds since the server started' }),
-    environment: z.string().openapi({ description: '`NODE_ENV`, `production` when unset' }),
     jobsCount: z.number().int(),
     ...DaemonStatusDetailsSchema.partial().shape,
   })
   .openapi('DaemonStatus', {
     description:
-      'Public: `status`, `version`, `uptime`, `environment`, `jobsCount`. With a valid session (or auth off) also `startedAt`, `uptimeSeconds`, `authEnabled` and `jobs`.',
+      'Public: `status`, `uptime`, `jobsCount` (what the original web client reads before login). With a valid session (or auth off) also `version`, `environment`, `startedAt`, `uptimeSeconds`, `authEnabled` and `jobs`.',
   })
 
 export const StreamFrameSchema = z

@@ -3,7 +3,8 @@
  * A log as server-sent events: up to `tail` existing lines first, then every new line as it is appended,
  * each a `message` event with data `{"line": "..."}`, and a keep-alive `{"line":""}` every `keepAliveMs`
  * so proxies keep the connection open. A `refusal` (log switched off, unknown job) is sent as one message
- * and the stream closes. The subscription ends when the client goes away.
+ * and the stream closes. The subscription ends when the client goes away or its session ends (logout,
+ * expiry).
  */
 import type { Context } from 'hono'
 import { streamSSE } from 'hono/streaming'
@@ -17,9 +18,11 @@ export interface StreamLogOptions {
   keepAliveMs: number
   /** When set, the one line sent before closing instead of the log. */
   refusal?: string
+  /** Ends the stream when the session it was opened with ends (`RouteDeps.untilSessionEnds`). */
+  untilSessionEnds?: (onEnd: () => void) => () => void
 }
 
-export function streamLog(c: Context, { logs, scope, tail, keepAliveMs, refusal }: StreamLogOptions): Response {
+export function streamLog(c: Context, { logs, scope, tail, keepAliveMs, refusal, untilSessionEnds }: StreamLogOptions): Response {
   // Reverse proxies (nginx) would otherwise buffer the stream and delay every line.
   c.header('X-Accel-Buffering', 'no')
   // Hono answers HEAD with the GET handler and drops the body: never subscribe for one.
@@ -39,6 +42,8 @@ export function streamLog(c: Context, { logs, scope, tail, keepAliveMs, refusal 
       const unsubscribe = logs.subscribe(scope, send)
       for (const line of backlog) send(line)
       const keepAlive = setInterval(() => send(''), keepAliveMs)
+      // A logout or the session's expiry ends the stream like a client going away.
+      const stopWatching = untilSessionEnds?.(() => stream.abort())
       try {
         await new Promise<void>((resolve) => {
           if (stream.aborted) resolve()
@@ -46,6 +51,7 @@ export function streamLog(c: Context, { logs, scope, tail, keepAliveMs, refusal 
         })
       } finally {
         clearInterval(keepAlive)
+        stopWatching?.()
         unsubscribe()
       }
     },

@@ -14,6 +14,7 @@ import { lstat, mkdir, open, realpath, rm, symlink, utimes } from 'node:fs/promi
 import { isAbsolute, join, resolve, sep } from 'node:path'
 import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
+import { escapeName } from '../logs/escapeControl.js'
 import { forEachTarEntry } from './forEachTarEntry.js'
 
 export interface ExtractOptions {
@@ -22,6 +23,11 @@ export interface ExtractOptions {
   signal?: AbortSignal
   /** Told each entry's name before it is written (progress). */
   onEntry?: (name: string) => void
+  /**
+   * `dir` is a held folder's descriptor path (`/proc/self/fd/<fd>`): used as it is, not resolved to a
+   * path that a swap could redirect. @default false
+   */
+  held?: boolean
 }
 
 export interface ExtractResult {
@@ -35,13 +41,13 @@ const inside = (root: string, path: string) => path === root || path.startsWith(
 
 class EscapeError extends Error {
   constructor(name: string, root: string, why: string) {
-    super(`refusing archive entry "${name}": ${why} (it would escape ${root})`)
+    super(`refusing archive entry "${escapeName(name)}": ${why} (it would escape ${root})`)
   }
 }
 
 export async function extractTo(archive: Readable, dir: string, options: ExtractOptions = {}): Promise<ExtractResult> {
-  await mkdir(dir, { recursive: true })
-  const root = await realpath(dir)
+  if (!options.held) await mkdir(dir, { recursive: true })
+  const root = options.held ? dir : await realpath(dir)
   const result: ExtractResult = { files: 0, directories: 0, links: 0, bytes: 0 }
 
   const target = (name: string): string => {
@@ -66,9 +72,9 @@ export async function extractTo(archive: Readable, dir: string, options: Extract
         if (err.code === 'ENOENT') return undefined
         throw err
       })
-      if (existing?.isSymbolicLink()) throw new EscapeError(name, root, `"${components.slice(0, i + 1).join('/')}" on its path is a link`)
+      if (existing?.isSymbolicLink()) throw new EscapeError(name, root, `"${escapeName(components.slice(0, i + 1).join('/'))}" on its path is a link`)
       if (existing && !existing.isDirectory())
-        throw new Error(`refusing archive entry "${name}": "${components.slice(0, i + 1).join('/')}" on its path is not a folder`)
+        throw new Error(`refusing archive entry "${escapeName(name)}": "${escapeName(components.slice(0, i + 1).join('/'))}" on its path is not a folder`)
       if (!existing) await mkdir(path, i === components.length - 1 && mode !== undefined ? { mode } : {})
     }
   }

@@ -6,6 +6,7 @@
  * (no `lstat`), then `open` (no link followed), `fstat` on the descriptor (size, mode, mtime, and proof
  * that what is read is a regular file), `read`, `close`.
  */
+import { escapeName } from '../logs/escapeControl.js'
 import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, type Dirent, type Stats } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -95,7 +96,7 @@ interface Folder {
 export function* walkTree(options: WalkOptions): Generator<Walked, void, void> {
   const { root, name: sourceName, excluded, log, check } = options
   const changed = (relativePath: string) =>
-    log('warn', `source "${sourceName}": skipped ${relativePath}: it changed while the backup read it (replaced by a link or another file)`)
+    log('warn', `source "${sourceName}": skipped ${escapeName(relativePath)}: it changed while the backup read it (replaced by a link or another file)`)
   const folders: Folder[] = []
   const ring = { buffer: Buffer.allocUnsafe(ringSize), used: 0 }
   try {
@@ -148,7 +149,7 @@ export function* walkTree(options: WalkOptions): Generator<Walked, void, void> {
         const link = readLink(path, relativePath, changed)
         if (link) yield { entry: { name, type: 'symlink', mode: link.mode, mtime: link.mtime, linkname: link.target } }
       } else {
-        log('warn', `source "${sourceName}": skipped ${relativePath} (not a file, folder or link)`)
+        log('warn', `source "${sourceName}": skipped ${escapeName(relativePath)} (not a file, folder or link)`)
       }
     }
   } finally {

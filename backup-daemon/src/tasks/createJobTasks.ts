@@ -26,6 +26,8 @@ import { countingStorage } from './countingStorage.js'
 import { resolveRestoreFolder } from './resolveRestoreFolder.js'
 import { restoreDatabase, retargetSource } from './restoreDatabase.js'
 import { restoreFiles } from './restoreFiles.js'
+import { beginRestoreJournal } from './restoreJournal.js'
+import { restoreTargetLocks } from './restoreTargetLocks.js'
 import type { TaskContext, TaskRunner } from './TaskRunner.js'
 import { TaskRefusedError } from './TaskRefusedError.js'
 import type { RestoreTarget, TaskView } from './TaskView.js'
@@ -60,6 +62,7 @@ type Located = LocatedSnapshot
 const sizeOf = (located: Located) => located.entry.dataSizes.reduce((sum, size) => sum + size, 0)
 
 export function createJobTasks({ config, job, backupRunning, runner }: JobTasksDeps): JobTasks {
+  const targetLocks = restoreTargetLocks()
   const refuseIfBusy = (name: string) => {
     if (backupRunning(name)) throw new TaskRefusedError(409, `job "${name}" is running a backup; try again when it has finished`)
     if (runner.busy(name)) throw new TaskRefusedError(409, `job "${name}" already has a restore or verify task running; wait for it or cancel it`)
@@ -120,17 +123,40 @@ export function createJobTasks({ config, job, backupRunning, runner }: JobTasksD
       const restore = config.restore ?? { roots: [], databases: {} }
       // Every check of the target comes before the snapshot is looked at: a bad request writes nothing.
       let prepared: { label: string; run(located: Located, context: TaskContext): Promise<{ summary: string; bytesWritten?: number }> }
+      let release = () => {}
       if (target.kind === 'files') {
         const folder = await resolveRestoreFolder(target.path, restore.roots)
+        try {
+          const unlock = targetLocks.claim(folder.path, name)
+          release = () => {
+            folder.release()
+            unlock()
+          }
+        } catch (err) {
+          folder.release()
+          throw err
+        }
         const overwrite = target.overwrite ?? false
         prepared = {
           label: folder.path,
           async run(located, context) {
             const archive = await openArchive(located, { ...archiveKeys(jobConfig), signal: context.signal })
             const onEntry = (entry: string) => context.meter.file(entry)
-            const result = await restoreFiles(archive, folder, { overwrite, signal: context.signal, onEntry }).catch((err: Error) => {
-              throw new Error(`${describeReadError(located, err).message} (the target folder was left as it was)`, { cause: err })
+            const journal = beginRestoreJournal(config.dataDir, {
+              job: name,
+              snapshot,
+              trigger,
+              startedAt: new Date().toISOString(),
+              target: folder.path,
+              root: folder.root,
+              components: folder.components,
+              name: folder.name,
             })
+            const result = await restoreFiles(archive, folder, { overwrite, signal: context.signal, onEntry, journal })
+              .catch((err: Error) => {
+                throw new Error(`${describeReadError(located, err).message} (the target folder was left as it was)`, { cause: err })
+              })
+              .finally(() => journal.end())
             return {
               summary: `restored ${result.files} file(s), ${result.directories} folder(s), ${result.links} link(s), ${result.bytes} bytes into ${folder.path}`,
               bytesWritten: result.bytes,
@@ -148,6 +174,7 @@ export function createJobTasks({ config, job, backupRunning, runner }: JobTasksD
           const known = Object.keys(restore.databases)
           throw new TaskRefusedError(400, `no database "${target.database}" in restore.databases (configured: ${known.length ? known.join(', ') : 'none'})`)
         }
+        release = targetLocks.claim(`database:${target.database}`, name)
         const retargeted = retargetSource(source, configured, target.database)
         const overwrite = target.overwrite ?? false
         const where = configured.type === 'sqlite' ? configured.path : splitPassword(configured.database).label
@@ -171,17 +198,27 @@ export function createJobTasks({ config, job, backupRunning, runner }: JobTasksD
           },
         }
       }
-      const copies = await locate(name, storages, snapshot)
-      refuseIfBusy(name)
-      const totalBytes = 2 * sizeOf(copies[0]!)
-      return runner.start({ job: name, kind: 'restore', snapshot, target: prepared.label, totalBytes, trigger }, async (context) => {
-        const { intact, problems } = await verifyCopies(copies, jobConfig, context, false)
-        const chosen = intact[0]
-        if (!chosen) throw new Error(`no storage holds an intact copy of ${snapshot}: ${problems.join(' | ')}; nothing was restored`)
-        context.meter.phase = 'restoring'
-        context.log('info', `restoring from storage "${chosen.storage.name}" into ${prepared.label}`)
-        return prepared.run(counted(chosen, context), context)
-      })
+      try {
+        const copies = await locate(name, storages, snapshot)
+        refuseIfBusy(name)
+        const totalBytes = 2 * sizeOf(copies[0]!)
+        return await runner.start({ job: name, kind: 'restore', snapshot, target: prepared.label, totalBytes, trigger }, async (context) => {
+          try {
+            const { intact, problems } = await verifyCopies(copies, jobConfig, context, false)
+            const chosen = intact[0]
+            if (!chosen) throw new Error(`no storage holds an intact copy of ${snapshot}: ${problems.join(' | ')}; nothing was restored`)
+            context.meter.phase = 'restoring'
+            context.log('info', `restoring from storage "${chosen.storage.name}" into ${prepared.label}`)
+            return await prepared.run(counted(chosen, context), context)
+          } finally {
+            release()
+          }
+        })
+      } catch (err) {
+        // Refused before the task started: the task's own finally never runs.
+        release()
+        throw err
+      }
     },
 
     current: (name) => {

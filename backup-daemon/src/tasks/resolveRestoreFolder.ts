@@ -5,9 +5,15 @@
  * root, its parent folder must exist, and an existing target must be a folder. The existing part of the
  * path is resolved with realpath (so a link inside a root pointing outside is caught), then compared with
  * each root's realpath component by component (`/srv/restore2` is not below `/srv/restore`).
+ *
+ * The check is then made to last: the parent folder is opened from the root one component at a time
+ * without following links (`tasks/heldFolder`) and held by that descriptor until the last write. A folder
+ * inside a root swapped for a link after the check (the 202) cannot redirect the restore outside; the
+ * restore checks before its final move that the path still leads to the held folder, and fails if not.
  */
 import { lstat, realpath } from 'node:fs/promises'
 import { basename, dirname, join, sep } from 'node:path'
+import { holdBelow, stillLeadsTo, type HeldFolder } from './heldFolder.js'
 import { TaskRefusedError } from './TaskRefusedError.js'
 
 export interface RestoreFolder {
@@ -17,6 +23,17 @@ export interface RestoreFolder {
   parent: string
   /** Whether the folder exists already (its files are merged with the restored ones). */
   exists: boolean
+  /** The parent, held by a descriptor from the check on: every write goes through `held.dir`. */
+  held: HeldFolder
+  /** The target's own name inside the parent. */
+  name: string
+  /** The restore root the parent is below (resolved), and the parent's folders below it: how it is reached again. */
+  root: string
+  components: string[]
+  /** Whether `path` still leads (without links) to the held parent: false after a swap. */
+  unchanged(): boolean
+  /** Closes the descriptor (after the last write, or when the task is refused). */
+  release(): void
 }
 
 const within = (root: string, path: string) => {
@@ -37,8 +54,31 @@ export async function resolveRestoreFolder(requested: string, roots: string[]): 
   const parent = await realpath(dirname(clean)).catch(() => undefined)
   if (parent === undefined) throw refuse('its parent folder does not exist')
   const path = join(parent, basename(clean))
-  if (!resolvedRoots.some((root) => within(root, path))) throw refuse(`outside the allowed restore roots (${roots.join(', ')}); name a folder inside one`)
-  const existing = await lstat(path).catch(() => undefined)
-  if (existing && !existing.isDirectory()) throw refuse(existing.isSymbolicLink() ? 'it is a symbolic link' : 'it exists and is not a folder')
-  return { path, parent, exists: existing !== undefined }
+  const root = resolvedRoots.find((r) => within(r, path))
+  if (root === undefined) throw refuse(`outside the allowed restore roots (${roots.join(', ')}); name a folder inside one`)
+  const components = parent.split(sep).filter(Boolean).slice(root.split(sep).filter(Boolean).length)
+  let held: HeldFolder
+  try {
+    held = holdBelow(root, components)
+  } catch (err) {
+    throw refuse(`its parent folder cannot be opened without following links (${(err as NodeJS.ErrnoException).code ?? String(err)})`)
+  }
+  const name = basename(clean)
+  // Looked at through the held parent: what the restore will write into.
+  const existing = await lstat(join(held.dir, name)).catch(() => undefined)
+  if (existing && !existing.isDirectory()) {
+    held.close()
+    throw refuse(existing.isSymbolicLink() ? 'it is a symbolic link' : 'it exists and is not a folder')
+  }
+  return {
+    path,
+    parent,
+    exists: existing !== undefined,
+    held,
+    name,
+    root,
+    components,
+    unchanged: () => stillLeadsTo(root, components, held),
+    release: () => held.close(),
+  }
 }

@@ -6,18 +6,30 @@
  * system), then every restored entry is checked against what the target holds (an existing file is a
  * conflict unless `overwrite`; a file where a folder is, a folder where a file is, or a link on the way
  * always are), and only then moved into place. The temporary folder is removed whatever happens.
+ *
+ * Everything is reached through descriptors (`tasks/heldFolder`): the parent held since the target was
+ * checked, the temporary folder, and each target folder the merge goes into (opened without following
+ * links). Before the final moves the target's path must still lead to the held parent: a folder swapped
+ * for a link during the restore fails it, and nothing is written outside.
  */
 import { randomBytes } from 'node:crypto'
 import { chmod, lstat, mkdir, readdir, rename, rm } from 'node:fs/promises'
 import { basename, join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { extractTo, type ExtractResult } from '../snapshot/extractTo.js'
+import { holdBelow, holdChild, stillLeadsTo } from './heldFolder.js'
 import type { RestoreFolder } from './resolveRestoreFolder.js'
+import type { RestoreJournalHandle } from './restoreJournal.js'
+
+/** A restore target: the API's (held since its check) or the CLI's (held from here on). */
+export type RestoreInto = Pick<RestoreFolder, 'path' | 'parent' | 'exists'> & Partial<Pick<RestoreFolder, 'held' | 'unchanged'>>
 
 export interface RestoreFilesOptions {
   overwrite: boolean
   signal: AbortSignal
   onEntry?: (name: string) => void
+  /** Told when unpacking begins and when the merge begins, so a killed restore is put right at the next start. */
+  journal?: Pick<RestoreJournalHandle, 'extracting' | 'merging'>
 }
 
 const lstatOrNone = (path: string) => lstat(path).catch(() => undefined)
@@ -38,42 +50,70 @@ async function conflicts(from: string, to: string, overwrite: boolean, prefix = 
   return found
 }
 
-/** Moves the restored tree into the target: whole folders by one rename where the target has none. */
-async function moveInto(from: string, to: string): Promise<void> {
+/** Moves the restored tree into the target: whole folders by one rename where the target has none; folders entered without following links. */
+export async function moveInto(from: string, to: string): Promise<void> {
   for (const entry of await readdir(from, { withFileTypes: true })) {
     const source = join(from, entry.name)
-    const destination = join(to, entry.name)
-    const there = await lstatOrNone(destination)
-    if (entry.isDirectory() && there?.isDirectory()) await moveInto(source, destination)
-    else await rename(source, destination)
+    const there = await lstatOrNone(join(to, entry.name))
+    if (entry.isDirectory() && there?.isDirectory()) {
+      const inner = holdChild(to, entry.name)
+      try {
+        await moveInto(source, inner.dir)
+      } finally {
+        inner.close()
+      }
+    } else await rename(source, join(to, entry.name))
   }
 }
 
-export async function restoreFiles(archive: Readable, folder: RestoreFolder, options: RestoreFilesOptions): Promise<ExtractResult> {
-  const temporary = join(folder.parent, `.${basename(folder.path)}.restore-${randomBytes(6).toString('hex')}`)
+export async function restoreFiles(archive: Readable, folder: RestoreInto, options: RestoreFilesOptions): Promise<ExtractResult> {
+  const name = basename(folder.path)
+  const parent = folder.held ?? holdBelow(folder.parent, [])
+  const unchanged = folder.unchanged ?? (() => stillLeadsTo(folder.parent, [], parent))
+  const temporaryName = `.${name}.restore-${randomBytes(6).toString('hex')}`
+  const temporary = join(parent.dir, temporaryName)
+  options.journal?.extracting(temporaryName)
   await mkdir(temporary, { mode: 0o700 })
+  const held = holdChild(parent.dir, temporaryName)
   try {
-    const result = await extractTo(archive, temporary, { overwrite: false, signal: options.signal, ...(options.onEntry && { onEntry: options.onEntry }) })
+    const result = await extractTo(archive, held.dir, {
+      overwrite: false,
+      signal: options.signal,
+      held: true,
+      ...(options.onEntry && { onEntry: options.onEntry }),
+    })
     options.signal.throwIfAborted()
+    if (!unchanged()) throw new Error(`${folder.parent} was moved or replaced (by a link?) during the restore; nothing was restored`)
     // Re-checked now (not only when the task was accepted): the target may have changed meanwhile.
-    const now = await lstatOrNone(folder.path)
+    const target = join(parent.dir, name)
+    const now = await lstatOrNone(target)
     if (now && !now.isDirectory()) throw new Error(`${folder.path} is no longer a folder; nothing was restored`)
     if (!now) {
       // Private while being filled; an ordinary folder once it is the target.
+      options.journal?.merging()
       await chmod(temporary, 0o755)
-      await rename(temporary, folder.path)
+      await rename(temporary, target)
       return result
     }
-    const clashes = await conflicts(temporary, folder.path, options.overwrite)
-    if (clashes.length > 0) {
-      const shown = clashes.slice(0, 5).join(', ') + (clashes.length > 5 ? `, and ${clashes.length - 5} more` : '')
-      const what = `the target already holds ${clashes.length} of the snapshot's path(s): ${shown}`
-      throw new Error(`${what}; nothing was restored (ask to overwrite to replace files)`)
+    const into = holdChild(parent.dir, name)
+    try {
+      const clashes = await conflicts(held.dir, into.dir, options.overwrite)
+      if (clashes.length > 0) {
+        const shown = clashes.slice(0, 5).join(', ') + (clashes.length > 5 ? `, and ${clashes.length - 5} more` : '')
+        const what = `the target already holds ${clashes.length} of the snapshot's path(s): ${shown}`
+        throw new Error(`${what}; nothing was restored (ask to overwrite to replace files)`)
+      }
+      // From here on the moves are renames: not cancellable, so the target never ends half-merged by a
+      // cancel; a kill is completed at the next start (tasks/restoreJournal).
+      options.journal?.merging()
+      await moveInto(held.dir, into.dir)
+    } finally {
+      into.close()
     }
-    // From here on the moves are renames: not cancellable, so the target never ends half-merged by a cancel.
-    await moveInto(temporary, folder.path)
     return result
   } finally {
+    held.close()
     await rm(temporary, { recursive: true, force: true })
+    if (!folder.held) parent.close()
   }
 }

@@ -114,7 +114,7 @@ describe('api: OpenAPI document and docs page', function () {
     expect(schemas.JobStatus!.properties.cancelling!.enum).to.deep.equal([true])
     expect(schemas.Snapshot!.required).to.include.members(['id', 'name', 'checksummed', 'damaged', 'storage', 'storages']).and.not.include('damageReason')
     expect(schemas.Problem!.required).to.include('error')
-    expect(schemas.DaemonStatus!.required.sort()).to.deep.equal(['environment', 'jobsCount', 'status', 'uptime', 'version'])
+    expect(schemas.DaemonStatus!.required.sort()).to.deep.equal(['jobsCount', 'status', 'uptime'])
     expect(schemas.Settings!.required).to.include('defaultLanguage')
   })
 

@@ -137,10 +137,16 @@ describe('tasks: resolveRestoreFolder', () => {
   }
 
   it('accepts folders strictly inside a root, through a link to the root too, and says whether they exist', async () => {
-    expect(await resolveRestoreFolder(join(root, 'new'), [root])).to.deep.equal({ path: join(root, 'new'), parent: root, exists: false })
-    expect(await resolveRestoreFolder(join(root, 'existing'), [root])).to.include({ exists: true })
-    expect(await resolveRestoreFolder(join(dir, 'root-alias', 'new'), [root])).to.include({ path: join(root, 'new') })
-    expect(await resolveRestoreFolder(join(root, 'new') + '/', [`${root}/`])).to.include({ path: join(root, 'new') })
+    // Each result holds its parent open until released.
+    const resolved = async (path: string, roots: string[]) => {
+      const folder = await resolveRestoreFolder(path, roots)
+      folder.release()
+      return folder
+    }
+    expect(await resolved(join(root, 'new'), [root])).to.include({ path: join(root, 'new'), parent: root, exists: false, name: 'new' })
+    expect(await resolved(join(root, 'existing'), [root])).to.include({ exists: true })
+    expect(await resolved(join(dir, 'root-alias', 'new'), [root])).to.include({ path: join(root, 'new') })
+    expect(await resolved(join(root, 'new') + '/', [`${root}/`])).to.include({ path: join(root, 'new') })
   })
 
   it('refuses "..", relative paths, a root itself, a sibling with the same prefix, links out, files and missing parents', async () => {

@@ -8,6 +8,7 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import { timingSafeEqual, createHash } from 'node:crypto'
+import type { SessionEnds } from '../../auth/sessionEnds.js'
 import { concurrencyGate, GateFullError } from '../../auth/concurrencyGate.js'
 import { verifyPassword } from '../../auth/password.js'
 import { clearSessionCookie, readSessionCookie, setSessionCookie } from '../../auth/sessionCookie.js'
@@ -77,12 +78,14 @@ export interface AuthRouteOptions {
   revoked: RevokedSessions
   /** Milliseconds since the epoch. @default Date.now */
   clock?: () => number
+  /** Ends the streams of a logged-out session. */
+  ends?: SessionEnds
 }
 
 export function authRoutes(
   api: OpenAPIHono<AppEnv>,
-  { config, engine, sessionKey, loginLimiter }: RouteDeps,
-  { revoked, clock = Date.now }: AuthRouteOptions,
+  { config, engine, sessionKey, loginLimiter, accountLimiter }: RouteDeps,
+  { revoked, clock = Date.now, ends }: AuthRouteOptions,
 ): void {
   const { auth } = config.server
   /** The claims of the request's cookie when it is a live, not logged-out session. */
@@ -104,6 +107,13 @@ export function authRoutes(
       throw new HttpError(429, { message: 'too many failed logins from this address; try again later', headers: { 'Retry-After': String(wait) } })
     }
     const { username, password } = c.req.valid('json')
+    // Per account too: many addresses (every 127.x.y.z, an IPv6 /64) must not multiply the guesses.
+    const account = username.slice(0, 256)
+    const accountWait = accountLimiter.reserve(account, client)
+    if (accountWait > 0) {
+      loginLimiter.release(client)
+      throw new HttpError(429, { message: 'too many failed logins for this account; try again later', headers: { 'Retry-After': String(accountWait) } })
+    }
     let passwordOk: boolean
     try {
       // Check the password even for a wrong user name so the answer takes as long either way.
@@ -111,6 +121,7 @@ export function authRoutes(
     } catch (err) {
       if (!(err instanceof GateFullError)) throw err
       loginLimiter.release(client)
+      accountLimiter.release(account)
       throw new HttpError(429, { message: 'too many logins in progress; try again later', headers: { 'Retry-After': '1' } })
     }
     if (!(sameText(username, auth.username) && passwordOk)) {
@@ -120,6 +131,7 @@ export function authRoutes(
       throw new HttpError(401, { message: 'invalid username or password' })
     }
     loginLimiter.succeeded(client)
+    accountLimiter.succeeded(account, client)
     setSessionCookie(c, await signSession({ key: sessionKey, username: auth.username, minutes: auth.tokenExpiration, now: clock() }), auth)
     return c.json({ success: true }, 200)
   })
@@ -128,7 +140,10 @@ export function authRoutes(
     // The session ends on the server too: its tokens (refreshed ones included) are refused from now on
     // until the last of them would have expired anyway.
     const claims = await liveSession(c)
-    if (claims) revoked.revoke(claims.sid, Math.max(claims.exp, claims.authTime + maxSessionSeconds(auth.tokenExpiration)), clock() / 1000)
+    if (claims) {
+      revoked.revoke(claims.sid, Math.max(claims.exp, claims.authTime + maxSessionSeconds(auth.tokenExpiration)), clock() / 1000)
+      ends?.end(claims.sid)
+    }
     clearSessionCookie(c, auth)
     return c.json({ success: true }, 200)
   })

@@ -16,7 +16,7 @@ const sseResponse = {
   content: { 'text/event-stream': { schema: StreamFrameSchema } },
 }
 
-export function logRoutes(api: OpenAPIHono<AppEnv>, { engine, session, keepAliveMs }: RouteDeps): void {
+export function logRoutes(api: OpenAPIHono<AppEnv>, { engine, session, keepAliveMs, untilSessionEnds }: RouteDeps): void {
   const common = { tags: ['logs'], security: sessionSecurity, middleware: [session] }
   const lines = (scope: LogScope, tail: number) => (engine.logs.enabled(scope) && tail > 0 ? engine.logs.tail(scope, tail) : [])
 
@@ -60,7 +60,7 @@ export function logRoutes(api: OpenAPIHono<AppEnv>, { engine, session, keepAlive
         if (!(err instanceof JobNotFoundError)) throw err
         refusal = err.message
       }
-      return streamLog(c, { logs: engine.logs, scope, tail, keepAliveMs, refusal }) as never
+      return streamLog(c, { logs: engine.logs, scope, tail, keepAliveMs, refusal, untilSessionEnds: (onEnd) => untilSessionEnds(c.req.raw, onEnd) }) as never
     },
   )
 
@@ -89,7 +89,8 @@ export function logRoutes(api: OpenAPIHono<AppEnv>, { engine, session, keepAlive
     (c) => {
       const scope: LogScope = { kind: 'system' }
       const refusal = engine.logs.enabled(scope) ? undefined : 'the system log is switched off (logs.system: false)'
-      return streamLog(c, { logs: engine.logs, scope, tail: c.req.valid('query').tail, keepAliveMs, refusal }) as never
+      const tail = c.req.valid('query').tail
+      return streamLog(c, { logs: engine.logs, scope, tail, keepAliveMs, refusal, untilSessionEnds: (onEnd) => untilSessionEnds(c.req.raw, onEnd) }) as never
     },
   )
 }

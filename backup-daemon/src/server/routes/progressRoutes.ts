@@ -12,7 +12,7 @@ import { JobParamsSchema } from '../schemas.js'
 import { runEventStream } from './runEventStream.js'
 import { ProgressFrameSchema } from './runSchemas.js'
 
-export function progressRoutes(api: OpenAPIHono<AppEnv>, { engine, session, keepAliveMs }: RouteDeps): void {
+export function progressRoutes(api: OpenAPIHono<AppEnv>, { engine, session, keepAliveMs, untilSessionEnds }: RouteDeps): void {
   api.openapi(
     createRoute({
       tags: ['jobs'],
@@ -38,6 +38,7 @@ export function progressRoutes(api: OpenAPIHono<AppEnv>, { engine, session, keep
       if (c.req.method === 'HEAD') return c.body(null, 200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' }) as never
       return runEventStream(c, {
         keepAliveMs,
+        untilSessionEnds: (onEnd) => untilSessionEnds(c.req.raw, onEnd),
         subscribe(listener) {
           const unwatch = engine.watchRuns?.(name, listener)
           const current = engine.progress?.(name)

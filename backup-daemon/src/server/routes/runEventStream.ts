@@ -20,9 +20,11 @@ export interface RunEventStreamOptions {
   closeOnEnd?: boolean
   /** Starts following: `listener` may be called at once (the current state); returns the function that stops it. */
   subscribe(listener: RunListener): (() => void) | undefined
+  /** Ends the stream when the session it was opened with ends (`RouteDeps.untilSessionEnds`). */
+  untilSessionEnds?: (onEnd: () => void) => () => void
 }
 
-export function runEventStream(c: Context<AppEnv>, { keepAliveMs, closeOnEnd = false, subscribe }: RunEventStreamOptions): Response {
+export function runEventStream(c: Context<AppEnv>, { keepAliveMs, closeOnEnd = false, subscribe, untilSessionEnds }: RunEventStreamOptions): Response {
   c.header('X-Accel-Buffering', 'no')
   return streamSSE(
     c,
@@ -53,6 +55,8 @@ export function runEventStream(c: Context<AppEnv>, { keepAliveMs, closeOnEnd = f
       }
       if (stream.aborted) return
       stream.onAbort(finish)
+      // A logout or the session's expiry ends the stream like a client going away.
+      const stopWatching = untilSessionEnds?.(finish)
       const unsubscribe = subscribe({ progress: (data) => send({ event: 'progress', data }), end: (data) => send({ event: 'end', data }) })
       const keepAlive = setInterval(() => {
         if (!writing) void stream.write(': keep-alive\n\n').catch(() => {})
@@ -61,6 +65,7 @@ export function runEventStream(c: Context<AppEnv>, { keepAliveMs, closeOnEnd = f
         await finished
       } finally {
         clearInterval(keepAlive)
+        stopWatching?.()
         unsubscribe?.()
       }
     },

@@ -1,8 +1,9 @@
 /**
  * @module server/routes/systemRoutes
- * `GET /status` and `GET /settings`, both public. `/status` answers what the original service's web client
- * reads before and after login (`status`, `version`, `uptime`, `environment`, `jobsCount`); what runs and
- * how (job counts by state, auth) is added only for a valid session or with auth off. `/settings` is read
+ * `GET /status` and `GET /settings`, both public. Without a session `/status` answers only what the
+ * original service's web client reads before login (`status`, `uptime`, `jobsCount`: its system page);
+ * what runs and how (`version`, `environment`, job counts by state, auth) is added only for a valid
+ * session or with auth off: a version tells an attacker which advisories apply. `/settings` is read
  * by the UI before login to know what to offer.
  */
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
@@ -39,22 +40,25 @@ export function systemRoutes(api: OpenAPIHono<AppEnv>, { config, engine, session
       method: 'get',
       path: '/status',
       tags: ['system'],
-      summary: 'Daemon status, version and uptime (public); job counts with a session',
+      summary: 'Daemon status, uptime and job count (public); version, environment and job counts by state with a session',
       responses: { 200: jsonResponse(DaemonStatusSchema, 'Daemon status'), ...problemResponses() },
     }),
     async (c) => {
       const jobs = engine.listJobs()
       const uptime = Math.floor((Date.now() - startedAt.getTime()) / 1000)
-      const base = { status: 'ok' as const, version: daemonVersion, uptime, environment, jobsCount: jobs.length }
+      const base = { status: 'ok' as const, uptime, jobsCount: jobs.length }
       if (!(await hasSession(c))) return c.json(base, 200)
       const running = jobs.filter((j) => j.status === 'running')
       const cancelling = running.filter((j) => j.cancelling).length
       return c.json(
         {
           ...base,
+          version: daemonVersion,
+          environment,
           startedAt: startedAt.toISOString(),
           uptimeSeconds: uptime,
           authEnabled: config.server.auth.enabled,
+          storagesDown: engine.storagesDown?.() ?? [],
           jobs: {
             total: jobs.length,
             active: jobs.filter((j) => j.active).length,

@@ -62,7 +62,7 @@ export const RestoreRequestSchema = z
   })
   .openapi('RestoreRequest')
 
-export function taskRoutes(api: OpenAPIHono<AppEnv>, { config, engine, session, keepAliveMs }: RouteDeps): void {
+export function taskRoutes(api: OpenAPIHono<AppEnv>, { config, engine, session, keepAliveMs, untilSessionEnds }: RouteDeps): void {
   const common = { tags: ['restore'], security: sessionSecurity, middleware: [session] }
   const allowed = () => {
     if (!config.server.permissions.allowRestore) throw new HttpError(403, { message: 'restore and verify are switched off (server.permissions.allowRestore)' })
@@ -169,7 +169,12 @@ export function taskRoutes(api: OpenAPIHono<AppEnv>, { config, engine, session, 
       // Unknown job: a 404 Problem before any stream is opened; no task yet: 204.
       if (!jobTasks.current(name)) return c.body(null, 204)
       if (c.req.method === 'HEAD') return c.body(null, 200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' }) as never
-      return runEventStream(c, { keepAliveMs, closeOnEnd: true, subscribe: (listener) => jobTasks.follow(name, listener) }) as never
+      return runEventStream(c, {
+        keepAliveMs,
+        closeOnEnd: true,
+        subscribe: (listener) => jobTasks.follow(name, listener),
+        untilSessionEnds: (onEnd) => untilSessionEnds(c.req.raw, onEnd),
+      }) as never
     },
   )
 

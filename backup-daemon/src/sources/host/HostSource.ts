@@ -7,6 +7,7 @@
  * Storage API, or token-signed pull-zone URLs when `pullZoneHostname` and its key are set. Requests
  * are retried while the error is transient (5xx, 429, resets), as the storage does.
  */
+import { escapeName } from '../../logs/escapeControl.js'
 import { Readable } from 'node:stream'
 import type { ReadableStream as WebReadableStream } from 'node:stream/web'
 import { HostApi } from '../../storages/host/hostApi.js'
@@ -116,7 +117,7 @@ export class HostSource implements Source {
       return Readable.fromWeb(response.body as WebReadableStream)
     } catch (err) {
       if (signal.aborted) throw signal.reason
-      throw new Error(`source "${this.name}": downloading "${path}" failed: ${(err as Error).message}`, { cause: err })
+      throw new Error(`source "${this.name}": downloading "${escapeName(path)}" failed: ${(err as Error).message}`, { cause: err })
     }
   }
 

@@ -4,6 +4,7 @@
  * downloads and archived as `<name>/<key relative to path>` (see `support/mirroredEntries`). The AWS
  * SDK is loaded on first use, so jobs without it do not pay for it.
  */
+import { escapeName } from '../../logs/escapeControl.js'
 import type { S3Client } from '@aws-sdk/client-s3'
 import { Readable } from 'node:stream'
 import type { RemoteObject } from '../support/mirrorRemote.js'
@@ -105,7 +106,7 @@ export class S3Source implements Source {
       return body
     } catch (err) {
       if (signal.aborted) throw signal.reason
-      throw new Error(`source "${this.name}": downloading "${prefix + object.path}" failed: ${describeError(err)}`, { cause: err })
+      throw new Error(`source "${this.name}": downloading "${escapeName(prefix + object.path)}" failed: ${describeError(err)}`, { cause: err })
     }
   }
 }
