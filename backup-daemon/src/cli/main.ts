@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { findConfigFile } from '../config/findConfigFile.js'
+import { debugRequested, describeFailure } from '../startup/describeFailure.js'
 import { usage } from './usage.js'
 
 async function main(argv: string[]): Promise<number> {
@@ -18,6 +19,8 @@ async function main(argv: string[]): Promise<number> {
         config: { type: 'string', short: 'c' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
+        // A failure's stack trace below its one-line summary (also DEBUG=1).
+        debug: { type: 'boolean' },
         // verify / restore
         storage: { type: 'string' },
         to: { type: 'string' },
@@ -122,7 +125,8 @@ main(process.argv.slice(2))
   .then(
     (code) => process.exit(code),
     (err: unknown) => {
-      process.stderr.write(`backup-daemon: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
+      // One line naming the path and what to do; the stack only with --debug or DEBUG (startup/describeFailure.ts).
+      process.stderr.write(describeFailure(err, { debug: debugRequested() }))
       process.exit(1)
     },
   )
