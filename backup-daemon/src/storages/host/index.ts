@@ -12,10 +12,16 @@ export const hostConfigSchema = z
     type: z.literal('host'),
     name: z.string().min(1),
     /** Storage API base URL, e.g. a regional `https://de.storage.bunnycdn.com`. */
-    endpoint: z.url({ protocol: /^https?$/ }).default('https://storage.bunnycdn.com'),
+    // The original documents a bare host name (`storage.bunnycdn.com`): https is meant.
+    endpoint: z.preprocess(
+      (value) => (typeof value === 'string' && value && !/^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? `https://${value}` : value),
+      z.url({ protocol: /^https?$/ }).default('https://storage.bunnycdn.com'),
+    ),
     zoneName: z.string().min(1),
     /** The storage zone password (`AccessKey` header). */
     accessKey: z.string().min(1),
+    /** Folder inside the zone for this storage's snapshots (the original's `path`). */
+    path: z.string().default(''),
     /** Pull zone base URL or host name; downloads redirect there when set. */
     pullZoneHostname: z.string().min(1).optional(),
     /** Pull zone URL token authentication key; signed URLs when set. */
@@ -42,6 +48,7 @@ export const hostStorage = {
         pullZoneHostname: config.pullZoneHostname,
         pullZoneTokenAuthKey: config.pullZoneTokenAuthKey,
         pullZoneTokenTTL: config.pullZoneTokenTTL,
+        path: config.path,
       }),
     ),
 } satisfies StorageFactory<HostStorageConfig>
