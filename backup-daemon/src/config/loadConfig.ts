@@ -14,6 +14,7 @@ import { ConfigError, type ConfigIssue } from './ConfigError.js'
 import { configSchema, type ParsedConfig } from './schema.js'
 import { crossChecks } from './crossChecks.js'
 import { checkPaths } from './checkPaths.js'
+import { publicZoneWarnings } from './publicZoneWarnings.js'
 import { resolveEnv } from './resolveEnv.js'
 import { applySnaprAliases, formatPath, pathInFile, type Path } from './snaprAliases.js'
 
@@ -104,8 +105,9 @@ export function parseConfigWithNotices(
     issues.sort((a, b) => a.line - b.line || a.column - b.column)
     throw new ConfigError(file, issues)
   }
-  notices.sort((a, b) => a.line - b.line || a.column - b.column)
   const config = finish(result.data, baseDir)
+  for (const { path, message } of publicZoneWarnings(config)) notices.push({ ...place(path), message })
+  notices.sort((a, b) => a.line - b.line || a.column - b.column)
   if (options.checkPaths) {
     const problems = checkPaths(config).map(({ path, message }) => ({ ...place(path), message }))
     if (problems.length > 0) throw new ConfigError(file, problems)

@@ -22,6 +22,13 @@ export const hostConfigSchema = z
     accessKey: z.string().min(1),
     /** Folder inside the zone for this storage's snapshots (the original's `path`). */
     path: z.string().default(''),
+    /**
+     * A pull zone serves this zone to anyone (e.g. the CMS's media zone): snapshots there are public
+     * unless the pull zone refuses `path`. Only read by the config check (config/publicZoneWarnings.ts).
+     */
+    zoneIsPublic: z.boolean().default(false),
+    /** The public pull zone refuses everything under `path` (an Edge Rule "block request" on it). */
+    pullZoneBlocksPath: z.boolean().default(false),
     /** Pull zone base URL or host name; downloads redirect there when set. */
     pullZoneHostname: z.string().min(1).optional(),
     /** Pull zone URL token authentication key; signed URLs when set. */
