@@ -116,6 +116,7 @@ try {
     host: { endpoint: settings.storage.endpoint, zoneName: settings.storage.zoneName, accessKey: settings.storage.accessKey },
     allowRestore: restoreAllowed(),
   })
+  if (restoreAllowed()) step(`daemon: verify and restore on (DEV_APP_ALLOW_RESTORE), restoring into ${path.join(dataDir, 'restore')} only`)
   const daemon = startChild('daemon', nodeBin, [path.join(repoRoot, 'backup-daemon', 'bin', 'backup-daemon.js'), '--config', daemonConfig], {
     cwd: repoRoot,
     env,
