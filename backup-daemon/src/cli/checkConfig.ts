@@ -7,7 +7,8 @@ import { formatIssue } from '../config/ConfigError.js'
 import { loadWithNotices, out } from './output.js'
 
 export async function checkConfig(file: string): Promise<number> {
-  const loaded = await loadWithNotices(file)
+  // Also the paths on this machine: missing source folders, unwritable data and storage folders.
+  const loaded = await loadWithNotices(file, { checkPaths: true })
   if (!loaded) return 1
   for (const notice of loaded.notices) out(`notice: ${formatIssue(file, notice)}`)
   out(`config OK: ${loaded.config.jobs.length} job(s)`)

@@ -129,7 +129,7 @@ export const commandOptions: Record<string, string[]> = {
 export function misplacedOption(command: string, given: string[]): string | undefined {
   const allowed = commandOptions[command]
   if (!allowed) return undefined
-  const common = ['config', 'help', 'version']
+  const common = ['config', 'help', 'version', 'debug']
   const stray = given.find((option) => !common.includes(option) && !allowed.includes(option))
   if (stray === undefined) return undefined
   const owners = Object.keys(commandOptions).filter((name) => commandOptions[name]!.includes(stray))

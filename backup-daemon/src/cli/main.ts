@@ -11,12 +11,15 @@ import { parseRate } from './limitReads.js'
 import { outputMode, parseProgressInterval } from './terminal/outputMode.js'
 import { createReporter } from './terminal/Reporter.js'
 import { suggest } from './terminal/suggest.js'
+import { debugRequested, describeFailure } from '../startup/describeFailure.js'
 import { usage } from './usage.js'
 
 const options = {
   config: { type: 'string', short: 'c' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
+  // A failure's stack trace below its one-line summary (also DEBUG=1).
+  debug: { type: 'boolean' },
   // snapshots / verify / restore
   storage: { type: 'string' },
   to: { type: 'string' },
@@ -181,7 +184,8 @@ main(process.argv.slice(2))
   .then(
     (code) => process.exit(code),
     (err: unknown) => {
-      process.stderr.write(`backup-daemon: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
+      // One line naming the path and what to do; the stack only with --debug or DEBUG (startup/describeFailure.ts).
+      process.stderr.write(describeFailure(err, { debug: debugRequested() }))
       process.exit(1)
     },
   )

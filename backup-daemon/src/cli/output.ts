@@ -18,10 +18,13 @@ export async function load(file: string): Promise<DaemonConfig | undefined> {
 }
 
 /** `load` plus the notices (the original's spellings met) for `check-config`. */
-export async function loadWithNotices(file: string): Promise<{ config: DaemonConfig; notices: ConfigIssue[] } | undefined> {
+export async function loadWithNotices(
+  file: string,
+  options: { checkPaths?: boolean } = {},
+): Promise<{ config: DaemonConfig; notices: ConfigIssue[] } | undefined> {
   const { readConfig } = await import('../config/loadConfig.js')
   try {
-    return await readConfig(file)
+    return await readConfig(file, process.env, options)
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err
     // A misspelled key names the nearest valid one (only on this error path is the schema walked).

@@ -15,7 +15,9 @@ export async function serve(file: string): Promise<number> {
   const { config } = loaded
   const engine = await createEngine(config)
   // The original's spellings are fine; say once per start which ones we prefer (check-config prints them too).
-  for (const notice of loaded.notices) engine.logs.log({ kind: 'system' }, 'info', `config notice: ${formatIssue(file, notice)}`)
+  // A WARNING notice (config/publicZoneWarnings.ts: snapshots in a public zone) is logged as a warning.
+  for (const notice of loaded.notices)
+    engine.logs.log({ kind: 'system' }, notice.message.startsWith('WARNING') ? 'warn' : 'info', `config notice: ${formatIssue(file, notice)}`)
   if (config.server.auth.enabled && !isPasswordHash(config.server.auth.password)) {
     engine.logs.log({ kind: 'system' }, 'warn', 'server.auth.password is plain text; store a hash from `backup-daemon hash-password`')
   }

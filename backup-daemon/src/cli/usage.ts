@@ -20,6 +20,7 @@ Options:
                           first of ./snapr.yaml, ~/.config/snapr/snapr.yaml, ~/snapr.yaml, /etc/snapr/snapr.yaml
   -h, --help              show this help (backup-daemon COMMAND --help: the command's options and examples)
   -v, --version           print the version
+  --debug                 on failure, print the stack trace below the one-line message (also DEBUG=1)
   --storage NAME          snapshots/verify/restore: only this storage of the job
   --source NAME           restore --into-database: only this source (repeatable)
   --identity FILE         restore: age identity file for snapshots encrypted to recipients

@@ -13,6 +13,8 @@ import type { DaemonConfig } from './types.js'
 import { ConfigError, type ConfigIssue } from './ConfigError.js'
 import { configSchema, type ParsedConfig } from './schema.js'
 import { crossChecks } from './crossChecks.js'
+import { checkPaths } from './checkPaths.js'
+import { publicZoneWarnings } from './publicZoneWarnings.js'
 import { resolveEnv } from './resolveEnv.js'
 import { applySnaprAliases, formatPath, pathInFile, type Path } from './snaprAliases.js'
 
@@ -32,8 +34,13 @@ export async function loadConfig(file: string, env: NodeJS.ProcessEnv = process.
   return (await readConfig(file, env)).config
 }
 
+export interface ReadOptions {
+  /** Also check the paths on this machine (config/checkPaths.ts): what `check-config` adds. */
+  checkPaths?: boolean
+}
+
 /** `loadConfig` with the notices `check-config` prints. */
-export async function readConfig(file: string, env: NodeJS.ProcessEnv = process.env): Promise<LoadedConfig> {
+export async function readConfig(file: string, env: NodeJS.ProcessEnv = process.env, options: ReadOptions = {}): Promise<LoadedConfig> {
   const absolute = resolve(file)
   let text: string
   try {
@@ -41,7 +48,7 @@ export async function readConfig(file: string, env: NodeJS.ProcessEnv = process.
   } catch (err) {
     throw new ConfigError(file, [{ path: '', line: 0, column: 0, message: `cannot read the file: ${(err as Error).message}` }])
   }
-  return parseConfigWithNotices(text, file, dirname(absolute), env)
+  return parseConfigWithNotices(text, file, dirname(absolute), env, options)
 }
 
 /** Validates YAML text; relative paths are resolved against `baseDir`. */
@@ -49,7 +56,13 @@ export function parseConfig(text: string, file: string, baseDir: string, env: No
   return parseConfigWithNotices(text, file, baseDir, env).config
 }
 
-export function parseConfigWithNotices(text: string, file: string, baseDir: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
+export function parseConfigWithNotices(
+  text: string,
+  file: string,
+  baseDir: string,
+  env: NodeJS.ProcessEnv = process.env,
+  options: ReadOptions = {},
+): LoadedConfig {
   const lineCounter = new LineCounter()
   const doc = parseDocument(text, { lineCounter, prettyErrors: false })
   const at = (offset: number) => {
@@ -92,8 +105,14 @@ export function parseConfigWithNotices(text: string, file: string, baseDir: stri
     issues.sort((a, b) => a.line - b.line || a.column - b.column)
     throw new ConfigError(file, issues)
   }
+  const config = finish(result.data, baseDir)
+  for (const { path, message } of publicZoneWarnings(config)) notices.push({ ...place(path), message })
   notices.sort((a, b) => a.line - b.line || a.column - b.column)
-  return { config: finish(result.data, baseDir), notices }
+  if (options.checkPaths) {
+    const problems = checkPaths(config).map(({ path, message }) => ({ ...place(path), message }))
+    if (problems.length > 0) throw new ConfigError(file, problems)
+  }
+  return { config, notices }
 }
 
 type Place = (path: Path, key?: string) => { path: string; line: number; column: number }

@@ -92,14 +92,21 @@ const auth = z.strictObject({
   allowedOrigins: z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'expected an origin: scheme://host[:port], no path')).default([]),
 })
 
+/** The default listening address: loopback only. */
+export const defaultAddress = '127.0.0.1:8080'
+
 const server = z.strictObject({
   /** false: scheduler only, no listener. */
   enabled: z.boolean().default(true),
   defaultLanguage: z.enum(['en', 'ru']).default('en'),
   address: z
     .string()
-    .regex(/^(\[[0-9a-fA-F:]+\]|[^:\s]*):\d{1,5}$/, 'expected "host:port", e.g. "0.0.0.0:8080"')
-    .default('0.0.0.0:8080'),
+    .regex(/^(\[[0-9a-fA-F:]+\]|[^:\s]*):\d{1,5}$/, 'expected "host:port", e.g. "127.0.0.1:8080"')
+    // Loopback, not the original's 0.0.0.0: a file without `server` must not open an unauthenticated API
+    // to the network (README "Security").
+    .default(defaultAddress),
+  /** Serve without login on an address beyond loopback (refused unless set; see `unauthenticatedBeyondLoopback`). */
+  allowUnauthenticated: z.boolean().default(false),
   secret: z.string().default(''),
   auth: auth.optional(),
   permissions: z
@@ -130,7 +137,8 @@ export const configSchema = z
     server: server.default({
       enabled: true,
       defaultLanguage: 'en',
-      address: '0.0.0.0:8080',
+      address: defaultAddress,
+      allowUnauthenticated: false,
       secret: '',
       permissions: { allowManualRun: true, allowBackupDownload: true, showConfig: true, allowRestore: false },
       ui: { enabled: true },
@@ -163,6 +171,28 @@ export const configSchema = z
         message: 'auth is enabled: set username and password (a hash from `backup-daemon hash-password`)',
       })
     }
+    const open = unauthenticatedBeyondLoopback(value.server)
+    if (open) ctx.addIssue({ code: 'custom', path: ['server', 'address'], message: open })
   })
+
+/** A reason to refuse serving without login on `address`, or undefined when it is fine. */
+export function unauthenticatedBeyondLoopback(server: {
+  enabled: boolean
+  address: string
+  allowUnauthenticated: boolean
+  auth?: { enabled: boolean }
+}): string | undefined {
+  if (!server.enabled || server.auth?.enabled || server.allowUnauthenticated || isLoopbackAddress(server.address)) return undefined
+  return `listening on ${server.address} (beyond loopback) without login: enable server.auth, listen on 127.0.0.1, or set server.allowUnauthenticated: true`
+}
+
+/** `127.x.y.z`, `localhost` or `[::1]`; an empty host (every interface) is not. */
+export function isLoopbackAddress(address: string): boolean {
+  const host = address
+    .slice(0, address.lastIndexOf(':'))
+    .replace(/^\[|\]$/g, '')
+    .toLowerCase()
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host) || /^::ffff:127\./.test(host)
+}
 
 export type ParsedConfig = z.output<typeof configSchema>

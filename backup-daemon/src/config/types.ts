@@ -27,8 +27,10 @@ export interface ServerConfig {
   enabled?: boolean
   /** The web UI's default language (the original's `server.defaultLanguage`). The loader always sets it; absent means "en". */
   defaultLanguage?: 'en' | 'ru'
-  /** `host:port` to listen on. @default "0.0.0.0:8080" */
+  /** `host:port` to listen on. @default "127.0.0.1:8080" */
   address: string
+  /** Serve without login beyond loopback (the loader refuses it otherwise). @default false */
+  allowUnauthenticated?: boolean
   /** HS256 key for session JWTs; empty means a random key per process (a restart logs everybody out). */
   secret: string
   auth: AuthConfig

@@ -15,6 +15,7 @@ import { restoreMysql } from '../restore/restoreMysql.js'
 import { restorePostgres } from '../restore/restorePostgres.js'
 import { restoreRedis } from '../restore/restoreRedis.js'
 import { splitPassword } from '../sources/postgresql/connectionString.js'
+import { mongoUri } from '../sources/mongodb/dumpSettings.js'
 import { restoreSqlite } from '../restore/restoreSqlite.js'
 import { forEachTarEntry } from './forEachTarEntry.js'
 
@@ -40,7 +41,7 @@ async function restoreEntry(source: SourceConfig, entry: Readable, options: Rest
     }
     case 'mongodb': {
       const { restoreMongo } = await import('../restore/restoreMongo.js')
-      const result = await restoreMongo(entry, source.uri, { drop: overwrite, signal })
+      const result = await restoreMongo(entry, mongoUri(source), { drop: overwrite, signal })
       return `${result.collections} collection(s), ${result.documents} document(s)`
     }
     case 'mysql':

@@ -5,7 +5,7 @@
  * accepts it, prints no secret, and still points at a typo with its line and column.
  */
 import { expect } from 'chai'
-import { writeFile } from 'node:fs/promises'
+import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { tempDir } from '../engine/helpers.js'
 import { runCli } from '../support/runCli.js'
@@ -40,10 +40,10 @@ jobs:
     afterScript: echo end
     sources:
       - type: local
-        path: /var/www
+        path: ./www
         excludes: ['*.tmp', 'cache/', '**/node_modules/**']
       - type: sqlite
-        path: /var/lib/app/app.db
+        path: ./app.db
       - type: postgresql
         host: db.internal
         username: postgres
@@ -88,7 +88,7 @@ jobs:
     storages:
       - name: disk
         type: local
-        path: /var/backups
+        path: ./backups
       - name: bucket
         type: s3
         bucket: backups
@@ -161,6 +161,9 @@ describe('config: every source, storage and notifier type of the original at onc
   it('check-config accepts it with the original keys, names the spellings it prefers, and prints no secret', async () => {
     const file = join(tmp.dir, 'snapr.yaml')
     await writeFile(file, everyKind)
+    // check-config also looks at the machine: the local source folder and the SQLite file exist.
+    await mkdir(join(tmp.dir, 'www'))
+    await writeFile(join(tmp.dir, 'app.db'), '')
     const { code, output } = await checkConfig(file)
     expect(code, output).to.equal(0)
     expect(output).to.include('config OK: 1 job(s)')

@@ -33,7 +33,7 @@ ${extra}`
 
   it("applies the defaults and resolves paths against the file's folder", async () => {
     const config = await load(`jobs:\n${job('nightly')}`)
-    expect(config.server.address).to.equal('0.0.0.0:8080')
+    expect(config.server.address).to.equal('127.0.0.1:8080')
     expect(config.server.auth.enabled).to.equal(false)
     expect(config.dataDir).to.equal(join(tmp.dir, 'data'))
     expect(config.logs).to.deep.equal({

@@ -86,10 +86,10 @@ describe('sources/mongodb (a real server at MONGODB_URI)', function () {
 })
 
 describe('sources/mongodb (config and naming, no server)', () => {
-  it('names its entry after the database and gzip, and keeps the URI secret', () => {
+  it('names its entry after the database and gzip, and keeps the URI and the password secret', () => {
     expect(mongoEntryName({ name: 'm', database: 'cms', gzip: true })).to.equal('m/cms.archive.gz')
     expect(mongoEntryName({ name: 'm' })).to.equal('m/all.archive')
-    expect(mongodbSource.secretKeys).to.deep.equal(['uri'])
+    expect(mongodbSource.secretKeys).to.deep.equal(['uri', 'password'])
     expect(mongodbSource.configSchema.safeParse({ type: 'mongodb', name: 'm', uri: 'http://x' }).success).to.equal(false)
     expect(mongodbSource.configSchema.safeParse({ type: 'mongodb', name: 'm', uri: 'mongodb+srv://u:p@h/db', gzip: true }).success).to.equal(true)
   })

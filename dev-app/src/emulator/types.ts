@@ -60,6 +60,13 @@ export interface EmulatorOptions {
      * @default false
      */
     inlineActiveContent?: boolean
+    /**
+     * Zone folders the pull zone refuses (403), like a real pull zone's Edge Rule "block request" on
+     * a path: files the storage API reaches but the public CDN must not serve (the dev-app's backups).
+     * Each entry is a folder such as `private-backups/`.
+     * @default []
+     */
+    blockedPaths?: string[]
   }
   stream?: {
     /** @default 1001 */

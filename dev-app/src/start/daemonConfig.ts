@@ -3,13 +3,26 @@
  * The backup daemon's configuration for the dev-app: one job, `cms`, backing up the CMS's database (a
  * consistent SQLite copy, a mongodump-compatible archive when the CMS runs on MongoDB, a pg_dump when it
  * runs on PostgreSQL) and the storage host's files, on a schedule, to local disk and to the storage host
- * itself.
+ * itself: into `private-backups/` of the CMS's zone, a folder its public pull zone refuses (the emulator
+ * is started with it blocked; on the real host an Edge Rule does it, or use a zone of its own), because
+ * a snapshot holds the database with the users' password hashes (issue 28 #3).
+ *
+ * `DEV_APP_ALLOW_RESTORE=1` turns on verify and restore from the daemon's UI and API, into
+ * `<data folder>/restore/` only (issue 24 #15).
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { stringify } from 'yaml'
 import { databaseKind } from '../database/databaseKind.js'
 import { postgresSourceFromUri } from './postgresSource.js'
+
+/** The zone folder the daemon's snapshots go to; the emulator's pull zone refuses it. */
+export const privateBackupsPath = 'private-backups'
+
+/** Whether `DEV_APP_ALLOW_RESTORE` asks for verify and restore (`1`, `true`, `yes`). */
+export function restoreAllowed(env: Record<string, string | undefined> = process.env): boolean {
+  return /^(1|true|yes|on)$/i.test(env.DEV_APP_ALLOW_RESTORE ?? '')
+}
 
 export interface DaemonConfigInput {
   dataDir: string
@@ -24,6 +37,8 @@ export interface DaemonConfigInput {
   /** Folder holding the storage zone's files (the emulator's), or undefined with a real host. */
   mediaFolder?: string
   host: { endpoint: string; zoneName: string; accessKey: string }
+  /** Verify and restore from the UI and API, into `<dataDir>/restore/`. @default false */
+  allowRestore?: boolean
 }
 
 /** The job's `database` source: the same database the CMS's adapter uses (database/databaseKind.ts). */
@@ -41,7 +56,9 @@ function databaseSource(uri: string): Record<string, unknown> {
 
 export function writeDaemonConfig(input: DaemonConfigInput): string {
   const daemonDir = path.join(input.dataDir, 'daemon')
-  mkdirSync(daemonDir, { recursive: true })
+  mkdirSync(daemonDir, { recursive: true, mode: 0o700 })
+  const restoreRoot = path.join(input.dataDir, 'restore')
+  if (input.allowRestore) mkdirSync(restoreRoot, { recursive: true, mode: 0o700 })
   const config = {
     dataDir: daemonDir,
     server: {
@@ -53,8 +70,9 @@ export function writeDaemonConfig(input: DaemonConfigInput): string {
         password: input.passwordHash,
         tokenExpiration: 60,
       },
-      permissions: { allowManualRun: true, allowBackupDownload: true, showConfig: true },
+      permissions: { allowManualRun: true, allowBackupDownload: true, showConfig: true, allowRestore: Boolean(input.allowRestore) },
     },
+    ...(input.allowRestore && { restore: { roots: [restoreRoot] } }),
     logs: { system: true, perJob: true },
     jobs: [
       {
@@ -64,12 +82,13 @@ export function writeDaemonConfig(input: DaemonConfigInput): string {
         compression: 'tar.gz',
         sources: [
           databaseSource(input.databaseUri),
-          // The zone's own backups (under the job's folder) are not media.
-          ...(input.mediaFolder ? [{ type: 'local', name: 'media', path: input.mediaFolder, exclude: ['cms/**'] }] : []),
+          // The zone's own backups are not media.
+          ...(input.mediaFolder ? [{ type: 'local', name: 'media', path: input.mediaFolder, exclude: [`${privateBackupsPath}/**`] }] : []),
         ],
         storages: [
           { type: 'local', name: 'disk', path: path.join(input.dataDir, 'backups') },
-          { type: 'host', name: 'storage-host', ...input.host },
+          // The CMS's zone is public (its pull zone serves the media): snapshots go to a folder it refuses.
+          { type: 'host', name: 'storage-host', ...input.host, path: privateBackupsPath, zoneIsPublic: true, pullZoneBlocksPath: true },
         ],
         retention: { last: 10 },
       },

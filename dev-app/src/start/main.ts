@@ -6,7 +6,6 @@
  * first-login credentials, and stops everything on Ctrl-C.
  */
 import type { ChildProcess } from 'node:child_process'
-import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import { hashPassword } from '@hosted-media/backup-daemon/password'
 import { startEmulator } from '../emulator/index.js'
@@ -16,7 +15,8 @@ import { buildAdmin, buildIsCurrent } from './adminBuild.js'
 import { runChild, startChild, stopChildren, waitForHttp } from './children.js'
 import { cmsStartArgs } from './cmsCommand.js'
 import { loadOrCreateCredentials } from './credentials.js'
-import { writeDaemonConfig } from './daemonConfig.js'
+import { prepareDataFolder } from './dataFolder.js'
+import { privateBackupsPath, restoreAllowed, writeDaemonConfig } from './daemonConfig.js'
 import { seedDoneLine } from './seedDone.js'
 
 const startedAt = Date.now()
@@ -24,7 +24,8 @@ const seconds = () => ((Date.now() - startedAt) / 1000).toFixed(1)
 const step = (message: string) => console.log(`[dev-app] ${message}`)
 const repoRoot = path.resolve(settings.appRoot, '..')
 
-mkdirSync(path.join(dataDir, 'db'), { recursive: true })
+// Owner-only data folder and files (start/dataFolder.ts); the umask is inherited by every child.
+prepareDataFolder(dataDir)
 const credentials = loadOrCreateCredentials(dataDir)
 const databaseUri = settings.databaseUri
 const env: NodeJS.ProcessEnv = {
@@ -43,6 +44,8 @@ const emulator = process.env.EMULATOR_URL
       host: settings.bindAddress,
       dataDir: path.join(dataDir, 'host'),
       storage: { zoneName: settings.storage.zoneName, accessKey: settings.storage.accessKey, region: settings.storage.region },
+      // The daemon's snapshots share the CMS's public zone: its pull zone refuses their folder.
+      pullZone: { blockedPaths: [`${privateBackupsPath}/`] },
       stream: {
         libraryId: settings.stream.libraryId,
         apiKey: settings.stream.apiKey,
@@ -111,7 +114,9 @@ try {
     databaseUri,
     mediaFolder: emulator ? path.join(dataDir, 'host', 'storage', settings.storage.zoneName) : undefined,
     host: { endpoint: settings.storage.endpoint, zoneName: settings.storage.zoneName, accessKey: settings.storage.accessKey },
+    allowRestore: restoreAllowed(),
   })
+  if (restoreAllowed()) step(`daemon: verify and restore on (DEV_APP_ALLOW_RESTORE), restoring into ${path.join(dataDir, 'restore')} only`)
   const daemon = startChild('daemon', nodeBin, [path.join(repoRoot, 'backup-daemon', 'bin', 'backup-daemon.js'), '--config', daemonConfig], {
     cwd: repoRoot,
     env,

@@ -5,7 +5,7 @@
  * `system.*` collections (time-series buckets are skipped with their view: restoring them needs
  * mongorestore's special handling). Metadata is read with `promoteValues: false` so number types survive.
  */
-import type { BSON, Db, MongoClient } from 'mongodb'
+import type { BSON, ClientSession, Db, MongoClient } from 'mongodb'
 import { collectionMetadata, type CollectionInfo } from './collectionMetadata.js'
 import type { ArchiveCollection, ArchivePlan } from './writeArchive.js'
 
@@ -13,6 +13,12 @@ export interface DumpPlanOptions {
   database?: string
   /** `db.collection`, or `collection` (matched in every dumped database). */
   excludeCollections?: string[]
+  /** Collections whose name starts with one of these are left out. */
+  excludePrefixes?: string[]
+  /** Only this collection (of `database`). */
+  collection?: string
+  /** A snapshot session: every document read at the same point in time. */
+  session?: ClientSession
   toolVersion: string
   log?: (message: string) => void
   signal: AbortSignal
@@ -39,6 +45,8 @@ export async function dumpPlan(client: MongoClient, options: DumpPlanOptions): P
     infos.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     for (const info of infos) {
       if (info.name.startsWith('system.') || excluded.has(info.name) || excluded.has(`${name}.${info.name}`)) continue
+      if (options.excludePrefixes?.some((prefix) => info.name.startsWith(prefix))) continue
+      if (options.collection !== undefined && info.name !== options.collection) continue
       const type = info.type ?? 'collection'
       if (type === 'timeseries') {
         options.log?.(`skipped time-series collection ${name}.${info.name}`)
@@ -50,16 +58,16 @@ export async function dumpPlan(client: MongoClient, options: DumpPlanOptions): P
         collection: info.name,
         metadata: collectionMetadata(info, indexes),
         type,
-        documents: type === 'view' ? undefined : () => rawDocuments(db, info.name, options.signal),
+        documents: type === 'view' ? undefined : () => rawDocuments(db, info.name, options.signal, options.session),
       })
     }
   }
   return { header: { concurrentCollections: 1, serverVersion: build.version ?? '0.0.0', toolVersion: options.toolVersion }, collections }
 }
 
-async function* rawDocuments(db: Db, collection: string, signal: AbortSignal): AsyncGenerator<Uint8Array> {
+async function* rawDocuments(db: Db, collection: string, signal: AbortSignal, session?: ClientSession): AsyncGenerator<Uint8Array> {
   // Natural order, no sort: the cheapest full scan; `raw` hands out the BSON bytes as stored.
-  const cursor = db.collection(collection).find({}, { raw: true, batchSize: 1000 })
+  const cursor = db.collection(collection).find({}, { raw: true, batchSize: 1000, ...(session && { session }) })
   try {
     for await (const document of cursor) {
       signal.throwIfAborted()

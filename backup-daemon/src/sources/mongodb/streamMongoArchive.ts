@@ -6,9 +6,10 @@
 import { Readable, type Writable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { createGzip } from 'node:zlib'
-import { MongoClient } from 'mongodb'
+import { MongoClient, type ClientSession } from 'mongodb'
 import type { MongodbSourceConfig } from './index.js'
 import { dumpPlan } from './dumpPlan.js'
+import { dumpSettings } from './dumpSettings.js'
 import { writeArchive } from './writeArchive.js'
 
 export interface StreamMongoArchiveOptions {
@@ -18,22 +19,30 @@ export interface StreamMongoArchiveOptions {
 }
 
 export async function streamMongoArchive(config: MongodbSourceConfig, out: Writable, { toolVersion, signal, log }: StreamMongoArchiveOptions): Promise<void> {
-  const client = new MongoClient(config.uri, { appName: 'backup-daemon' })
+  const settings = dumpSettings(config)
+  const client = new MongoClient(settings.uri, { appName: 'backup-daemon' })
   const close = () => void client.close(true).catch(() => {})
   signal.addEventListener('abort', close, { once: true })
+  let session: ClientSession | undefined
   try {
     await client.connect()
+    // oplog: true: one snapshot session for every read, so the dump is one point in time.
+    session = settings.pointInTime ? client.startSession({ snapshot: true }) : undefined
     const plan = await dumpPlan(client, {
-      database: config.database,
-      excludeCollections: config.excludeCollections,
+      database: settings.database,
+      excludeCollections: settings.excludeCollections,
+      excludePrefixes: settings.excludePrefixes,
+      collection: settings.collection,
+      session,
       toolVersion,
       signal,
       log: (message) => log('warn', message),
     })
-    log('info', `dumping ${plan.collections.length} collection(s)`)
-    const stages: NodeJS.ReadWriteStream[] = config.gzip ? [createGzip()] : []
+    log('info', `dumping ${plan.collections.length} collection(s)${session ? ' at one point in time (snapshot session)' : ''}`)
+    const stages: NodeJS.ReadWriteStream[] = settings.gzip ? [createGzip()] : []
     await pipeline([Readable.from(writeArchive(plan)), ...stages, out], { signal })
   } finally {
+    await session?.endSession().catch(() => {})
     signal.removeEventListener('abort', close)
     await client.close().catch(() => {})
   }

@@ -34,6 +34,8 @@ export interface HostStorageOptions extends HostApiOptions {
   pullZoneTokenAuthKey?: string
   /** @default 3600 */
   pullZoneTokenTTL?: number
+  /** Folder inside the zone holding everything this storage writes (the original's `path`). @default "" */
+  path?: string
   /** Folder for spool files. @default the OS temp folder */
   spoolDir?: string
 }
@@ -51,16 +53,27 @@ export class HostStorage implements Storage {
   readonly canStream = true
   readonly name: string
   private readonly api: HostApi
+  /** `path` without leading or trailing slashes; "" for the zone's root. */
+  private readonly base: string
 
   constructor(private readonly options: HostStorageOptions) {
     this.name = options.name
     this.api = new HostApi(options)
+    this.base = (options.path ?? '')
+      .split('/')
+      .filter((s) => s && s !== '.')
+      .join('/')
+    if (this.base) checkKey(this.base)
+  }
+
+  /** The zone's object name of a storage key (keys are relative to `path`). */
+  private inZone(key: string): string {
+    return this.base ? `${this.base}/${checkKey(key)}` : checkKey(key)
   }
 
   async write(dir: string, body: Readable, signal: AbortSignal): Promise<PendingObject> {
-    checkKey(dir)
     const id = randomBytes(8).toString('hex')
-    const placeholder = `${dir}/.${id}.incomplete`
+    const placeholder = `${this.inZone(dir)}/.${id}.incomplete`
     // `write` itself is not retried by the decorator (its body is a one-shot stream): retry this call here.
     await retry((attempt) => this.api.put(placeholder, Readable.from([]), { 'Content-Length': '0' }, { signal: attempt }), {
       signal,
@@ -95,7 +108,7 @@ export class HostStorage implements Storage {
       commit: async (key) => {
         if (committed !== key) {
           await this.api.put(
-            checkKey(key),
+            this.inZone(key),
             createReadStream(file),
             { 'Content-Length': String(size), 'Content-Type': 'application/octet-stream', Checksum: checksum },
             // An upload may take long; the limit grows with the size (at least 1 MiB/s).
@@ -113,11 +126,13 @@ export class HostStorage implements Storage {
     }
   }
 
-  async list(prefix: string): Promise<StoredObject[]> {
+  async list(relativePrefix: string): Promise<StoredObject[]> {
+    const prefix = this.base ? `${this.base}/${relativePrefix}` : relativePrefix
     const slash = prefix.lastIndexOf('/')
     const start = slash === -1 ? '' : prefix.slice(0, slash)
     if (start) checkKey(start)
     const found: StoredObject[] = []
+    const strip = this.base ? this.base.length + 1 : 0
     const walk = async (dir: string): Promise<void> => {
       for (const entry of await this.api.listDirectory(dir)) {
         const key = dir ? `${dir}/${entry.ObjectName}` : entry.ObjectName
@@ -125,7 +140,7 @@ export class HostStorage implements Storage {
           if (`${key}/`.startsWith(prefix) || prefix.startsWith(`${key}/`)) await walk(key)
         } else if (key.startsWith(prefix)) {
           const modified = new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(entry.LastChanged) ? entry.LastChanged : `${entry.LastChanged}Z`)
-          found.push({ key, size: entry.Length, modified, incomplete: entry.ObjectName.endsWith('.incomplete') })
+          found.push({ key: key.slice(strip), size: entry.Length, modified, incomplete: entry.ObjectName.endsWith('.incomplete') })
         }
       }
     }
@@ -134,7 +149,7 @@ export class HostStorage implements Storage {
   }
 
   async open(key: string): Promise<Readable> {
-    const response = await this.api.request('GET', checkKey(key), { allow404: true })
+    const response = await this.api.request('GET', this.inZone(key), { allow404: true })
     if (response.status === 404 || !response.body) {
       await response.body?.cancel()
       throw new HostNotFoundError(key)
@@ -143,10 +158,11 @@ export class HostStorage implements Storage {
   }
 
   async delete(key: string): Promise<void> {
-    await this.api.request('DELETE', checkKey(key), { allow404: true })
-    // Folders are real objects on the host: remove the ones this deletion emptied (a split set's).
-    const parts = key.split('/')
-    for (let depth = parts.length - 1; depth > 0; depth--) {
+    await this.api.request('DELETE', this.inZone(key), { allow404: true })
+    // Folders are real objects on the host: remove the ones this deletion emptied (a split set's), never `path` itself.
+    const parts = this.inZone(key).split('/')
+    const keep = this.base ? this.base.split('/').length : 0
+    for (let depth = parts.length - 1; depth > keep; depth--) {
       const dir = parts.slice(0, depth).join('/')
       if ((await this.api.listDirectory(dir)).length > 0) break
       await this.api.request('DELETE', `${dir}/`, { allow404: true })
@@ -157,7 +173,7 @@ export class HostStorage implements Storage {
     const { pullZoneHostname, pullZoneTokenAuthKey } = this.options
     if (!pullZoneHostname || !pullZoneTokenAuthKey) return undefined
     const base = /^https?:\/\//.test(pullZoneHostname) ? pullZoneHostname.replace(/\/+$/, '') : `https://${pullZoneHostname}`
-    const url = `${base}/${checkKey(key).split('/').map(encodeURIComponent).join('/')}`
+    const url = `${base}/${this.inZone(key).split('/').map(encodeURIComponent).join('/')}`
     return signPullZoneUrl(url, pullZoneTokenAuthKey, this.options.pullZoneTokenTTL ?? 3600)
   }
 

@@ -50,6 +50,12 @@ export const cdnPullZone: UpstreamHandler = async (req, res, { rawPath, query },
     sendText(res, 400, 'Bad Request', undefined, cors)
     return true
   }
+  // Blocked folders (an Edge Rule on the real host): refused whatever the token, before any lookup.
+  if (ctx.options.blockedPaths.some((blocked) => `${target.relative}/`.startsWith(blocked))) {
+    ctx.log(`cdn refused /${target.relative}: blocked path`)
+    sendText(res, 403, '403 Forbidden', undefined, cors)
+    return true
+  }
   if (ctx.options.tokenAuthKey) {
     const check = (path: string) => verifyCdnToken({ key: ctx.options.tokenAuthKey ?? '', path, query, clientIp: req.socket.remoteAddress })
     const reason = check(`/cdn/${zone}/${target.relative}`)

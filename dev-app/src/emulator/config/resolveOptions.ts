@@ -14,6 +14,7 @@ export interface ResolvedOptions {
   strictQueryChecksums: boolean
   tokenAuthKey: string | undefined
   inlineActiveContent: boolean
+  blockedPaths: string[]
   headersTimeoutMs: number
   requestTimeoutMs: number
   libraryId: number
@@ -40,6 +41,7 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     strictQueryChecksums: options.storage?.strictQueryChecksums ?? false,
     tokenAuthKey: options.pullZone?.tokenAuthKey || undefined,
     inlineActiveContent: options.pullZone?.inlineActiveContent ?? false,
+    blockedPaths: (options.pullZone?.blockedPaths ?? []).map((p) => p.replace(/^\/+/, '').replace(/\/*$/, '/')),
     headersTimeoutMs: options.headersTimeoutMs ?? 10_000,
     requestTimeoutMs: options.requestTimeoutMs ?? 30 * 60_000,
     libraryId: options.stream?.libraryId ?? 1001,

@@ -20,11 +20,13 @@ export interface RestoreDialogProps {
   snapshot: string
   kind: 'verify' | 'restore'
   onClose(): void
+  /** The task ended (success, failure or cancel): the page shows it in the run history at once. */
+  onTaskEnded?(): void
 }
 
 const ended = (task: TaskView) => task.status !== 'running' && task.status !== 'cancelling'
 
-export function RestoreDialog({ job, snapshot, kind, onClose }: RestoreDialogProps) {
+export function RestoreDialog({ job, snapshot, kind, onClose, onTaskEnded }: RestoreDialogProps) {
   const dialog = useRef<HTMLDialogElement>(null)
   const [targetKind, setTargetKind] = useState<'files' | 'database'>('files')
   const [path, setPath] = useState('')
@@ -39,6 +41,14 @@ export function RestoreDialog({ job, snapshot, kind, onClose }: RestoreDialogPro
     const element = dialog.current
     if (element && !element.open) element.showModal()
   }, [])
+
+  // A refusal is about the target as it was: editing the target makes it stale, so it goes.
+  useEffect(() => setError(undefined), [targetKind, path, source, database, overwrite])
+
+  const taskEnded = task !== undefined && ended(task)
+  useEffect(() => {
+    if (taskEnded) onTaskEnded?.()
+  }, [taskEnded])
 
   // While the task runs: its progress and, at the end, its result; from the stream, else polled.
   const live = useTaskStream(job, task, setTask)

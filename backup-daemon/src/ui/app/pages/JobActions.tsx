@@ -4,7 +4,7 @@
  * Run now and Cancel, with immediate feedback: the button disables at once, and the answer (or a
  * 409/403 Problem in plain words) appears in a live region screen readers announce.
  */
-import { useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, ApiError } from '../api.js'
 
 interface Feedback {
@@ -28,6 +28,14 @@ export function JobActions({ name, status, cancelling, onChanged, onSettled }: J
   const [pending, setPending] = useState<'run' | 'cancel'>()
   const [feedback, setFeedback] = useState<Feedback>()
   const running = status !== 'idle'
+
+  // "Run started at …" and "Cancel requested at …" describe a run in flight: gone once it ended.
+  // Refusals stay (they answer the click, not the run).
+  const wasRunning = useRef(running)
+  useEffect(() => {
+    if (wasRunning.current && !running) setFeedback((shown) => (shown?.kind === 'ok' ? undefined : shown))
+    wasRunning.current = running
+  }, [running])
 
   const act = async (action: 'run' | 'cancel') => {
     setPending(action)

@@ -28,6 +28,8 @@ export function JobPage({ name, settings }: { name: string; settings: Settings }
   const [error, setError] = useState<string>()
   const [notFound, setNotFound] = useState(false)
   const [snapshotsVersion, setSnapshotsVersion] = useState(0)
+  // Verify and restore tasks that ended on this page: the run history lists them too.
+  const [tasksEnded, setTasksEnded] = useState(0)
   const lastStatus = useRef<string | undefined>(undefined)
   const live = useRunStream(name)
   // A run ended: list the snapshots again and refresh the status at once.
@@ -163,6 +165,7 @@ export function JobPage({ name, settings }: { name: string; settings: Settings }
           canDownload={settings.permissions.allowBackupDownload}
           canRestore={settings.permissions.allowRestore ?? false}
           version={snapshotsVersion}
+          onTaskEnded={() => setTasksEnded((n) => n + 1)}
         />
       )}
 
@@ -175,7 +178,7 @@ export function JobPage({ name, settings }: { name: string; settings: Settings }
         )}
       </section>
 
-      <RunHistorySection name={name} version={live.ended} />
+      <RunHistorySection name={name} version={live.ended + tasksEnded} />
 
       {settings.permissions.showConfig && <JobConfig name={name} />}
     </main>

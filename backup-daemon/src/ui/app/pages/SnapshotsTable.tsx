@@ -19,9 +19,11 @@ interface SnapshotsTableProps {
   /** Verify and Restore… buttons (`permissions.allowRestore`). */
   canRestore?: boolean
   version: number
+  /** A verify or restore started here ended. */
+  onTaskEnded?(): void
 }
 
-export function SnapshotsTable({ name, canDownload, canRestore = false, version }: SnapshotsTableProps) {
+export function SnapshotsTable({ name, canDownload, canRestore = false, version, onTaskEnded }: SnapshotsTableProps) {
   const [snapshots, setSnapshots] = useState<Snapshot[]>()
   const [error, setError] = useState<string>()
   const [reload, setReload] = useState(0)
@@ -104,7 +106,7 @@ export function SnapshotsTable({ name, canDownload, canRestore = false, version 
           </tbody>
         </table>
       )}
-      {task && <RestoreDialog job={name} snapshot={task.snapshot} kind={task.kind} onClose={() => setTask(undefined)} />}
+      {task && <RestoreDialog job={name} snapshot={task.snapshot} kind={task.kind} onClose={() => setTask(undefined)} onTaskEnded={onTaskEnded} />}
     </section>
   )
 }
