@@ -29,6 +29,35 @@ interface Playback {
   thumbnail?: string
 }
 
+/** A status the edit view's video panel showed: the host's status, the badge's text, when (page clock). */
+interface ShownStatus {
+  status: string
+  label: string
+  at: number
+}
+type PanelWindow = Window & { __statuses: ShownStatus[] }
+
+/**
+ * Records in `window.__statuses` each status the video panel shows, from now on: the encoding state's
+ * `data-status` and badge text, then `finished` when the player takes its place. A MutationObserver
+ * sees every change as React commits it, so a short-lived status cannot fall between two samples.
+ * A string, not a function: tsx's name-keeping helpers (`__name`) do not exist in the page.
+ */
+const RECORD_PANEL_STATUSES = `(() => {
+  window.__statuses = []
+  const record = () => {
+    const encoding = document.querySelector('.storage-host-encoding')
+    const player = document.querySelector('.storage-host-player video')
+    const status = encoding?.getAttribute('data-status') ?? (player ? 'finished' : null)
+    if (!status) return
+    const label = encoding?.querySelector('.storage-host-status')?.textContent?.trim() ?? ''
+    const last = window.__statuses.at(-1)
+    if (last?.status !== status || last.label !== label) window.__statuses.push({ at: performance.now(), label, status })
+  }
+  new MutationObserver(record).observe(document.body, { attributeFilter: ['data-status'], attributes: true, characterData: true, childList: true, subtree: true })
+  record()
+})()`
+
 describe('media in the admin panel (dev-app, npm start)', function () {
   this.timeout(30 * 60_000)
   let app: RunningDevApp
@@ -83,35 +112,31 @@ describe('media in the admin panel (dev-app, npm start)', function () {
 
     // A marker on the window: it survives only if the page is never reloaded.
     await page.evaluate(() => ((window as unknown as { __noReload: boolean }).__noReload = true))
-    const panel = page.locator('.storage-host-video-panel')
-    await panel.waitFor({ timeout: 60_000 })
-    const seen: string[] = []
-    let shotWhileEncoding = false
-    const deadline = Date.now() + 180_000
-    while (Date.now() < deadline) {
-      const status = await page
-        .locator('.storage-host-encoding')
-        .getAttribute('data-status', { timeout: 1000 })
-        .catch(() => null)
-      if (status && seen[seen.length - 1] !== status) seen.push(status)
-      if (status && !shotWhileEncoding) {
-        await saveScreenshot(page, 'media-admin-video-encoding')
-        shotWhileEncoding = true
-      }
-      if (await page.locator('.storage-host-player video').count()) break
-      await page.waitForTimeout(300)
-    }
+    // Every status the panel shows is recorded in the page as the DOM changes (no sampling can miss one).
+    await page.evaluate(RECORD_PANEL_STATUSES)
+    await page.locator('.storage-host-encoding').waitFor({ timeout: 120_000 })
+    await saveScreenshot(page, 'media-admin-video-encoding')
+    // The last status: finished, the player in the encoding state's place.
+    await page.waitForFunction(() => (window as unknown as PanelWindow).__statuses.at(-1)?.status === 'finished', undefined, { timeout: 300_000 })
     await page.locator('.storage-host-player video').waitFor({ timeout: 5_000 })
     expect(await page.evaluate(() => (window as unknown as { __noReload?: boolean }).__noReload)).to.equal(true)
-    // At least two different states of the host were shown before the player, in the host's order.
-    expect(seen.length, `statuses seen: ${seen.join(' → ')}`).to.be.greaterThanOrEqual(2)
+    const recorded = await page.evaluate(() => (window as unknown as PanelWindow).__statuses)
+    const trail = recorded.map((s) => `${s.status} "${s.label}" @${Math.round(s.at - recorded[0]!.at)} ms`).join(' → ')
+    const seen = recorded.slice(0, -1)
+    // At least two different states of the host were shown before the player, in the host's order, each
+    // with its label on the badge.
+    expect(new Set(seen.map((s) => s.status)).size, `statuses seen: ${trail}`).to.be.greaterThanOrEqual(2)
+    expect(
+      seen.every((s) => s.label.length > 0),
+      `statuses seen: ${trail}`,
+    ).to.equal(true)
     const order = ['uploading', 'uploadStarted', 'uploaded', 'queued', 'processing', 'encoding', 'playable']
-    const ranks = seen.map((s) => order.indexOf(s))
+    const ranks = seen.map((s) => order.indexOf(s.status))
     expect(
       ranks.every((r) => r >= 0),
-      `statuses seen: ${seen.join(' → ')}`,
+      `statuses seen: ${trail}`,
     ).to.equal(true)
-    expect(ranks, `statuses seen: ${seen.join(' → ')}`).to.deep.equal([...ranks].sort((a, b) => a - b))
+    expect(ranks, `statuses seen: ${trail}`).to.deep.equal([...ranks].sort((a, b) => a - b))
     // The sidebar summary followed too: a finished badge, the resolutions, links to copy.
     await page.locator('.storage-host-summary[data-status="finished"]').waitFor()
     const doc = await api<{ hostData: { stream: Stream } }>(`/api/videos/${videoDocId}`)

@@ -116,20 +116,30 @@ describe('archive/parallelGzip', function () {
 
   it('keeps at most a few blocks in flight when the reader is slow (backpressure)', async () => {
     const blockSize = 64 * 1024
+    const total = 64
     let produced = 0
     const source = new Readable({
       read() {
         produced += blockSize
-        this.push(produced > 64 * blockSize ? null : randomBytes(blockSize))
+        this.push(produced > total * blockSize ? null : randomBytes(blockSize))
       },
     })
-    const gzip = parallelGzip({ threads: 2, blockSize })
+    const threads = 2
+    const gzip = parallelGzip({ threads, blockSize })
     source.pipe(gzip)
-    // Nobody reads: the writer must stall after a bounded number of blocks, not swallow the source.
-    await new Promise((resolve) => setTimeout(resolve, 1500))
-    expect(produced).to.be.below(24 * blockSize)
+    // Nobody reads. Wait for the pipe to stall: a member waits to be read (the Transform holds its next
+    // callback), its input side is full (the pipe paused the source) and the source's own buffer is full
+    // (it is not asked to read again). From then on nothing can move until someone reads. A writer that
+    // swallowed the source would end it, or pass the bound, instead.
+    const bound = threads * 2 + 3
+    const stalled = () =>
+      gzip.readableLength >= gzip.readableHighWaterMark && gzip.writableNeedDrain && source.isPaused() && source.readableLength >= source.readableHighWaterMark
+    await waitFor(() => stalled() || source.readableEnded || produced > bound * blockSize, 30_000, 'the pipe to stall')
+    // Blocks in flight or unread (threads * 2), one in each buffer, one spare.
+    expect(produced / blockSize, 'blocks produced when the pipe stalled').to.be.at.most(bound)
+    expect(stalled(), 'stalled').to.equal(true)
     const out = await collect(gzip)
-    expect(gunzipSync(out).length).to.equal(64 * blockSize)
+    expect(gunzipSync(out).length).to.equal(total * blockSize)
   })
 
   it('a cancel mid-way fails the stream with the reason and terminates every worker thread', async () => {

@@ -14,10 +14,10 @@ import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import { createArchive } from '../../src/archive/createArchive.js'
-import { liveTarWorkers, tarWorkerStepsReceived, tarWorkerTree } from '../../src/archive/tarWorker/tarWorkerTree.js'
+import { liveTarWorkers, tarWorkersHolding, tarWorkerStepsReceived, tarWorkerTree } from '../../src/archive/tarWorker/tarWorkerTree.js'
 import { TreeTar } from '../../src/archive/tarWorker/treeTar.js'
 import { LocalSource, type LocalSourceOptions } from '../../src/sources/local.js'
-import { tempDir } from '../engine/helpers.js'
+import { tempDir, waitFor } from '../engine/helpers.js'
 import { openDescriptorsUnder } from '../support/openDescriptors.js'
 
 async function collect(stream: AsyncIterable<Buffer>): Promise<Buffer> {
@@ -146,16 +146,22 @@ describe('archive/tarWorker: the local tar built in a worker thread', function (
     const chunks = tarWorkerTree({ root, name: 'src', exclude: [], signal: controller.signal, log: () => {}, hooks: {}, maxInFlight: 2 })
     const iterator = chunks[Symbol.asyncIterator]()
     expect((await iterator.next()).done).to.equal(false)
-    // The tree is ~4 MiB (~16 steps). Wait until the worker has posted the steps it may hold, then give it
-    // time to run on: a broken hold would post more (a slow machine can only make this pass, never fail).
-    for (let i = 0; i < 3000 && tarWorkerStepsReceived() - before < 2; i++) await new Promise((resolve) => setTimeout(resolve, 10))
-    await new Promise((resolve) => setTimeout(resolve, 300))
-    expect(tarWorkerStepsReceived() - before).to.equal(2)
+    // The tree is ~4 MiB (~16 steps). Wait for the worker to go to sleep on the hold, which it reports with
+    // the steps it holds, or for a broken hold to post a third step. Asleep, it cannot post another until
+    // a step is consumed, so the count below is final, however slow the machine.
+    const received = () => tarWorkerStepsReceived() - before
+    await waitFor(() => tarWorkersHolding().length > 0 || received() > 2, 30_000, 'the worker to hold or post a third step')
+    expect(tarWorkersHolding()).to.deep.equal([2])
+    // The second step may still be on its way to this thread.
+    await waitFor(() => received() >= 2, 30_000, 'the second step')
+    expect(received()).to.equal(2)
+    expect(tarWorkersHolding()).to.deep.equal([2])
     // The first step is being handed on: the worker may build one more, then holds again.
     let rest = 0
     for (let step = await iterator.next(); !step.done; step = await iterator.next()) rest++
     expect(rest).to.be.greaterThan(8)
     expect(liveTarWorkers()).to.equal(0)
+    expect(tarWorkersHolding()).to.deep.equal([])
   })
 
   it('a cancel while a large file is copied rejects with the reason, ends the worker and leaves no descriptor open', async () => {

@@ -2,7 +2,8 @@
  * @module archive/tarWorker/protocol
  * The messages between the main thread (`tarWorkerTree.ts`) and the tar worker (`tarWorkerMain.ts`), and
  * the shared control words: the number of steps posted and not yet consumed (backpressure: the worker
- * waits on it with `Atomics.wait`) and a cancel flag (checked before every entry and read).
+ * waits on it with `Atomics.wait`), a cancel flag (checked before every entry and read) and the steps
+ * the worker holds while it sleeps on that wait (0 while it works: tests see the hold as it happens).
  */
 import type { ChangedFile } from './treeTar.js'
 
@@ -11,7 +12,7 @@ export interface TarWorkerData {
   name: string
   exclude: string[]
   top: { mode: number; mtimeMs: number }
-  /** Int32Array over it: `[inFlight, cancel]`. */
+  /** Int32Array over it: `[inFlight, cancel, holding]`. */
   control: SharedArrayBuffer
   /** Steps the worker may post before it waits for the main thread to consume one. */
   maxInFlight: number
@@ -19,6 +20,7 @@ export interface TarWorkerData {
 
 export const inFlightSlot = 0
 export const cancelSlot = 1
+export const holdingSlot = 2
 
 /** One step's chunks, each `[memory, offset, length]` (the memory transferred, never shared). */
 export interface StepMessage {

@@ -6,7 +6,7 @@
  * descriptor is closed before the thread ends, whatever ends it (done, error, cancel).
  */
 import { parentPort, workerData } from 'node:worker_threads'
-import { cancelSlot, inFlightSlot, type StepMessage, type TarWorkerData, type TarWorkerMessage } from './protocol.js'
+import { cancelSlot, holdingSlot, inFlightSlot, type StepMessage, type TarWorkerData, type TarWorkerMessage } from './protocol.js'
 import { TreeTar } from './treeTar.js'
 
 const data = workerData as TarWorkerData
@@ -33,7 +33,9 @@ try {
     // Backpressure: sleep while the main thread holds `maxInFlight` steps (woken by its notify).
     for (let held = Atomics.load(control, inFlightSlot); held >= data.maxInFlight; held = Atomics.load(control, inFlightSlot)) {
       check()
+      Atomics.store(control, holdingSlot, held)
       Atomics.wait(control, inFlightSlot, held)
+      Atomics.store(control, holdingSlot, 0)
     }
     check()
     const step = tree.step()

@@ -16,7 +16,7 @@
 import { Worker } from 'node:worker_threads'
 import type { SourceContext, TarChunkHooks } from '../../sources/types.js'
 import { topOf } from '../../sources/localWalk.js'
-import { cancelSlot, inFlightSlot, type TarWorkerData, type TarWorkerMessage } from './protocol.js'
+import { cancelSlot, holdingSlot, inFlightSlot, type TarWorkerData, type TarWorkerMessage } from './protocol.js'
 import { TreeTar, type TreeTarStep } from './treeTar.js'
 import { tarWorkerUrl } from './tarWorkerUrl.js'
 
@@ -39,6 +39,13 @@ let live = 0
 /** Tar worker threads started and not yet exited, in this process (tests check a cancel leaves none). */
 export function liveTarWorkers(): number {
   return live
+}
+
+/** The control words of the live workers. */
+const controls = new Set<Int32Array>()
+/** For each live tar worker asleep on backpressure, the steps it holds (tests wait for the hold itself). */
+export function tarWorkersHolding(): number[] {
+  return [...controls].map((control) => Atomics.load(control, holdingSlot)).filter((held) => held > 0)
 }
 
 let stepsReceived = 0
@@ -89,7 +96,7 @@ type Next = TarWorkerMessage | 'failed'
 
 /** A started worker: `next()` gives its first message (or 'failed' when it could not load), `rest` the chunks. */
 function startWorker(url: URL, options: TarWorkerTreeOptions, top: TarWorkerData['top']) {
-  const control = new Int32Array(new SharedArrayBuffer(8))
+  const control = new Int32Array(new SharedArrayBuffer(12))
   const data: TarWorkerData = {
     root: options.root,
     name: options.name,
@@ -107,6 +114,7 @@ function startWorker(url: URL, options: TarWorkerTreeOptions, top: TarWorkerData
     return undefined
   }
   live++
+  controls.add(control)
   const queue: Next[] = []
   let wake: (() => void) | undefined
   let exited = false
@@ -127,6 +135,7 @@ function startWorker(url: URL, options: TarWorkerTreeOptions, top: TarWorkerData
   const exit = new Promise<void>((resolve) =>
     worker.once('exit', () => {
       live--
+      controls.delete(control)
       exited = true
       push('failed')
       resolve()
