@@ -164,8 +164,22 @@ describe('journey: an editor attaches a video and plays it (dev-app, Chromium)',
           return
         }
         expect(qualities).to.deep.equal(['HLS (auto)', 'MP4 360p', 'MP4 240p'])
+        // Switching from HLS to an MP4 file keeps the position and keeps playing (from 2 s on, well before the end).
+        await video.evaluate(async (v: HTMLVideoElement) => {
+          v.currentTime = 2
+          await v.play()
+        })
+        const before = await video.evaluate((v: HTMLVideoElement) => v.currentTime)
         await page.locator('.storage-host-player__quality').selectOption('360p')
         await page.locator('.storage-host-player[data-source="360p"]').waitFor()
+        await page.waitForFunction(
+          (at) => {
+            const v = document.querySelector<HTMLVideoElement>('.storage-host-player video')
+            return Boolean(v && v.currentSrc.includes('/play_360p.mp4') && !v.paused && v.currentTime >= at)
+          },
+          before,
+          { timeout: 30_000 },
+        )
         expect(await video.evaluate((v: HTMLVideoElement) => v.currentSrc)).to.match(/\/play_360p\.mp4/)
         await playAndSeek(page, '.storage-host-player video', 6)
         expect(await page.locator('.storage-host-player__failure').count()).to.equal(0)

@@ -37,6 +37,11 @@ function byHeightDesc(a: { resolution: string }, b: { resolution: string }): num
 export function VideoPlayer({ apiUrl, collectionSlug, documentUrl, id }: VideoPlayerProps) {
   const { t } = useStorageHostT()
   const video = useRef<HTMLVideoElement>(null)
+  /**
+   * Position and play state of the source being replaced, taken before it is torn down: hls.js's
+   * `destroy()` empties the element (time 0, paused), so reading them afterwards would lose both.
+   */
+  const handOver = useRef<{ time: number; playing: boolean } | undefined>(undefined)
   const [load, setLoad] = useState<Load>({ state: 'loading' })
   const [source, setSource] = useState<Source | undefined>()
   const [hlsFailed, setHlsFailed] = useState(false)
@@ -70,8 +75,10 @@ export function VideoPlayer({ apiUrl, collectionSlug, documentUrl, id }: VideoPl
   useEffect(() => {
     const element = video.current
     if (!element || !playback || !source) return undefined
-    const resumeAt = element.currentTime
-    const wasPlaying = !element.paused
+    const carried = handOver.current ?? { playing: !element.paused, time: element.currentTime }
+    handOver.current = undefined
+    const resumeAt = carried.time
+    const wasPlaying = carried.playing
     const resume = () => {
       if (resumeAt > 0) element.currentTime = resumeAt
       if (wasPlaying) void element.play().catch(() => undefined)
@@ -128,6 +135,7 @@ export function VideoPlayer({ apiUrl, collectionSlug, documentUrl, id }: VideoPl
     }
     element.addEventListener('error', onMediaError)
     return () => {
+      handOver.current = { playing: !element.paused, time: element.currentTime }
       cancelled = true
       element.removeEventListener('loadedmetadata', resume)
       element.removeEventListener('error', onMediaError)
