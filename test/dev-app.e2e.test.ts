@@ -13,7 +13,8 @@ import type { Browser, Page } from 'playwright-core'
 import sharp from 'sharp'
 import { launchBrowser, saveScreenshot } from './support/browser.js'
 import { startDevApp, type RunningDevApp } from './support/devApp.js'
-import { fakeMp4 } from '../dev-app/test/emulator/helpers/fakeMp4.js'
+import { makeTestVideo } from './support/ffmpegVideo.js'
+import { playAndSeek } from './support/playAndSeek.js'
 
 const ports = { cms: 3310, daemon: 8390, emulator: 3410 }
 
@@ -90,17 +91,15 @@ describe('dev-app end to end (npm start)', function () {
     expect(sha256(served)).to.equal(sha256(bytes))
   })
 
-  it('uploads a video through the admin panel via TUS; the webhook fills its resolutions', async function () {
+  it('uploads a real video through the admin panel via TUS; the webhook fills its resolutions; the panel plays it', async function () {
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'e2e-video-')), 'e2e-video.mp4')
-    writeFileSync(file, fakeMp4({ width: 1280, height: 720, mediaBytes: 8 * 1024 * 1024 }))
+    makeTestVideo(file, { width: 1280, height: 720, seconds: 4 })
     await page.goto(`${app.cmsUrl}/admin/collections/videos/create`)
     await page.locator('input[type="file"]').setInputFiles(file)
     await page.fill('input[name="title"]', 'Video uploaded by the e2e test')
-    const progress = page.locator('[role="progressbar"], progress').first()
-    await page.getByRole('button', { name: /^Upload e2e-video\.mp4/ }).click()
-    // Progress is shown while the bytes go to the host, then the field asks for a save.
-    await progress.waitFor()
-    await page.getByText('Uploaded. Save the document to attach the video.').waitFor({ timeout: 120_000 })
+    // The upload starts on the pick and shows its progress; Save attaches the video once it is done.
+    await page.locator('.storage-host-upload progress').waitFor()
+    await page.getByText('Uploaded. Save to attach the video.').waitFor({ timeout: 120_000 })
     await saveScreenshot(page, 'dev-app-video-uploaded')
     await page.getByRole('button', { name: 'Save' }).click()
     await page.waitForURL(/\/admin\/collections\/videos\/\d+/)
@@ -112,14 +111,18 @@ describe('dev-app end to end (npm start)', function () {
       const doc = (await (await fetch(`${app.cmsUrl}/api/videos/${id}`)).json()) as { hostData?: { stream?: Stream } }
       stream = doc.hostData?.stream
       return (stream?.resolutions?.length ?? 0) > 0
-    }, 60_000)
+    }, 180_000)
     expect(stream!.status).to.equal('finished')
     expect(stream!.resolutions!.map((r) => r.resolution)).to.include('720p')
-    // The video really is on the emulated streaming host, playable from its CDN.
+    // The video really is on the emulated streaming host, playable from its CDN: a variant playlist too.
     const playlist = await fetch(`${app.emulatorUrl}/stream-cdn/1001/${stream!.videoId}/playlist.m3u8`)
     expect(playlist.status).to.equal(200)
-    expect(await playlist.text()).to.contain('#EXTM3U')
-    await page.reload()
+    expect(await playlist.text()).to.contain('720p/video.m3u8')
+    expect((await fetch(`${app.emulatorUrl}/stream-cdn/1001/${stream!.videoId}/720p/video.m3u8`)).status).to.equal(200)
+    // On screen: the video panel with a player that plays and seeks, no failure message.
+    await page.locator('.storage-host-video-panel .storage-host-player video').waitFor({ timeout: 60_000 })
+    await playAndSeek(page, '.storage-host-player video', 2)
+    expect(await page.locator('.storage-host-player__failure').count()).to.equal(0)
     await saveScreenshot(page, 'dev-app-video-saved')
   })
 

@@ -54,7 +54,7 @@ export default buildConfig({
         apiBase: settings.stream.apiBase,
         tusEndpoint: settings.stream.tusEndpoint,
         cdnUrl: settings.stream.cdnUrl,
-        mp4Fallback: true,
+        mp4Fallback: settings.stream.mp4Fallback,
         thumbnailTime: 2000,
         tus: true,
         webhook: { secret: settings.stream.readOnlyKey },

@@ -51,6 +51,8 @@ export const settings = {
     apiKey: env('HOST_STREAM_API_KEY', 'dev-stream-key'),
     readOnlyKey: env('HOST_STREAM_READONLY_KEY', 'dev-stream-readonly-key'),
     cdnUrl: env('HOST_STREAM_CDN_URL', `${emulatorUrl}/stream-cdn/1001`),
+    /** The plugin's `mp4Fallback`; `HOST_STREAM_MP4_FALLBACK=false` runs the plugin README's snippet (HLS only). */
+    mp4Fallback: env('HOST_STREAM_MP4_FALLBACK', 'true') !== 'false',
   },
 }
 

@@ -16,6 +16,8 @@ export interface EmulatorDirs {
   tmp: string
   /** @tus/file-store's folder: TUS parts and, once complete, video originals. */
   tus: string
+  /** `encoded/{guid}/`: ffmpeg's renditions, MP4 fallback files and thumbnail of each video. */
+  encoded: string
 }
 
 export interface EmulatorContext {

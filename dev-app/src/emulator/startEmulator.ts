@@ -37,7 +37,13 @@ export async function startEmulator(emulatorOptions: EmulatorOptions = {}): Prom
   const options = resolveOptions(emulatorOptions)
   const temporary = options.dataDir === undefined
   const root = options.dataDir ? path.resolve(options.dataDir) : await mkdtemp(path.join(tmpdir(), 'host-emulator-'))
-  const dirs = { root, zone: path.join(root, 'storage', options.zoneName), tmp: path.join(root, 'tmp'), tus: path.join(root, 'tus') }
+  const dirs = {
+    root,
+    zone: path.join(root, 'storage', options.zoneName),
+    tmp: path.join(root, 'tmp'),
+    tus: path.join(root, 'tus'),
+    encoded: path.join(root, 'encoded'),
+  }
   await Promise.all(Object.values(dirs).map((dir) => mkdir(dir, { recursive: true })))
   const closing = new AbortController()
   let baseUrl = ''

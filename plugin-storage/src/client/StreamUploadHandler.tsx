@@ -1,8 +1,10 @@
 'use client'
 /**
  * @module client/StreamUploadHandler
- * Provider that lets Payload's form save a stream document by the receipt the TUS field obtained (no
- * bytes), under the sanitized unique file name. Feature-detected per generation:
+ * Provider that lets Payload's form save a stream document by the receipt of the file's TUS upload (no
+ * bytes), under the sanitized unique file name. The upload started when the file was put in the form
+ * (client/TusUploadField.tsx); a save waits for it, and a failed upload fails the save with its reason.
+ * Feature-detected per generation:
  * - 3.x: registers an upload handler (`setUploadHandler`) the form calls on save;
  * - 4.x: the form asks `upload-instructions`, gets the plugin's `dispatch` instruction and fires a
  *   `payload:upload:storage-host-tus` window event; this provider answers it.
@@ -11,9 +13,18 @@ import { useUploadHandlers } from '@payloadcms/ui'
 import { type ReactNode, useEffect } from 'react'
 
 import { TUS_UPLOAD_INSTRUCTION } from '../constants.js'
-import { uploadedVideos } from './uploadedVideos.js'
+import { findVideoUpload, type UploadedVideo } from './videoUploads.js'
 
-const NOT_UPLOADED = 'Upload the video to the streaming host first (button under the file).'
+/** The receipt of the file's upload, once the upload is done; its error message otherwise. */
+async function receiptOf(collectionSlug: string, file: File): Promise<UploadedVideo> {
+  const upload = findVideoUpload(collectionSlug, file)
+  if (!upload) throw new Error(`The upload of ${file.name} to the streaming host has not started: pick the file again.`)
+  const uploaded = await upload.whenDone().catch((err: Error) => {
+    throw new Error(`The upload of ${file.name} to the streaming host failed: ${err.message}`)
+  })
+  upload.handedOut = true
+  return uploaded
+}
 
 /** `detail` of the 4.x admin's dispatch event. */
 interface DispatchDetail {
@@ -36,8 +47,7 @@ export function StreamUploadHandler({ children, collectionSlug }: { children?: R
       setUploadHandler({
         collectionSlug,
         handler: async ({ file, updateFilename }) => {
-          const uploaded = uploadedVideos.get(file)
-          if (!uploaded) throw new Error(NOT_UPLOADED)
+          const uploaded = await receiptOf(collectionSlug, file)
           updateFilename(uploaded.filename)
           return { signedReceipt: uploaded.signedReceipt }
         },
@@ -49,10 +59,13 @@ export function StreamUploadHandler({ children, collectionSlug }: { children?: R
       if (detail?.collectionSlug !== collectionSlug) return
       // Cancelling tells the admin that someone handles this instruction.
       event.preventDefault()
-      const uploaded = uploadedVideos.get(detail.file)
-      if (!uploaded) return detail.reject(new Error(NOT_UPLOADED))
-      detail.updateFilename(uploaded.filename)
-      detail.resolve({ signedReceipt: uploaded.signedReceipt })
+      receiptOf(collectionSlug, detail.file).then(
+        (uploaded) => {
+          detail.updateFilename(uploaded.filename)
+          detail.resolve({ signedReceipt: uploaded.signedReceipt })
+        },
+        (err: Error) => detail.reject(err),
+      )
     }
     const name = `payload:upload:${TUS_UPLOAD_INSTRUCTION}`
     window.addEventListener(name, onDispatch)

@@ -1,18 +1,20 @@
 'use client'
 /**
  * @module client/TusUploadField
- * Field component of `hostData.stream.videoToken` on stream collections: uploads the picked video
- * straight to the streaming host with tus-js-client (progress, pause/resume, retry with backoff), then
- * puts the `videoToken` into the form so saving binds the video to the document. The bytes never pass
- * through the CMS.
+ * Field component of `hostData.stream.videoToken` on stream collections. It shows nothing itself (the
+ * video panel in the main column shows the upload, client/UploadProgress.tsx); it drives the upload:
+ * - a video put in the form (picked, dropped, or fetched with "Paste URL") starts its TUS upload to
+ *   the streaming host at once; the bytes never pass through the CMS;
+ * - when the upload is done, its `videoToken` goes into the form, so saving binds the video;
+ * - Save pressed during the upload is held (Payload's form reads its fields before it calls the upload
+ *   handler, so the token must be in the form first) and done as soon as the upload is; a failed upload
+ *   cancels the held save and says why on the page.
  */
-import { useConfig, useField } from '@payloadcms/ui'
-import { useCallback, useRef, useState } from 'react'
-import { Upload } from 'tus-js-client'
+import { useConfig, useField, useForm } from '@payloadcms/ui'
+import { useEffect, useState } from 'react'
 
-import type { TusAuthResponse } from '../types.js'
-import { requestTusAuth } from './tusAuthClient.js'
-import { uploadedVideos } from './uploadedVideos.js'
+import { useVideoUploadOf, useVideoUploadState } from './UploadProgress.js'
+import { startVideoUpload } from './videoUploads.js'
 
 export interface TusUploadFieldProps {
   collectionSlug: string
@@ -21,108 +23,58 @@ export interface TusUploadFieldProps {
   path: string
 }
 
-type Phase = 'idle' | 'authorizing' | 'uploading' | 'paused' | 'error' | 'done'
-
-const RETRY_DELAYS = [0, 3000, 5000, 10000, 20000, 60000, 60000]
+/** Payload's Save button (`FormSubmit` with `buttonId="action-save"`); Ctrl/Cmd+S clicks it too. */
+const SAVE_BUTTON = '#action-save'
 
 export function TusUploadField({ collectionSlug, path, tusEndpoint }: TusUploadFieldProps) {
   const { config } = useConfig()
   const apiUrl = `${config.serverURL ?? ''}${config.routes.api}`
   const { value: file } = useField<File | null>({ path: 'file' })
-  const { setValue: setToken } = useField<string | null>({ path })
-  const [phase, setPhase] = useState<Phase>('idle')
-  const [percent, setPercent] = useState(0)
-  const [message, setMessage] = useState('')
-  const uploadRef = useRef<Upload | null>(null)
-  const authRef = useRef<TusAuthResponse | null>(null)
+  const { setValue: setToken, value: token } = useField<string | null>({ path })
+  const { submit } = useForm()
+  const upload = useVideoUploadOf(collectionSlug, file)
+  const state = useVideoUploadState(upload)
+  const [held, setHeld] = useState(false)
 
-  const run = useCallback(
-    async (picked: File) => {
-      setPhase('authorizing')
-      setMessage('')
-      try {
-        const previous = authRef.current
-        const auth = await requestTusAuth({
-          apiUrl,
-          collectionSlug,
-          file: picked,
-          resume: previous ? { videoId: previous.videoId, videoToken: previous.videoToken } : undefined,
-        })
-        authRef.current = auth
-        const finish = () => {
-          if (auth.filename && auth.signedReceipt)
-            uploadedVideos.set(picked, { filename: auth.filename, signedReceipt: auth.signedReceipt, videoId: auth.videoId })
-          setToken(auth.videoToken)
-          setPercent(100)
-          setPhase('done')
-        }
-        if (auth.type === 'uploaded') return finish()
-        const upload = new Upload(picked, {
-          endpoint: tusEndpoint,
-          headers: {
-            AuthorizationExpire: String(auth.authorizationExpire),
-            AuthorizationSignature: auth.authorizationSignature ?? '',
-            LibraryId: String(auth.libraryId),
-            VideoId: auth.videoId,
-          },
-          metadata: { filetype: picked.type, title: picked.name, ...(auth.thumbnailTime !== undefined ? { thumbnailTime: String(auth.thumbnailTime) } : {}) },
-          onError: (err) => {
-            setPhase('error')
-            setMessage(err.message)
-          },
-          onProgress: (sent, total) => setPercent(total ? Math.floor((sent / total) * 100) : 0),
-          onSuccess: finish,
-          retryDelays: RETRY_DELAYS,
-          // Continue where the last attempt stopped (same video, fresh signature).
-          uploadUrl: uploadRef.current?.url ?? undefined,
-        })
-        uploadRef.current = upload
-        setPhase('uploading')
-        upload.start()
-      } catch (err) {
-        setPhase('error')
-        setMessage((err as Error).message)
-      }
-    },
-    [apiUrl, collectionSlug, setToken, tusEndpoint],
-  )
+  useEffect(() => {
+    if (file instanceof File) startVideoUpload({ apiUrl, collectionSlug, tusEndpoint }, file)
+  }, [apiUrl, collectionSlug, file, tusEndpoint])
 
-  const pause = useCallback(() => {
-    void uploadRef.current?.abort()
-    setPhase('paused')
-  }, [])
+  const videoToken = state?.phase === 'done' ? upload?.result?.videoToken : undefined
+  useEffect(() => {
+    if (videoToken && token !== videoToken) setToken(videoToken)
+  }, [setToken, token, videoToken])
 
-  if (!(file instanceof File)) return null
-  const busy = phase === 'authorizing' || phase === 'uploading'
-  return (
-    <div className="field-type storage-host-tus" style={{ marginBottom: 'var(--base)' }}>
-      <label className="field-label">Streaming host upload</label>
-      <progress max={100} style={{ width: '100%' }} value={percent} />
-      <div style={{ display: 'flex', gap: 8, marginTop: 8 }}>
-        {phase === 'idle' && (
-          <button className="btn btn--style-secondary btn--size-small" onClick={() => void run(file)} type="button">
-            Upload {file.name}
-          </button>
-        )}
-        {busy && (
-          <button className="btn btn--style-secondary btn--size-small" onClick={pause} type="button">
-            Pause
-          </button>
-        )}
-        {phase === 'paused' && (
-          <button className="btn btn--style-secondary btn--size-small" onClick={() => void run(file)} type="button">
-            Resume
-          </button>
-        )}
-        {phase === 'error' && (
-          <button className="btn btn--style-secondary btn--size-small" onClick={() => void run(file)} type="button">
-            Retry
-          </button>
-        )}
-      </div>
-      <p aria-live="polite" className="field-description">
-        {phase === 'done' ? 'Uploaded. Save the document to attach the video.' : phase === 'error' ? `Upload failed: ${message}` : `${percent}%`}
-      </p>
-    </div>
-  )
+  // Hold Save while the bytes are still on their way.
+  const uploading = Boolean(upload && state && state.phase !== 'done')
+  useEffect(() => {
+    if (!upload || !uploading) return undefined
+    const onClick = (event: MouseEvent) => {
+      if (!(event.target instanceof Element) || !event.target.closest(SAVE_BUTTON)) return
+      event.preventDefault()
+      event.stopImmediatePropagation()
+      if (upload.state.phase === 'error') upload.resume()
+      upload.queueSave(true)
+      setHeld(true)
+    }
+    // Capture on the document runs before React's own listener on its root.
+    document.addEventListener('click', onClick, true)
+    return () => document.removeEventListener('click', onClick, true)
+  }, [upload, uploading])
+
+  // The held save, once the token is in the form; a failed upload drops it (its message stays on the page).
+  useEffect(() => {
+    if (!held || !upload || !state) return
+    if (state.phase === 'error' || !state.saveQueued) {
+      setHeld(false)
+      return
+    }
+    if (state.phase === 'done' && videoToken && token === videoToken) {
+      setHeld(false)
+      upload.queueSave(false)
+      void submit()
+    }
+  }, [held, state, submit, token, upload, videoToken])
+
+  return null
 }

@@ -13,9 +13,12 @@ const NAMESPACE = 'storageHost'
 
 export type StorageHostKey = keyof StorageHostTranslations
 
-/** `t(key)` for the plugin's namespace, plus the active language (for number formatting). */
-export function useStorageHostT(): { language: string; t: (key: StorageHostKey) => string } {
+/** `t(key, vars?)` for the plugin's namespace (`{{name}}` placeholders filled from `vars`), plus the active language (for number formatting). */
+export function useStorageHostT(): { language: string; t: (key: StorageHostKey, vars?: Record<string, string>) => string } {
   const { i18n, t } = useTranslation()
-  const translate = useCallback((key: StorageHostKey) => (t as unknown as (k: string) => string)(`${NAMESPACE}:${key}`), [t])
+  const translate = useCallback(
+    (key: StorageHostKey, vars?: Record<string, string>) => (t as unknown as (k: string, v?: Record<string, string>) => string)(`${NAMESPACE}:${key}`, vars),
+    [t],
+  )
   return { language: i18n.language, t: translate }
 }

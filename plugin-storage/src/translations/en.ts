@@ -17,7 +17,7 @@ export const en = {
   progress: 'Progress',
   quality: 'Quality',
   resolutions: 'Resolutions',
-  retryHint: 'Pick the file again (or another one), upload it, then save the document.',
+  retryHint: 'Pick the file again (or another one): it uploads at once; then save the document.',
   retryUpload: 'Retry the upload',
   size: 'Size',
   status: 'Status',
@@ -34,7 +34,20 @@ export const en = {
   thumbnail: 'Thumbnail',
   videoId: 'Video id',
   waitingForThumbnail: 'The thumbnail appears when encoding is done.',
+  // Upload progress of a picked video (client/UploadProgress.tsx) and the player's failure (client/VideoPlayer.tsx).
+  pause: 'Pause',
+  playerFailed: 'This video cannot be played: {{reason}}',
+  resume: 'Resume',
+  retry: 'Retry',
+  upload: 'Upload to the streaming host',
+  uploadAuthorizing: 'Preparing the upload…',
+  uploadBytes: '{{sent}} of {{total}}',
+  uploadDone: 'Uploaded. Save to attach the video.',
+  uploadFailed: 'The upload failed: {{message}}',
+  uploadPaused: 'Paused',
+  uploadSaveQueued: 'The document is saved as soon as the upload is done.',
+  uploadSpeed: '{{speed}}/s',
+  uploadTimeLeft: '{{time}} left',
 }
-
 /** The keys every language must translate. */
 export type StorageHostTranslations = Record<keyof typeof en, string>

@@ -31,6 +31,13 @@ export interface VideoRecord {
   originalPath: string | undefined
   /** TUS upload id that carries this video's bytes. */
   uploadId: string | undefined
+  /**
+   * Folder of what ffmpeg made of the upload (`{h}p/video.m3u8` + segments, `play_{h}p.mp4`,
+   * `thumbnail.jpg`); undefined when the upload was not encoded for real (no ffmpeg, no decodable frames).
+   */
+  encodedDir?: string
+  /** Whether the encoded renditions carry an audio track (the master playlist's `CODECS`). */
+  hasAudio?: boolean
 }
 
 /** What settles when a video's simulated encoding ends (Finished or Error). */

@@ -124,6 +124,7 @@ async function deleteVideo(video: VideoRecord, ctx: EmulatorContext): Promise<vo
   // The bytes live in the TUS store (finished or not): remove the file and @tus/file-store's metadata.
   const file = video.originalPath ?? (video.uploadId ? path.join(ctx.dirs.tus, video.uploadId) : undefined)
   if (file) await Promise.all([rm(file, { force: true }), rm(`${file}.json`, { force: true })])
+  if (video.encodedDir) await rm(video.encodedDir, { force: true, recursive: true })
   ctx.log(`stream deleted video ${video.guid}`)
 }
 

@@ -1,10 +1,15 @@
 /**
  * @module emulator/stream/streamCdn
  * The stream pull zone: `/stream-cdn/{libraryId}/{guid}/` + `playlist.m3u8` (HLS master playlist of
- * the renditions encoded so far), `thumbnail.jpg` and `preview.webp` (real small images), `play_{h}p.mp4` (MP4
- * fallback: the original bytes, only for heights the encoder produced) and `original`.
+ * the renditions encoded so far), `{h}p/video.m3u8` and `{h}p/segment_{n}.ts` (each rendition's variant
+ * playlist and MPEG-TS segments), `thumbnail.jpg` (a frame of the video), `preview.webp` (a small
+ * placeholder image), `play_{h}p.mp4` (MP4 fallback, only for heights the encoder produced) and `original`.
  * Nothing is served for a video that has not been uploaded; renditions appear as encoding proceeds.
+ * A video ffmpeg could not encode (see encoding/simulateEncoding.ts) keeps the old stand-ins: a
+ * placeholder thumbnail and the original bytes as its MP4 files; its variant playlists 404.
  */
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import type { UpstreamHandler } from '../context.js'
 import { safeDecode } from '../http/safeDecode.js'
 import { previewWebp } from '../assets/previewWebp.js'
@@ -16,20 +21,21 @@ import { verifyCdnToken } from '../cdn/verifyCdnToken.js'
 import { VideoStatus } from './statuses.js'
 import type { VideoRecord } from './VideoStore.js'
 
-const ROUTE = /^\/stream-cdn\/([^/]+)\/([^/]+)\/([^/]+)$/
+/** `/stream-cdn/{libraryId}/{guid}/[{h}p/]{file}`: one folder level, for the HLS renditions. */
+const ROUTE = /^\/stream-cdn\/([^/]+)\/([^/]+)\/((?:\d+p\/)?[^/]+)$/
+const VARIANT_FILE = /^(\d+p)\/(video\.m3u8|segment_\d{3,}\.ts)$/
 /** Nominal bandwidths per rendition height, for the master playlist. */
 const BANDWIDTH: Record<number, number> = { 240: 400_000, 360: 800_000, 480: 1_400_000, 720: 2_800_000, 1080: 5_000_000, 1440: 8_000_000, 2160: 14_000_000 }
 
 /** An HLS master playlist (RFC 8216) listing one variant stream per rendition. */
 export function masterPlaylist(video: VideoRecord): string {
   const lines = ['#EXTM3U', '#EXT-X-VERSION:3', '#EXT-X-INDEPENDENT-SEGMENTS']
+  // What ffmpeg wrote (encoding/ffmpeg.ts): H.264 Main (level 4.0 covers up to 1080p30), AAC-LC when the source had sound.
+  const codecs = video.hasAudio === false ? 'avc1.4d4028' : 'avc1.4d4028,mp4a.40.2'
   for (const resolution of video.availableResolutions) {
     const height = Number.parseInt(resolution, 10)
     const width = video.height > 0 ? Math.round(((video.width / video.height) * height) / 2) * 2 : Math.round((height * 16) / 9 / 2) * 2
-    lines.push(
-      `#EXT-X-STREAM-INF:BANDWIDTH=${BANDWIDTH[height] ?? height * 4000},RESOLUTION=${width}x${height},CODECS="avc1.640028,mp4a.40.2"`,
-      `${resolution}/video.m3u8`,
-    )
+    lines.push(`#EXT-X-STREAM-INF:BANDWIDTH=${BANDWIDTH[height] ?? height * 4000},RESOLUTION=${width}x${height},CODECS="${codecs}"`, `${resolution}/video.m3u8`)
   }
   return `${lines.join('\n')}\n`
 }
@@ -75,6 +81,10 @@ export const streamCdn: UpstreamHandler = async (req, res, { rawPath, query }, c
     res.end(req.method === 'HEAD' ? undefined : playlist)
     return true
   }
+  if (file === 'thumbnail.jpg' && encoded && video.encodedDir) {
+    await serveFile({ req, res, filePath: join(video.encodedDir, 'thumbnail.jpg'), contentType: 'image/jpeg', headers: cors })
+    return true
+  }
   const image =
     file === 'thumbnail.jpg' ? { bytes: thumbnailJpeg, type: 'image/jpeg' } : file === 'preview.webp' ? { bytes: previewWebp, type: 'image/webp' } : undefined
   if (image && encoded) {
@@ -82,10 +92,28 @@ export const streamCdn: UpstreamHandler = async (req, res, { rawPath, query }, c
     res.end(req.method === 'HEAD' ? undefined : image.bytes)
     return true
   }
+  const variant = VARIANT_FILE.exec(file)
+  if (variant && video.encodedDir && video.availableResolutions.includes(variant[1] ?? '')) {
+    const isPlaylist = variant[2] === 'video.m3u8'
+    const filePath = join(video.encodedDir, variant[1] ?? '', variant[2] ?? '')
+    if (!existsSync(filePath)) {
+      notFound()
+      return true
+    }
+    await serveFile({
+      req,
+      res,
+      filePath,
+      contentType: isPlaylist ? 'application/x-mpegURL' : 'video/mp2t',
+      headers: cors,
+    })
+    return true
+  }
   const mp4 = /^play_(\d+)p\.mp4$/.exec(file)
   if (mp4 && video.hasMP4Fallback && video.mp4Heights.includes(Number(mp4[1]))) {
-    // The emulator does not transcode: every fallback rendition is the original bytes.
-    await serveFile({ req, res, filePath: video.originalPath, contentType: 'video/mp4', headers: cors })
+    // Without a real encode (no ffmpeg, no frames) every fallback rendition is the original bytes.
+    const filePath = video.encodedDir ? join(video.encodedDir, `play_${mp4[1]}p.mp4`) : video.originalPath
+    await serveFile({ req, res, filePath, contentType: 'video/mp4', headers: cors })
     return true
   }
   notFound()
