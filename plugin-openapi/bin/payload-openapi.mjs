@@ -1,5 +1,8 @@
 #!/usr/bin/env node
 // `payload-openapi --config src/payload.config.ts --out openapi.yaml`.
+// Like the `payload` command, it first loads the project's `.env` files (Payload's own `loadEnv`, i.e.
+// Next.js's rules: `.env`, `.env.local`, `.env.development`…, from the working folder or the nearest
+// folder above that has one), so a config that reads `process.env` sees the same values as `payload`.
 // A Payload config is TypeScript, so the config (and, in this repository's workspace, the CLI itself)
 // is loaded through tsx. tsx is not a dependency of this package: Payload depends on it (its own CLI
 // loads configs the same way), so it is resolved from the project's `payload`.
@@ -27,6 +30,21 @@ for (const from of [() => createRequire(project.resolve('payload/package.json'))
     // next place
   }
 }
+/** Payload's `loadEnv` (`payload/node`), from the project's `payload` or, in this workspace, ours. */
+async function loadEnvFromPayload() {
+  for (const from of [() => project, () => createRequire(import.meta.url)]) {
+    let entry
+    try {
+      entry = from().resolve('payload/node')
+    } catch {
+      continue
+    }
+    const { loadEnv } = await import(pathToFileURL(entry).href)
+    if (typeof loadEnv === 'function') return loadEnv()
+  }
+  console.error('payload-openapi: cannot find payload to load the .env files with; run it in the Payload project folder')
+}
+await loadEnvFromPayload()
 if (!tsxApi) {
   console.error('payload-openapi: cannot find tsx (a dependency of payload) to load the TypeScript config; run it in the Payload project folder')
   process.exit(1)
