@@ -37,7 +37,7 @@ export default buildFixtureConfig({
   after(() => rmSync(project, { force: true, recursive: true }))
 
   it('reads the .env of the folder it runs in before loading the config', async () => {
-    const env = { ...process.env, NODE_OPTIONS: '' }
+    const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: '' }
     delete env.OPENAPI_TITLE_FROM_ENV
     const { stdout } = await run(process.execPath, [bin, '--config', 'payload.config.ts', '--out', 'openapi.json'], { cwd: project, env })
     expect(stdout).to.match(/wrote openapi\.json: \d+ operations/)
