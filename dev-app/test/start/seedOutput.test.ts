@@ -102,4 +102,12 @@ describe('dev-app start: the seed step as people see it', function () {
     expect(mail).to.match(/\/admin\/reset\/[0-9a-f]{20,}/)
     expect(output).to.include(`email to ${adminEmail}`)
   })
+
+  it('the first presigned upload prints no AWS SDK Node-version notice (it did on Node 20)', async () => {
+    const script = path.join(appRoot, 'test', 'start', 'support', 's3Client.ts')
+    const output = await captureOutput(() =>
+      runChild('s3', process.execPath, ['--conditions=development', '--import', 'tsx', script], { cwd: appRoot, env, doneLine: 's3-client: presigned' }),
+    )
+    expect(output).not.to.match(/NodeVersionSupportWarning|AWS SDK for JavaScript/)
+  })
 })
