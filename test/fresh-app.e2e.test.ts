@@ -11,7 +11,7 @@
  */
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 
@@ -107,6 +107,11 @@ describe("the plugins' README install commands, in fresh Payload apps", function
       for (const snippet of [openapiImport, openapiCall]) expect(openapi, 'plugin-openapi/README.md').to.include(snippet)
       // No bundler settings to add: no `transpilePackages: [...]`, no webpack function.
       for (const section of [storage, openapi]) expect(section).not.to.match(/transpilePackages\s*:|webpack\s*[:(]/)
+      // The commands the test ran (before these tests) need no way around npm's peer checks.
+      for (const readme of ['plugin-storage/README.md', 'plugin-openapi/README.md']) {
+        const { inApp, inRepository } = readmeInstall(readme)
+        expect([...inRepository, ...inApp].join('\n'), readme).not.to.match(/--force|--legacy-peer-deps/)
+      }
     })
 
     it('ships built JavaScript with declarations and source maps, and neither sources, tests nor tsx', () => {
@@ -134,11 +139,22 @@ describe("the plugins' README install commands, in fresh Payload apps", function
 
     it('imports in plain Node (no TypeScript loader)', () => importInPlainNode(app))
 
-    it('runs the payload-openapi command from the installed package', () => {
+    it("runs the payload-openapi command from the installed package, with the settings in the app's .env", () => {
       const out = path.join(mkdtempSync(path.join(tmpdir(), 'fresh-app-openapi-')), 'openapi.json')
-      const env = appEnv(app.dir, path.join(path.dirname(out), 'unused.db'), emu)
-      const result = spawnSync('npx', ['payload-openapi', '--config', 'src/payload.config.ts', '--out', out], { cwd: app.dir, encoding: 'utf8', env })
-      expect(result.status, result.stderr).to.equal(0)
+      // As a developer keeps them: the plugins' settings in `.env` (as `payload` and `next` read them), not exported.
+      const full = appEnv(app.dir, path.join(path.dirname(out), 'unused.db'), emu)
+      const fromDotenv = Object.keys(full).filter((name) => /^(STORAGE|STREAM)_|^PAYLOAD_SECRET$|^DATABASE_URI$/.test(name))
+      const dotenv = path.join(app.dir, '.env')
+      writeFileSync(dotenv, fromDotenv.map((name) => `${name}=${JSON.stringify(full[name])}`).join('\n') + '\n')
+      const env = { ...full }
+      for (const name of fromDotenv) delete env[name]
+      try {
+        const result = spawnSync('npx', ['payload-openapi', '--config', 'src/payload.config.ts', '--out', out], { cwd: app.dir, encoding: 'utf8', env })
+        expect(result.status, result.stderr).to.equal(0)
+        expect(result.stdout, `${result.stdout}${result.stderr}`).to.match(/wrote .*openapi\.json: \d+ operations/)
+      } finally {
+        rmSync(dotenv, { force: true })
+      }
       const spec = JSON.parse(readFileSync(out, 'utf8')) as { paths: Record<string, unknown> }
       for (const route of pluginRoutes) expect(spec.paths, route).to.have.property(route)
     })
