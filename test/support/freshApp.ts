@@ -2,7 +2,8 @@
  * @module test/support/freshApp
  * A new Payload 3 app outside the workspace (under the OS temp folder, so nothing resolves to this
  * repository's node_modules), laid out as `create-payload-app`'s blank template with SQLite
- * (`freshAppTemplate.ts`), with both plugins installed from their `npm pack` tarballs as their READMEs say,
+ * (`freshAppTemplate.ts`) on a given Payload release, with both plugins installed by their READMEs'
+ * install commands run as written (`freshAppInstall.ts`: `npm pack` here, `npm install <tarball>` there),
  * built with `next build` (Next's default bundler) and served by `next start`.
  *
  * Caching, like plugin-storage's Payload 4 project: the template's dependencies are installed once per
@@ -12,7 +13,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -20,26 +21,27 @@ import { fileURLToPath } from 'node:url'
 import type { RunningEmulator } from 'dev-app/emulator'
 import { importMapDone } from 'dev-app/payload-cli-done'
 
-import { importMapStep, openapiInstall, storageInstall, templateFiles } from './freshAppTemplate.js'
+import { importMapStep, templateFiles } from './freshAppTemplate.js'
+import { packAsWritten, readmeInstall, runAsWritten, type CommandRun, type PackedPlugin } from './freshAppInstall.js'
 import { freePort } from './freePort.js'
+
+export type { PackedPlugin } from './freshAppInstall.js'
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url))
 const STALE_AFTER_MS = 24 * 60 * 60 * 1000
 
-export interface PackedPlugin {
-  name: string
-  /** Absolute path of the tarball (inside the app's `tarballs/` folder). */
-  tarball: string
-  sha256: string
-  /** Paths inside the tarball (`npm pack --json`). */
-  files: string[]
-}
-
-export interface FreshApp {
-  dir: string
+export interface PackedPlugins {
   storage: PackedPlugin
   openapi: PackedPlugin
-  /** What `next build` printed (the bundler's name among it). */
+}
+
+export interface FreshApp extends PackedPlugins {
+  dir: string
+  /** The Payload release the app was created with. */
+  payloadVersion: string
+  /** The README install commands run in the app and what they printed (empty when the app already had these tarballs). */
+  installRuns: CommandRun[]
+  /** What `next build` printed (the bundler's name among it); empty when the app was not built. */
   buildLog: string
 }
 
@@ -53,9 +55,8 @@ async function workspaceVersion(name: string): Promise<string> {
   return (JSON.parse(await readFile(join(repoRoot, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version
 }
 
-/** The blank template's `package.json`: Payload as in the workspace, Next/React/sharp at the workspace's versions. */
-async function templateManifest(): Promise<Record<string, unknown>> {
-  const payload = await workspaceVersion('payload')
+/** The blank template's `package.json`: Payload at `payload`, Next/React/sharp at the workspace's versions. */
+async function templateManifest(payload: string): Promise<Record<string, unknown>> {
   const dependencies: Record<string, string> = {}
   for (const name of ['@payloadcms/db-sqlite', '@payloadcms/next', '@payloadcms/richtext-lexical', '@payloadcms/ui', 'payload']) dependencies[name] = payload
   for (const name of ['graphql', 'next', 'react', 'react-dom', 'sharp']) dependencies[name] = await workspaceVersion(name)
@@ -100,18 +101,15 @@ async function runPayload(command: string, dir: string, env: NodeJS.ProcessEnv, 
   }
 }
 
-/** `npm pack` of a workspace plugin (its `prepack` builds it and writes the published manifest). */
-async function pack(folder: string, into: string): Promise<PackedPlugin> {
-  const { stdout } = run(`npm pack in ${folder}`, 'npm', ['pack', '--json', '--pack-destination', into], join(repoRoot, folder))
-  const [info] = JSON.parse(stdout) as Array<{ name: string; filename: string; files: Array<{ path: string }> }>
-  const tarball = join(into, info!.filename)
-  const sha256 = createHash('sha256')
-    .update(await readFile(tarball))
-    .digest('hex')
-  // Named by content: a changed package is a new install spec, so npm really reinstalls it.
-  const named = join(into, info!.filename.replace(/\.tgz$/, `-${sha256.slice(0, 12)}.tgz`))
-  await rename(tarball, named)
-  return { files: info!.files.map((f) => f.path), name: info!.name, sha256, tarball: named }
+const storageReadme = 'plugin-storage/README.md'
+const openapiReadme = 'plugin-openapi/README.md'
+/** The commands the READMEs' install sections give (`npm` without a TypeScript loader, as a reader runs them). */
+const commandEnv = (): NodeJS.ProcessEnv => ({ ...process.env, NODE_OPTIONS: '', npm_config_audit: 'false', npm_config_fund: 'false' })
+
+/** Both plugins packed by their READMEs' repository commands (each pack runs its plugin's build). */
+export function packPlugins(): PackedPlugins {
+  const env = commandEnv()
+  return { openapi: packAsWritten(readmeInstall(openapiReadme), env), storage: packAsWritten(readmeInstall(storageReadme), env) }
 }
 
 async function removeStaleProjects(parent: string, keep: string): Promise<void> {
@@ -164,13 +162,6 @@ export function appEnv(dir: string, databaseFile: string, emu?: Pick<RunningEmul
   }
 }
 
-/** `npm install X` of a README with the packed tarball in place of the package's registry name. */
-function installArgs(readmeCommand: string, plugin: PackedPlugin): string[] {
-  const words = readmeCommand.split(' ')
-  if (words[0] !== 'npm' || words[1] !== 'install' || !words.includes(plugin.name)) throw new Error(`unexpected install command: ${readmeCommand}`)
-  return [...words.slice(1).map((w) => (w === plugin.name ? plugin.tarball : w)), '--no-audit', '--no-fund', '--loglevel=error']
-}
-
 /** Feeds every file under `root` (names and bytes, in a stable order) into `hash`. */
 async function hashTree(root: string, hash: ReturnType<typeof createHash>): Promise<void> {
   for (const entry of (await readdir(root, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
@@ -180,14 +171,23 @@ async function hashTree(root: string, hash: ReturnType<typeof createHash>): Prom
   }
 }
 
+export interface PrepareOptions {
+  /** The Payload release of the app (every `@payloadcms/*` package of the template at the same one). */
+  payloadVersion: string
+  plugins: PackedPlugins
+  /** Write the template's files, migrate and `next build` (otherwise: install only). */
+  build: boolean
+  log?: (line: string) => void
+}
+
 /**
- * Creates (or reuses) the app, installs the current plugin tarballs, writes the template's files and builds
- * it. `FRESH_APP_DIR` overrides where it lives.
+ * Creates (or reuses) the app on a Payload release, installs the packed plugins with the READMEs' commands,
+ * and (with `build`) writes the template's files and builds it. `FRESH_APP_DIR` overrides where the built one lives.
  */
-export async function prepareFreshApp(log: (line: string) => void = () => undefined): Promise<FreshApp> {
-  const manifest = await templateManifest()
+export async function prepareFreshApp({ build, log = () => undefined, payloadVersion, plugins }: PrepareOptions): Promise<FreshApp> {
+  const manifest = await templateManifest(payloadVersion)
   const key = createHash('sha256').update(JSON.stringify(manifest)).update(process.version).update(repoRoot).digest('hex').slice(0, 12)
-  const dir = process.env.FRESH_APP_DIR ?? join(tmpdir(), 'hosted-media-fresh-app', key)
+  const dir = (build && process.env.FRESH_APP_DIR) || join(tmpdir(), 'hosted-media-fresh-app', key)
   if (!(await exists(join(dir, '.installed')))) {
     log(`installing the blank template's dependencies (payload ${String((manifest.dependencies as Record<string, string>).payload)}) into ${dir}`)
     // Install beside, then move into place: a run killed half-way never leaves a broken project behind.
@@ -204,28 +204,18 @@ export async function prepareFreshApp(log: (line: string) => void = () => undefi
   }
   await writeFile(join(dir, '.last-used'), new Date().toISOString())
 
-  // Packed fresh every run, both at once (each pack runs its plugin's build).
-  const packDir = await mkdtemp(join(tmpdir(), 'fresh-app-pack-'))
-  const [storage, openapi] = await Promise.all([pack('plugin-storage', packDir), pack('plugin-openapi', packDir)])
-  await mkdir(join(dir, 'tarballs'), { recursive: true })
-  for (const plugin of [storage, openapi]) {
-    const target = join(dir, 'tarballs', plugin.tarball.split('/').pop()!)
-    await copyFile(plugin.tarball, target)
-    plugin.tarball = target
-  }
-  await rm(packDir, { force: true, recursive: true })
+  const { openapi, storage } = plugins
   const installedMarker = join(dir, '.installed-plugins')
   const wanted = `${storage.sha256}\n${openapi.sha256}\n`
+  let installRuns: CommandRun[] = []
   if ((await readFile(installedMarker, 'utf8').catch(() => '')) !== wanted) {
-    log('installing the packed plugins as their READMEs say')
-    const env = { ...process.env, NODE_OPTIONS: '' }
-    run(storageInstall, 'npm', installArgs(storageInstall, storage), dir, env)
-    run(openapiInstall, 'npm', installArgs(openapiInstall, openapi), dir, env)
+    log(`installing the packed plugins into the app on payload ${payloadVersion} with the READMEs' commands`)
+    // The tarballs keep their names from one build to the next: without the old copies npm surely unpacks the new ones.
+    for (const plugin of [storage, openapi]) await rm(join(dir, 'node_modules', plugin.name), { force: true, recursive: true })
+    installRuns = [storageReadme, openapiReadme].flatMap((readme) => runAsWritten(readmeInstall(readme).inApp, dir, commandEnv()))
     await writeFile(installedMarker, wanted)
-    // Earlier tarballs are no longer referenced by the app's package.json once both are reinstalled.
-    const current = new Set([storage.tarball, openapi.tarball].map((t) => t.split('/').pop()))
-    for (const name of await readdir(join(dir, 'tarballs'))) if (!current.has(name)) await rm(join(dir, 'tarballs', name), { force: true })
   }
+  if (!build) return { buildLog: '', dir, installRuns, openapi, payloadVersion, storage }
 
   const files = templateFiles()
   for (const [path, content] of Object.entries(files)) {
@@ -258,7 +248,7 @@ export async function prepareFreshApp(log: (line: string) => void = () => undefi
     await writeFile(marker, digest)
     await rm(buildDb, { force: true })
   }
-  return { buildLog: await readFile(buildLogFile, 'utf8'), dir, openapi, storage }
+  return { buildLog: await readFile(buildLogFile, 'utf8'), dir, installRuns, openapi, payloadVersion, storage }
 }
 
 export interface RunningFreshApp {

@@ -6,11 +6,10 @@
  * downloads its template from GitHub, which these machines cannot reach, so the test writes the same files.
  *
  * The README snippets are kept here verbatim and the test checks each README still shows them: the
- * app is configured exactly as a reader of the README would configure it.
+ * app is configured exactly as a reader of the README would configure it. The install commands are not
+ * kept here: they are read from the READMEs and run as written (`freshAppInstall.ts`).
  */
 
-/** README of plugin-storage, "Install": the command (the test installs the packed tarball for the name). */
-export const storageInstall = 'npm install @hosted-media/plugin-storage @payloadcms/plugin-cloud-storage@3.90.1'
 export const storageImport = "import { hostStoragePlugin } from '@hosted-media/plugin-storage'"
 /** README of plugin-storage, "Install": the plugin in `plugins: [...]` (an upload collection `media`, a video one `videos`). */
 export const storageCall = `    hostStoragePlugin({
@@ -35,7 +34,6 @@ export const storageCall = `    hostStoragePlugin({
     }),`
 
 /** README of plugin-openapi, "Install". */
-export const openapiInstall = 'npm install @hosted-media/plugin-openapi'
 export const openapiImport = "import { openapiPlugin } from '@hosted-media/plugin-openapi'"
 export const openapiCall = "    openapiPlugin({ info: { title: 'My CMS', version: '2.0.0' } }),"
 /** Both READMEs: after adding a plugin with admin components, then the usual build. */

@@ -1,7 +1,7 @@
 /**
  * @module emulator/types
  * The contract of the local emulator of the storage and streaming host (a bunny.net-style host, see
- * shared/notes/host-protocols.md). One HTTP server, one path prefix per upstream, so that every
+ * docs/notes/host-protocols.md). One HTTP server, one path prefix per upstream, so that every
  * upstream base URL of plugin-storage and of the daemon's `host` storage can point at it.
  *
  * | upstream | base URL |

@@ -4,6 +4,7 @@
  * together on Ctrl-C.
  */
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
+import { displayLine } from './childOutput.js'
 
 const running = new Set<ChildProcess>()
 
@@ -20,7 +21,9 @@ export function startChild(name: string, command: string, args: string[], option
       pending += chunk.toString()
       const lines = pending.split('\n')
       pending = lines.pop() ?? ''
-      for (const line of lines) {
+      for (const raw of lines) {
+        const line = displayLine(raw)
+        if (line === undefined) continue
         if (!options.quiet) sink.write(`[${name}] ${line}\n`)
         else if (kept.push(line) > 60) kept.shift()
       }

@@ -91,7 +91,7 @@ try {
   })
 
   if (!buildIsCurrent(settings.appRoot)) {
-    step('building the admin panel (after a change or on first start; about a minute)…')
+    step('building the admin panel (after a change or on first start; about two minutes on two cores)…')
     const buildStarted = Date.now()
     const ticker = setInterval(() => step(`  still building… ${Math.round((Date.now() - buildStarted) / 1000)} s`), 15_000)
     await buildAdmin(settings.appRoot, env).finally(() => clearInterval(ticker))

@@ -1,11 +1,11 @@
 'use client'
 /**
  * @module client/StorageClientUploadHandler
- * Client-upload handler of storage collections (built with plugin-cloud-storage's
+ * Client-upload handler of storage collections (built with plugin-cloud-storage's 3.x
  * `createClientUploadHandler`): asks the CMS for a presigned PUT, sends the bytes to the storage host
  * directly, and hands the receipt back to the form.
  */
-import { createClientUploadHandler } from '@payloadcms/plugin-cloud-storage/client'
+import { createClientUploadHandler } from './createClientUploadHandler.js'
 
 import { STORAGE_UPLOAD_PATH } from '../constants.js'
 

