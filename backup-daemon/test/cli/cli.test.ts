@@ -144,7 +144,8 @@ describe('backup-daemon CLI (child processes of bin/backup-daemon.js)', function
       await waitFor(async () => (await filesBelow(join(tmp.dir, 'backups'))).length >= 1, 30_000, 'a write')
       expect(() => engine.run('slow', 'manual')).to.throw(JobBusyError)
       expect((await run.done).code).to.equal(0)
-      const job = engine.getJob('slow')
+      // Another process's write reaches the engine's view within its state re-check (500 ms): wait for it.
+      const job = await waitFor(() => (engine.getJob('slow').lastResult ? engine.getJob('slow') : undefined), 10_000, 'the run result')
       expect(job.lastResult?.success).to.equal(true)
       expect(job.lastRun).to.not.equal('')
       expect(await engine.listSnapshots('slow')).to.have.length(1)
