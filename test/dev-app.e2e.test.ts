@@ -11,7 +11,6 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import sharp from 'sharp'
-import { privateBackupsPath } from '../dev-app/src/start/daemonConfig.js'
 import { launchBrowser, saveScreenshot } from './support/browser.js'
 import { startDevApp, type RunningDevApp } from './support/devApp.js'
 import { makeTestVideo } from './support/ffmpegVideo.js'
@@ -179,9 +178,10 @@ describe('dev-app end to end (npm start)', function () {
     writeFileSync(path.join(restored, 'snapshot.tar.gz'), archive)
     execFileSync('tar', ['-xzf', 'snapshot.tar.gz'], { cwd: restored })
     // Media: every file of the emulated storage zone is in the snapshot, byte for byte (the zone's
-    // own `private-backups/` folder holds the daemon's backups, which the job leaves out).
+    // own `private-backups/` folder, as the dev-app README says, holds the daemon's backups, which the job
+    // leaves out).
     const mediaRoot = path.join(app.dataDir, 'host', 'storage', 'dev-zone')
-    const mediaFiles = walk(mediaRoot).filter((f) => !path.relative(mediaRoot, f).startsWith(`${privateBackupsPath}${path.sep}`))
+    const mediaFiles = walk(mediaRoot).filter((f) => !path.relative(mediaRoot, f).startsWith(`private-backups${path.sep}`))
     expect(mediaFiles.length).to.be.greaterThan(0)
     for (const file of mediaFiles) {
       const copy = path.join(restored, 'media', path.relative(mediaRoot, file))
