@@ -14,21 +14,25 @@ import sharp from 'sharp'
 import { launchBrowser, saveScreenshot } from './support/browser.js'
 import { startDevApp, type RunningDevApp } from './support/devApp.js'
 import { makeTestVideo } from './support/ffmpegVideo.js'
+import { freePort } from './support/freePort.js'
 import { playAndSeek } from './support/playAndSeek.js'
-
-const ports = { cms: 3310, daemon: 8390, emulator: 3410 }
 
 describe('dev-app end to end (npm start)', function () {
   // The first start builds the admin panel: minutes on a loaded two-core machine.
   this.timeout(15 * 60_000)
   let app: RunningDevApp
   let browser: Browser | undefined
+  /** Ports the kernel picked free: fixed ones collide with other tests and dev-apps on a shared machine. */
+  let ports: { cms: number; daemon: number; emulator: number }
+  /** Logged in as the first admin user: each test that needs the admin panel starts from here, not from the login test. */
   let page: Page
 
   before(async function () {
     browser = await launchBrowser()
+    ports = { cms: await freePort(), daemon: await freePort(), emulator: await freePort() }
     app = await startDevApp({ ports, readyTimeoutMs: 12 * 60_000 })
     page = await browser!.newPage()
+    await logIn(page, app)
   })
 
   after(async function () {
@@ -59,13 +63,13 @@ describe('dev-app end to end (npm start)', function () {
   })
 
   it('logs the first admin user in to the admin panel', async function () {
-    await page.goto(`${app.cmsUrl}/admin/login`)
-    await page.fill('input[name="email"]', app.credentials.adminEmail)
-    await page.fill('input[name="password"]', app.credentials.adminPassword)
-    await page.click('button[type="submit"]')
-    await page.waitForURL(`${app.cmsUrl}/admin`)
-    await page.getByText('Collections').first().waitFor()
-    await saveScreenshot(page, 'dev-app-admin-dashboard')
+    // A page of its own, with no session yet (the shared page logged in before the tests).
+    const context = await browser!.newContext()
+    const fresh = await context.newPage()
+    await logIn(fresh, app)
+    await fresh.getByText('Collections').first().waitFor()
+    await saveScreenshot(fresh, 'dev-app-admin-dashboard')
+    await context.close()
   })
 
   it('uploads an image through the admin panel and lists it', async function () {
@@ -174,9 +178,10 @@ describe('dev-app end to end (npm start)', function () {
     writeFileSync(path.join(restored, 'snapshot.tar.gz'), archive)
     execFileSync('tar', ['-xzf', 'snapshot.tar.gz'], { cwd: restored })
     // Media: every file of the emulated storage zone is in the snapshot, byte for byte (the zone's
-    // own `cms/` folder holds the daemon's backups, which the job leaves out).
+    // own `private-backups/` folder, as the dev-app README says, holds the daemon's backups, which the job
+    // leaves out).
     const mediaRoot = path.join(app.dataDir, 'host', 'storage', 'dev-zone')
-    const mediaFiles = walk(mediaRoot).filter((f) => !path.relative(mediaRoot, f).startsWith(`cms${path.sep}`))
+    const mediaFiles = walk(mediaRoot).filter((f) => !path.relative(mediaRoot, f).startsWith(`private-backups${path.sep}`))
     expect(mediaFiles.length).to.be.greaterThan(0)
     for (const file of mediaFiles) {
       const copy = path.join(restored, 'media', path.relative(mediaRoot, file))
@@ -198,6 +203,15 @@ describe('dev-app end to end (npm start)', function () {
     rmSync(restored, { recursive: true, force: true })
   })
 })
+
+/** What a person does on the login page, with the credentials `npm start` printed. */
+async function logIn(page: Page, app: RunningDevApp): Promise<void> {
+  await page.goto(`${app.cmsUrl}/admin/login`)
+  await page.fill('input[name="email"]', app.credentials.adminEmail)
+  await page.fill('input[name="password"]', app.credentials.adminPassword)
+  await page.click('button[type="submit"]')
+  await page.waitForURL(`${app.cmsUrl}/admin`)
+}
 
 function sha256(data: Buffer): string {
   return createHash('sha256').update(data).digest('hex')

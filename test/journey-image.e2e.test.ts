@@ -32,6 +32,10 @@ describe('journey: an editor uploads an image in the admin (dev-app, npm start)'
   let browser: Browser | undefined
   let page: Page
   let files: string
+  /**
+   * The photo the list and picker tests look for: saved through the admin in `before`, so each test
+   * runs alone (`--grep`) and none depends on another one's upload.
+   */
   let uploaded: ImageDoc
 
   before(async function () {
@@ -45,6 +49,7 @@ describe('journey: an editor uploads an image in the admin (dev-app, npm start)'
     await page.fill('input[name="password"]', app.credentials.adminPassword)
     await page.click('button[type="submit"]')
     await page.waitForURL(`${app.cmsUrl}/admin`)
+    uploaded = await api<ImageDoc>(`/api/images/${await savePhoto('harbour photo.jpg', 'Harbour at dusk (journey)')}`)
   })
 
   after(async function () {
@@ -75,8 +80,9 @@ describe('journey: an editor uploads an image in the admin (dev-app, npm start)'
     expect(await page.getByText('<No _object Key>').count()).to.equal(0)
   }
 
-  it('picks a photo, presses Save, and sees its thumbnail in the edit view', async function () {
-    const photo = path.join(files, 'harbour photo.jpg')
+  /** What an editor does: pick a photo with the file input, type its alt text, press Save. Returns the document id. */
+  async function savePhoto(name: string, alt: string, screenshot?: string): Promise<number> {
+    const photo = path.join(files, name)
     writeFileSync(
       photo,
       await sharp({ create: { background: { b: 160, g: 110, r: 40 }, channels: 3, height: 480, width: 640 } })
@@ -85,19 +91,22 @@ describe('journey: an editor uploads an image in the admin (dev-app, npm start)'
     )
     await page.goto(`${app.cmsUrl}/admin/collections/images/create`)
     await page.locator('input[type="file"]').setInputFiles(photo)
-    await page.fill('input[name="alt"]', 'Harbour at dusk (journey)')
-    await saveScreenshot(page, 'journey-image-1-picked')
+    await page.fill('input[name="alt"]', alt)
+    if (screenshot) await saveScreenshot(page, screenshot)
     await page.getByRole('button', { name: 'Save' }).click()
     await page.waitForURL(/\/admin\/collections\/images\/\d+$/, { timeout: 120_000 })
-    const id = Number(page.url().split('/').pop())
+    return Number(page.url().split('/').pop())
+  }
 
-    uploaded = await api<ImageDoc>(`/api/images/${id}`)
+  it('picks a photo, presses Save, and sees its thumbnail in the edit view', async function () {
+    const id = await savePhoto('pier photo.jpg', 'Pier at noon (journey)', 'journey-image-1-picked')
+    const saved = await api<ImageDoc>(`/api/images/${id}`)
     // Browser-direct: the file lives in its own object-key folder, and the thumbnail URL points there.
-    expect(uploaded._objectKey, 'a client upload records its folder').to.be.a('string').and.not.equal('')
-    expect(uploaded.thumbnailURL).to.include(`/${uploaded._objectKey}/`)
-    expect((await fetch(uploaded.thumbnailURL!)).status).to.equal(200)
+    expect(saved._objectKey, 'a client upload records its folder').to.be.a('string').and.not.equal('')
+    expect(saved.thumbnailURL).to.include(`/${saved._objectKey}/`)
+    expect((await fetch(saved.thumbnailURL!)).status).to.equal(200)
 
-    await loaded(`.file-details img[src^="${uploaded.thumbnailURL}"]`)
+    await loaded(`.file-details img[src^="${saved.thumbnailURL}"]`)
     await expectNoObjectKeyColumn()
     await saveScreenshot(page, 'journey-image-2-edit-view')
   })

@@ -63,8 +63,14 @@ describe('media in the admin panel (dev-app, npm start)', function () {
   let app: RunningDevApp
   let browser: Browser | undefined
   let page: Page
-  let videoDocId: string
-  let stream: Stream
+  let work: string
+  /** A real 6 s VP8 WebM (320×180), encoded once in the page. */
+  let videoFile: string
+  /**
+   * The fixture of the tests that need a finished video: uploaded through the admin in `before`, encoded
+   * by the emulator, so each test runs alone (`--grep`) and none depends on another one's upload.
+   */
+  let finished: { id: string; stream: Stream }
   const previousStep = process.env.EMULATOR_ENCODING_STEP_MS
 
   before(async function () {
@@ -78,9 +84,19 @@ describe('media in the admin panel (dev-app, npm start)', function () {
     await page.fill('input[name="password"]', app.credentials.adminPassword)
     await page.click('button[type="submit"]')
     await page.waitForURL(`${app.cmsUrl}/admin`)
+    work = mkdtempSync(path.join(tmpdir(), 'media-admin-e2e-'))
+    videoFile = path.join(work, 'media-admin.webm')
+    writeFileSync(videoFile, muxWebm(await encodeVideoInPage(page, 6)))
+    const id = await uploadVideo('Video played by the media-admin test')
+    // The edit view puts the player in place once the host says finished (live, see the first test).
+    await page.locator('.storage-host-player video').waitFor({ timeout: 300_000 })
+    const doc = await api<{ hostData: { stream: Stream } }>(`/api/videos/${id}`)
+    if (doc.body.hostData.stream.status !== 'finished') throw new Error(`fixture video ${id}: ${JSON.stringify(doc.body.hostData.stream)}`)
+    finished = { id, stream: doc.body.hostData.stream }
   })
 
   after(async function () {
+    if (work) rmSync(work, { force: true, recursive: true })
     if (previousStep === undefined) delete process.env.EMULATOR_ENCODING_STEP_MS
     else process.env.EMULATOR_ENCODING_STEP_MS = previousStep
     await browser?.close()
@@ -95,20 +111,20 @@ describe('media in the admin panel (dev-app, npm start)', function () {
     return { body: (await res.json()) as T, status: res.status() }
   }
 
-  it('uploads a video and follows its encoding state live in the edit view, without a reload, until the player appears', async function () {
-    const encoded = await encodeVideoInPage(page, 6)
-    const dir = mkdtempSync(path.join(tmpdir(), 'media-admin-e2e-'))
-    const file = path.join(dir, 'media-admin.webm')
-    writeFileSync(file, muxWebm(encoded))
+  /** What an editor does: pick the file, type a title, wait for the upload, Save. Returns the document id. */
+  const uploadVideo = async (title: string): Promise<string> => {
     await page.goto(`${app.cmsUrl}/admin/collections/videos/create`)
-    await page.locator('input[type="file"]').setInputFiles(file)
-    await page.fill('input[name="title"]', 'Video watched by the media-admin test')
+    await page.locator('input[type="file"]').setInputFiles(videoFile)
+    await page.fill('input[name="title"]', title)
     // The upload starts on the pick; Save attaches the video once it is done.
     await page.getByText('Uploaded. Save to attach the video.').waitFor({ timeout: 120_000 })
     await page.getByRole('button', { name: 'Save' }).click()
     await page.waitForURL(/\/admin\/collections\/videos\/\d+/)
-    videoDocId = page.url().split('/').pop()!
-    rmSync(dir, { force: true, recursive: true })
+    return page.url().split('/').pop()!
+  }
+
+  it('uploads a video and follows its encoding state live in the edit view, without a reload, until the player appears', async function () {
+    const videoDocId = await uploadVideo('Video watched by the media-admin test')
 
     // A marker on the window: it survives only if the page is never reloaded.
     await page.evaluate(() => ((window as unknown as { __noReload: boolean }).__noReload = true))
@@ -140,7 +156,7 @@ describe('media in the admin panel (dev-app, npm start)', function () {
     // The sidebar summary followed too: a finished badge, the resolutions, links to copy.
     await page.locator('.storage-host-summary[data-status="finished"]').waitFor()
     const doc = await api<{ hostData: { stream: Stream } }>(`/api/videos/${videoDocId}`)
-    stream = doc.body.hostData.stream
+    const stream = doc.body.hostData.stream
     expect(stream.status).to.equal('finished')
     // The edit view's own upload preview picked up the host's thumbnail, still without a reload.
     await page.locator(`.file-details img[src^="${stream.thumbnailUrl}"]`).waitFor({ timeout: 30_000 })
@@ -154,6 +170,7 @@ describe('media in the admin panel (dev-app, npm start)', function () {
   })
 
   it("shows the host thumbnail in the list view, the edit view and a post's upload field", async function () {
+    const { id: videoDocId, stream } = finished
     expect(stream.thumbnailUrl).to.be.a('string')
     const listed = await api<{ docs: { id: number; thumbnailURL: string | null }[] }>(`/api/videos?where[id][equals]=${videoDocId}`)
     expect(listed.body.docs[0]!.thumbnailURL).to.equal(stream.thumbnailUrl)
@@ -207,6 +224,7 @@ describe('media in the admin panel (dev-app, npm start)', function () {
   })
 
   it('plays the finished video in the edit view and seeks in it', async function () {
+    const { id: videoDocId, stream } = finished
     const playback = await api<Playback>(`/api/videos/${videoDocId}/playback`)
     expect(playback.status).to.equal(200)
     expect(playback.body.hls).to.equal(stream.playlistUrl)
@@ -219,28 +237,31 @@ describe('media in the admin panel (dev-app, npm start)', function () {
     await page.goto(`${app.cmsUrl}/admin/collections/videos/${videoDocId}`)
     const video = page.locator('.storage-host-player video')
     await video.waitFor()
-    // The player may still switch source (hls.js → MP4 when the host's HLS fails): retry play() until it sticks.
-    const deadline = Date.now() + 60_000
-    while (Date.now() < deadline) {
-      const started = await video.evaluate(async (v: HTMLVideoElement) => {
-        if (v.readyState < 2) return false
-        v.muted = true
-        return v.play().then(
-          () => true,
-          () => false,
-        )
+    // Press play once the source is attached and its first frame is in: attaching a source (hls.js's
+    // MediaSource, an MP4 URL) resets the element to paused, so an earlier play() would be lost. A later
+    // switch (hls.js → MP4 when the host's HLS fails) carries the playing state over to the new source.
+    await page.waitForFunction(() => (document.querySelector<HTMLVideoElement>('.storage-host-player video')?.readyState ?? 0) >= 2, undefined, {
+      timeout: 60_000,
+    })
+    const played = await video.evaluate((v: HTMLVideoElement) => {
+      v.muted = true
+      return v.play().then(
+        () => 'resolved',
+        (error: Error) => `refused: ${error.name} ${error.message}`,
+      )
+    })
+    await page
+      .waitForFunction(
+        () => {
+          const v = document.querySelector<HTMLVideoElement>('.storage-host-player video')
+          return Boolean(v && !v.paused && v.currentTime > 0.2 && v.readyState >= 3)
+        },
+        undefined,
+        { timeout: 60_000 },
+      )
+      .catch((error: Error) => {
+        throw new Error(`the video did not play (play() ${played}): ${error.message}`)
       })
-      if (started) break
-      await page.waitForTimeout(500)
-    }
-    await page.waitForFunction(
-      () => {
-        const v = document.querySelector<HTMLVideoElement>('.storage-host-player video')
-        return Boolean(v && !v.paused && v.currentTime > 0.2 && v.readyState >= 3)
-      },
-      undefined,
-      { timeout: 60_000 },
-    )
     expect(await page.locator('.storage-host-player').getAttribute('data-playing')).to.equal('true')
     // Seek forward: the browser asks the host for the bytes there, and playback continues from there.
     const target = 4
