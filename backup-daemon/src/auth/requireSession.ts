@@ -11,7 +11,7 @@
  */
 import type { MiddlewareHandler } from 'hono'
 import type { AuthConfig } from '../config/types.js'
-import { HttpError } from '../server/HttpError.js'
+import { HttpError } from '../http/HttpError.js'
 import type { RevokedSessions } from './revokedSessions.js'
 import type { SessionEnds } from './sessionEnds.js'
 import { readSessionCookie, setSessionCookie } from './sessionCookie.js'

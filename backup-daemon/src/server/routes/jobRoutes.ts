@@ -4,7 +4,7 @@
  */
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
 import type { AppEnv, RouteDeps } from '../appEnv.js'
-import { HttpError } from '../HttpError.js'
+import { HttpError } from '../../http/HttpError.js'
 import { jsonResponse, problemResponses, sessionSecurity } from '../responses.js'
 import type { JobDetail } from '../../engine/redactJob.js'
 import { CancelResultSchema, JobListSchema, JobParamsSchema, JobStatusSchema, RunStartedSchema } from '../schemas.js'
