@@ -3,7 +3,8 @@
  * Requests per second of `GET /api/v1/jobs` (auth on, a session cookie, 20 jobs) on the real daemon
  * process, against a bare Hono server answering the same JSON, each in its own process on this machine,
  * measured in the same run by the same closed-loop load generator (keep-alive sockets, a fixed number of
- * requests in flight, fixed duration). Prints the ratio (target >= 0.85).
+ * requests in flight, fixed duration). Prints the ratio (target >= 0.6: one path for every request, issue 26;
+ * the 0.85 of the old hot path in front of the app is withdrawn).
  *
  * Run: `npm run bench -- daemon-api-rps`. This file is also the bare server's entry (`bare-server`).
  */
@@ -194,7 +195,7 @@ async function main(): Promise<void> {
       )
     }
     if (totals.some((t) => t.failed > 0)) throw new Error('some requests failed')
-    printResult('daemon GET /api/v1/jobs rps', rps[0]! / rps[2]!, 'of a bare Hono server', '>= 0.85')
+    printResult('daemon GET /api/v1/jobs rps', rps[0]! / rps[2]!, 'of a bare Hono server', '>= 0.6')
     printResult('daemon GET /api/v1/jobs requests per CPU-second', perCpu[0]! / perCpu[2]!, 'of a bare Hono server')
     printResult('daemon HTTP server alone (in-memory engine) rps', rps[1]! / rps[2]!, 'of a bare Hono server')
     printResult('daemon HTTP server alone requests per CPU-second', perCpu[1]! / perCpu[2]!, 'of a bare Hono server')

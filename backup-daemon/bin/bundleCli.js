@@ -2,7 +2,7 @@
  * @module bin/bundleCli
  * Compiles `src/cli/main.ts` with esbuild into `node_modules/.cache/backup-daemon/<hash>/` and
  * returns the entry's URL, so the launcher runs plain JavaScript instead of registering tsx's loader.
- * The tar worker's entry (`src/archive/tarWorker/tarWorkerMain.ts`) is a second entry point of the same
+ * The tar worker's entry (`src/sources/local/tarWorker/tarWorkerMain.ts`) is a second entry point of the same
  * build, `tar-worker.mjs`: a worker thread cannot run TypeScript without tsx's loader either, and
  * `tarWorkerUrl.ts` finds it through `currentBuild()`.
  *
@@ -63,7 +63,7 @@ const sourceUrls = {
 async function build(sourcesTime) {
   const esbuild = await import('esbuild')
   const result = await esbuild.build({
-    entryPoints: { main: join(srcDir, 'cli', 'main.ts'), 'tar-worker': join(srcDir, 'archive', 'tarWorker', 'tarWorkerMain.ts') },
+    entryPoints: { main: join(srcDir, 'cli', 'main.ts'), 'tar-worker': join(srcDir, 'sources', 'local', 'tarWorker', 'tarWorkerMain.ts') },
     // Output independent of the launching process's working directory (it names modules in comments).
     absWorkingDir: packageDir,
     bundle: true,

@@ -1,7 +1,7 @@
 /**
  * @module archive/createArchive
  * Turns the entries of the sources into one tar (optionally gzip, zstd or xz compressed) byte stream, or
- * a zip (`archive/createZip.ts`). The tar is built by `archive/tarWriter.ts` into ~256 KiB chunks, pulled
+ * a zip (`archive/createZip.ts`). The tar is built by `tar/tarWriter.ts` into ~256 KiB chunks, pulled
  * by the stream: nothing is read faster than the consumer writes, so memory stays flat whatever the size
  * of the data. A source that hands out entries in batches with small files already read
  * (`Source.entryBatches`, the local source) costs a few copies per file; any other goes entry by entry,
@@ -19,7 +19,7 @@ import { compressionThreads } from './compressionThreads.js'
 import { parallelGzip } from './parallelGzip.js'
 import { readAhead } from './readAhead.js'
 import { spoolToFile } from './spoolToFile.js'
-import { TarWriter } from './tarWriter.js'
+import { TarWriter } from '../tar/tarWriter.js'
 import { xzStream } from './xzStream.js'
 import { zstdStream } from './zstdStream.js'
 

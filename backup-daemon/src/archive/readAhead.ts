@@ -9,7 +9,7 @@
  *
  * The source's iterator is never advanced past an entry whose bytes are streamed (`open`) before the
  * writer has opened it: a source may hand out, with the entry, a descriptor it closes when the walk
- * moves on unclaimed (`sources/local.ts` does).
+ * moves on unclaimed (`sources/local/index.ts` does).
  */
 import type { SourceEntry } from '../sources/types.js'
 

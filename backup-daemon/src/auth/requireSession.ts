@@ -4,14 +4,10 @@
  * or logged-out cookie is a 401 Problem; a valid one with under five minutes left gets a fresh cookie in
  * the response (spec Authentication §3), within the session's lifetime cap (`maxSessionSeconds`). With
  * auth off it lets everything through.
- *
- * `isCurrent` answers the common case without a promise, for the server's hot path (`server/hotJobList`):
- * a token already verified, not logged out, not expired and not due for a refresh. Anything else is for
- * the middleware to decide (and to answer with its Problem).
  */
 import type { MiddlewareHandler } from 'hono'
 import type { AuthConfig } from '../config/types.js'
-import { HttpError } from '../server/HttpError.js'
+import { HttpError } from '../http/HttpError.js'
 import type { RevokedSessions } from './revokedSessions.js'
 import type { SessionEnds } from './sessionEnds.js'
 import { readSessionCookie, setSessionCookie } from './sessionCookie.js'
@@ -31,10 +27,8 @@ export interface RequireSessionOptions {
   ends?: SessionEnds
 }
 
-/** The middleware, plus a synchronous check of the common case. */
+/** The middleware, plus the session each request passed it with. */
 export interface SessionMiddleware extends MiddlewareHandler {
-  /** True when auth is off, or `token` is a remembered valid session, not logged out, that needs no refreshed cookie. */
-  isCurrent(token: string | undefined): boolean
   /** The session a request passed the middleware with (undefined with auth off). */
   claimsOf(request: Request): SessionClaims | undefined
 }
@@ -44,13 +38,6 @@ export const requireSession = ({ auth, key, revoked, refreshWindowMs = 5 * 60_00
   const sessions = new WeakMap<Request, SessionClaims>()
   const refreshDue = (claims: SessionClaims, now: number) =>
     claims.exp * 1000 - now < refreshWindowMs && sessionExpiry(auth.tokenExpiration, now, claims.authTime) > claims.exp
-  const isCurrent = (token: string | undefined): boolean => {
-    if (!auth.enabled) return true
-    if (!token) return false
-    const now = clock()
-    const claims = verified.get(token, now / 1000)
-    return claims !== undefined && !revoked.has(claims.sid, now / 1000) && !refreshDue(claims, now)
-  }
   const middleware: MiddlewareHandler = async function requireSession(c, next) {
     if (!auth.enabled) return next()
     const token = readSessionCookie(c)
@@ -73,5 +60,5 @@ export const requireSession = ({ auth, key, revoked, refreshWindowMs = 5 * 60_00
     sessions.set(c.req.raw, claims)
     await next()
   }
-  return Object.assign(middleware, { isCurrent, claimsOf: (request: Request) => sessions.get(request) })
+  return Object.assign(middleware, { claimsOf: (request: Request) => sessions.get(request) })
 }

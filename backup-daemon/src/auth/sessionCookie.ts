@@ -32,8 +32,8 @@ export function readSessionCookie(c: Context): string | undefined {
   return sessionTokenOf(c.req.raw, (c.env as { incoming?: IncomingMessage } | undefined)?.incoming)
 }
 
-/** The session token a request carries; the server's hot path reads it here too, so both see the same token. */
-export function sessionTokenOf(request: Request, incoming?: IncomingMessage): string | undefined {
+/** The session token a request carries. */
+function sessionTokenOf(request: Request, incoming?: IncomingMessage): string | undefined {
   // Under @hono/node-server, read Node's already parsed header: `request.headers` would build a whole
   // `Headers` object for this request just to look up one value.
   if (!incoming) {

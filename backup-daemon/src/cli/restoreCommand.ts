@@ -20,7 +20,8 @@ import { databaseTypes, restoreDatabases } from '../snapshot/restoreDatabases.js
 import { verifySnapshot } from '../snapshot/verifySnapshot.js'
 import { restoreFiles } from '../tasks/restoreFiles.js'
 import { meteredCopy, readLimiterOf, runTask, sizeOf, type CliTaskOptions } from './runTask.js'
-import { archiveKeys, openJob, type JobContext } from './snapshotCommand.js'
+import { archiveKeys } from '../snapshot/archiveKeys.js'
+import { openJob, type JobContext } from './snapshotCommand.js'
 import { inProcessReporter } from './terminal/inProcessReporter.js'
 import type { Reporter } from './terminal/Reporter.js'
 

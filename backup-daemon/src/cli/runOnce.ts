@@ -7,8 +7,8 @@
  * and cleaned up).
  */
 import { createEngine } from '../engine/createEngine.js'
-import { EngineError } from '../engine/errors.js'
-import type { RunRecord } from '../engine/history/types.js'
+import { EngineError } from '../runs/errors.js'
+import type { RunRecord } from '../runs/history.js'
 import { load, nextSignal } from './output.js'
 import { unknownJob } from './snapshotCommand.js'
 import type { Reporter } from './terminal/Reporter.js'

@@ -7,7 +7,7 @@
  * so they run beside a live daemon. SIGINT/SIGTERM cancel the task (exit 130).
  */
 import type { Readable } from 'node:stream'
-import type { RunRecord } from '../engine/history/types.js'
+import type { RunRecord } from '../runs/history.js'
 import { countingStorage } from '../tasks/countingStorage.js'
 import { memoryRunHistory } from '../tasks/memoryRunHistory.js'
 import { TaskRunner, type TaskContext, type TaskOutcome, type TaskSpec } from '../tasks/TaskRunner.js'

@@ -6,7 +6,6 @@
  */
 import type { JobConfig } from '../config/types.js'
 import { createJobStorage } from '../archive/jobStorage.js'
-import type { OpenArchiveOptions } from '../snapshot/openArchive.js'
 import type { Storage } from '../storages/types.js'
 import { load } from './output.js'
 import { suggest } from './terminal/suggest.js'
@@ -44,12 +43,4 @@ export async function openJob(file: string, name: string, storage?: string, comm
     return 2
   }
   return { job, storages: entries.map((entry) => createJobStorage(entry)) }
-}
-
-/** The job's keys for reading its encrypted snapshots (age passphrase, openssl password and cipher). */
-export function archiveKeys(job: JobConfig): Omit<OpenArchiveOptions, 'signal'> {
-  const encryption = job.encryption
-  if (encryption?.type === 'openssl') return { openssl: { password: encryption.password, cipher: encryption.cipher } }
-  if (encryption?.type === 'age' && encryption.passphrase !== undefined) return { keys: { passphrase: encryption.passphrase } }
-  return {}
 }

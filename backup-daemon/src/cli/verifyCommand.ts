@@ -9,7 +9,8 @@
 import { locateSnapshots } from '../snapshot/locateSnapshots.js'
 import { verifySnapshot } from '../snapshot/verifySnapshot.js'
 import { meteredCopy, readLimiterOf, runTask, sizeOf, type CliTaskOptions } from './runTask.js'
-import { archiveKeys, openJob, type JobContext } from './snapshotCommand.js'
+import { archiveKeys } from '../snapshot/archiveKeys.js'
+import { openJob, type JobContext } from './snapshotCommand.js'
 import { inProcessReporter } from './terminal/inProcessReporter.js'
 import type { Reporter } from './terminal/Reporter.js'
 

@@ -8,7 +8,7 @@ import { Cron } from 'croner'
 import { z } from 'zod'
 import { sourceFactories } from '../sources/all.js'
 import { storageFactories } from '../storages/all.js'
-import { restoreConfigSchema } from '../tasks/restoreConfig.js'
+import { restoreConfigSchema } from './restoreConfig.js'
 import { compressionSchema, encryptionSchema, notifySchema, retentionSchema, splitSchema } from './snapshotOptions.js'
 
 const union = (schemas: z.ZodObject[], what: string) => {

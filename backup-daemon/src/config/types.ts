@@ -6,7 +6,7 @@
  */
 import type { SourceConfig } from '../sources/all.js'
 import type { StorageConfig } from '../storages/all.js'
-import type { RestoreConfig } from '../tasks/restoreConfig.js'
+import type { RestoreConfig } from './restoreConfig.js'
 import type { OpensslCipher } from './opensslCiphers.js'
 
 export interface DaemonConfig {

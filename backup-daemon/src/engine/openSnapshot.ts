@@ -7,8 +7,8 @@
  * `SnapshotNotFoundError` (404), not a server error.
  */
 import { Readable } from 'node:stream'
-import { FullDownloadUnsupportedError, SnapshotDamagedError, SnapshotNotFoundError } from './errors.js'
-import { concatObjects, listJobSnapshots } from './snapshotCatalog.js'
+import { FullDownloadUnsupportedError, SnapshotDamagedError, SnapshotNotFoundError } from '../runs/errors.js'
+import { concatObjects, listJobSnapshots } from '../snapshot/snapshotCatalog.js'
 import type { SnapshotDownload } from './types.js'
 import type { Storage } from '../storages/types.js'
 

@@ -13,9 +13,9 @@ import type { LogLevel } from '../logs/formatLine.js'
 import { createSource } from '../sources/all.js'
 import type { Storage } from '../storages/types.js'
 import { noopTracker, type RunTracker } from './progress/RunTracker.js'
-import { describePolicy, hasRules } from './retentionPlan.js'
+import { describePolicy, hasRules } from '../snapshot/retentionPlan.js'
 import { withHooks } from './runHooks.js'
-import { applyRetention, removeLeftovers } from './snapshotCatalog.js'
+import { applyRetention, removeLeftovers } from '../snapshot/snapshotCatalog.js'
 
 export interface RunJobOptions {
   job: JobConfig

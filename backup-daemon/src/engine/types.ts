@@ -1,15 +1,18 @@
 /**
  * @module engine/types
  * What the HTTP server (and the CLI) may ask of the engine. The server never touches sources,
- * storages or archives itself; it only calls these methods and maps the errors of `engine/errors.ts`
+ * storages or archives itself; it only calls these methods and maps the errors of `runs/errors.ts`
  * to Problem responses.
  */
 import type { StorageDown } from './startupCleanup.js'
 import type { Readable } from 'node:stream'
-import type { RunHistory, RunRecord } from './history/types.js'
-import type { RunListener } from './progress/RunWatchers.js'
-import type { RunProgress } from './progress/types.js'
+import type { RunHistory, RunRecord } from '../runs/history.js'
+import type { RunListener } from '../runs/RunWatchers.js'
+import type { RunProgress } from '../runs/progress.js'
 import type { JobTasks } from '../tasks/createJobTasks.js'
+import type { SnapshotView } from '../snapshot/SnapshotView.js'
+
+export type { SnapshotView }
 
 /** The engine's own run state of a job; the API shows `cancelling` as `running` plus `cancelling: true`. */
 export type JobRunStatus = 'idle' | 'running' | 'cancelling'
@@ -58,30 +61,6 @@ export interface RunInfo {
   error: string
   /** idle | running | cancelling | success | failed | cancelled */
   status: string
-}
-
-/** The spec's Snapshot, one item of `GET /jobs/{name}/backups`. */
-export interface SnapshotView {
-  id: string
-  name: string
-  jobName: string
-  path: string
-  size: number
-  createdAt: string
-  storageType: string
-  isSplit: boolean
-  fullDownloadSupported: boolean
-  partsCount: number
-  /** False for a snapshot without our manifest (the original service's): nothing to check its bytes against. */
-  checksummed: boolean
-  /** True when the listing alone shows it cannot be whole (a split set with a part missing or sizes not adding up). */
-  damaged: boolean
-  /** Why it is damaged; present only when `damaged`. */
-  damageReason?: string
-  /** The storage (name) of the copy listed and downloaded: `defaultStorage`, else the first holding it. */
-  storage: string
-  /** Every storage of the job that holds a copy. */
-  storages: string[]
 }
 
 /** How a download is answered: bytes from the daemon, or a redirect to a signed storage URL. */

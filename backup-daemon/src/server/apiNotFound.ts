@@ -5,7 +5,7 @@
  * from falling through to the web UI's pages.
  */
 import type { Context } from 'hono'
-import { HttpError } from './HttpError.js'
+import { HttpError } from '../http/HttpError.js'
 
 export interface ApiRoute {
   method: string

@@ -18,8 +18,7 @@ import { serveUi } from '../ui/serveUi.js'
 import { apiNotFound, type ApiRoute } from './apiNotFound.js'
 import type { AppEnv, RouteDeps } from './appEnv.js'
 import { asContextResponse, handleError } from './handleError.js'
-import { HttpError } from './HttpError.js'
-import { hotJobList } from './hotJobList.js'
+import { HttpError } from '../http/HttpError.js'
 import { originCheck } from './originCheck.js'
 import { authRoutes } from './routes/authRoutes.js'
 import { backupRoutes } from './routes/backupRoutes.js'
@@ -49,8 +48,6 @@ export interface CreateAppOptions {
   ui?: () => Hono
   /** Milliseconds since the epoch, for session times (tests move it). @default Date.now */
   clock?: () => number
-  /** Answer a plain `GET /api/v1/jobs` on the hot path (`server/hotJobList`); tests turn it off to compare. @default true */
-  hotPaths?: boolean
 }
 
 export function createApp({
@@ -62,7 +59,6 @@ export function createApp({
   accountLimits,
   ui = serveUi,
   clock = Date.now,
-  hotPaths = true,
 }: CreateAppOptions): OpenAPIHono<AppEnv> {
   const key = sessionKey ?? keyFromSecret(config.server.secret)
   const revoked = revokedSessions()
@@ -106,11 +102,5 @@ export function createApp({
   if (config.server.metrics?.enabled ?? true) metricsRoute(app, deps)
   if (config.server.ui.enabled) app.route('/', ui())
   app.notFound((c) => asContextResponse(c, new HttpError(404, { message: `no such page ${c.req.path}` }).getResponse(c.req.path)))
-  if (hotPaths) {
-    // In front of the app (`app.request()` calls `app.fetch` too); it hands back whatever it does not answer itself.
-    const hot = hotJobList({ engine, session, path: `${apiPrefix}/jobs` })
-    const { fetch } = app
-    app.fetch = (request, env?: AppEnv['Bindings'], ctx?) => hot(request, env) ?? fetch(request, env, ctx)
-  }
   return app
 }

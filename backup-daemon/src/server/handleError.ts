@@ -6,7 +6,7 @@
 import type { Context } from 'hono'
 import type { LogHub } from '../engine/types.js'
 import { formatLine } from '../logs/formatLine.js'
-import { HttpError } from './HttpError.js'
+import { HttpError } from '../http/HttpError.js'
 import { toHttpError } from './toHttpError.js'
 
 export interface HandleErrorOptions {

@@ -27,7 +27,7 @@
  */
 import type { MiddlewareHandler } from 'hono'
 import { isIP } from 'node:net'
-import { HttpError } from './HttpError.js'
+import { HttpError } from '../http/HttpError.js'
 
 export interface OriginCheckOptions {
   /** Origins besides the daemon's own that may send state-changing requests (`scheme://host[:port]`). */

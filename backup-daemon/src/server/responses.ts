@@ -3,7 +3,7 @@
  * Shorthands for route declarations: a JSON response and the Problem responses a route can give.
  */
 import type { z } from '@hono/zod-openapi'
-import { problemContentType } from './problem.js'
+import { problemContentType } from '../http/problem.js'
 import { ProblemSchema } from './schemas.js'
 
 const problemDescriptions: Record<number, string> = {

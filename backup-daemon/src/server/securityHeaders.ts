@@ -22,8 +22,6 @@ const common: [string, string][] = [
   ['Referrer-Policy', 'no-referrer'],
 ]
 const api: [string, string][] = [...common, ['Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'"], ['Cache-Control', 'no-store']]
-/** Every header an API response gets here, for the hot path that answers without the middleware (`server/hotJobList`). */
-export const apiSecurityHeaders: Readonly<Record<string, string>> = Object.freeze(Object.fromEntries(api.map(([name, value]) => [name.toLowerCase(), value])))
 const page: [string, string][] = [...common, ['Content-Security-Policy', "frame-ancestors 'none'"]]
 
 export const securityHeaders = ({ apiPrefix = '/api/' }: SecurityHeadersOptions = {}): MiddlewareHandler =>

@@ -6,15 +6,8 @@
  * never reaches the client.
  */
 import { HTTPException } from 'hono/http-exception'
-import {
-  EngineStoppingError,
-  FullDownloadUnsupportedError,
-  JobBusyError,
-  JobNotFoundError,
-  NoRunInFlightError,
-  SnapshotNotFoundError,
-} from '../engine/errors.js'
-import { HttpError } from './HttpError.js'
+import { EngineStoppingError, FullDownloadUnsupportedError, JobBusyError, JobNotFoundError, NoRunInFlightError, SnapshotNotFoundError } from '../runs/errors.js'
+import { HttpError } from '../http/HttpError.js'
 
 const engineStatuses: [new (...args: never[]) => Error, number][] = [
   [JobNotFoundError, 404],
@@ -35,7 +28,7 @@ const exceptionMessages: Record<number, string> = {
 export function toHttpError(err: unknown): HttpError | undefined {
   if (err instanceof HttpError) return err
   for (const [type, status] of engineStatuses) {
-    // Engine messages are written to be shown (engine/errors.ts): no secrets, no paths.
+    // Engine messages are written to be shown (runs/errors.ts): no secrets, no paths.
     if (err instanceof type) return new HttpError(status, { message: err.message, cause: err })
   }
   if (err instanceof HTTPException) {

@@ -7,8 +7,8 @@
  * overflowed the stack while the body was serialised, and the client already has its own input.
  */
 import type { Hook } from '@hono/zod-openapi'
-import { HttpError } from './HttpError.js'
-import type { ProblemFieldError } from './problem.js'
+import { HttpError } from '../http/HttpError.js'
+import type { ProblemFieldError } from '../http/problem.js'
 
 const prefixes: Record<string, string> = { json: 'body', param: 'path', query: 'query', header: 'header', cookie: 'cookie', form: 'body' }
 

@@ -5,7 +5,7 @@
  * Only listed snapshots are found: a name can never reach an object outside the job's catalog.
  */
 import type { Manifest } from '../archive/manifest.js'
-import { listCatalog, type CatalogEntry } from '../engine/snapshotCatalog.js'
+import { listCatalog, type CatalogEntry } from './snapshotCatalog.js'
 import type { Storage } from '../storages/types.js'
 
 export interface LocatedSnapshot {

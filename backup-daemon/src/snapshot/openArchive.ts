@@ -16,7 +16,7 @@ import { wrongPasswordMessage } from '../archive/opensslStream.js'
 import { xzStream } from '../archive/xzStream.js'
 import { zstdStream } from '../archive/zstdStream.js'
 import { opensslCiphers, type OpensslCipher } from '../config/opensslCiphers.js'
-import { concatObjects } from '../engine/snapshotCatalog.js'
+import { concatObjects } from './snapshotCatalog.js'
 import type { LocatedSnapshot } from './locateSnapshots.js'
 import { zipToTar } from './zipToTar.js'
 

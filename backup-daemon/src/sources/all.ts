@@ -5,7 +5,7 @@
  * The config's `SourceConfig` union is derived from this list, so nothing else changes.
  */
 import { hostSource } from './host/index.js'
-import { localSource } from './local.js'
+import { localSource } from './local/index.js'
 import { mongodbSource } from './mongodb/index.js'
 import { mariadbSource, mysqlSource } from './mysql/index.js'
 import { postgresqlSource } from './postgresql/index.js'

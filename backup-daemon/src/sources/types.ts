@@ -56,8 +56,8 @@ export interface Source {
   entryBatches?(signal: AbortSignal): AsyncIterable<SourceEntry[]>
   /**
    * Optional fastest path for a tar archive: the source's entries as ready tar bytes (ustar + PAX as
-   * `archive/tarWriter.ts` writes them, no end-of-archive blocks), built off the main thread (the local
-   * source: `archive/tarWorker/`). Undefined when the source cannot build them this time; the archive
+   * `tar/tarWriter.ts` writes them, no end-of-archive blocks), built off the main thread (the local
+   * source: `sources/local/tarWorker/`). Undefined when the source cannot build them this time; the archive
    * writer then uses `entryBatches` or `entries`. The archive writer asks for them only when compression
    * leaves a core free (plain tar, or fewer compression threads than cores): otherwise the extra thread
    * competes with the compressors (measured slower on 2 cores).

@@ -5,8 +5,8 @@
  * cap (99% until the task succeeded) and rounding. Counting is cheap (additions); the snapshot object
  * is built only on ticks, so a fast stream costs nothing extra per chunk.
  */
-import { ProgressGauge } from '../engine/progress/ProgressGauge.js'
-import type { RunPhase, RunProgress } from '../engine/progress/types.js'
+import { ProgressGauge } from '../runs/ProgressGauge.js'
+import type { RunPhase, RunProgress } from '../runs/progress.js'
 
 export interface ProgressMeterOptions {
   kind: 'restore' | 'verify'

@@ -3,7 +3,7 @@
  * A restore or verify that is refused before anything runs or is written: the server answers it as a
  * Problem with `status` (400 bad target, 404 snapshot not listed, 409 something already runs).
  */
-import { EngineError } from '../engine/errors.js'
+import { EngineError } from '../runs/errors.js'
 
 export class TaskRefusedError extends EngineError {
   override name = 'TaskRefusedError'

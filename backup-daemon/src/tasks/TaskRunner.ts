@@ -7,9 +7,9 @@
  * live (`follow`: the task stream of the API) until its record is written.
  */
 import { randomBytes } from 'node:crypto'
-import type { RunHistory, RunRecord } from '../engine/history/types.js'
-import { RunWatchers, type RunListener } from '../engine/progress/RunWatchers.js'
-import type { RunProgress } from '../engine/progress/types.js'
+import type { RunHistory, RunRecord } from '../runs/history.js'
+import { RunWatchers, type RunListener } from '../runs/RunWatchers.js'
+import type { RunProgress } from '../runs/progress.js'
 import type { LogLevel } from '../logs/formatLine.js'
 import { ProgressMeter } from './ProgressMeter.js'
 import { TaskRefusedError } from './TaskRefusedError.js'

@@ -3,7 +3,7 @@
  * A restore or verify task as the API shows it (`GET /jobs/{name}/tasks/current`, CONTRACT.md issue 14),
  * and what a restore writes to.
  */
-import type { RunProgress } from '../engine/progress/types.js'
+import type { RunProgress } from '../runs/progress.js'
 
 export type TaskKind = 'verify' | 'restore'
 export type TaskStatus = 'running' | 'cancelling' | 'success' | 'failed' | 'cancelled'

@@ -12,10 +12,10 @@
  *   restored into a database of `restore.databases` (`restoreDatabase`).
  */
 import type { DaemonConfig, JobConfig } from '../config/types.js'
-import { archiveKeys } from '../cli/snapshotCommand.js'
-import { SnapshotNotFoundError } from '../engine/errors.js'
-import type { RunRecord } from '../engine/history/types.js'
-import type { RunListener } from '../engine/progress/RunWatchers.js'
+import { archiveKeys } from '../snapshot/archiveKeys.js'
+import { SnapshotNotFoundError } from '../runs/errors.js'
+import type { RunRecord } from '../runs/history.js'
+import type { RunListener } from '../runs/RunWatchers.js'
 import { locateSnapshots, type LocatedSnapshot } from '../snapshot/locateSnapshots.js'
 import { describeReadError, openArchive } from '../snapshot/openArchive.js'
 import { databaseTypes } from '../snapshot/restoreDatabases.js'

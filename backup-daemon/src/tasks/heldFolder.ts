@@ -2,12 +2,13 @@
  * @module tasks/heldFolder
  * Folders held by a descriptor, `openat`-style: on Linux a folder already opened is reached again as
  * `/proc/self/fd/<fd>/<name>`, so a folder renamed, or swapped for a link to somewhere else, after it
- * was opened cannot redirect what is written into it (as `sources/localWalk` reads). Every component
+ * was opened cannot redirect what is written into it (as `sources/local/localWalk` reads). Every component
  * below the starting folder is opened with `O_NOFOLLOW | O_DIRECTORY`: a link on the way is refused,
  * never followed. Where `/proc/self/fd` is missing, folders are reached by path (the checks still run,
  * the race window is back); the README says so.
  */
 import { closeSync, constants, existsSync, fstatSync, openSync } from 'node:fs'
+import { lstat, readdir, rename } from 'node:fs/promises'
 import { join } from 'node:path'
 
 export const viaFd = existsSync('/proc/self/fd')
@@ -72,5 +73,21 @@ export function stillLeadsTo(start: string, components: string[], held: HeldFold
     return false
   } finally {
     now?.close()
+  }
+}
+
+/** Moves the restored tree into the target: whole folders by one rename where the target has none; folders entered without following links. */
+export async function moveInto(from: string, to: string): Promise<void> {
+  for (const entry of await readdir(from, { withFileTypes: true })) {
+    const source = join(from, entry.name)
+    const there = await lstat(join(to, entry.name)).catch(() => undefined)
+    if (entry.isDirectory() && there?.isDirectory()) {
+      const inner = holdChild(to, entry.name)
+      try {
+        await moveInto(source, inner.dir)
+      } finally {
+        inner.close()
+      }
+    } else await rename(source, join(to, entry.name))
   }
 }

@@ -3,7 +3,7 @@
  * A `RunHistory` kept in memory (bounded per job): the engine's fallback when it is given no persistent
  * history, and what tests use.
  */
-import type { RunHistory, RunRecord } from '../engine/history/types.js'
+import type { RunHistory, RunRecord } from '../runs/history.js'
 
 export function memoryRunHistory(limit = 100): RunHistory & { records: RunRecord[] } {
   const records: RunRecord[] = []

@@ -10,7 +10,7 @@
 import type { Readable } from 'node:stream'
 import type { SourceConfig } from '../config/types.js'
 import { restoreDatabases } from '../snapshot/restoreDatabases.js'
-import type { RestoreDatabaseConfig } from './restoreConfig.js'
+import type { RestoreDatabaseConfig } from '../config/restoreConfig.js'
 import { TaskRefusedError } from './TaskRefusedError.js'
 
 const family = (type: string) => (type === 'mariadb' ? 'mysql' : type)

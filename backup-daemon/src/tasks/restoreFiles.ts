@@ -17,7 +17,7 @@ import { chmod, lstat, mkdir, readdir, rename, rm } from 'node:fs/promises'
 import { basename, join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { extractTo, type ExtractResult } from '../snapshot/extractTo.js'
-import { holdBelow, holdChild, stillLeadsTo } from './heldFolder.js'
+import { holdBelow, holdChild, moveInto, stillLeadsTo } from './heldFolder.js'
 import type { RestoreFolder } from './resolveRestoreFolder.js'
 import type { RestoreJournalHandle } from './restoreJournal.js'
 
@@ -48,22 +48,6 @@ async function conflicts(from: string, to: string, overwrite: boolean, prefix = 
     else if (!overwrite) found.push(`${name} (exists)`)
   }
   return found
-}
-
-/** Moves the restored tree into the target: whole folders by one rename where the target has none; folders entered without following links. */
-export async function moveInto(from: string, to: string): Promise<void> {
-  for (const entry of await readdir(from, { withFileTypes: true })) {
-    const source = join(from, entry.name)
-    const there = await lstatOrNone(join(to, entry.name))
-    if (entry.isDirectory() && there?.isDirectory()) {
-      const inner = holdChild(to, entry.name)
-      try {
-        await moveInto(source, inner.dir)
-      } finally {
-        inner.close()
-      }
-    } else await rename(source, join(to, entry.name))
-  }
 }
 
 export async function restoreFiles(archive: Readable, folder: RestoreInto, options: RestoreFilesOptions): Promise<ExtractResult> {

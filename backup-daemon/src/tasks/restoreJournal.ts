@@ -16,9 +16,8 @@ import { randomBytes } from 'node:crypto'
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { chmod, lstat, rename, rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { RunHistory, RunRecord } from '../engine/history/types.js'
-import { holdBelow } from './heldFolder.js'
-import { moveInto } from './restoreFiles.js'
+import type { RunHistory, RunRecord } from '../runs/history.js'
+import { holdBelow, moveInto } from './heldFolder.js'
 
 export interface RestoreJournalEntry {
   id: string

@@ -1,5 +1,5 @@
 /**
- * `archive/tarWorker/`: the local source's tar built in a worker thread. The archive is the very same,
+ * `sources/local/tarWorker/`: the local source's tar built in a worker thread. The archive is the very same,
  * byte for byte, as the one the main thread builds from `entryBatches` and as the in-thread builder's,
  * and GNU tar restores it whole; warnings and progress cross the thread; a cancel while a large file is
  * copied rejects with its reason, ends the worker and leaves no descriptor open; a worker that cannot
@@ -14,9 +14,9 @@ import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import { createArchive } from '../../src/archive/createArchive.js'
-import { liveTarWorkers, tarWorkersHolding, tarWorkerStepsReceived, tarWorkerTree } from '../../src/archive/tarWorker/tarWorkerTree.js'
-import { TreeTar } from '../../src/archive/tarWorker/treeTar.js'
-import { LocalSource, type LocalSourceOptions } from '../../src/sources/local.js'
+import { liveTarWorkers, tarWorkersHolding, tarWorkerStepsReceived, tarWorkerTree } from '../../src/sources/local/tarWorker/tarWorkerTree.js'
+import { TreeTar } from '../../src/sources/local/tarWorker/treeTar.js'
+import { LocalSource, type LocalSourceOptions } from '../../src/sources/local/index.js'
 import { tempDir, waitFor } from '../engine/helpers.js'
 import { openDescriptorsUnder } from '../support/openDescriptors.js'
 
@@ -26,7 +26,7 @@ async function collect(stream: AsyncIterable<Buffer>): Promise<Buffer> {
   return Buffer.concat(chunks)
 }
 
-describe('archive/tarWorker: the local tar built in a worker thread', function () {
+describe('sources/local/tarWorker: the local tar built in a worker thread', function () {
   this.timeout(60_000)
   let tmp: Awaited<ReturnType<typeof tempDir>>
   let root: string

@@ -1,5 +1,5 @@
 /**
- * `archive/tarWriter.ts` through `createArchive` and the local source: archives restore byte for byte
+ * `tar/tarWriter.ts` through `createArchive` and the local source: archives restore byte for byte
  * with GNU tar (names over 100 and 255 bytes, non-ASCII names, long link targets, empty files, files at
  * 512-byte boundaries, streamed large files, folders, modes, mtimes), read back the same through our own
  * reader (`snapshot/forEachTarEntry.ts`), and a cancel mid-run rejects and leaves no descriptor open.
@@ -13,9 +13,9 @@ import { join } from 'node:path'
 import { PassThrough, Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { createArchive } from '../../src/archive/createArchive.js'
-import { TarWriter } from '../../src/archive/tarWriter.js'
+import { TarWriter } from '../../src/tar/tarWriter.js'
 import { forEachTarEntry } from '../../src/snapshot/forEachTarEntry.js'
-import { LocalSource } from '../../src/sources/local.js'
+import { LocalSource } from '../../src/sources/local/index.js'
 import type { Source, SourceEntry } from '../../src/sources/types.js'
 import { tempDir } from '../engine/helpers.js'
 import { openDescriptorsUnder } from '../support/openDescriptors.js'
@@ -63,7 +63,7 @@ async function writeArchive(sources: Source[], out: string): Promise<void> {
   await pipeline(createArchive(sources, { compression: 'tar', signal: new AbortController().signal }), createWriteStream(out))
 }
 
-describe('archive/tarWriter: archives GNU tar restores byte for byte', function () {
+describe('tar/tarWriter: archives GNU tar restores byte for byte', function () {
   this.timeout(60_000)
   let tmp: Awaited<ReturnType<typeof tempDir>>
   beforeEach(async () => (tmp = await tempDir('tar-writer-')))

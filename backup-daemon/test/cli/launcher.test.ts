@@ -41,8 +41,8 @@ describe('bin/backup-daemon.js launcher (esbuild bundle, tsx fallback)', functio
     expect(cli(['--help']).code).to.equal(0)
     const current = JSON.parse(await readFile(new URL('current.json', cacheDir), 'utf8')) as { build: string }
     const worker = await readFile(new URL(`${current.build}/tar-worker.mjs`, cacheDir), 'utf8')
-    expect(worker).to.include('// src/archive/tarWorker/tarWorkerMain.ts')
-    const { tarWorkerUrl } = await import('../../src/archive/tarWorker/tarWorkerUrl.js')
+    expect(worker).to.include('// src/sources/local/tarWorker/tarWorkerMain.ts')
+    const { tarWorkerUrl } = await import('../../src/sources/local/tarWorker/tarWorkerUrl.js')
     expect((await tarWorkerUrl())?.href).to.equal(new URL(`${current.build}/tar-worker.mjs`, cacheDir).href)
   })
 })

@@ -9,7 +9,7 @@ import { access, readdir, rm, truncate, unlink, writeFile } from 'node:fs/promis
 import { join } from 'node:path'
 import { buffer } from 'node:stream/consumers'
 import { createEngine, type DaemonEngine } from '../../src/engine/createEngine.js'
-import { FullDownloadUnsupportedError, SnapshotDamagedError, SnapshotNotFoundError } from '../../src/engine/errors.js'
+import { FullDownloadUnsupportedError, SnapshotDamagedError, SnapshotNotFoundError } from '../../src/runs/errors.js'
 import type { SnapshotDownload, SnapshotView } from '../../src/engine/types.js'
 import { tempDir } from '../engine/helpers.js'
 import { legacyConfig, makeFiles, makeSqlite, restore, snapshotOfFiles, sqliteValue, verify } from './support/compatFixture.js'

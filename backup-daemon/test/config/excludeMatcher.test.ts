@@ -1,7 +1,7 @@
 import { expect } from 'chai'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { LocalSource } from '../../src/sources/local.js'
+import { LocalSource } from '../../src/sources/local/index.js'
 import { excludeMatcher } from '../../src/sources/support/excludeMatcher.js'
 import { tempDir } from '../engine/helpers.js'
 

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { createArchive } from '../../src/archive/createArchive.js'
-import { LocalSource } from '../../src/sources/local.js'
+import { LocalSource } from '../../src/sources/local/index.js'
 import type { Source, SourceEntry } from '../../src/sources/types.js'
 import { makeTree, tempDir } from './helpers.js'
 

@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { ConfigError, type ConfigIssue } from '../../src/config/ConfigError.js'
 import { loadConfig } from '../../src/config/loadConfig.js'
-import type { LocalSourceConfig } from '../../src/sources/local.js'
+import type { LocalSourceConfig } from '../../src/sources/local/index.js'
 import type { LocalStorageConfig } from '../../src/storages/local.js'
 import { tempDir } from './helpers.js'
 

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { buffer } from 'node:stream/consumers'
 import { createEngine, type DaemonEngine } from '../../src/engine/createEngine.js'
-import { JobBusyError, JobNotFoundError, NoRunInFlightError, SnapshotNotFoundError, EngineStoppingError } from '../../src/engine/errors.js'
+import { JobBusyError, JobNotFoundError, NoRunInFlightError, SnapshotNotFoundError, EngineStoppingError } from '../../src/runs/errors.js'
 import type { SnapshotDownload } from '../../src/engine/types.js'
 import { configIn, makeTree, tempDir } from './helpers.js'
 

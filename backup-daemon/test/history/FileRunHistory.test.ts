@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { FileRunHistory } from '../../src/engine/history/FileRunHistory.js'
 import { runRecordId } from '../../src/engine/history/runRecordId.js'
-import type { RunRecord } from '../../src/engine/history/types.js'
+import type { RunRecord } from '../../src/runs/history.js'
 
 const record = (job: string, at: number, extra: Partial<RunRecord> = {}): RunRecord => {
   const started = new Date(Date.UTC(2026, 0, 1) + at * 60_000)

@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { ProgressGauge } from '../../src/engine/progress/ProgressGauge.js'
+import { ProgressGauge } from '../../src/runs/ProgressGauge.js'
 import { ProgressMeter } from '../../src/tasks/ProgressMeter.js'
 
 describe('progress: ProgressGauge (the calculation backups and tasks share)', () => {

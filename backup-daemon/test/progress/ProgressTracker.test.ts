@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { PassThrough, type Readable } from 'node:stream'
 import { countLocalTrees } from '../../src/engine/progress/countLocalTrees.js'
 import { ProgressTracker } from '../../src/engine/progress/ProgressTracker.js'
-import { localSource } from '../../src/sources/local.js'
+import { localSource } from '../../src/sources/local/index.js'
 import type { Source, SourceEntry } from '../../src/sources/types.js'
 
 async function drain(stream: Readable): Promise<number> {

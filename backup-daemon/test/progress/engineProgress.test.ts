@@ -4,8 +4,8 @@ import { writeFileSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { createEngine, type DaemonEngine } from '../../src/engine/createEngine.js'
-import type { RunRecord } from '../../src/engine/history/types.js'
-import type { RunProgress } from '../../src/engine/progress/types.js'
+import type { RunRecord } from '../../src/runs/history.js'
+import type { RunProgress } from '../../src/runs/progress.js'
 import { configIn, tempDir, waitFor } from '../engine/helpers.js'
 
 describe('progress: the engine (a run held in its beforeScript on a FIFO)', function () {

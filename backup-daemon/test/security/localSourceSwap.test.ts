@@ -13,7 +13,7 @@ import { chmod, mkdir, writeFile } from 'node:fs/promises'
 import { basename, join } from 'node:path'
 import tar from 'tar-stream'
 import { createArchive } from '../../src/archive/createArchive.js'
-import { LocalSource } from '../../src/sources/local.js'
+import { LocalSource } from '../../src/sources/local/index.js'
 import { tempDir } from '../engine/helpers.js'
 
 const fs = createRequire(import.meta.url)('node:fs') as typeof import('node:fs')
@@ -57,8 +57,8 @@ async function archiveFiles(source: LocalSource): Promise<Map<string, string>> {
   return files
 }
 
-// The walk (`sources/localWalk.ts`) under both builders that run in this thread (where `openSync` can be
-// intercepted): the archive writer's batches, and the tar builder the worker runs (`archive/tarWorker/treeTar.ts`).
+// The walk (`sources/local/localWalk.ts`) under both builders that run in this thread (where `openSync` can be
+// intercepted): the archive writer's batches, and the tar builder the worker runs (`sources/local/tarWorker/treeTar.ts`).
 for (const tarBuilder of ['batches', 'thread'] as const)
   describe(`security: a swap inside the backed-up tree cannot pull files from outside it (${tarBuilder})`, () => {
     let tmp: Awaited<ReturnType<typeof tempDir>>

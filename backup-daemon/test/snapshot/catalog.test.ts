@@ -9,7 +9,7 @@ import { mkdir, readdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { setIncludeJobName } from '../../src/archive/jobStorage.js'
 import { parseSnapshotName, snapshotName } from '../../src/archive/layout.js'
-import { listCatalog, removeLeftovers } from '../../src/engine/snapshotCatalog.js'
+import { listCatalog, removeLeftovers } from '../../src/snapshot/snapshotCatalog.js'
 import { LocalStorage } from '../../src/storages/local.js'
 import { tempDir } from '../engine/helpers.js'
 

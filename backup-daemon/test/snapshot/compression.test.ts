@@ -14,7 +14,7 @@ import { createArchive } from '../../src/archive/createArchive.js'
 import { zstdStream } from '../../src/archive/zstdStream.js'
 import { loadConfig } from '../../src/config/loadConfig.js'
 import { ConfigError } from '../../src/config/ConfigError.js'
-import { LocalSource } from '../../src/sources/local.js'
+import { LocalSource } from '../../src/sources/local/index.js'
 import { makeTree, tempDir } from '../engine/helpers.js'
 
 const run = promisify(execFile)

@@ -1,5 +1,5 @@
 /**
- * The `local` source reads small files into one buffer it reuses as a ring (`sources/localWalk.ts`).
+ * The `local` source reads small files into one buffer it reuses as a ring (`sources/local/localWalk.ts`).
  * Over many batches (hundreds of small files, a streamed file ending a batch in the
  * middle): the archive restores byte for byte with GNU tar, and `entries()` (zip, remote mirrors) hands out
  * bytes that stay right after the walk has moved on to later batches.
@@ -12,7 +12,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import { createArchive } from '../../src/archive/createArchive.js'
-import { LocalSource } from '../../src/sources/local.js'
+import { LocalSource } from '../../src/sources/local/index.js'
 import type { SourceEntry } from '../../src/sources/types.js'
 import { tempDir } from '../engine/helpers.js'
 

@@ -2,7 +2,7 @@ import { expect } from 'chai'
 import { mkdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { createEngine, type DaemonEngine } from '../../src/engine/createEngine.js'
-import { JobBusyError } from '../../src/engine/errors.js'
+import { JobBusyError } from '../../src/runs/errors.js'
 import { memoryRunHistory } from '../../src/tasks/memoryRunHistory.js'
 import { configIn, makeTree, tempDir } from '../engine/helpers.js'
 

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { realpathSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { RunRecord } from '../../src/engine/history/types.js'
+import type { RunRecord } from '../../src/runs/history.js'
 import { memoryRunHistory } from '../../src/tasks/memoryRunHistory.js'
 import { resolveRestoreFolder } from '../../src/tasks/resolveRestoreFolder.js'
 import { TaskRefusedError } from '../../src/tasks/TaskRefusedError.js'

@@ -5,8 +5,8 @@
  * history record. On a terminal the live line is cleared before anything is printed and drawn again
  * after, so log lines scroll above it and never mix with it.
  */
-import type { RunRecord } from '../../engine/history/types.js'
-import type { RunProgress } from '../../engine/progress/types.js'
+import type { RunRecord } from '../../runs/history.js'
+import type { RunProgress } from '../../runs/progress.js'
 import { formatLine, stripAnsi, type LogLevel } from '../../logs/formatLine.js'
 import { formatBytes } from '../../ui/lib/formatBytes.js'
 import { formatMs } from '../../ui/lib/formatMs.js'

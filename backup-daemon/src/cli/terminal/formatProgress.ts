@@ -4,7 +4,7 @@
  * the web UI shows, formatted with the UI's own `formatBytes` and `formatMs`):
  * `archiving  12.3 MiB / 48 MiB  25.6%  8.1 MiB/s  ETA 5.0s  tree: photos/2024/a.jpg`.
  */
-import type { RunProgress } from '../../engine/progress/types.js'
+import type { RunProgress } from '../../runs/progress.js'
 import { formatBytes } from '../../ui/lib/formatBytes.js'
 import { formatMs } from '../../ui/lib/formatMs.js'
 

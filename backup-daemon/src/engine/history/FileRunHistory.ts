@@ -7,7 +7,7 @@
  */
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { RunHistory, RunRecord } from './types.js'
+import type { RunHistory, RunRecord } from '../../runs/history.js'
 
 export interface FileRunHistoryOptions {
   dataDir: string

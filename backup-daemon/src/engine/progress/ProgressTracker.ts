@@ -8,9 +8,9 @@
  */
 import { Transform, type Readable } from 'node:stream'
 import type { Source, SourceEntry, TarChunkHooks } from '../../sources/types.js'
-import { ProgressGauge } from './ProgressGauge.js'
+import { ProgressGauge } from '../../runs/ProgressGauge.js'
 import type { RunTracker } from './RunTracker.js'
-import type { RunPhase, RunProgress } from './types.js'
+import type { RunPhase, RunProgress } from '../../runs/progress.js'
 
 export interface ProgressTrackerOptions {
   kind: RunProgress['kind']

@@ -5,7 +5,7 @@
  * nothing (the CLI's verify and the benchmark's baseline); `ProgressTracker` counts.
  */
 import type { Source } from '../../sources/types.js'
-import type { RunPhase } from './types.js'
+import type { RunPhase } from '../../runs/progress.js'
 
 export interface RunTracker {
   phase(phase: RunPhase): void

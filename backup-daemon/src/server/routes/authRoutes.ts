@@ -17,7 +17,7 @@ import { maxSessionSeconds, signSession, verifySession } from '../../auth/sessio
 import { formatLine } from '../../logs/formatLine.js'
 import type { AppEnv, RouteDeps } from '../appEnv.js'
 import { clientAddress, logSafe } from '../clientAddress.js'
-import { HttpError } from '../HttpError.js'
+import { HttpError } from '../../http/HttpError.js'
 import { jsonResponse, problemResponses } from '../responses.js'
 import { AuthCheckSchema, LoginRequestSchema, LoginResultSchema } from '../schemas.js'
 

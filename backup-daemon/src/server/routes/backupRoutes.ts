@@ -7,7 +7,7 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi'
 import { Readable } from 'node:stream'
 import type { AppEnv, RouteDeps } from '../appEnv.js'
 import { contentDisposition } from '../contentDisposition.js'
-import { HttpError } from '../HttpError.js'
+import { HttpError } from '../../http/HttpError.js'
 import { jsonResponse, problemResponses, sessionSecurity } from '../responses.js'
 import { DownloadParamsSchema, JobParamsSchema, SnapshotListSchema } from '../schemas.js'
 

@@ -4,7 +4,7 @@
  * log is an empty list; a stream of one is a single message saying so.
  */
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
-import { JobNotFoundError } from '../../engine/errors.js'
+import { JobNotFoundError } from '../../runs/errors.js'
 import type { LogScope } from '../../engine/types.js'
 import type { AppEnv, RouteDeps } from '../appEnv.js'
 import { jsonResponse, problemResponses, sessionSecurity } from '../responses.js'

@@ -7,7 +7,7 @@
  */
 import type { Hono, MiddlewareHandler } from 'hono'
 import type { Engine } from '../../engine/types.js'
-import { HttpError } from '../HttpError.js'
+import { HttpError } from '../../http/HttpError.js'
 
 export const metricsPath = '/metrics'
 

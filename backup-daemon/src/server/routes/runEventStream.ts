@@ -7,9 +7,9 @@
  */
 import type { Context } from 'hono'
 import { streamSSE } from 'hono/streaming'
-import type { RunRecord } from '../../engine/history/types.js'
-import type { RunListener } from '../../engine/progress/RunWatchers.js'
-import type { RunProgress } from '../../engine/progress/types.js'
+import type { RunRecord } from '../../runs/history.js'
+import type { RunListener } from '../../runs/RunWatchers.js'
+import type { RunProgress } from '../../runs/progress.js'
 import type { AppEnv } from '../appEnv.js'
 
 type Frame = { event: 'progress'; data: RunProgress } | { event: 'end'; data: RunRecord }

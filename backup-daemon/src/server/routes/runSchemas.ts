@@ -1,7 +1,7 @@
 /**
  * @module server/routes/runSchemas
  * The live progress of a run and the run history as zod schemas (OpenAPI components `RunProgress`,
- * `RunRecord`, `RunHistory`), matching `engine/progress/types.ts` and `engine/history/types.ts`.
+ * `RunRecord`, `RunHistory`), matching `runs/progress.ts` and `runs/history.ts`.
  * Optional fields are left out when unknown, never null.
  */
 import { z } from '@hono/zod-openapi'

@@ -10,7 +10,7 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { readFileSync } from 'node:fs'
 import type { AppEnv, RouteDeps } from '../appEnv.js'
-import { HttpError } from '../HttpError.js'
+import { HttpError } from '../../http/HttpError.js'
 import { jsonResponse, problemResponses } from '../responses.js'
 import { DaemonStatusSchema, SettingsSchema } from '../schemas.js'
 

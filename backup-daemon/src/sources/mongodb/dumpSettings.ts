@@ -5,26 +5,7 @@
  * what the driver-based dump does: a connection string, which databases and collections, gzip, and
  * whether the reads share one point in time. Pure, so the mapping is tested without a server.
  */
-import type { MongodbSourceConfig } from './index.js'
-
-/**
- * The mongodump flags `extraParams` may name, and what each does here (the dump runs on the driver,
- * there is no mongodump to pass unknown flags to; an unknown flag is a config error, not ignored).
- */
-export const supportedExtraParams: Record<string, string> = {
-  gzip: 'gzip the archive (as `gzip: true`)',
-  collection: 'dump only this collection (needs `database`)',
-  excludeCollectionsWithPrefix: 'leave out collections whose name starts with this (comma-separated for several)',
-  readPreference: 'read from this member: primary, primaryPreferred, secondary, secondaryPreferred, nearest',
-  forceTableScan: 'read in natural order without an index (always the case here)',
-  numParallelCollections: 'accepted for compatibility: collections are dumped one after another; the archive is the same',
-  authenticationMechanism: 'the authentication mechanism (e.g. SCRAM-SHA-256)',
-  ssl: 'connect with TLS',
-  tls: 'connect with TLS',
-  sslCAFile: 'CA file for TLS',
-  tlsCAFile: 'CA file for TLS',
-  tlsInsecure: 'TLS without certificate checks',
-}
+import type { MongodbSourceConfig } from './schema.js'
 
 export interface DumpSettings {
   /** Connection string with the credentials (kept in memory, never logged). */

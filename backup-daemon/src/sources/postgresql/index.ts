@@ -5,12 +5,13 @@
  * it). Restorable with `pg_restore` (see `restore/restorePostgres`). Cancelling kills pg_dump; a
  * non-zero exit fails the run with the last lines pg_dump printed.
  */
-import { z } from 'zod'
 import { childOutput } from '../support/childOutput.js'
-import { sourceName } from '../support/sourceName.js'
 import type { Source, SourceContext, SourceEntry, SourceFactory } from '../types.js'
 import { splitPassword } from './connectionString.js'
 import { pgDumpArgs } from './pgDumpArgs.js'
+import { postgresqlSourceSchema, type PostgresqlSourceConfig } from './schema.js'
+
+export type { PostgresqlSourceConfig }
 
 /**
  * File name of a database's dump inside the source's folder (no path separators can come through).
@@ -50,29 +51,6 @@ export class PostgresqlSource implements Source {
     }
   }
 }
-
-const postgresqlSourceSchema = z.strictObject({
-  type: z.literal('postgresql'),
-  name: sourceName,
-  /** A database name, or a URI / key-value connection string (its password goes to PGPASSWORD, never argv). */
-  database: z.string().min(1),
-  /** Host name or unix socket folder. @default libpq's default (PGHOST or the local socket) */
-  host: z.string().min(1).optional(),
-  /** @default 5432 */
-  port: z.int().min(1).max(65_535).optional(),
-  user: z.string().min(1).optional(),
-  /** Passed to pg_dump as PGPASSWORD in its environment, never on the command line. */
-  password: z.string().optional(),
-  /** Table patterns for `--exclude-table`. */
-  excludeTables: z.array(z.string().min(1)).optional(),
-  /** Extra pg_dump arguments, appended as given (e.g. `["--no-owner"]`). */
-  params: z.array(z.string()).optional(),
-  /** The pg_dump binary. @default "pg_dump" (found on PATH) */
-  pgDump: z.string().min(1).optional(),
-})
-
-/** One `type: postgresql` source entry after parsing. */
-export type PostgresqlSourceConfig = z.output<typeof postgresqlSourceSchema>
 
 export const postgresqlSource: SourceFactory<PostgresqlSourceConfig> = {
   type: 'postgresql',

@@ -5,7 +5,7 @@
  * password inside a URI or key/value `database` is taken out of it first (and wins over `password`, as
  * it would in libpq).
  */
-import type { PostgresqlSourceConfig } from './index.js'
+import type { PostgresqlSourceConfig } from './schema.js'
 import { splitPassword } from './connectionString.js'
 
 export interface PgDumpInvocation {

@@ -4,7 +4,7 @@
  * Error bodies are Problem JSON; they become `ApiError`. A 401 on anything but the login call means
  * the session is missing or expired: `onUnauthorized` (set by the app) sends the user to the login page.
  */
-import type { RunRecord } from '../../engine/history/types.js'
+import type { RunRecord } from '../../runs/history.js'
 import type { JobView, RunInfo, SnapshotView } from '../../engine/types.js'
 import type { RestoreTarget, TaskView } from '../../tasks/TaskView.js'
 

@@ -6,7 +6,7 @@
  * saying why (a run held in "cancelling", snapshot names and storages the engine does not write itself).
  */
 import { Readable } from 'node:stream'
-import { FullDownloadUnsupportedError, JobBusyError, JobNotFoundError, NoRunInFlightError, SnapshotNotFoundError } from '../../../src/engine/errors.js'
+import { FullDownloadUnsupportedError, JobBusyError, JobNotFoundError, NoRunInFlightError, SnapshotNotFoundError } from '../../../src/runs/errors.js'
 import type { JobConfig } from '../../../src/config/types.js'
 import { redactJob } from '../../../src/engine/redactJob.js'
 import type { Engine, JobView, LogHub, LogScope, RunInfo, SnapshotDownload, SnapshotView } from '../../../src/engine/types.js'

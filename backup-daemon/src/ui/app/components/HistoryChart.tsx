@@ -6,7 +6,7 @@
  * when backups grew or slowed. Failed runs are marked (a red dot and a hatched bar). Each run has a
  * tooltip (`<title>`) with its numbers, and the chart has a text summary for screen readers.
  */
-import type { RunRecord } from '../../../engine/history/types.js'
+import type { RunRecord } from '../../../runs/history.js'
 import { formatBytes } from '../../lib/formatBytes.js'
 import { formatMs } from '../../lib/formatMs.js'
 

@@ -4,7 +4,7 @@
  * The job's recent runs, newest first: start, trigger, result, duration, bytes read and written, the
  * snapshot and the error of a failed run. One card per run on a phone (the `responsive` table CSS).
  */
-import type { RunRecord } from '../../../engine/history/types.js'
+import type { RunRecord } from '../../../runs/history.js'
 import { formatBytes } from '../../lib/formatBytes.js'
 import { formatMs } from '../../lib/formatMs.js'
 import { RelativeTime } from './RelativeTime.js'

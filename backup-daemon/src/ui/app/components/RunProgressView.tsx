@@ -6,7 +6,7 @@
  * `compact` is the dashboard's one-line version. Bars are `role="progressbar"` with their values, so
  * the numbers are read out too and colour is never the only signal.
  */
-import type { RunPhase, RunProgress } from '../../../engine/progress/types.js'
+import type { RunPhase, RunProgress } from '../../../runs/progress.js'
 import { formatBytes } from '../../lib/formatBytes.js'
 import { formatMs } from '../../lib/formatMs.js'
 

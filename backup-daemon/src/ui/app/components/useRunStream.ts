@@ -6,7 +6,7 @@
  * reconnects by itself; the current progress is sent first on every connection.
  */
 import { useEffect, useState } from 'preact/hooks'
-import type { RunProgress } from '../../../engine/progress/types.js'
+import type { RunProgress } from '../../../runs/progress.js'
 import { API_BASE } from '../api.js'
 
 export interface RunStream {

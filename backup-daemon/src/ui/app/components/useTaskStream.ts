@@ -7,8 +7,8 @@
  * a proxy that buffers, a dropped connection) it is closed for good and the caller polls instead.
  */
 import { useEffect, useState } from 'preact/hooks'
-import type { RunRecord } from '../../../engine/history/types.js'
-import type { RunProgress } from '../../../engine/progress/types.js'
+import type { RunRecord } from '../../../runs/history.js'
+import type { RunProgress } from '../../../runs/progress.js'
 import { api, API_BASE, type TaskView } from '../api.js'
 
 type TaskUpdate = (next: (task: TaskView | undefined) => TaskView | undefined) => void

@@ -1,5 +1,5 @@
 /**
- * @module archive/tarWorker/tarWorkerTree
+ * @module sources/local/tarWorker/tarWorkerTree
  * A local folder's tar bytes built in a worker thread (`tarWorkerMain.ts`): the walk, every read, the
  * headers and paddings leave the main thread, which keeps hashing, compression dispatch and storage
  * writes. The chunks (~256 KiB, their memory transferred) come out in order.
@@ -14,8 +14,8 @@
  *   (`treeTar.ts`) runs in this thread, a step per turn.
  */
 import { Worker } from 'node:worker_threads'
-import type { SourceContext, TarChunkHooks } from '../../sources/types.js'
-import { topOf } from '../../sources/localWalk.js'
+import type { SourceContext, TarChunkHooks } from '../../types.js'
+import { topOf } from '../localWalk.js'
 import { cancelSlot, holdingSlot, inFlightSlot, type TarWorkerData, type TarWorkerMessage } from './protocol.js'
 import { TreeTar, type TreeTarStep } from './treeTar.js'
 import { tarWorkerUrl } from './tarWorkerUrl.js'

@@ -1,5 +1,7 @@
 /**
- * @module logs/createLogHub
+ * @module engine/createLogHub
+ * (In `engine/`, not `logs/`: it reads the daemon config and the engine's log types; `logs/` keeps the
+ * parts that need neither, so sources can escape names without reaching up.)
  * The `LogHub` of `engine/types.ts`: the system log and one log per job, bounded by `logLimits` in
  * memory, kept in files under `logs.directory` (`system.log`, `jobs/<job>.log`) rotated by size and
  * pruned by count and age as `logs.maxSizeMB`/`maxBackups`/`maxAgeDays`/`compress` say, reloaded on start, with
@@ -11,11 +13,11 @@
  */
 import { join } from 'node:path'
 import type { DaemonConfig } from '../config/types.js'
-import type { LogHub, LogScope } from '../engine/types.js'
-import { formatLine, type LogLevel } from './formatLine.js'
-import { defaultRotation, LogFile, type RotationOptions } from './LogFile.js'
-import { neutraliseLine } from './escapeControl.js'
-import { redactSecrets } from './redactSecrets.js'
+import type { LogHub, LogScope } from './types.js'
+import { formatLine, type LogLevel } from '../logs/formatLine.js'
+import { defaultRotation, LogFile, type RotationOptions } from '../logs/LogFile.js'
+import { neutraliseLine } from '../logs/escapeControl.js'
+import { redactSecrets } from '../logs/redactSecrets.js'
 
 /** A line that already starts with an RFC 3339 time (made by `formatLine`). */
 const formatted = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z /

@@ -1,6 +1,6 @@
 /**
- * @module archive/tarWorker/tarWorkerUrl
- * Where the tar worker's code is. In the published package it is `dist/archive/tarWorker/tarWorkerMain.js`,
+ * @module sources/local/tarWorker/tarWorkerUrl
+ * Where the tar worker's code is. In the published package it is `dist/sources/local/tarWorker/tarWorkerMain.js`,
  * compiled by tsc beside this module. Run from the repository (tsx, or the launcher's esbuild bundle,
  * whose `import.meta.url` is this source file's) there is only TypeScript, which a worker started without
  * tsx's loader cannot run (the loader would cost the worker ~30 MiB): the launcher's esbuild build
@@ -28,7 +28,7 @@ async function locate(): Promise<URL | undefined> {
   try {
     // Only in the repository is there a launcher beside the sources; it is the launcher's own module
     // (same URL), so a CLI process looks its build up once.
-    const launcher = new URL('../../../bin/bundleCli.js', source).href
+    const launcher = new URL('../../../../bin/bundleCli.js', source).href
     const { currentBuild } = (await import(launcher)) as { currentBuild(): Promise<string | undefined> }
     const build = await currentBuild()
     return build === undefined ? undefined : pathToFileURL(join(build, 'tar-worker.mjs'))

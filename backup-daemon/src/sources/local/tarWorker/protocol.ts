@@ -1,5 +1,5 @@
 /**
- * @module archive/tarWorker/protocol
+ * @module sources/local/tarWorker/protocol
  * The messages between the main thread (`tarWorkerTree.ts`) and the tar worker (`tarWorkerMain.ts`), and
  * the shared control words: the number of steps posted and not yet consumed (backpressure: the worker
  * waits on it with `Atomics.wait`), a cancel flag (checked before every entry and read) and the steps

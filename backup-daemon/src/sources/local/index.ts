@@ -9,11 +9,11 @@ import { closeSync, createReadStream } from 'node:fs'
 import { resolve } from 'node:path'
 import { Readable } from 'node:stream'
 import { z } from 'zod'
-import { tarWorkerTree } from '../archive/tarWorker/tarWorkerTree.js'
-import { excludeMatcher } from './support/excludeMatcher.js'
+import { tarWorkerTree } from './tarWorker/tarWorkerTree.js'
+import { excludeMatcher } from '../support/excludeMatcher.js'
 import { topOf, walkTree } from './localWalk.js'
-import { sourceName } from './support/sourceName.js'
-import type { Source, SourceContext, SourceEntry, SourceFactory, TarChunkHooks } from './types.js'
+import { sourceName } from '../support/sourceName.js'
+import type { Source, SourceContext, SourceEntry, SourceFactory, TarChunkHooks } from '../types.js'
 
 /** A batch ends after this many entries or bytes of small files: the event loop gets a turn between batches. */
 const batchEntries = 64
@@ -24,7 +24,7 @@ const streamChunk = 256 * 1024
 export interface LocalSourceOptions {
   /**
    * How a tar archive of this source is built: `worker` in a worker thread (`tarChunks`,
-   * `archive/tarWorker/`; in this thread when no worker can start), `thread` by the same builder in this
+   * `sources/local/tarWorker/`; in this thread when no worker can start), `thread` by the same builder in this
    * thread, `batches` by the archive writer from `entryBatches` (the path before the worker).
    * @default 'worker', or 'batches' when `BACKUP_DAEMON_TAR_WORKER=0`
    */
@@ -32,7 +32,7 @@ export interface LocalSourceOptions {
 }
 
 /**
- * The walk (`sources/localWalk.ts`) is synchronous within a batch (measured: five thread-pool round trips
+ * The walk (`sources/local/localWalk.ts`) is synchronous within a batch (measured: five thread-pool round trips
  * per small file, each a promise, cost ~30x what `tar` spends per file). A batch is bounded
  * (`batchEntries`, `batchBytes`), so the event loop is held for a few milliseconds at most; the abort
  * signal is checked before every entry. A tar archive is built off the main thread (`tarChunks`).
@@ -62,7 +62,7 @@ export class LocalSource implements Source {
    * The entries one at a time, for consumers that take bytes through `read`/`open` (zip, remote mirrors):
    * small files' bytes are served from a copy of what the walk read (still of the length read: the consumer
    * cuts or pads them to `size`). A copy, because such a consumer may still hold an entry when the walk has
-   * read later files into the same buffer (`sources/localWalk.ts`).
+   * read later files into the same buffer (`sources/local/localWalk.ts`).
    */
   async *entries(signal: AbortSignal): AsyncIterable<SourceEntry> {
     for await (const batch of this.entryBatches(signal)) {
@@ -122,7 +122,7 @@ export class LocalSource implements Source {
   }
 
   /**
-   * The tar bytes of the whole source, built in a worker thread (`archive/tarWorker/`); undefined when
+   * The tar bytes of the whole source, built in a worker thread (`sources/local/tarWorker/`); undefined when
    * they are built from `entryBatches` (`tarBuilder: 'batches'`).
    */
   tarChunks(signal: AbortSignal, hooks: TarChunkHooks): AsyncIterable<Buffer> | undefined {

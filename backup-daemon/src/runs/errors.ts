@@ -1,6 +1,7 @@
 /**
- * @module engine/errors
- * The engine's failures that callers act on. The server maps each to one HTTP status; the CLI to an
+ * @module runs/errors
+ * The failures of runs and tasks that callers act on (in `runs/`, below both the engine and `tasks/`,
+ * which throw them). The server maps each to one HTTP status; the CLI to an
  * exit code. Messages are safe to show: they never carry secrets.
  */
 

@@ -1,5 +1,5 @@
 /**
- * @module server/problem
+ * @module http/problem
  * RFC 9457 Problem Details, in the spec's shape: every error response of `/api/v1` has this body and the
  * `application/problem+json` content type. It also carries `error` (the same text as `detail`): the
  * original service's web client reads `{error}` for its toast text, and RFC 9457 allows extension members.

@@ -1,5 +1,5 @@
 /**
- * @module engine/progress/types
+ * @module runs/progress
  * The live progress of a run as the API shows it (field `progress` of a job status while a backup runs,
  * events of `GET /jobs/{name}/progress`). Shared with the restore/verify tasks: the shape is the
  * session's contract, so fields only ever get added.

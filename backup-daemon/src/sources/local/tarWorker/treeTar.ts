@@ -1,16 +1,16 @@
 /**
- * @module archive/tarWorker/treeTar
+ * @module sources/local/tarWorker/treeTar
  * A local folder's tar bytes, built synchronously in steps of about one chunk (256 KiB): the walk
- * (`sources/localWalk.ts`), small files' bytes, large files read in 256 KiB reads, headers and paddings
- * (`archive/tarWriter.ts`). It runs in the tar worker (`tarWorkerMain.ts`) or, when no worker can start,
+ * (`sources/local/localWalk.ts`), small files' bytes, large files read in 256 KiB reads, headers and paddings
+ * (`tar/tarWriter.ts`). It runs in the tar worker (`tarWorkerMain.ts`) or, when no worker can start,
  * in the main thread between turns of the event loop. No end-of-archive blocks: the archive writer adds
  * them after the last source.
  */
 import { closeSync, readSync } from 'node:fs'
-import { excludeMatcher } from '../../sources/support/excludeMatcher.js'
-import { walkTree, type Walked } from '../../sources/localWalk.js'
-import type { SourceContext } from '../../sources/types.js'
-import { TarWriter } from '../tarWriter.js'
+import { excludeMatcher } from '../../support/excludeMatcher.js'
+import { walkTree, type Walked } from '../localWalk.js'
+import type { SourceContext } from '../../types.js'
+import { TarWriter } from '../../../tar/tarWriter.js'
 
 export interface TreeTarOptions {
   root: string

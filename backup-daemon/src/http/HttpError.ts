@@ -1,5 +1,5 @@
 /**
- * @module server/HttpError
+ * @module http/HttpError
  * The one error type handlers and middleware throw to answer with a Problem. Like Hono's
  * `HTTPException`, it knows how to become its own response (`getResponse`), so the error handler never
  * has to guess a status.

@@ -1,5 +1,5 @@
 /**
- * @module engine/progress/ProgressGauge
+ * @module runs/ProgressGauge
  * The calculation every progress meter shares (a backup's `ProgressTracker`, a restore's or verify's
  * `ProgressMeter`): the throttle (one sample every `intervalMs`, 4 a second by default, on an unref'd
  * timer; nothing per chunk), the smoothed read rate, and the percent and ETA against a known total.
@@ -9,7 +9,7 @@
  * - ETA: whole seconds rounded up, only while reading with a rate above zero and a known total, and
  *   left out once the total is reached (an estimate ran out: the time left is unknown, not zero).
  */
-import type { RunProgress } from './types.js'
+import type { RunProgress } from './progress.js'
 
 /** Default period of the samples: at most 4 progress snapshots a second. */
 export const progressIntervalMs = 250

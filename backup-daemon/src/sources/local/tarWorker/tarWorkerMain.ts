@@ -1,5 +1,5 @@
 /**
- * @module archive/tarWorker/tarWorkerMain
+ * @module sources/local/tarWorker/tarWorkerMain
  * The tar worker thread's entry: builds a local folder's tar (`treeTar.ts`) step by step and posts each
  * step's chunks to the main thread, their memory transferred. At most `maxInFlight` steps wait in the
  * main thread; the worker then sleeps on the shared counter until one is consumed (or a cancel). Every

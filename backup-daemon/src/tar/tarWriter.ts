@@ -1,5 +1,5 @@
 /**
- * @module archive/tarWriter
+ * @module tar/tarWriter
  * A POSIX tar (ustar + PAX) writer that builds headers, small files' bytes and paddings straight into
  * large output chunks (256 KiB by default), so a tree of tiny files costs a few copies per file instead of
  * a stream hand-off per header, body and padding (tar-stream's pack: a streamx push and a callback each).

@@ -1,10 +1,10 @@
 /**
- * @module engine/progress/RunWatchers
+ * @module runs/RunWatchers
  * Who follows a job's runs live (the progress stream): per job a set of listeners, told every progress
  * snapshot and the record of each run as it ends. A failing listener never disturbs the run.
  */
-import type { RunRecord } from '../history/types.js'
-import type { RunProgress } from './types.js'
+import type { RunRecord } from './history.js'
+import type { RunProgress } from './progress.js'
 
 export interface RunListener {
   progress(progress: RunProgress): void

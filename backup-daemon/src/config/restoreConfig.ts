@@ -1,5 +1,5 @@
 /**
- * @module tasks/restoreConfig
+ * @module config/restoreConfig
  * The top-level `restore` key: the folders a restore from the API may write into (`roots`) and the
  * databases a database source's dump may be restored into (`databases`, by a name the API uses; the
  * connection keys are those of the matching source kind, secrets as `env:VAR`). Both empty by default:

@@ -1,5 +1,5 @@
 /**
- * @module engine/history/types
+ * @module runs/history
  * One ended run (backup, restore or verify) as kept in the job's history and answered by
  * `GET /jobs/{name}/history`; the session's shared contract, so fields only ever get added.
  */

@@ -1,16 +1,16 @@
 /**
- * @module sources/localWalk
- * The local source's walk as a synchronous generator, shared by the in-thread path (`sources/local.ts`,
- * `entryBatches`) and the tar worker (`archive/tarWorker/treeTar.ts`): depth first in name order, minus
+ * @module sources/local/localWalk
+ * The local source's walk as a synchronous generator, shared by the in-thread path (`sources/local/index.ts`,
+ * `entryBatches`) and the tar worker (`sources/local/tarWorker/treeTar.ts`): depth first in name order, minus
  * the excluded paths, links stored and never followed. Per file: the type comes from the folder listing
  * (no `lstat`), then `open` (no link followed), `fstat` on the descriptor (size, mode, mtime, and proof
  * that what is read is a regular file), `read`, `close`.
  */
-import { escapeName } from '../logs/escapeControl.js'
+import { escapeName } from '../../logs/escapeControl.js'
 import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, type Dirent, type Stats } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { SourceContext, SourceEntry } from './types.js'
+import type { SourceContext, SourceEntry } from '../types.js'
 
 /** Files up to this size are read whole during the walk (`data`) rather than streamed. */
 export const smallFile = 256 * 1024
@@ -19,7 +19,7 @@ export const smallFile = 256 * 1024
  * Files under this size are read into one buffer per walk, used as a ring (`data` is a view of it): a
  * buffer per file came from Node's 8 KiB pool, a new ArrayBuffer every few files, and on 200k tiny files
  * that churn made a fifth of the run garbage collection (measured: 1.1 s of GC in a profile, 0.74 s with
- * the ring). Below the tar writer's pass-through size (64 KiB, `archive/tarWriter.ts`), so the writer
+ * the ring). Below the tar writer's pass-through size (64 KiB, `tar/tarWriter.ts`), so the writer
  * always copies these bytes into its own chunks and never hands a view of the ring downstream.
  */
 const ringFile = 32 * 1024

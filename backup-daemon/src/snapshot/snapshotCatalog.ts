@@ -1,5 +1,5 @@
 /**
- * @module engine/snapshotCatalog
+ * @module snapshot/snapshotCatalog
  * Reads a job's snapshots from one storage (from a single listing, no object opened), removes what
  * unfinished runs of ours left behind, and applies retention. Only `archive/layout.ts` knows names.
  *
@@ -23,7 +23,7 @@ import {
 import type { Compression, JobConfig, RetentionConfig } from '../config/types.js'
 import type { Storage, StoredObject } from '../storages/types.js'
 import { snapshotsToKeep } from './retentionPlan.js'
-import type { SnapshotView } from './types.js'
+import type { SnapshotView } from './SnapshotView.js'
 
 export interface CatalogEntry {
   view: SnapshotView
