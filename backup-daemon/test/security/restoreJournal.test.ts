@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { hashPassword } from '../../src/auth/password.js'
 import { spawnDaemon, type DaemonProcess } from '../api/support/daemonProcess.js'
+import { waitFor } from '../engine/helpers.js'
 import { taskClient, type TaskClient } from '../tasks/support.js'
 
 const password = 'restore-journal-password'
@@ -109,10 +110,16 @@ describe('security: a restore killed with kill -9 is put right at the next start
     daemon = await spawnDaemon(configFile)
     api = await taskClient(daemon, 'operator', password)
   }
-  const newestRestore = async () => {
-    const { runs } = (await (await api.get('/jobs/many/history')).json()) as { runs: { kind: string; result: string; error?: string; target?: string }[] }
-    return runs.find((record) => record.kind === 'restore')
-  }
+  /** The history record of the restore into `target`, waited for: the start's recovery may record it just after listening. */
+  const restoreRecord = (target: string) =>
+    waitFor(
+      async () => {
+        const { runs } = (await (await api.get('/jobs/many/history')).json()) as { runs: { kind: string; result: string; error?: string; target?: string }[] }
+        return runs.find((record) => record.kind === 'restore' && record.target === target)
+      },
+      30_000,
+      `the restore record of ${target}`,
+    )
 
   it('killed during the merge: the next start completes it, removes the temporary folder and records the task', async () => {
     const target = join(root, 'merged')
@@ -130,7 +137,7 @@ describe('security: a restore killed with kill -9 is put right at the next start
     const want = [...expected, 'kept.txt'].sort()
     expect(after.filter((f) => !want.includes(f)).slice(0, 5), 'unexpected files').to.deep.equal([])
     expect(want.filter((f) => !after.includes(f)).slice(0, 5), 'missing files').to.deep.equal([])
-    const record = await newestRestore()
+    const record = await restoreRecord(target)
     expect(record).to.include({ result: 'failed', target })
     expect(record!.error).to.match(/^interrupted: .*moving the restored files .*completed at the next start/)
   })
@@ -141,7 +148,7 @@ describe('security: a restore killed with kill -9 is put right at the next start
     await restart()
     expect(leftovers()).to.deep.equal([])
     expect(existsSync(target), 'the target was created').to.equal(false)
-    const record = await newestRestore()
+    const record = await restoreRecord(target)
     expect(record).to.include({ result: 'failed', target })
     expect(record!.error).to.match(/^interrupted: .*while unpacking.*left as it was/)
   })
