@@ -16,7 +16,7 @@ import { staticStreamData } from '../stream/refreshStreamData.js'
 import type { StreamHostData } from '../types.js'
 import { createVideo, deleteVideo } from '../upstream/streamApi.js'
 import { tusUpload } from '../upstream/tusUpload.js'
-import { UpstreamError } from '../upstream/UpstreamError.js'
+import { UpstreamError } from '../errors.js'
 import { undoCreate } from './uploadTracker.js'
 
 type WithStream = { hostData?: { stream?: StreamHostData } }

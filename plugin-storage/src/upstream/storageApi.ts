@@ -6,7 +6,8 @@
 import { createReadStream } from 'node:fs'
 import { Readable } from 'node:stream'
 
-import { UpstreamError, upstreamFetch } from './UpstreamError.js'
+import { UpstreamError } from '../errors.js'
+import { upstreamFetch } from './upstreamFetch.js'
 
 export interface StorageApiConfig {
   endpoint: string

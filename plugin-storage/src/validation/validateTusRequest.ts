@@ -6,7 +6,7 @@
  * against `filetype` (`contentSniff.ts`, shared with every other upload path).
  */
 import { MAX_HEAD_CHARS } from '../constants.js'
-import { HttpError } from '../endpoints/httpError.js'
+import { HttpError } from '../errors.js'
 import { sanitizeUploadFilename } from '../payload/compat.js'
 import type { TusAuthRequest } from '../types.js'
 import { assertContentMatches, sniffMarkup } from './contentSniff.js'
