@@ -5,7 +5,7 @@
  * `req.context`) remembers what was written so the failing call deletes it, and uploads that finish
  * after a failure delete themselves. No orphan is left behind.
  */
-import type { PayloadRequest } from 'payload'
+import type { CollectionBeforeOperationHook, PayloadRequest } from 'payload'
 
 const KEY = 'hostStorageUploadTracker'
 
@@ -54,7 +54,7 @@ export async function trackUpload(req: PayloadRequest, key: string, upload: () =
 const OPERATION_KEY = 'hostStorageOperation'
 
 /** `beforeOperation` hook: remembers whether the request creates or updates, for {@link undoCreate}. */
-export const rememberOperation = ({ args, operation }: { args: { req?: PayloadRequest }; operation: string }): typeof args => {
+export const rememberOperation: CollectionBeforeOperationHook = ({ args, operation }) => {
   if (args.req && (operation === 'create' || operation === 'update' || operation === 'updateByID')) {
     args.req.context ??= {}
     args.req.context[OPERATION_KEY] ??= operation
