@@ -16,6 +16,7 @@ export type StorageHostKey = keyof StorageHostTranslations
 /** `t(key, vars?)` for the plugin's namespace (`{{name}}` placeholders filled from `vars`), plus the active language (for number formatting). */
 export function useStorageHostT(): { language: string; t: (key: StorageHostKey, vars?: Record<string, string>) => string } {
   const { i18n, t } = useTranslation()
+  // Cast: Payload types `t` with its own keys only; a plugin namespace key cannot be written in that type.
   const translate = useCallback(
     (key: StorageHostKey, vars?: Record<string, string>) => (t as unknown as (k: string, v?: Record<string, string>) => string)(`${NAMESPACE}:${key}`, vars),
     [t],

@@ -44,6 +44,7 @@ export function parseTusRequest(body: Record<string, unknown>): TusAuthRequest {
     if (k !== 'head' && typeof value === 'string' && value.length > max) throw new HttpError(400, `Field "${k}" must be at most ${max} characters.`)
   }
   if (typeof body.filesize !== 'number') throw new HttpError(400, 'Field "filesize" must be a number.')
+  // Cast: every field was checked above; TypeScript cannot carry those checks over to a record.
   return body as unknown as TusAuthRequest
 }
 
