@@ -1,6 +1,6 @@
 /**
  * @module plugin
- * `hostStoragePlugin(options)(config)`: files of `storage` collections go to the storage host through a
+ * `storageHostPlugin(options)(config)`: files of `storage` collections go to the storage host through a
  * plugin-cloud-storage adapter, videos of `stream` collections to the streaming host (TUS from the
  * browser, authorised by tus-auth; encoding callbacks on the webhook). The fields are added even when
  * `disabled`, so the database schema never depends on the switch.
@@ -32,14 +32,14 @@ import { resolveOptions } from './options/resolveOptions.js'
 import { withCollectionUploads } from './options/withCollectionUploads.js'
 import { coreHasUploadInstructions } from './payload/compat.js'
 import { translations } from './translations/index.js'
-import type { HostStoragePluginOptions } from './types.js'
+import type { StorageHostPluginOptions } from './types.js'
 
 /**
  * Marker in the server-only `config.custom`: the plugin applied a second time (twice in `plugins`, or a
  * preset that already includes it) returns the config untouched instead of doubling its hooks,
  * providers, `onInit` and plugin-cloud-storage's wiring (the official adapters guard the same way).
  */
-const APPLIED = 'hostStoragePluginApplied'
+const APPLIED = 'storageHostPluginApplied'
 
 /** plugin-cloud-storage's options: one adapter per targeted collection. */
 function cloudCollections(options: ResolvedOptions): Record<string, CollectionOptions> {
@@ -136,15 +136,15 @@ function withOrphanSweeps(config: Config, options: ResolvedOptions): Config {
  *
  * @example
  * ```ts
- * plugins: [hostStoragePlugin({
+ * plugins: [storageHostPlugin({
  *   collections: { media: 'storage', videos: 'stream' },
  *   storage: { zoneName: 'my-zone', accessKey: process.env.STORAGE_KEY!, cdnUrl: 'https://my-zone.b-cdn.net', clientUploads: true },
  *   stream: { libraryId: 123, apiKey: process.env.STREAM_KEY!, cdnUrl: 'https://vz-abc.b-cdn.net', tus: true, webhook: { secret: process.env.STREAM_RO_KEY! } },
  * })]
  * ```
  */
-export const hostStoragePlugin =
-  (pluginOptions: HostStoragePluginOptions) =>
+export const storageHostPlugin =
+  (pluginOptions: StorageHostPluginOptions) =>
   (incomingConfig: Config): Config => {
     if ((incomingConfig.custom as Record<string, unknown> | undefined)?.[APPLIED]) return incomingConfig
     const declared = incomingConfig.collections ?? []
@@ -167,3 +167,6 @@ export const hostStoragePlugin =
     config = withOrphanSweeps(config, options)
     return withTranslations(config, translations)
   }
+
+/** @deprecated The plugin's name is "storage host": use {@link storageHostPlugin}. Kept so existing configs keep working. */
+export const hostStoragePlugin = storageHostPlugin

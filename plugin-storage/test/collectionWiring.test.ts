@@ -7,7 +7,7 @@
 import { expect } from 'chai'
 import type { CollectionAfterChangeHook, CollectionBeforeChangeHook, CollectionConfig, Config, Field } from 'payload'
 
-import { hostStoragePlugin } from '../src/index.js'
+import { storageHostPlugin } from '../src/index.js'
 
 const appBeforeChange: CollectionBeforeChangeHook = ({ data }) => data
 const appAfterChange: CollectionAfterChangeHook = ({ doc }) => doc
@@ -20,7 +20,7 @@ function build(): Config {
     hooks: { afterChange: [appAfterChange], beforeChange: [appBeforeChange] },
     upload: { mimeTypes: ['video/mp4'] },
   })
-  return hostStoragePlugin({
+  return storageHostPlugin({
     collections: { media: 'storage', videos: 'stream' },
     storage: {
       accessKey: 'k',

@@ -7,7 +7,7 @@
  */
 import type { CollectionBeforeOperationHook, PayloadRequest } from 'payload'
 
-const KEY = 'hostStorageUploadTracker'
+const KEY = 'storageHostUploadTracker'
 
 interface Tracker {
   failed: boolean
@@ -51,7 +51,7 @@ export async function trackUpload(req: PayloadRequest, key: string, upload: () =
   }
 }
 
-const OPERATION_KEY = 'hostStorageOperation'
+const OPERATION_KEY = 'storageHostOperation'
 
 /** `beforeOperation` hook: remembers whether the request creates or updates, for {@link undoCreate}. */
 export const rememberOperation: CollectionBeforeOperationHook = ({ args, operation }) => {
@@ -69,8 +69,8 @@ export const rememberOperation: CollectionBeforeOperationHook = ({ args, operati
  */
 export async function undoCreate(req: PayloadRequest, collection: string, id: unknown): Promise<void> {
   const ctx = req.context ?? {}
-  if (ctx[OPERATION_KEY] !== 'create' || id === undefined || id === null || ctx.hostStorageUndone) return
-  ctx.hostStorageUndone = true
+  if (ctx[OPERATION_KEY] !== 'create' || id === undefined || id === null || ctx.storageHostUndone) return
+  ctx.storageHostUndone = true
   await req.payload
     .delete({ collection, context: { skipCloudStorage: true }, id: id as number | string, overrideAccess: true, req })
     .catch((err: Error) => req.payload.logger.error({ err: err.message, msg: `storage-host: could not remove document ${String(id)} after a failed upload` }))

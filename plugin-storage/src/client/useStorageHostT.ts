@@ -7,9 +7,8 @@
 import { useTranslation } from '@payloadcms/ui'
 import { useCallback } from 'react'
 
+import { PLUGIN_KEY } from '../constants.js'
 import type { StorageHostTranslations } from '../translations/en.js'
-
-const NAMESPACE = 'storageHost'
 
 export type StorageHostKey = keyof StorageHostTranslations
 
@@ -18,7 +17,7 @@ export function useStorageHostT(): { language: string; t: (key: StorageHostKey, 
   const { i18n, t } = useTranslation()
   // Cast: Payload types `t` with its own keys only; a plugin namespace key cannot be written in that type.
   const translate = useCallback(
-    (key: StorageHostKey, vars?: Record<string, string>) => (t as unknown as (k: string, v?: Record<string, string>) => string)(`${NAMESPACE}:${key}`, vars),
+    (key: StorageHostKey, vars?: Record<string, string>) => (t as unknown as (k: string, v?: Record<string, string>) => string)(`${PLUGIN_KEY}:${key}`, vars),
     [t],
   )
   return { language: i18n.language, t: translate }

@@ -109,7 +109,7 @@ export interface SingleUseReceiptHooks {
 
 export function singleUseReceipts(ctx: PluginContext): SingleUseReceiptHooks {
   const used = new ExpiringSet()
-  const CONTEXT_KEY = `hostStorageReceipt${++instances}`
+  const CONTEXT_KEY = `storageHostReceipt${++instances}`
   const refuse = (): never => {
     throw new APIError('This upload receipt was already used for a document. Upload the file again.', 400)
   }
