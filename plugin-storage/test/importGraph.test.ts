@@ -1,12 +1,12 @@
 /**
- * The package's sources import one another without a circle (madge --circular agrees), and the errors
- * module sits at the bottom: every folder imports it, it imports nothing of the package.
+ * The package's sources import one another without a circle (madge --circular agrees), between files
+ * and between folders, and the errors module sits at the bottom: every folder imports it, it imports nothing of the package.
  */
 import { fileURLToPath } from 'node:url'
 
 import { expect } from 'chai'
 
-import { findCircles, readImportGraph, relativeSpecifiers, type ImportGraph } from './support/importGraph.js'
+import { findCircles, folderGraph, readImportGraph, relativeSpecifiers, type ImportGraph } from './support/importGraph.js'
 
 const SRC = fileURLToPath(new URL('../src/', import.meta.url))
 
@@ -42,6 +42,10 @@ describe('the import graph of src/', () => {
 
   it('has no circle', () => {
     expect(findCircles(graph)).to.deep.equal([])
+  })
+
+  it('has no circle between its folders either: each folder imports only folders below it', () => {
+    expect(findCircles(folderGraph(graph)).map((circle) => circle.join(' → '))).to.deep.equal([])
   })
 
   it('has the errors at the bottom: errors.ts imports nothing of the package, and no folder reaches into endpoints/ for them', () => {

@@ -53,6 +53,7 @@ async function handleTusAuth(ctx: PluginContext, stream: ResolvedStream, req: Pa
   await validateTusFile(body, {
     collectionMimeTypes: target.mimeTypes,
     maxFileSize: req.payload.config.upload?.limits?.fileSize,
+    sanitizeFilename: sanitizeUploadFilename,
     streamMimeTypes: stream.mimeTypes,
   })
 
