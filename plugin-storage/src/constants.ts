@@ -4,8 +4,14 @@
  * and the admin components so they never drift apart.
  */
 
-/** Path slug of every plugin endpoint. */
+/**
+ * The plugin's one name, "storage host", in kebab-case where it is a slug: endpoint paths (the spec's
+ * `/api/storage-host/...`), OpenAPI tags, adapter names, log prefixes (README, "The plugin's name").
+ */
 export const PLUGIN_SLUG = 'storage-host'
+
+/** The same name in camelCase, where a key cannot hold a hyphen: the i18n namespace, `req.context` keys, exports. */
+export const PLUGIN_KEY = 'storageHost'
 
 /** `POST /api/storage-host/stream/tus-auth`: authorise a TUS upload. */
 export const TUS_AUTH_PATH = `/${PLUGIN_SLUG}/stream/tus-auth`
@@ -32,4 +38,4 @@ export const VIDEO_TOKEN_TTL_SECONDS = 24 * 60 * 60
 export const RECEIPT_LIFETIME_MS = 6 * 60 * 60 * 1000
 
 /** Key under `req.context` set by the plugin's own document updates (webhook), so its hooks skip them. */
-export const INTERNAL_UPDATE_CONTEXT = 'hostStorageInternalUpdate'
+export const INTERNAL_UPDATE_CONTEXT = 'storageHostInternalUpdate'

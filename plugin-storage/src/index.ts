@@ -2,7 +2,7 @@
  * @module @hosted-media/plugin-storage
  * Payload plugin: files on the storage host, videos on the streaming host. See README.md.
  */
-export { hostStoragePlugin } from './plugin.js'
+export { hostStoragePlugin, storageHostPlugin } from './plugin.js'
 export { sweepOrphanUploads } from './cleanup/sweepOrphanUploads.js'
 export { sweepOrphanVideos } from './cleanup/sweepOrphanVideos.js'
 export { HostDataField } from './fields/hostDataField.js'

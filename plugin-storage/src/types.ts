@@ -161,7 +161,7 @@ export interface StreamOptions {
   }
 }
 
-export interface HostStoragePluginOptions {
+export interface StorageHostPluginOptions {
   /**
    * Turns the plugin off: the schema (fields) is still added so the database stays the same, but no
    * adapter, endpoint, hook or admin component is installed. @default false
@@ -225,3 +225,6 @@ export interface PlaybackUrls {
   /** RFC 3339; only when the URLs are signed (stream `tokenAuth`). */
   expiresAt?: string
 }
+
+/** @deprecated The plugin's name is "storage host": use {@link StorageHostPluginOptions}. Kept for existing configs. */
+export type HostStoragePluginOptions = StorageHostPluginOptions

@@ -1,14 +1,14 @@
 /**
  * The admin parts of the config (admin/): translations merged under the plugin's namespace with the
  * host app's values winning, the thumbnail functions (token-signed CDN URLs, the host's thumbnail only
- * once encoded), and what applyAdmin adds to stream and storage collections.
+ * once encoded), and what withAdmin adds to stream and storage collections.
  */
 import { expect } from 'chai'
 import type { CollectionConfig, Config } from 'payload'
 
 import { storageThumbnail, thumbnailSizeName, videoThumbnail } from '../src/admin/adminThumbnails.js'
-import { applyAdmin, VIDEO_PANEL_FIELD } from '../src/admin/applyAdmin.js'
-import { mergeTranslations } from '../src/admin/mergeTranslations.js'
+import { VIDEO_PANEL_FIELD, withAdmin } from '../src/collections/withAdmin.js'
+import { mergeTranslations, withTranslations } from '../src/admin/mergeTranslations.js'
 import { resolveOptions } from '../src/options/resolveOptions.js'
 import { de } from '../src/translations/de.js'
 import { en } from '../src/translations/en.js'
@@ -82,8 +82,18 @@ describe('admin config', () => {
       ] as CollectionConfig[],
       i18n: { translations: { en: { storageHost: { copy: 'Copy it' } } } },
     } as unknown as Config
-    const once = applyAdmin(config, options)
-    const twice = applyAdmin(once, options)
+    // What plugin.ts does with the admin parts: the collection extension, then the strings.
+    const admin = withAdmin(options)
+    const applyAdmin = (c: Config): Config =>
+      withTranslations(
+        {
+          ...c,
+          collections: c.collections!.map((collection) => admin({ collection, original: collection, target: options.collections.get(collection.slug)! })),
+        },
+        translations,
+      )
+    const once = applyAdmin(config)
+    const twice = applyAdmin(once)
     const videos = twice.collections!.find((c) => c.slug === 'videos')!
     expect(videos.fields.filter((f) => 'name' in f && f.name === VIDEO_PANEL_FIELD)).to.have.length(1)
     expect((videos.upload as { adminThumbnail: unknown }).adminThumbnail).to.equal(videoThumbnail)

@@ -13,7 +13,7 @@ import { expect } from 'chai'
 import { buildConfig, type Payload, type SanitizedConfig } from 'payload'
 import { startEmulator, type RunningEmulator } from 'dev-app/emulator'
 
-import { hostStoragePlugin } from '../src/index.js'
+import { storageHostPlugin } from '../src/index.js'
 import { emulatorOptions, testCollections } from './support/startCms.js'
 
 interface Counts {
@@ -43,7 +43,7 @@ describe('the plugin applied twice', function () {
   /** Builds a config with the plugin applied `times` times (every option that installs something on). */
   async function countsFor(times: number): Promise<Counts> {
     const base = emulatorOptions(emu)
-    const plugin = hostStoragePlugin({
+    const plugin = storageHostPlugin({
       ...base,
       storage: { ...base.storage!, clientUploads: { sweepInterval: 3600 }, purge: { apiBase: emu.account.apiBase, apiKey: emu.account.apiKey } },
       stream: { ...base.stream!, sweepUnboundVideos: { interval: 3600 } },

@@ -10,7 +10,7 @@ import { expect } from 'chai'
 import type { Config } from 'payload'
 import { startEmulator, type RunningEmulator } from 'dev-app/emulator'
 
-import { hostStoragePlugin, resolveOptions } from '../src/index.js'
+import { storageHostPlugin, resolveOptions } from '../src/index.js'
 import { mp4Bytes, pngBytes } from './support/media.js'
 import { multipart } from './support/api.js'
 import { emulatorOptions, startCms, type RunningCms } from './support/startCms.js'
@@ -260,14 +260,14 @@ describe('options', function () {
     })
     it('refuses a non-upload collection', () => {
       expect(() =>
-        hostStoragePlugin({ ...emulatorOptions(emu), collections: { posts: 'storage' } })({
+        storageHostPlugin({ ...emulatorOptions(emu), collections: { posts: 'storage' } })({
           collections: [{ fields: [], slug: 'posts' }],
           secret: 'x',
         } as unknown as Config),
       ).to.throw(/not an upload collection/)
     })
     it('is safe to apply twice (endpoints registered once)', () => {
-      const plugin = hostStoragePlugin(emulatorOptions(emu))
+      const plugin = storageHostPlugin(emulatorOptions(emu))
       const config = plugin(
         plugin({
           collections: [

@@ -6,11 +6,11 @@
 import { expect } from 'chai'
 import type { Config } from 'payload'
 
-import { hostStoragePlugin } from '../src/index.js'
-import type { HostStoragePluginOptions } from '../src/types.js'
+import { storageHostPlugin } from '../src/index.js'
+import type { StorageHostPluginOptions } from '../src/types.js'
 
 /** The plugin call of the README's "Install" section, reading the same variables. */
-const readmeOptions = (env: Record<string, string | undefined>): HostStoragePluginOptions => ({
+const readmeOptions = (env: Record<string, string | undefined>): StorageHostPluginOptions => ({
   collections: { media: 'storage', videos: 'stream' },
   storage: {
     zoneName: env.STORAGE_ZONE!,
@@ -41,9 +41,9 @@ const appConfig = (): Config =>
   }) as unknown as Config
 
 /** The error the plugin throws while the config is built (fails the test when it does not throw). */
-function buildError(options: HostStoragePluginOptions): Error {
+function buildError(options: StorageHostPluginOptions): Error {
   try {
-    hostStoragePlugin(options)(appConfig())
+    storageHostPlugin(options)(appConfig())
   } catch (error) {
     return error as Error
   }
@@ -95,7 +95,7 @@ describe('options are validated when the config is built', () => {
   })
 
   it('complete options build the config', () => {
-    const config = hostStoragePlugin(readmeOptions(fullEnv))(appConfig())
+    const config = storageHostPlugin(readmeOptions(fullEnv))(appConfig())
     expect(config.collections?.map((c) => c.slug)).to.include.members(['media', 'videos'])
   })
 })

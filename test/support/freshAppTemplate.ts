@@ -10,9 +10,9 @@
  * kept here: they are read from the READMEs and run as written (`freshAppInstall.ts`).
  */
 
-export const storageImport = "import { hostStoragePlugin } from '@hosted-media/plugin-storage'"
+export const storageImport = "import { storageHostPlugin } from '@hosted-media/plugin-storage'"
 /** README of plugin-storage, "Install": the plugin in `plugins: [...]` (an upload collection `media`, a video one `videos`). */
-export const storageCall = `    hostStoragePlugin({
+export const storageCall = `    storageHostPlugin({
       collections: { media: 'storage', videos: 'stream' },
       storage: {
         zoneName: process.env.STORAGE_ZONE!,

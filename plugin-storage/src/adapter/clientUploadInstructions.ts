@@ -8,7 +8,7 @@
  */
 import { Forbidden, type PayloadRequest } from 'payload'
 
-import { HttpError } from '../endpoints/httpError.js'
+import { HttpError } from '../errors.js'
 import type { ResolvedCollection, ResolvedStorage } from '../options/resolveOptions.js'
 import {
   assertClientUploadAccess,

@@ -13,7 +13,7 @@ import { objectKey, serveKey, storedKey, UPLOAD_CONTENT_SECURITY_POLICY, uploadK
 import { uploadContextOf } from '../payload/uploadReference.js'
 import { signCdnUrl } from '../upstream/signatures.js'
 import { deleteObject, getObject, putObject } from '../upstream/storageApi.js'
-import { UpstreamError } from '../upstream/UpstreamError.js'
+import { UpstreamError } from '../errors.js'
 import { uploadInstructionsFor } from './clientUploadInstructions.js'
 import { trackUpload, undoCreate } from './uploadTracker.js'
 

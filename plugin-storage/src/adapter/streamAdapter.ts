@@ -6,7 +6,7 @@
  * redirects to the video's original on the stream pull zone.
  */
 import type { Adapter } from '@payloadcms/plugin-cloud-storage/types'
-import { APIError, Forbidden, type PayloadRequest } from 'payload'
+import { APIError, type FileData, Forbidden, type PayloadRequest, type TypeWithID } from 'payload'
 
 import { checkTusAccess } from '../auth/tusAccess.js'
 import { TUS_UPLOAD_INSTRUCTION } from '../constants.js'
@@ -16,7 +16,7 @@ import { staticStreamData } from '../stream/refreshStreamData.js'
 import type { StreamHostData } from '../types.js'
 import { createVideo, deleteVideo } from '../upstream/streamApi.js'
 import { tusUpload } from '../upstream/tusUpload.js'
-import { UpstreamError } from '../upstream/UpstreamError.js'
+import { UpstreamError } from '../errors.js'
 import { undoCreate } from './uploadTracker.js'
 
 type WithStream = { hostData?: { stream?: StreamHostData } }
@@ -74,7 +74,12 @@ export function streamAdapter(stream: ResolvedStream): Adapter {
         const input =
           file.tempFilePath && (!file.buffer || file.buffer.length === 0) ? { path: file.tempFilePath, size: file.filesize } : { buffer: file.buffer }
         await tusUpload({ apiKey: stream.apiKey, libraryId: stream.libraryId, mimeType: file.mimeType, title, tusEndpoint: stream.tusEndpoint, videoId }, input)
-        return { hostData: { stream: { ...staticStreamData(stream, videoId), status: 'uploaded' } } } as never
+        // plugin-cloud-storage merges what `handleUpload` answers into the document; its type names only
+        // the file fields, so the extra `hostData` is declared beside them.
+        const uploaded: Partial<FileData & TypeWithID> & { hostData: { stream: StreamHostData } } = {
+          hostData: { stream: { ...staticStreamData(stream, videoId), status: 'uploaded' } },
+        }
+        return uploaded
       } catch (err) {
         if (videoId) await deleteVideo(api, videoId).catch(() => undefined)
         await undoCreate(req, collection.slug, (data as { id?: unknown } | undefined)?.id)

@@ -5,9 +5,9 @@
  * `req.context`) remembers what was written so the failing call deletes it, and uploads that finish
  * after a failure delete themselves. No orphan is left behind.
  */
-import type { PayloadRequest } from 'payload'
+import type { CollectionBeforeOperationHook, PayloadRequest } from 'payload'
 
-const KEY = 'hostStorageUploadTracker'
+const KEY = 'storageHostUploadTracker'
 
 interface Tracker {
   failed: boolean
@@ -51,10 +51,10 @@ export async function trackUpload(req: PayloadRequest, key: string, upload: () =
   }
 }
 
-const OPERATION_KEY = 'hostStorageOperation'
+const OPERATION_KEY = 'storageHostOperation'
 
 /** `beforeOperation` hook: remembers whether the request creates or updates, for {@link undoCreate}. */
-export const rememberOperation = ({ args, operation }: { args: { req?: PayloadRequest }; operation: string }): typeof args => {
+export const rememberOperation: CollectionBeforeOperationHook = ({ args, operation }) => {
   if (args.req && (operation === 'create' || operation === 'update' || operation === 'updateByID')) {
     args.req.context ??= {}
     args.req.context[OPERATION_KEY] ??= operation
@@ -69,8 +69,8 @@ export const rememberOperation = ({ args, operation }: { args: { req?: PayloadRe
  */
 export async function undoCreate(req: PayloadRequest, collection: string, id: unknown): Promise<void> {
   const ctx = req.context ?? {}
-  if (ctx[OPERATION_KEY] !== 'create' || id === undefined || id === null || ctx.hostStorageUndone) return
-  ctx.hostStorageUndone = true
+  if (ctx[OPERATION_KEY] !== 'create' || id === undefined || id === null || ctx.storageHostUndone) return
+  ctx.storageHostUndone = true
   await req.payload
     .delete({ collection, context: { skipCloudStorage: true }, id: id as number | string, overrideAccess: true, req })
     .catch((err: Error) => req.payload.logger.error({ err: err.message, msg: `storage-host: could not remove document ${String(id)} after a failed upload` }))

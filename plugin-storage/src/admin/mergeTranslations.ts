@@ -23,5 +23,5 @@ export function mergeTranslations(ours: Translations, theirs: Translations | und
 /** The config with the plugin's translations merged into `i18n.translations`. */
 export function withTranslations(config: Config, ours: Translations): Config {
   const theirs = config.i18n?.translations as Translations | undefined
-  return { ...config, i18n: { ...config.i18n, translations: mergeTranslations(ours, theirs) as never } }
+  return { ...config, i18n: { ...config.i18n, translations: mergeTranslations(ours, theirs) } }
 }

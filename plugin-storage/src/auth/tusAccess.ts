@@ -6,7 +6,7 @@
  */
 import type { PayloadRequest } from 'payload'
 
-import { HttpError } from '../endpoints/httpError.js'
+import { HttpError } from '../errors.js'
 import type { ResolvedStream } from '../options/resolveOptions.js'
 import { assertClientUploadAccess } from '../payload/compat.js'
 import type { TusAuthRequest } from '../types.js'

@@ -5,6 +5,7 @@
  */
 import type { CSSProperties } from 'react'
 
+import { PLUGIN_KEY } from '../constants.js'
 import { type StorageHostKey, useStorageHostT } from './useStorageHostT.js'
 
 const COLOURS: Record<string, string> = {
@@ -29,7 +30,7 @@ export function StatusBadge({ status }: { status: string }) {
   const label = t(`status.${status}` as StorageHostKey)
   return (
     <span className="storage-host-status" data-status={status} style={style}>
-      {label.startsWith('storageHost:') ? status : label}
+      {label.startsWith(`${PLUGIN_KEY}:`) ? status : label}
     </span>
   )
 }

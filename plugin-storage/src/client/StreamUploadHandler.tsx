@@ -40,6 +40,7 @@ type Handlers3 = {
 }
 
 export function StreamUploadHandler({ children, collectionSlug }: { children?: ReactNode; collectionSlug: string }) {
+  // Cast: 3.x and 4.x cores answer different shapes here; the installed typings know one of them.
   const handlers = useUploadHandlers() as unknown as Partial<Handlers3>
   const setUploadHandler = handlers.setUploadHandler
   useEffect(() => {

@@ -41,6 +41,7 @@ type UseUploadHandlers = () => {
     handler: (args: { docPrefix?: string; file: File; updateFilename: (filename: string) => void }) => Promise<unknown>
   }) => unknown
 }
+// Cast: the installed (3.x) typings declare it always present; a 4.x core lacks it, so it is read as optional.
 const useUploadHandlers = (ui as unknown as { useUploadHandlers?: UseUploadHandlers }).useUploadHandlers
 
 /** A provider component that hands `handler` every file the collection's upload field sends. */

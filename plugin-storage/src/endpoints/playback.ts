@@ -13,7 +13,8 @@ import type { ResolvedStream } from '../options/resolveOptions.js'
 import { playbackOperation } from '../openapi/operations.js'
 import { playbackUrls } from '../stream/playbackUrls.js'
 import type { StreamHostData } from '../types.js'
-import { HttpError, withErrors } from './httpError.js'
+import { HttpError } from '../errors.js'
+import { withErrors } from './withErrors.js'
 
 /** Collection-relative path of the endpoint. */
 export const PLAYBACK_PATH = '/:id/playback'

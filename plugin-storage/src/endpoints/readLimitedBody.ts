@@ -6,7 +6,7 @@
  */
 import type { PayloadRequest } from 'payload'
 
-import { HttpError } from './httpError.js'
+import { HttpError } from '../errors.js'
 
 /** Thrown past the limit: a 413 {@link HttpError} (the package's one HTTP error type). */
 const bodyTooLarge = (limit: number) => new HttpError(413, `The request body exceeds ${limit} bytes.`)

@@ -15,7 +15,9 @@ import { STORAGE_UPLOAD_PATH } from '../constants.js'
 import type { PluginContext } from '../context.js'
 import type { ResolvedStorage } from '../options/resolveOptions.js'
 import { storageUploadOperation } from '../openapi/operations.js'
-import { HttpError, readJsonObject, withErrors } from './httpError.js'
+import { HttpError } from '../errors.js'
+import { readJsonObject } from './readJsonObject.js'
+import { withErrors } from './withErrors.js'
 
 async function handleStorageUpload(ctx: PluginContext, storage: ResolvedStorage, req: PayloadRequest): Promise<Response> {
   if (!req.user) throw new HttpError(403, 'An authenticated session is required.')

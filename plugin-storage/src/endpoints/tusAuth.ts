@@ -19,7 +19,8 @@ import { createVideo, getVideo } from '../upstream/streamApi.js'
 import { tusSignature } from '../upstream/signatures.js'
 import { uniqueFilename } from '../validation/uniqueFilename.js'
 import { parseTusRequest, TUS_AUTH_BODY_LIMIT, validateTusFile } from '../validation/validateTusRequest.js'
-import { HttpError, withErrors } from './httpError.js'
+import { HttpError } from '../errors.js'
+import { withErrors } from './withErrors.js'
 import { readLimitedBody } from './readLimitedBody.js'
 
 /** Video object statuses after which the bytes are on the host: Uploaded, Processing, Transcoding, Finished, JIT. */
@@ -52,6 +53,7 @@ async function handleTusAuth(ctx: PluginContext, stream: ResolvedStream, req: Pa
   await validateTusFile(body, {
     collectionMimeTypes: target.mimeTypes,
     maxFileSize: req.payload.config.upload?.limits?.fileSize,
+    sanitizeFilename: sanitizeUploadFilename,
     streamMimeTypes: stream.mimeTypes,
   })
 

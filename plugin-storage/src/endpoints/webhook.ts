@@ -18,7 +18,8 @@ import { webhookOperation } from '../openapi/operations.js'
 import { mp4Resolutions, readVideo, videoObjectData } from '../stream/refreshStreamData.js'
 import { nextStatus } from '../stream/statusMachine.js'
 import type { StreamHostData } from '../types.js'
-import { HttpError, withErrors } from './httpError.js'
+import { HttpError } from '../errors.js'
+import { withErrors } from './withErrors.js'
 import { readLimitedBody } from './readLimitedBody.js'
 
 /** Largest webhook body read (64 KiB); a callback is `{Status, VideoGuid, VideoLibraryId}`. */

@@ -13,7 +13,14 @@
  * the database remembers across restarts and processes. A TUS receipt's video can be bound to one
  * document only (`bindVideoToken`), also checked in the database.
  */
-import { APIError, type PayloadRequest, type Where } from 'payload'
+import {
+  APIError,
+  type CollectionAfterErrorHook,
+  type CollectionAfterOperationHook,
+  type CollectionBeforeOperationHook,
+  type PayloadRequest,
+  type Where,
+} from 'payload'
 
 import { RECEIPT_LIFETIME_MS } from '../constants.js'
 import type { PluginContext } from '../context.js'
@@ -68,8 +75,6 @@ export class ExpiringSet {
   }
 }
 
-type Operation = 'create' | 'update' | 'updateByID' | string
-
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** One key per receipt: its collection and where its bytes went (a fresh folder or video each time). */
@@ -96,16 +101,22 @@ async function folderInUse(req: PayloadRequest, collection: string, context: Rec
 }
 
 /** The three hooks, sharing one memory per plugin instance. */
-export function singleUseReceipts(ctx: PluginContext) {
+export interface SingleUseReceiptHooks {
+  afterError: CollectionAfterErrorHook
+  afterOperation: CollectionAfterOperationHook
+  beforeOperation: CollectionBeforeOperationHook
+}
+
+export function singleUseReceipts(ctx: PluginContext): SingleUseReceiptHooks {
   const used = new ExpiringSet()
-  const CONTEXT_KEY = `hostStorageReceipt${++instances}`
+  const CONTEXT_KEY = `storageHostReceipt${++instances}`
   const refuse = (): never => {
     throw new APIError('This upload receipt was already used for a document. Upload the file again.', 400)
   }
 
   return {
     /** `beforeOperation`: refuse a used receipt, reserve it for this request. */
-    beforeOperation: async ({ args, collection, operation }: { args: { req?: PayloadRequest }; collection: { slug: string }; operation: Operation }) => {
+    beforeOperation: async ({ args, collection, operation }) => {
       const req = args.req
       const context = (req?.file as { clientUploadContext?: unknown } | undefined)?.clientUploadContext
       if (!req || !isObject(context) || (operation !== 'create' && operation !== 'update' && operation !== 'updateByID')) return args
@@ -124,7 +135,7 @@ export function singleUseReceipts(ctx: PluginContext) {
       return args
     },
     /** `afterOperation`: the document exists; the receipt is spent until it expires. */
-    afterOperation: ({ operation, req, result }: { operation: Operation; req: PayloadRequest; result: unknown }) => {
+    afterOperation: ({ operation, req, result }) => {
       const key = req?.context?.[CONTEXT_KEY]
       if (typeof key === 'string' && (operation === 'create' || operation === 'update' || operation === 'updateByID')) {
         used.add(key, RECEIPT_LIFETIME_MS)
@@ -133,7 +144,7 @@ export function singleUseReceipts(ctx: PluginContext) {
       return result
     },
     /** `afterError`: the save failed; the receipt may be used again. */
-    afterError: ({ req }: { req: PayloadRequest }) => {
+    afterError: ({ req }) => {
       const key = req?.context?.[CONTEXT_KEY]
       if (typeof key === 'string') {
         used.delete(key)

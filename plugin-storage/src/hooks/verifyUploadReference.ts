@@ -12,30 +12,26 @@
  *   (`validation/uploadedFileRules.ts`): the admin sends SVG and XML through the CMS, not as a client
  *   upload, and Payload alone accepts them.
  */
-import type { PayloadRequest } from 'payload'
+import type { CollectionBeforeOperationHook, PayloadRequest } from 'payload'
 
 import { verifyUploadReference } from '../payload/uploadReference.js'
 import { assertUploadedFile } from '../validation/uploadedFileRules.js'
 
 type UploadedFile = NonNullable<PayloadRequest['file']> & { uploadReference?: unknown; clientUploadContext?: unknown }
 
+/** The document data of a write operation's arguments (create and update carry `data`). */
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null
+
 const WRITES = new Set(['create', 'update', 'updateByID'])
 
-export const verifyUploadReferenceHook = async ({
-  args,
-  collection,
-  operation,
-}: {
-  args: { data?: Record<string, unknown>; req?: PayloadRequest }
-  collection: { slug: string; upload?: unknown }
-  operation: string
-}): Promise<typeof args> => {
+export const verifyUploadReferenceHook: CollectionBeforeOperationHook = async ({ args, collection, operation }) => {
   const file = args.req?.file as UploadedFile | undefined
   if (!file || !WRITES.has(operation)) return args
   if (file.uploadReference !== undefined && file.clientUploadContext === undefined) {
     const context = verifyUploadReference(args.req!, collection.slug, file.name, file.uploadReference)
     file.clientUploadContext = context
-    if (typeof context.prefix === 'string' && context.prefix && args.data) args.data.prefix = context.prefix
+    const data: unknown = 'data' in args ? args.data : undefined
+    if (typeof context.prefix === 'string' && context.prefix && isRecord(data)) data.prefix = context.prefix
   }
   await assertUploadedFile(file, collection)
   return args

@@ -1,8 +1,8 @@
 /**
  * @module options/resolveOptions
- * Fills in the defaults of {@link HostStoragePluginOptions} once, so the rest of the code never repeats them.
+ * Fills in the defaults of {@link StorageHostPluginOptions} once, so the rest of the code never repeats them.
  */
-import type { ClientUploadsAccess, CollectionTarget, HostStoragePluginOptions, TusAccess, TusCheckAccess } from '../types.js'
+import type { ClientUploadsAccess, CollectionTarget, StorageHostPluginOptions, TusAccess, TusCheckAccess } from '../types.js'
 import { validateOptions } from './validateOptions.js'
 
 export interface ResolvedStorage {
@@ -56,7 +56,7 @@ const trimSlash = (url: string): string => url.replace(/\/+$/, '')
  * Validates and completes the options; throws on a missing or malformed option (naming it and what to set)
  * and on a collection whose host is not configured.
  */
-export function resolveOptions(options: HostStoragePluginOptions): ResolvedOptions {
+export function resolveOptions(options: StorageHostPluginOptions): ResolvedOptions {
   validateOptions(options)
   const collections = new Map<string, ResolvedCollection>()
   for (const [slug, value] of Object.entries(options.collections)) {

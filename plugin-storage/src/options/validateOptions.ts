@@ -1,12 +1,12 @@
 /**
  * @module options/validateOptions
- * Checks the options when the Payload config is built (`hostStoragePlugin(options)(config)`), so that a
+ * Checks the options when the Payload config is built (`storageHostPlugin(options)(config)`), so that a
  * missing or malformed value stops the start with a message naming the option and what to set, instead
  * of a `TypeError` deep inside the plugin or a failure on the first upload. The usual cause is an
  * environment variable that is not set (a `.env` file that was not loaded): the message names the
  * variable the README's example reads the option from.
  */
-import type { HostStoragePluginOptions } from '../types.js'
+import type { StorageHostPluginOptions } from '../types.js'
 
 /** One or more options are missing or malformed; `problems` lists each, in the order of the options. */
 export class PluginOptionsError extends Error {
@@ -67,7 +67,7 @@ function isHttpUrl(value: string): boolean {
 }
 
 /** Collects every problem of the options (none when they are fine). */
-export function findOptionProblems(options: HostStoragePluginOptions): string[] {
+export function findOptionProblems(options: StorageHostPluginOptions): string[] {
   const problems: string[] = []
   const required = (option: string, value: unknown) => {
     if (isBlank(value)) problems.push(`${option} is missing: set it to ${meaning[option]}${hint(option)}`)
@@ -84,7 +84,7 @@ export function findOptionProblems(options: HostStoragePluginOptions): string[] 
     }
   }
 
-  if (!options || typeof options !== 'object') return ['the options are missing: call hostStoragePlugin({ collections, storage?, stream? })']
+  if (!options || typeof options !== 'object') return ['the options are missing: call storageHostPlugin({ collections, storage?, stream? })']
   if (!options.collections || typeof options.collections !== 'object') {
     problems.push("collections is missing: set it to the upload collections and where their files go, e.g. { media: 'storage', videos: 'stream' }")
   }
@@ -122,7 +122,7 @@ export function findOptionProblems(options: HostStoragePluginOptions): string[] 
 }
 
 /** Throws a {@link PluginOptionsError} naming every missing or malformed option. */
-export function validateOptions(options: HostStoragePluginOptions): void {
+export function validateOptions(options: StorageHostPluginOptions): void {
   const problems = findOptionProblems(options)
   if (problems.length) throw new PluginOptionsError(problems)
 }

@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto'
 
 import * as cloudUtilities from '@payloadcms/plugin-cloud-storage/utilities'
-import { APIError, type CollectionConfig, type PayloadRequest } from 'payload'
+import { APIError, type CollectionConfig, type PayloadRequest, type TypeWithID } from 'payload'
 import * as internal from 'payload/internal'
 import * as shared from 'payload/shared'
 
@@ -51,13 +51,13 @@ export function sanitizeUploadFilename(filename: string): string {
 
 /** Throws Forbidden unless the user may create or update documents of the collection. */
 export async function assertClientUploadAccess(args: { collectionSlug: string; req: PayloadRequest }): Promise<void> {
-  if (core.assertClientUploadAccess) return core.assertClientUploadAccess(args as never)
+  if (core.assertClientUploadAccess) return core.assertClientUploadAccess(args)
   return fallback.assertClientUploadAccess(args)
 }
 
 /** Throws a 400 for an invalid name or MIME type, and for SVG/XML (which need the server's checks). */
 export function assertClientUploadAllowed(args: { collection: CollectionConfig; filename: string; mimeType: string }): void {
-  if (core.assertClientUploadAllowed) return core.assertClientUploadAllowed(args as never)
+  if (core.assertClientUploadAllowed) return core.assertClientUploadAllowed(args)
   return fallback.assertClientUploadAllowed(args)
 }
 
@@ -76,7 +76,7 @@ export interface ReceiptInput {
 
 /** Signs what the browser uploaded; bound to the user, the collection and the file name, 6 h. */
 export function createUploadReceipt(input: ReceiptInput): string {
-  if (coreVerifiesReceipts) return core.createClientUploadReceipt!(input as never)
+  if (coreVerifiesReceipts) return core.createClientUploadReceipt!(input)
   return fallback.createUploadReceipt(input)
 }
 
@@ -85,7 +85,7 @@ export function createUploadReceipt(input: ReceiptInput): string {
  * message) for a forged, foreign or expired one.
  */
 export function verifyUploadReceipt(args: { collectionSlug: string; req: PayloadRequest; signedReceipt: string; filename: string }): Record<string, unknown> {
-  const receipt = coreVerifiesReceipts ? core.verifyClientUploadReceipt!(args as never) : fallback.verifyUploadReceipt(args)
+  const receipt = coreVerifiesReceipts ? core.verifyClientUploadReceipt!(args) : fallback.verifyUploadReceipt(args)
   if (receipt.filename !== args.filename) throw new APIError('Client upload reference does not match this request.', 400)
   return receipt.context as Record<string, unknown>
 }
@@ -113,7 +113,8 @@ export function objectKey(collectionPrefix: string, docPrefix: string | undefine
 export interface ServeKeyArgs {
   collection: CollectionConfig
   collectionPrefix: string
-  doc?: unknown
+  /** The access-checked document, when the core has one: its folder (`prefix`, `_objectKey`) wins. */
+  doc?: { _objectKey?: string; prefix?: string } & TypeWithID
   filename: string
   prefixQueryParam?: string
   req: PayloadRequest
@@ -124,7 +125,7 @@ export interface ServeKeyArgs {
 /** Object key a file request (or the core's read-back of a client upload) refers to. */
 export async function serveKey(args: ServeKeyArgs): Promise<string> {
   if (utilities.getStorageFilePath) {
-    return utilities.getStorageFilePath({ ...args, clientUploadContext: args.uploadContext, doc: args.doc as never })
+    return utilities.getStorageFilePath({ ...args, clientUploadContext: args.uploadContext })
   }
   const prefix = await utilities.getFilePrefix!({ ...args, uploadReference: args.uploadContext })
   return objectKey(args.collectionPrefix, prefix, args.filename)
@@ -156,7 +157,7 @@ export async function resolveClientUploadKey(args: {
     collectionSlug: args.collectionSlug,
     desiredFilename: sanitizeUploadFilename(args.filename),
     req: args.req,
-  } as never)
+  })
   const base = cloudUtilities.sanitizePrefix(args.docPrefix || args.collectionPrefix)
   const prefix = base ? `${base}/${randomUUID()}` : randomUUID()
   const signedReceipt = createUploadReceipt({ collectionSlug: args.collectionSlug, context: { prefix }, filename, req: args.req })

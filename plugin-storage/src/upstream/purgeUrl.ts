@@ -3,7 +3,8 @@
  * The host's cache purge API: `POST {apiBase}/purge?url=<url>&async=false` with the account's
  * `AccessKey` header (bunny.net "Purge URL"). Evicts one URL from the pull zone's edge caches.
  */
-import { UpstreamError, upstreamFetch } from './UpstreamError.js'
+import { UpstreamError } from '../errors.js'
+import { upstreamFetch } from './upstreamFetch.js'
 
 export interface PurgeApiConfig {
   /** Account API base, e.g. `https://api.bunny.net`. */

@@ -7,7 +7,7 @@
 import http from 'node:http'
 import https from 'node:https'
 
-import { UpstreamError } from './UpstreamError.js'
+import { UpstreamError } from '../errors.js'
 
 const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 32 }), https: new https.Agent({ keepAlive: true, maxSockets: 32 }) }
 

@@ -6,7 +6,8 @@
 import { createReadStream } from 'node:fs'
 import { Readable } from 'node:stream'
 
-import { UpstreamError, upstreamFetch } from './UpstreamError.js'
+import { UpstreamError } from '../errors.js'
+import { upstreamFetch } from './upstreamFetch.js'
 
 export interface StorageApiConfig {
   endpoint: string
@@ -38,10 +39,12 @@ export async function putObject(config: StorageApiConfig, key: string, body: Upl
   let requestBody: BodyInit
   if ('path' in body) {
     headers['Content-Length'] = String(body.size)
+    // Cast: Node's web ReadableStream and the DOM lib's are the same at run time but distinct types.
     requestBody = Readable.toWeb(createReadStream(body.path)) as unknown as BodyInit
   } else {
     // fetch sets Content-Length from a byte body itself; a second one from us makes some undici
     // dispatchers (a process may install a newer one globally) refuse the request.
+    // Cast: a Buffer is a Uint8Array, but @types/node's generic ArrayBufferLike does not fit BodyInit.
     requestBody = (Buffer.isBuffer(body.buffer) ? body.buffer : Buffer.from(body.buffer as ArrayBuffer)) as unknown as BodyInit
   }
   const res = await upstreamFetch(`Upload of "${key}"`, objectUrl(config, key), {

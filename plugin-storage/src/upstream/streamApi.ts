@@ -4,7 +4,7 @@
  * `AccessKey` header.
  */
 import { requestJson } from './requestJson.js'
-import { UpstreamError } from './UpstreamError.js'
+import { UpstreamError } from '../errors.js'
 
 export interface StreamApiConfig {
   apiBase: string

@@ -9,7 +9,7 @@ import { createReadStream } from 'node:fs'
 import { Upload } from 'tus-js-client'
 
 import { tusSignature } from './signatures.js'
-import { UpstreamError } from './UpstreamError.js'
+import { UpstreamError } from '../errors.js'
 
 export interface TusTarget {
   tusEndpoint: string

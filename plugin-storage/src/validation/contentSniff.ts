@@ -11,7 +11,7 @@
  */
 import { fileTypeFromBuffer } from 'file-type'
 
-import { HttpError } from '../endpoints/httpError.js'
+import { HttpError } from '../errors.js'
 import { mimeEssence } from './fileRules.js'
 
 /** Bytes worth sniffing: enough for file-type's deepest probe and any markup preamble. */

@@ -7,7 +7,7 @@
  */
 import { validateMimeType } from 'payload/shared'
 
-import { HttpError } from '../endpoints/httpError.js'
+import { HttpError } from '../errors.js'
 
 /** `type/subtype` of RFC 9110 tokens (parameters are checked apart). */
 export const MIME_ESSENCE_PATTERN = /^[!#$%&'*+.^`|~\w-]+\/[!#$%&'*+.^`|~\w-]+$/

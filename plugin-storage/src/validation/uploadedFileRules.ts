@@ -14,7 +14,7 @@ import { open } from 'node:fs/promises'
 
 import { APIError, type PayloadRequest } from 'payload'
 
-import { HttpError } from '../endpoints/httpError.js'
+import { HttpError } from '../errors.js'
 import { assertContentMatches, SNIFF_BYTES } from './contentSniff.js'
 import { assertAcceptedType, isSvgOrXml } from './fileRules.js'
 

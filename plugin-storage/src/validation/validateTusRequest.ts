@@ -6,8 +6,7 @@
  * against `filetype` (`contentSniff.ts`, shared with every other upload path).
  */
 import { MAX_HEAD_CHARS } from '../constants.js'
-import { HttpError } from '../endpoints/httpError.js'
-import { sanitizeUploadFilename } from '../payload/compat.js'
+import { HttpError } from '../errors.js'
 import type { TusAuthRequest } from '../types.js'
 import { assertContentMatches, sniffMarkup } from './contentSniff.js'
 import { assertAcceptedType, isSvgOrXml, MIME_ESSENCE_PATTERN, mimeEssence as essence } from './fileRules.js'
@@ -44,6 +43,7 @@ export function parseTusRequest(body: Record<string, unknown>): TusAuthRequest {
     if (k !== 'head' && typeof value === 'string' && value.length > max) throw new HttpError(400, `Field "${k}" must be at most ${max} characters.`)
   }
   if (typeof body.filesize !== 'number') throw new HttpError(400, 'Field "filesize" must be a number.')
+  // Cast: every field was checked above; TypeScript cannot carry those checks over to a record.
   return body as unknown as TusAuthRequest
 }
 
@@ -62,6 +62,11 @@ export interface TusFileChecks {
   streamMimeTypes: string[]
   /** The collection's own `upload.mimeTypes`, when set. */
   collectionMimeTypes?: string[]
+  /**
+   * The core's name sanitizer (payload/compat `sanitizeUploadFilename`), handed in so that validation/
+   * stays below payload/ in the import graph (payload/fallbacks applies validation's file rules).
+   */
+  sanitizeFilename: (filename: string) => string
 }
 
 /** Validates name, type, size and head; throws the spec's status on the first failure. */
@@ -69,7 +74,7 @@ export async function validateTusFile(request: TusAuthRequest, checks: TusFileCh
   const { filename, filesize, filetype } = request
   let sanitizedName = ''
   try {
-    sanitizedName = filename.trim() ? sanitizeUploadFilename(filename) : ''
+    sanitizedName = filename.trim() ? checks.sanitizeFilename(filename) : ''
   } catch {
     // payload's sanitizer throws on traversal attempts such as `../../`
   }

@@ -6,7 +6,7 @@
  */
 import type { RunningEmulator } from 'dev-app/emulator'
 
-import type { HostStoragePluginOptions } from '../../src/types.js'
+import type { StorageHostPluginOptions } from '../../src/types.js'
 import { emulatorOptions } from './startCms.js'
 
 export interface CmsProcessInput {
@@ -28,7 +28,7 @@ export interface CmsProcessReady {
 
 const notOther = ({ req }: { req: { user?: unknown } }): boolean => (req.user as { email?: string } | undefined)?.email !== 'other@example.com'
 
-export function scenarioOptions(input: CmsProcessInput): HostStoragePluginOptions {
+export function scenarioOptions(input: CmsProcessInput): StorageHostPluginOptions {
   const emulated = emulatorOptions(input.emulator as RunningEmulator)
   const base = input.storageEndpoint ? { ...emulated, storage: { ...emulated.storage!, endpoint: input.storageEndpoint } } : emulated
   if (input.scenario === 'default') return base

@@ -16,8 +16,8 @@ import { buildConfig, getPayload, handleEndpoints, type CollectionConfig, type P
 import sharp from 'sharp'
 import type { RunningEmulator } from 'dev-app/emulator'
 
-import { hostStoragePlugin } from '../../src/index.js'
-import type { HostStoragePluginOptions } from '../../src/types.js'
+import { storageHostPlugin } from '../../src/index.js'
+import type { StorageHostPluginOptions } from '../../src/types.js'
 
 export interface RunningCms {
   payload: Payload
@@ -52,7 +52,7 @@ const baseCollections = (): CollectionConfig[] => [
 ]
 
 /** Plugin options pointing every upstream URL at the emulator. */
-export function emulatorOptions(emu: RunningEmulator, extra: Partial<HostStoragePluginOptions> = {}): HostStoragePluginOptions {
+export function emulatorOptions(emu: RunningEmulator, extra: Partial<StorageHostPluginOptions> = {}): StorageHostPluginOptions {
   return {
     collections: { 'locked-videos': 'stream', media: 'storage', videos: 'stream' },
     storage: {
@@ -91,7 +91,7 @@ export interface StartCmsOptions {
   extraCollections?: CollectionConfig[]
 }
 
-export async function startCms(pluginOptions: HostStoragePluginOptions, opts: StartCmsOptions = {}): Promise<RunningCms> {
+export async function startCms(pluginOptions: StorageHostPluginOptions, opts: StartCmsOptions = {}): Promise<RunningCms> {
   // drizzle skips the dev schema push when the schema equals the previous one *in this process*; every
   // test CMS has a fresh database file, so force it.
   process.env.PAYLOAD_FORCE_DRIZZLE_PUSH = 'true'
@@ -101,7 +101,7 @@ export async function startCms(pluginOptions: HostStoragePluginOptions, opts: St
   const config = await buildConfig({
     collections: [...testCollections(dir), ...(opts.extraCollections ?? [])],
     db: sqliteAdapter({ client: { url: `file:${join(dir, 'cms.db')}` } }),
-    plugins: [hostStoragePlugin(pluginOptions)],
+    plugins: [storageHostPlugin(pluginOptions)],
     secret: opts.secret ?? `test-secret-${key}`,
     sharp,
     logger: { options: { level: process.env.CMS_LOG_LEVEL ?? 'fatal' } },

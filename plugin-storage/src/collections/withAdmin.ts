@@ -1,6 +1,6 @@
 /**
- * @module admin/applyAdmin
- * What editors see of their media, applied to the config by the plugin (when it is enabled):
+ * @module collections/withAdmin
+ * What editors see of their media, added to each targeted collection by the plugin (when it is enabled):
  * - previews: `upload.adminThumbnail` of stream collections (the host's thumbnail) and of storage
  *   collections with image sizes and a CDN (the thumbnail size on the CDN, signed with token auth);
  *   an app's own adminThumbnail function is kept; list columns starting with the file's preview unless the
@@ -9,16 +9,15 @@
  *   collection, in the main column under the upload; list columns starting with the file's preview
  *   unless the app chose its own;
  * - internal storage fields (`_objectKey`) out of list columns, filters and pickers;
- * - the components' strings merged into `config.i18n.translations` (the app's values win).
+ * The components' strings are merged into `config.i18n.translations` by plugin.ts (admin/mergeTranslations).
  */
-import type { CollectionConfig, Config, Field } from 'payload'
+import type { CollectionConfig, Field } from 'payload'
 
+import type { CollectionExtension } from './collectionExtension.js'
 import { hideInternalStorageFields } from '../fields/internalStorageFields.js'
 import type { ResolvedOptions } from '../options/resolveOptions.js'
-import { translations } from '../translations/index.js'
-import { storageThumbnail, thumbnailSizeName, videoThumbnail } from './adminThumbnails.js'
-import { CLIENT_PATH } from './clientPath.js'
-import { withTranslations } from './mergeTranslations.js'
+import { storageThumbnail, thumbnailSizeName, videoThumbnail } from '../admin/adminThumbnails.js'
+import { CLIENT_PATH } from '../admin/clientPath.js'
 
 /** Name of the video panel's `ui` field (no data: the database schema does not change). */
 export const VIDEO_PANEL_FIELD = 'hostVideoPanel'
@@ -48,11 +47,9 @@ function streamCollection(collection: CollectionConfig): CollectionConfig {
   }
 }
 
-/** Applies the admin parts to a config whose collections the plugin has already extended. */
-export function applyAdmin(config: Config, options: ResolvedOptions): Config {
-  const collections = (config.collections ?? []).map((collection): CollectionConfig => {
-    const target = options.collections.get(collection.slug)
-    if (!target) return collection
+/** The admin parts of one targeted collection, once plugin-cloud-storage added its internal fields. */
+export function withAdmin(options: ResolvedOptions): CollectionExtension {
+  return function admin({ collection, target }) {
     const storageCollection = hideInternalStorageFields(collection)
     if (target.target === 'stream') return streamCollection(storageCollection)
     const upload = typeof collection.upload === 'object' ? collection.upload : {}
@@ -64,6 +61,5 @@ export function applyAdmin(config: Config, options: ResolvedOptions): Config {
       admin: { ...storageCollection.admin, defaultColumns: storageCollection.admin?.defaultColumns ?? listColumns(storageCollection) },
       upload: { ...upload, adminThumbnail: storageThumbnail(options.storage, target, sizeName) },
     }
-  })
-  return withTranslations({ ...config, collections }, translations)
+  }
 }

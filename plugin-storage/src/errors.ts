@@ -1,5 +1,24 @@
 /**
- * @module upstream/UpstreamError
+ * @module errors
+ * The package's two error types, in one module at the bottom of the import graph: every folder imports
+ * it, and it imports nothing from the package (test/importGraph.test.ts checks both).
+ *
+ * `HttpError` is the only error that becomes an answer (a 413 body limit included), through
+ * `endpoints/withErrors`; `UpstreamError` describes a failed call to the host and is never shown as it is.
+ */
+
+/** An error whose status and message are safe to show to the caller. */
+export class HttpError extends Error {
+  readonly status: number
+
+  constructor(status: number, message: string, options?: { cause?: unknown }) {
+    super(message, options)
+    this.name = 'HttpError'
+    this.status = status
+  }
+}
+
+/**
  * A failed call to the storage or streaming host. The message names the operation and the HTTP status
  * only: never a key, never the upstream body (it may echo secrets).
  */
@@ -16,14 +35,5 @@ export class UpstreamError extends Error {
   /** True for "the object is not there" (restic-style classification: callers never parse statuses). */
   isNotFound(): boolean {
     return this.status === 404
-  }
-}
-
-/** Runs `fetch` and turns network failures into an {@link UpstreamError}. */
-export async function upstreamFetch(operation: string, url: string, init: RequestInit): Promise<Response> {
-  try {
-    return await fetch(url, init)
-  } catch (err) {
-    throw new UpstreamError(operation, 0, { cause: err })
   }
 }
