@@ -3,6 +3,7 @@
  * process (its RSS read from /proc) gets 200 MB bodies, streamed chunked and declared by Content-Length,
  * with plausible signature headers: each is refused with 413 in the plugin's error shape after at most
  * 64 KiB was read, the process's memory does not grow by the body size, and good callbacks still work.
+ * A body that stalls half-way is cut off at the plugin's deadline instead of Node's 300 s.
  */
 import { readFile } from 'node:fs/promises'
 import { connect } from 'node:net'
@@ -111,6 +112,42 @@ function postHuge(url: string, total: number, declare: boolean): Promise<Answer>
   })
 }
 
+/**
+ * Sends the head and half of a declared body, then nothing; resolves with how long the server kept the
+ * connection and what it answered, if anything, before closing it.
+ */
+function postStalled(url: string): Promise<{ heldMs: number; received: string }> {
+  const { hostname, pathname, port } = new URL(url)
+  return new Promise((resolve, reject) => {
+    const started = Date.now()
+    let received = ''
+    const socket = connect({ host: hostname, port: Number(port) })
+    const give = setTimeout(() => {
+      socket.destroy()
+      reject(new Error(`the server still held the stalled request after 60 s (${received.length} bytes answered)`))
+    }, 60_000)
+    socket.on('data', (data: Buffer) => (received += data.toString('latin1')))
+    socket.on('error', () => undefined)
+    socket.on('close', () => {
+      clearTimeout(give)
+      resolve({ heldMs: Date.now() - started, received })
+    })
+    socket.once('connect', () => {
+      // Plausible signature headers: the body must be read before the signature can be checked.
+      const head = [
+        `POST ${pathname} HTTP/1.1`,
+        `Host: ${hostname}:${port}`,
+        'Content-Type: application/json',
+        `X-HostStream-Signature: ${'a'.repeat(64)}`,
+        'X-HostStream-Signature-Algorithm: hmac-sha256',
+        'X-HostStream-Signature-Version: v1',
+        'Content-Length: 400',
+      ]
+      socket.write(`${head.join('\r\n')}\r\n\r\n{"VideoLibraryId": 1, "Status": `)
+    })
+  })
+}
+
 describe('webhook body limit (CMS in a child process)', function () {
   this.timeout(180_000)
   let emu: RunningEmulator
@@ -173,5 +210,15 @@ describe('webhook body limit (CMS in a child process)', function () {
     })
     expect(res.status).to.equal(413)
     expect(((await res.json()) as { errors: Array<{ message: string }> }).errors[0]!.message).to.match(/exceeds 65536 bytes/)
+  })
+
+  it('cuts a body that stalls half-way off at its 10 s deadline (Node alone would keep it 300 s), and still answers callbacks', async () => {
+    const stalled = await postStalled(webhookUrl())
+    expect(stalled.heldMs, `held by the server; answered: ${stalled.received.slice(0, 300)}`)
+      .to.be.at.least(9_000)
+      .and.below(40_000)
+    // Either the 408 reached the client before the close, or only the close did: never a 2xx.
+    expect(stalled.received).not.to.match(/^HTTP\/1\.1 2/)
+    expect((await signedCallback(1)).status).to.equal(200)
   })
 })
