@@ -4,26 +4,19 @@
  * to test-artifacts/screenshots/ui-*.png.
  *
  * The daemon and browser are shared, but no test relies on another: each opens its own logged-in page
- * (a fresh browser context), makes the snapshot it needs itself, and checks its own page for script
- * errors, so any one runs alone with `--grep`.
+ * (a fresh browser context, `journeys`), makes the snapshot it needs itself (`ensureBackup`), and its
+ * page is checked for script errors afterwards, so any one runs alone with `--grep`.
  */
 import { expect } from 'chai'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { launchBrowser, saveScreenshot } from './support/browser.js'
 import { startDaemon, type RunningDaemon } from './support/realDaemon.js'
 import { findFile, logInWithKeyboard, makeJobs, readSplitSet } from './support/uiFixture.js'
-import { ensureBackup, listBackups, logInByApi } from './support/uiApi.js'
-
-/** One test's own page: a fresh browser context (logged in unless asked not to) and what went wrong in it. */
-interface Journey {
-  context: BrowserContext
-  page: Page
-  /** Script errors, CSP violations (console errors) and 5xx responses seen by this page. */
-  pageErrors: string[]
-}
+import { ensureBackup, listBackups } from './support/uiApi.js'
+import { journeys } from './support/uiJourney.js'
 
 describe('web UI in Chromium against a real daemon', function () {
   this.timeout(60_000)
@@ -44,47 +37,7 @@ describe('web UI in Chromium against a real daemon', function () {
     if (dir) rmSync(dir, { recursive: true, force: true })
   })
 
-  /** A fresh context and page for one test, recording what went wrong in it. */
-  async function openJourney(loggedIn: boolean): Promise<Journey> {
-    const context = await browser!.newContext({ baseURL: daemon!.url, acceptDownloads: true, viewport: { width: 1280, height: 900 } })
-    if (loggedIn) await logInByApi(context.request)
-    const page = await context.newPage()
-    const pageErrors: string[] = []
-    page.on('console', (m) => {
-      if (m.type() === 'error' && !/status of 40[139]/.test(m.text())) pageErrors.push(m.text())
-    })
-    page.on('pageerror', (e) => pageErrors.push(e.message))
-    // Name the failing resource too (the console message has no URL).
-    page.on('response', (r) => {
-      if (r.status() >= 500) pageErrors.push(`${r.status()} ${r.request().method()} ${new URL(r.url()).pathname}`)
-    })
-    return { context, page, pageErrors }
-  }
-
-  /**
-   * A test on its own page; afterwards it checks that the page raised no script errors or CSP violations
-   * and that the daemon logged no internal error meanwhile.
-   */
-  function journey(title: string, body: (j: Journey) => Promise<void>, { loggedIn = true } = {}): void {
-    it(title, async () => {
-      const daemonOutputBefore = daemon!.output().length
-      const j = await openJourney(loggedIn)
-      try {
-        await body(j)
-      } finally {
-        await j.context.close()
-      }
-      const internal = daemon!
-        .output()
-        .slice(daemonOutputBefore)
-        .split('\n')
-        .filter((line) => line.includes('internal error'))
-      expect({ pageErrors: j.pageErrors, internal }, 'no script errors, CSP violations or daemon internal errors').to.deep.equal({
-        pageErrors: [],
-        internal: [],
-      })
-    })
-  }
+  const journey = journeys(() => ({ browser: browser!, daemon: daemon! }))
 
   journey(
     'sends a visitor to the login page, refuses a wrong password and returns to the page asked for',
