@@ -40,7 +40,7 @@ describe('emulator: S3-compatible presigned PUT', () => {
 
   /** Stores `key` through a presigned PUT (for the tests that need an object there, made by themselves). */
   const putObject = async (key: string, body: Buffer) => {
-    const res = await fetch(await presignPut(key, body), { method: 'PUT', headers: { 'Content-Type': 'image/jpeg' }, body })
+    const res = await fetch(await presignPut(key, body), { method: 'PUT', headers: { 'Content-Type': 'image/jpeg' }, body: new Uint8Array(body) })
     expect(res.status, await res.clone().text()).to.equal(200)
   }
 
