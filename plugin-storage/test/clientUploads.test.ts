@@ -223,6 +223,10 @@ describe('client uploads (storage/upload + receipt)', function () {
 
   it('sweeps uploads that never became documents, and keeps the ones that did', async () => {
     const png = await pngBytes(10, 10)
+    // A client upload that became a document, made here (not relying on an earlier test's documents).
+    const kept = (await (await sign({ collectionSlug: 'media', filename: 'kept.png', mimeType: 'image/png', size: png.length })).json()) as Signed
+    expect((await fetch(kept.url, { body: new Uint8Array(png), headers: kept.headers, method: 'PUT' })).status).to.equal(200)
+    expect((await create(kept, png, 'image/png')).status).to.equal(201)
     const orphan = (await (await sign({ collectionSlug: 'media', filename: 'orphan.png', mimeType: 'image/png', size: png.length })).json()) as Signed
     expect((await fetch(orphan.url, { body: new Uint8Array(png), headers: orphan.headers, method: 'PUT' })).status).to.equal(200)
     const orphanKey = `${orphan.clientUploadContext._objectKey}/orphan.png`
@@ -233,10 +237,10 @@ describe('client uploads (storage/upload + receipt)', function () {
     const removed = await sweepOrphanUploads(cms.payload, options, { now: Date.now() + 7 * 60 * 60 * 1000 })
     expect(removed).to.include(orphanKey)
     expect(emu.storedFilePath(orphanKey)).to.equal(undefined)
-    // Documents from the first test keep their objects.
+    // Documents made from client uploads (this test's and any earlier test's) keep their objects.
     const docs = await cms.payload.find({ collection: 'media', depth: 0 })
     const uploaded = (docs.docs as unknown as Array<{ _objectKey?: string; filename: string }>).filter((d) => d._objectKey)
-    expect(uploaded, 'documents made from client uploads').to.not.be.empty
+    expect(uploaded.map((d) => d._objectKey)).to.include(kept.clientUploadContext._objectKey)
     for (const d of uploaded) expect(emu.storedFilePath(`${d._objectKey}/${d.filename}`), d.filename).to.be.a('string')
   })
 })

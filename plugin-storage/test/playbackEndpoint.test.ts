@@ -37,6 +37,9 @@ describe('playback endpoint and admin thumbnails', function () {
   before(async () => {
     emu = await startEmulator()
     cms = await startCms(emulatorOptions(emu))
+  })
+  // Each test gets its own video document (not finished yet), and finishes it itself when it needs to.
+  beforeEach(async () => {
     const video = mp4Bytes(16 * 1024)
     const request = { collection: 'videos', filename: 'p.mp4', filesize: video.length, filetype: 'video/mp4', head: headOf(video), title: 'P' }
     const auth = (await (await tusAuth(cms, request)).json()) as TusAuthResponse
@@ -68,6 +71,7 @@ describe('playback endpoint and admin thumbnails', function () {
   })
 
   it('answers the player URLs of a finished video to a reader with access; thumbnailURL is the host thumbnail', async () => {
+    await callback(3) // finished
     const res = await playback(docId)
     expect(res.status).to.equal(200)
     const body = (await res.json()) as { hls?: string; mp4: unknown[]; thumbnail?: string }

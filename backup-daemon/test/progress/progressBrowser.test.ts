@@ -62,23 +62,32 @@ describe('progress and history in Chromium against a real daemon', function () {
     )
   const percentOf = (read: number, total: number) => Math.min(99, Math.floor((read / total) * 1000) / 10)
 
-  it('a first run (through the API) gives the next one its estimate', async () => {
+  /** The job's run history through the API, newest first. */
+  const history = async (cookie: string) =>
+    ((await (await fetch(`${daemon!.url}/api/v1/jobs/slow/history`, { headers: { cookie } })).json()) as { runs: Record<string, unknown>[] }).runs
+
+  /** Runs the job through the API with a dump of `dumpBytes`, and waits until the history lists that run. */
+  const runThroughApi = async (dumpBytes: number): Promise<Record<string, unknown>> => {
     const cookie = await login(daemon!.url)
+    const before = (await history(cookie)).length
     const res = await fetch(`${daemon!.url}/api/v1/jobs/slow/run`, { method: 'POST', headers: { cookie, origin: daemon!.url } })
     expect(res.status).to.equal(202)
     const writer = await openFifo(fifo)
-    writer.end(randomBytes(4 * MiB))
+    writer.end(randomBytes(dumpBytes))
     for (;;) {
-      const { runs } = await (await fetch(`${daemon!.url}/api/v1/jobs/slow/history`, { headers: { cookie } })).json()
-      if (runs.length === 1) {
-        expect(runs[0]).to.include({ result: 'success', bytesRead: siteBytes + 4 * MiB })
-        break
-      }
+      const runs = await history(cookie)
+      if (runs.length > before) return runs[0]!
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
+  }
+
+  it('a first run (through the API) gives the next one its estimate', async () => {
+    expect(await runThroughApi(4 * MiB)).to.include({ result: 'success', bytesRead: siteBytes + 4 * MiB })
   })
 
   it('moves the bar as the dump is read, on the job page and on the dashboard, then lists the run in the table and chart', async () => {
+    // The estimate comes from one earlier run of 4 MiB: the test before made it, or (run alone) this one.
+    if ((await history(await login(daemon!.url))).length === 0) await runThroughApi(4 * MiB)
     const total = siteBytes + 4 * MiB
     await page.goto('/jobs/slow')
     await page.waitForSelector('input[name=username]')

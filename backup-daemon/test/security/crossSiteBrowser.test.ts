@@ -3,6 +3,9 @@
  * another HTTP server on another port of the same host (same *site*, so SameSite=Lax still sends the
  * session cookie) submits a form and a no-cors fetch to `POST /api/v1/jobs/<job>/run`. Nothing may
  * start. The daemon's own UI must still run the job.
+ *
+ * Each test has its own browser context and logs in itself, and each attack compares the job's state
+ * before and after it, so any test runs alone with `--grep`.
  */
 import { expect } from 'chai'
 import { once } from 'node:events'
@@ -15,6 +18,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { launchBrowser } from '../ui/support/browser.js'
 import { startDaemon, type RunningDaemon } from '../ui/support/realDaemon.js'
 import { logInWithKeyboard, makeJobs } from '../ui/support/uiFixture.js'
+import { listBackups } from '../ui/support/uiApi.js'
 
 describe('security: a page on another port of the same host cannot start a run (Chromium)', function () {
   this.timeout(90_000)
@@ -49,8 +53,14 @@ describe('security: a page on another port of the same host cannot start a run (
     evil.listen(0, '127.0.0.1')
     await once(evil, 'listening')
     evilOrigin = `http://127.0.0.1:${(evil.address() as AddressInfo).port}`
-    context = await browser.newContext({ baseURL: daemon.url })
+  })
+
+  beforeEach(async () => {
+    context = await browser!.newContext({ baseURL: daemon!.url })
     page = await context.newPage()
+  })
+  afterEach(async () => {
+    await context?.close()
   })
 
   after(async () => {
@@ -63,15 +73,29 @@ describe('security: a page on another port of the same host cannot start a run (
   const jobStatus = async () => (await (await page.request.get('/api/v1/jobs/small/status')).json()) as { status: string; lastRun?: string }
   const snapshots = () => (existsSync(join(dir, 'store-small')) ? readdirSync(join(dir, 'store-small'), { recursive: true }).length : 0)
 
-  it('the admin logs in through the daemon UI (its own Origin passes)', async () => {
+  /** The admin logs in through the daemon's own login page (this test's context holds the session). */
+  const logIn = async () => {
     await page.goto('/login')
     await logInWithKeyboard(page)
     await page.waitForURL((url) => !url.pathname.startsWith('/login'))
+  }
+  /** What an attack must leave unchanged: the job's status and last run, and the snapshots in its storage. */
+  const jobState = async () => {
+    const { status, lastRun } = await jobStatus()
+    return { status, lastRun: lastRun ?? '', snapshots: snapshots() }
+  }
+
+  it('the admin logs in through the daemon UI (its own Origin passes)', async () => {
+    await logIn()
     const cookies = await context.cookies(daemon!.url)
     expect(cookies.map((c) => c.name)).to.include('backup_session')
   })
 
   it('a form auto-submitted from the other port is refused with 403 and no run starts', async () => {
+    await logIn()
+    const before = await jobState()
+    expect(before.status).to.equal('idle')
+    const evilBefore = evilRequests.length
     const response = page.waitForResponse((r) => r.url().endsWith('/api/v1/jobs/small/run'))
     await page.goto(`${evilOrigin}/form.html`)
     const res = await response
@@ -80,32 +104,33 @@ describe('security: a page on another port of the same host cannot start a run (
     expect(await res.request().headerValue('origin')).to.equal(evilOrigin)
     expect(res.status()).to.equal(403)
     expect((await res.json()).detail).to.match(/cross-site request refused/)
+    expect(evilRequests.length).to.be.greaterThan(evilBefore)
+    expect(await jobState()).to.deep.equal(before)
   })
 
   it('a no-cors fetch with credentials from the other port is refused too', async () => {
+    await logIn()
+    const before = await jobState()
+    expect(before.status).to.equal('idle')
     const response = page.waitForResponse((r) => r.url().endsWith('/api/v1/jobs/small/run'))
     await page.goto(`${evilOrigin}/fetch.html`)
     expect(await page.evaluate('window.done')).to.equal('sent')
     const res = await response
     expect(res.status()).to.equal(403)
-  })
-
-  it('after both attacks the job is idle, has never run and its storage holds nothing', async () => {
-    const status = await jobStatus()
-    expect(status.status).to.equal('idle')
-    expect(status.lastRun ?? '').to.equal('')
-    expect(snapshots()).to.equal(0)
-    expect(evilRequests.length).to.be.greaterThan(0)
+    expect(await jobState()).to.deep.equal(before)
   })
 
   it("the daemon's own UI still runs the job", async () => {
+    await logIn()
+    const before = await jobState()
+    const listed = (await listBackups(page.request, 'small')).length
     await page.goto('/jobs/small')
     await page.getByRole('button', { name: 'Run now' }).click()
     await page.locator('#action-feedback', { hasText: 'Run started' }).waitFor()
-    await page.locator('tr[data-snapshot]').first().waitFor({ timeout: 30_000 })
+    await page.locator('tr[data-snapshot]').nth(listed).waitFor({ timeout: 30_000 })
     expect((await jobStatus()).lastRun)
       .to.be.a('string')
-      .and.not.equal('')
-    expect(snapshots()).to.be.greaterThan(0)
+      .and.not.equal(before.lastRun)
+    expect(snapshots()).to.be.greaterThan(before.snapshots)
   })
 })

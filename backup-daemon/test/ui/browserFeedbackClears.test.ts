@@ -74,6 +74,9 @@ describe('web UI: messages that describe a past state go away (real daemon, Chro
   })
 
   it('"Run started at …" goes away when the run has ended', async () => {
+    // Its own navigation: the test does not rely on the page the test before left open.
+    await page.goto('/jobs/web')
+    await page.locator('.stream-state.live').waitFor()
     await page.getByRole('button', { name: 'Run now' }).click()
     const feedback = page.locator('#action-feedback')
     await page.waitForFunction(() => document.querySelector('#action-feedback')?.textContent?.startsWith('Run started at'), undefined, { timeout: 10_000 })

@@ -52,6 +52,8 @@ describe('web UI with permissions off (real daemon, auth off)', function () {
   })
 
   it('hides run, cancel, downloads and the config on the job page', async () => {
+    // Its own navigation: the test does not rely on the page the test before left open.
+    await page.goto('/')
     await page.locator('a', { hasText: /^small$/ }).click()
     await page.locator('[data-status="idle"]').waitFor()
     await page.locator('.stream-state.live').waitFor()

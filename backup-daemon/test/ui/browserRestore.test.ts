@@ -62,6 +62,9 @@ describe('web UI: verify and restore a snapshot (real daemon, Chromium)', functi
   })
 
   it('restores into a folder after confirmation: refuses one outside the roots, then writes the files', async () => {
+    // Its own navigation: the test does not rely on the page the test before left open.
+    await page.goto('/jobs/web')
+    await page.locator('tr[data-snapshot]').first().waitFor()
     const name = (await page.locator('tr[data-snapshot]').first().getAttribute('data-snapshot'))!
     await page.getByRole('button', { name: `Restore ${name}` }).click()
     const dialog = page.getByRole('dialog', { name: `Restore ${name}` })

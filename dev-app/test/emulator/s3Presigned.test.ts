@@ -38,6 +38,12 @@ describe('emulator: S3-compatible presigned PUT', () => {
       },
     )
 
+  /** Stores `key` through a presigned PUT (for the tests that need an object there, made by themselves). */
+  const putObject = async (key: string, body: Buffer) => {
+    const res = await fetch(await presignPut(key, body), { method: 'PUT', headers: { 'Content-Type': 'image/jpeg' }, body: new Uint8Array(body) })
+    expect(res.status, await res.clone().text()).to.equal(200)
+  }
+
   it('accepts a URL made by @aws-sdk/s3-request-presigner and stores the object for the storage API', async () => {
     const body = Buffer.from('fake jpeg bytes')
     const url = await presignPut('uploads/photo one.jpg', body)
@@ -52,22 +58,23 @@ describe('emulator: S3-compatible presigned PUT', () => {
   })
 
   it('accepts a presigned GET', async () => {
-    const url = await getSignedUrl(client, new GetObjectCommand({ Bucket: 's3-zone', Key: 'uploads/photo one.jpg' }), { expiresIn: 60 })
+    await putObject('uploads/get me.jpg', Buffer.from('fake jpeg bytes'))
+    const url = await getSignedUrl(client, new GetObjectCommand({ Bucket: 's3-zone', Key: 'uploads/get me.jpg' }), { expiresIn: 60 })
     const res = await fetch(url)
     expect(res.status).to.equal(200)
     expect(await res.text()).to.equal('fake jpeg bytes')
   })
 
   it('accepts a presigned DELETE (204 also for a missing key)', async () => {
-    const body = Buffer.from('to delete')
-    const put = await fetch(await presignPut('uploads/gone.jpg', body), { method: 'PUT', headers: { 'Content-Type': 'image/jpeg' }, body })
-    expect(put.status).to.equal(200)
+    await putObject('uploads/gone.jpg', Buffer.from('to delete'))
+    // Another object, which the tampered URL below names: it must stay.
+    await putObject('uploads/keep me.jpg', Buffer.from('to keep'))
     const url = await getSignedUrl(client, new DeleteObjectCommand({ Bucket: 's3-zone', Key: 'uploads/gone.jpg' }), { expiresIn: 60 })
     expect((await fetch(url, { method: 'DELETE' })).status).to.equal(204)
     expect(emulator.storedFilePath('uploads/gone.jpg')).to.equal(undefined)
     expect((await fetch(url, { method: 'DELETE' })).status).to.equal(204)
-    expect((await fetch(url.replace('gone.jpg', 'photo%20one.jpg'), { method: 'DELETE' })).status, 'tampered').to.equal(403)
-    expect(emulator.storedFilePath('uploads/photo one.jpg')).to.be.a('string')
+    expect((await fetch(url.replace('gone.jpg', 'keep%20me.jpg'), { method: 'DELETE' })).status, 'tampered').to.equal(403)
+    expect(emulator.storedFilePath('uploads/keep me.jpg')).to.be.a('string')
   })
 
   it('answers the CORS preflight of a browser PUT', async () => {

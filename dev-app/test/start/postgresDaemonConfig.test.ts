@@ -1,11 +1,13 @@
 /**
  * `DATABASE_URI=postgres://…` turns the daemon's `cms` job into a `postgresql` source given in parts
  * (host, port, user, database, password in its own key). The parsing is checked on its own, then the
- * written configuration is run for real with `backup-daemon run cms`, a recording `pg_dump` first on PATH:
- * the password reaches it in PGPASSWORD only, never in its argv, and never in the run's output.
+ * written configuration is run for real with `backup-daemon run cms` against a throwaway PostgreSQL
+ * cluster, with a `pg_dump` first on PATH that records its argv and PGPASSWORD and then runs the real
+ * pg_dump: the password reaches it in PGPASSWORD only (the server checks it), never in its argv, and
+ * never in the run's output.
  */
 import { execFile } from 'node:child_process'
-import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -15,6 +17,7 @@ import { parse } from 'yaml'
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js'
 import { writeDaemonConfig } from '../../src/start/daemonConfig.js'
 import { postgresSourceFromUri } from '../../src/start/postgresSource.js'
+import { requirePostgresBin, startPostgresCluster } from '../../../backup-daemon/test/sources/support/postgresCluster.js'
 
 const run = promisify(execFile)
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url))
@@ -86,7 +89,7 @@ describe('dev-app daemon config on PostgreSQL', () => {
     })
 
     const password = 'pg p@ss:w/rd-Unit-42'
-    const writeConfig = () =>
+    const writeConfig = (databasePort = 6432) =>
       writeDaemonConfig({
         dataDir: dir,
         port: 1,
@@ -94,7 +97,7 @@ describe('dev-app daemon config on PostgreSQL', () => {
         username: 'admin',
         passwordHash: 'x',
         secret: 'pg-config-test-secret-0123456789abcdef',
-        databaseUri: `postgres://cms:${encodeURIComponent(password)}@127.0.0.1:6432/cms`,
+        databaseUri: `postgres://cms:${encodeURIComponent(password)}@127.0.0.1:${databasePort}/cms`,
         host: { endpoint: `${emulator.url}/storage`, zoneName: 'zone', accessKey: 'zone-key' },
       })
 
@@ -109,28 +112,43 @@ describe('dev-app daemon config on PostgreSQL', () => {
     })
 
     it('runs pg_dump with the parts on its command line and the password in PGPASSWORD only', async () => {
-      const file = writeConfig()
-      // A pg_dump that records its argv (one per line) and PGPASSWORD, and writes a stand-in dump.
-      const bin = path.join(dir, 'bin')
-      const record = path.join(dir, 'pg_dump-call')
-      await run('mkdir', ['-p', bin])
-      await writeFile(
-        path.join(bin, 'pg_dump'),
-        `#!/bin/sh\nprintf '%s\\n' "$@" > '${record}.argv'\nprintf '%s' "$PGPASSWORD" > '${record}.env'\nprintf 'stand-in custom-format dump'\n`,
-      )
-      await chmod(path.join(bin, 'pg_dump'), 0o755)
-      const result = await run(process.execPath, [path.join(repoRoot, 'backup-daemon', 'bin', 'backup-daemon.js'), 'run', 'cms', '--config', file], {
-        cwd: repoRoot,
-        env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, PGPASSWORD: '' },
-      })
-      const argv = (await readFile(`${record}.argv`, 'utf8')).trim().split('\n')
-      expect(argv).to.include.members(['--format=custom', '--dbname=cms', '--host=127.0.0.1', '--port=6432', '--username=cms'])
-      expect(argv.join(' ')).not.to.contain(password)
-      expect(argv.join(' ')).not.to.contain(encodeURIComponent(password))
-      expect(await readFile(`${record}.env`, 'utf8')).to.equal(password)
-      const output = result.stdout + result.stderr
-      expect(output).to.contain('pg_dump of database "cms"')
-      expect(output).not.to.contain(password)
+      // No server binaries fail this test, naming the package to install.
+      const pg = await startPostgresCluster(await requirePostgresBin())
+      try {
+        // The job's own role, with the password the URI carries: the dump only succeeds if it arrives.
+        await pg.sql('postgres', `CREATE ROLE cms LOGIN PASSWORD '${password}'`)
+        await pg.sql('postgres', 'CREATE DATABASE cms OWNER cms')
+        await pg.sql('cms', "SET ROLE cms; CREATE TABLE items (id int PRIMARY KEY, name text); INSERT INTO items VALUES (1, 'one')")
+        const file = writeConfig(pg.port)
+        // A pg_dump that records its argv (one per line) and PGPASSWORD, then runs the real one.
+        const bin = path.join(dir, 'bin')
+        const record = path.join(dir, 'pg_dump-call')
+        await mkdir(bin, { recursive: true })
+        await writeFile(
+          path.join(bin, 'pg_dump'),
+          `#!/bin/sh\nprintf '%s\\n' "$@" > '${record}.argv'\nprintf '%s' "$PGPASSWORD" > '${record}.env'\nexec '${path.join(pg.bin, 'pg_dump')}' "$@"\n`,
+        )
+        await chmod(path.join(bin, 'pg_dump'), 0o755)
+        const daemonCli = path.join(repoRoot, 'backup-daemon', 'bin', 'backup-daemon.js')
+        const env = { ...process.env, PATH: `${bin}:${process.env.PATH}`, PGPASSWORD: '' }
+        // On failure, the run's own output (why pg_dump or the upload failed) is the message.
+        const result = await run(process.execPath, [daemonCli, 'run', 'cms', '--config', file], { cwd: repoRoot, env }).catch(
+          (error: { stdout: string; stderr: string }) => {
+            throw new Error(`backup-daemon run cms failed:\n${error.stdout}${error.stderr}`)
+          },
+        )
+        const argv = (await readFile(`${record}.argv`, 'utf8')).trim().split('\n')
+        expect(argv).to.include.members(['--format=custom', '--dbname=cms', '--host=127.0.0.1', `--port=${pg.port}`, '--username=cms'])
+        expect(argv.join(' ')).not.to.contain(password)
+        expect(argv.join(' ')).not.to.contain(encodeURIComponent(password))
+        expect(await readFile(`${record}.env`, 'utf8')).to.equal(password)
+        const output = result.stdout + result.stderr
+        expect(output).to.contain('pg_dump of database "cms"')
+        expect(output).to.match(/committed cms-/)
+        expect(output).not.to.contain(password)
+      } finally {
+        await pg.stop()
+      }
     })
   })
 })

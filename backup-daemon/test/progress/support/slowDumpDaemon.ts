@@ -4,6 +4,14 @@
  * PATH) that copies a FIFO: the test decides when the dump's bytes arrive and when it ends, so a run
  * is held in the middle deterministically (no sleeps, no timing). Also the session login and a small
  * SSE reader for the progress stream.
+ *
+ * Why a stand-in and not the real `mariadb-dump` against a throwaway `mariadbd` (which runs here, see
+ * `test/sources/mysql.test.ts`): these tests check the daemon's progress accounting and how the UI and
+ * the terminal show it, and assert exact byte counts at moments the test chooses (e.g. `bytesRead` is
+ * the site's bytes plus exactly the first half written, while the dump is still open). A real dump
+ * cannot be paused at a chosen byte, nor made to hold still until the test lets it finish; its size
+ * and timing come from the server. The real tool (its argv, password handling and dump) is tested
+ * against a real server in `test/sources/mysql.test.ts`.
  */
 import { execFileSync, spawn } from 'node:child_process'
 import { chmodSync, createWriteStream, mkdirSync, writeFileSync, type WriteStream } from 'node:fs'
@@ -16,7 +24,10 @@ import { spawnDaemon } from '../../api/support/daemonProcess.js'
 const bin = fileURLToPath(new URL('../../../bin/backup-daemon.js', import.meta.url))
 export const operator = { username: 'operator', password: 'progress-test-password' }
 
-/** A FIFO at `path` and a `mysqldump` in `<dir>/bin` that writes the FIFO's bytes to stdout. */
+/**
+ * A FIFO at `path` and a `mysqldump` in `<dir>/bin` that writes the FIFO's bytes to stdout: a stand-in
+ * on purpose, so the test holds the dump open and decides its exact bytes (see the module comment).
+ */
 export function fakeDumpTool(dir: string): { binDir: string; fifo: string } {
   const binDir = join(dir, 'bin')
   mkdirSync(binDir, { recursive: true })
