@@ -5,11 +5,8 @@
  * (`localhost`, the IP literal) still pass, and so does a client that is no browser.
  */
 import { expect } from 'chai'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { request } from 'node:http'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { startDaemon, uiPassword, uiUser, type RunningDaemon } from '../ui/support/realDaemon.js'
+import { loginCookie, startOneFileDaemon, type RunningDaemon } from '../ui/support/realDaemon.js'
 
 interface Answer {
   status: number
@@ -19,7 +16,6 @@ interface Answer {
 
 describe('security: DNS rebinding, only the daemon’s own names and allowedOrigins are its origin (real daemon)', function () {
   this.timeout(60_000)
-  let dir: string
   let daemon: RunningDaemon
   let port: string
   let cookie = ''
@@ -37,26 +33,12 @@ describe('security: DNS rebinding, only the daemon’s own names and allowedOrig
     })
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'sec-rebind-'))
-    mkdirSync(join(dir, 'src'))
-    writeFileSync(join(dir, 'src', 'a.txt'), 'a')
-    daemon = await startDaemon({
-      dir,
-      jobs: [
-        { name: 'j', sources: [{ type: 'local', name: 'f', path: join(dir, 'src') }], storages: [{ type: 'local', name: 'd', path: join(dir, 'store') }] },
-      ],
-    })
+    daemon = await startOneFileDaemon('sec-rebind-')
     port = new URL(daemon.url).port
-    const res = await fetch(`${daemon.url}/api/v1/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: uiUser, password: uiPassword }),
-    })
-    cookie = res.headers.get('set-cookie')!.split(';')[0]!
+    cookie = await loginCookie(daemon.url)
   })
   after(async () => {
     await daemon?.stop()
-    if (dir) rmSync(dir, { recursive: true, force: true })
   })
 
   it('refuses a POST whose Host and Origin are a rebound name (the job does not start)', async () => {

@@ -5,35 +5,22 @@
  * read served during the burst still answers. The hash concurrency cap is checked in process.
  */
 import { expect } from 'chai'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { concurrencyGate, GateFullError } from '../../src/auth/concurrencyGate.js'
 import { loginRateLimiter } from '../../src/auth/loginRateLimiter.js'
-import { startDaemon, uiPassword, uiUser, type RunningDaemon } from '../ui/support/realDaemon.js'
+import { startOneFileDaemon, uiPassword, uiUser, type RunningDaemon } from '../ui/support/realDaemon.js'
 
 /** The daemon's default `maxFailures` (createApp's loginLimits). */
 const maxFailures = 10
 
 describe('security: login rate limit holds under a concurrent burst (real daemon)', function () {
   this.timeout(120_000)
-  let dir: string
   let daemon: RunningDaemon
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'sec-login-'))
-    mkdirSync(join(dir, 'src'))
-    writeFileSync(join(dir, 'src', 'a.txt'), 'a')
-    daemon = await startDaemon({
-      dir,
-      jobs: [
-        { name: 'j', sources: [{ type: 'local', name: 'f', path: join(dir, 'src') }], storages: [{ type: 'local', name: 'd', path: join(dir, 'store') }] },
-      ],
-    })
+    daemon = await startOneFileDaemon('sec-login-')
   })
   after(async () => {
     await daemon?.stop()
-    if (dir) rmSync(dir, { recursive: true, force: true })
   })
 
   const login = (password: string) =>

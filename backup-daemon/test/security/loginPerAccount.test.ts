@@ -8,12 +8,9 @@
  */
 import { expect } from 'chai'
 import { request } from 'node:http'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
 import { accountLoginLimiter } from '../../src/auth/accountLoginLimiter.js'
-import { startDaemon, uiPassword, uiUser, type RunningDaemon } from '../ui/support/realDaemon.js'
+import { startOneFileDaemon, uiPassword, uiUser, type RunningDaemon } from '../ui/support/realDaemon.js'
 
 interface Answer {
   status: number
@@ -22,23 +19,13 @@ interface Answer {
 
 describe('security: failed logins are limited per account, whatever the address (real daemon, 20 loopback addresses)', function () {
   this.timeout(120_000)
-  let dir: string
   let daemon: RunningDaemon
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'sec-account-'))
-    mkdirSync(join(dir, 'src'))
-    writeFileSync(join(dir, 'src', 'a.txt'), 'a')
-    daemon = await startDaemon({
-      dir,
-      jobs: [
-        { name: 'j', sources: [{ type: 'local', name: 'f', path: join(dir, 'src') }], storages: [{ type: 'local', name: 'd', path: join(dir, 'store') }] },
-      ],
-    })
+    daemon = await startOneFileDaemon('sec-account-')
   })
   after(async () => {
     await daemon?.stop()
-    if (dir) rmSync(dir, { recursive: true, force: true })
   })
 
   /** POST /auth/login from the loopback address `from`. */

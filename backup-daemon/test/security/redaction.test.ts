@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { redactSecrets } from '../../src/logs/redactSecrets.js'
-import { startDaemon, uiPassword, uiUser, type DaemonJob, type RunningDaemon } from '../ui/support/realDaemon.js'
+import { loginCookie, startDaemon, type DaemonJob, type RunningDaemon } from '../ui/support/realDaemon.js'
 
 const webhookSecret = 'webhookpass9'
 const hcSecret = 'hcpass77'
@@ -48,12 +48,7 @@ describe('security: credentials in URLs and connection strings never reach a log
       storages: files.storages,
     }
     daemon = await startDaemon({ dir, jobs: [notified, pg] as unknown as DaemonJob[] })
-    const res = await fetch(`${daemon.url}/api/v1/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: uiUser, password: uiPassword }),
-    })
-    cookie = res.headers.get('set-cookie')!.split(';')[0]!
+    cookie = await loginCookie(daemon.url)
   })
   after(async () => {
     await daemon?.stop()

@@ -5,12 +5,9 @@
  * with a token a second from its end (the shortest configurable token lives a minute).
  */
 import { expect } from 'chai'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { sessionEnds } from '../../src/auth/sessionEnds.js'
 import { openSse, type SseClient } from '../api/support/sseClient.js'
-import { startDaemon, uiPassword, uiUser, type RunningDaemon } from '../ui/support/realDaemon.js'
+import { loginCookie, startOneFileDaemon, type RunningDaemon } from '../ui/support/realDaemon.js'
 
 /** Reads frames until the server closes the stream; rejects when it is still open at the deadline. */
 async function closedWithin(stream: SseClient, ms: number): Promise<void> {
@@ -31,34 +28,16 @@ async function closedWithin(stream: SseClient, ms: number): Promise<void> {
 
 describe('security: streams end with their session (real daemon)', function () {
   this.timeout(60_000)
-  let dir: string
   let daemon: RunningDaemon
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'sec-streams-'))
-    mkdirSync(join(dir, 'src'))
-    writeFileSync(join(dir, 'src', 'a.txt'), 'a')
-    daemon = await startDaemon({
-      dir,
-      jobs: [
-        { name: 'j', sources: [{ type: 'local', name: 'f', path: join(dir, 'src') }], storages: [{ type: 'local', name: 'd', path: join(dir, 'store') }] },
-      ],
-    })
+    daemon = await startOneFileDaemon('sec-streams-')
   })
   after(async () => {
     await daemon?.stop()
-    if (dir) rmSync(dir, { recursive: true, force: true })
   })
 
-  const login = async () => {
-    const res = await fetch(`${daemon.url}/api/v1/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: uiUser, password: uiPassword }),
-    })
-    expect(res.status).to.equal(200)
-    return res.headers.get('set-cookie')!.split(';')[0]!
-  }
+  const login = () => loginCookie(daemon.url)
 
   it('a logout closes the job log, system log and progress streams of that session, and only those', async () => {
     const cookie = await login()

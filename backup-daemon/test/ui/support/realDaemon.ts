@@ -5,7 +5,8 @@
  * Used by the browser tests and the UI benchmarks.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { stringify } from 'yaml'
 import { hashPassword } from '../../../src/auth/password.js'
@@ -143,4 +144,38 @@ export async function startRestoringDaemon(dir: string, { secret, restore, job }
   const exitCode = await runOnce(file, job.name)
   if (exitCode !== 0) throw new Error(`backup-daemon run ${job.name} exited with ${exitCode}`)
   return startDaemon({ dir, jobs: [] }, file)
+}
+
+/**
+ * A daemon in a fresh temp folder `<prefix>XXXXXX` with one job `j` (local folder `src` holding `a.txt`,
+ * saved to the local storage `d` in `store`). Its `stop()` also removes the folder.
+ */
+export async function startOneFileDaemon(prefix: string): Promise<RunningDaemon> {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  const remove = () => rmSync(dir, { recursive: true, force: true })
+  try {
+    mkdirSync(join(dir, 'src'))
+    writeFileSync(join(dir, 'src', 'a.txt'), 'a')
+    const job: DaemonJob = {
+      name: 'j',
+      sources: [{ type: 'local', name: 'f', path: join(dir, 'src') }],
+      storages: [{ type: 'local', name: 'd', path: join(dir, 'store') }],
+    }
+    const daemon = await startDaemon({ dir, jobs: [job] })
+    return { ...daemon, stop: () => daemon.stop().finally(remove) }
+  } catch (error) {
+    remove()
+    throw error
+  }
+}
+
+/** Logs in as the test operator (it must answer 200) and returns the session cookie (`name=value`). */
+export async function loginCookie(daemonUrl: string): Promise<string> {
+  const res = await fetch(`${daemonUrl}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: uiUser, password: uiPassword }),
+  })
+  if (res.status !== 200) throw new Error(`login answered ${res.status}: ${await res.text()}`)
+  return res.headers.get('set-cookie')!.split(';')[0]!
 }
