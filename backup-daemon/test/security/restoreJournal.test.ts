@@ -9,10 +9,9 @@ import { expect } from 'chai'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { hashPassword } from '../../src/auth/password.js'
 import { spawnDaemon, type DaemonProcess } from '../api/support/daemonProcess.js'
 import { waitFor } from '../engine/helpers.js'
-import { taskClient, type TaskClient } from '../tasks/support.js'
+import { restoreServer, serveConfig, taskClient, type TaskClient } from '../tasks/support.js'
 
 const password = 'restore-journal-password'
 const folders = 150
@@ -57,19 +56,11 @@ describe('security: a restore killed with kill -9 is put right at the next start
     journals = join(dir, 'data', 'restores')
     const config = {
       dataDir: join(dir, 'data'),
-      server: {
-        address: '127.0.0.1:0',
-        auth: { enabled: true, username: 'operator', password: await hashPassword(password), cookies: { secure: false, sameSite: 'Strict' } },
-        permissions: { allowRestore: true },
-        ui: { enabled: false },
-      },
+      server: await restoreServer(password),
       restore: { roots: [root] },
       jobs: [{ name: 'many', sources: [{ type: 'local', name: 'many', path: many }], storages: [{ type: 'local', name: 'disk', path: join(dir, 'storage') }] }],
     }
-    configFile = join(dir, 'config.yaml')
-    writeFileSync(configFile, JSON.stringify(config, null, 2))
-    daemon = await spawnDaemon(configFile)
-    api = await taskClient(daemon, 'operator', password)
+    ;({ configFile, daemon, api } = await serveConfig(dir, config, password))
     snapshot = await api.backup('many')
   })
 

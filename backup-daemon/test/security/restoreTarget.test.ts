@@ -7,13 +7,11 @@
  *   202, one replacing the other's files).
  */
 import { expect } from 'chai'
-import { randomBytes } from 'node:crypto'
-import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { hashPassword } from '../../src/auth/password.js'
-import { spawnDaemon, type DaemonProcess } from '../api/support/daemonProcess.js'
-import { ended, taskClient, type TaskBody, type TaskClient } from '../tasks/support.js'
+import type { DaemonProcess } from '../api/support/daemonProcess.js'
+import { ended, restoreServer, serveConfig, writeRandomTree, type TaskBody, type TaskClient } from '../tasks/support.js'
 
 const password = 'restore-target-password'
 
@@ -30,10 +28,7 @@ describe('security: a restore holds its target (real daemon)', function () {
     dir = mkdtempSync(join(tmpdir(), 'sec-restore-'))
     // Many files: restoring takes long enough for a second request or a swap to come while it runs.
     const big = join(dir, 'big')
-    for (let d = 0; d < 30; d++) {
-      mkdirSync(join(big, `d${d}`), { recursive: true })
-      for (let f = 0; f < 100; f++) writeFileSync(join(big, `d${d}`, `f${f}.bin`), randomBytes(16 * 1024))
-    }
+    writeRandomTree(big, 30, 100)
     root = join(dir, 'restore-root')
     outside = join(dir, 'outside')
     mkdirSync(root)
@@ -41,18 +36,11 @@ describe('security: a restore holds its target (real daemon)', function () {
     const storage = (name: string) => [{ type: 'local', name: 'disk', path: join(dir, 'storage', name) }]
     const config = {
       dataDir: join(dir, 'data'),
-      server: {
-        address: '127.0.0.1:0',
-        auth: { enabled: true, username: 'operator', password: await hashPassword(password), cookies: { secure: false, sameSite: 'Strict' } },
-        permissions: { allowRestore: true },
-        ui: { enabled: false },
-      },
+      server: await restoreServer(password),
       restore: { roots: [root] },
       jobs: ['a', 'b'].map((name) => ({ name, sources: [{ type: 'local', name: 'big', path: big }], storages: storage(name) })),
     }
-    writeFileSync(join(dir, 'config.yaml'), JSON.stringify(config, null, 2))
-    daemon = await spawnDaemon(join(dir, 'config.yaml'))
-    api = await taskClient(daemon, 'operator', password)
+    ;({ daemon, api } = await serveConfig(dir, config, password))
     for (const job of ['a', 'b']) snapshots[job] = await api.backup(job)
   })
 

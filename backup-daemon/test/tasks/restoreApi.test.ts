@@ -5,16 +5,15 @@ import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, r
 import { symlinkSync, writeFileSync, writeSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
-import { hashPassword } from '../../src/auth/password.js'
 import { createApp } from '../../src/server/createApp.js'
 import { realEngine, type RealEngine } from '../api/support/realEngine.js'
-import { spawnDaemon, type DaemonProcess } from '../api/support/daemonProcess.js'
+import type { DaemonProcess } from '../api/support/daemonProcess.js'
 import { loginCookie, postJson } from '../api/support/requests.js'
 import { openSse, type SseClient, type SseFrame } from '../api/support/sseClient.js'
 import { testConfig } from '../api/support/testConfig.js'
 import { validateSchema } from '../api/support/validateSchema.js'
 import { requirePostgresBin, startPostgresCluster, type PostgresCluster } from '../sources/support/postgresCluster.js'
-import { ended, taskClient, type TaskBody, type TaskClient } from './support.js'
+import { ended, restoreServer, serveConfig, writeRandomTree, type TaskBody, type TaskClient } from './support.js'
 
 const password = 'restore-tasks-password'
 
@@ -73,22 +72,14 @@ describe('tasks: restore and verify from the API (real daemon, files, PostgreSQL
     writeFileSync(join(site, 'nested', 'deeper', 'note.md'), '# note\n')
     // Many files: the restore of this one takes long enough to be cancelled while it writes.
     const big = join(dir, 'big')
-    for (let d = 0; d < 40; d++) {
-      mkdirSync(join(big, `d${d}`), { recursive: true })
-      for (let f = 0; f < 100; f++) writeFileSync(join(big, `d${d}`, `f${f}.bin`), randomBytes(16 * 1024))
-    }
+    writeRandomTree(big, 40, 100)
     root = join(dir, 'restore-root')
     mkdirSync(root)
     mkdirSync(join(dir, 'outside'))
     const storage = (name: string) => [{ type: 'local', name: 'disk', path: join(dir, 'storage', name) }]
     const config = {
       dataDir: join(dir, 'data'),
-      server: {
-        address: '127.0.0.1:0',
-        auth: { enabled: true, username: 'operator', password: await hashPassword(password), cookies: { secure: false, sameSite: 'Strict' } },
-        permissions: { allowRestore: true },
-        ui: { enabled: false },
-      },
+      server: await restoreServer(password),
       restore: {
         roots: [root],
         databases: {
@@ -111,10 +102,8 @@ describe('tasks: restore and verify from the API (real daemon, files, PostgreSQL
         },
       ],
     }
-    writeFileSync(join(dir, 'config.yaml'), JSON.stringify(config, null, 2))
     process.env.TASKS_PG_PASSWORD = pg.password
-    daemon = await spawnDaemon(join(dir, 'config.yaml'))
-    api = await taskClient(daemon, 'operator', password)
+    ;({ daemon, api } = await serveConfig(dir, config, password))
     for (const job of ['files', 'damaged', 'plain', 'big', 'db']) snapshots[job] = await api.backup(job)
   })
 

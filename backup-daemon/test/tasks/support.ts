@@ -3,7 +3,11 @@
  * A real daemon with restore switched on for the task tests: a logged-in `fetch`, a run that waits
  * for the job to be idle again, and a wait for a task to reach a state (polling the API, no timing).
  */
-import type { DaemonProcess } from '../api/support/daemonProcess.js'
+import { randomBytes } from 'node:crypto'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { hashPassword } from '../../src/auth/password.js'
+import { spawnDaemon, type DaemonProcess } from '../api/support/daemonProcess.js'
 
 export interface TaskClient {
   get(path: string): Promise<Response>
@@ -73,5 +77,36 @@ export async function taskClient(daemon: DaemonProcess, username: string, passwo
         const { task } = (await res.json()) as { task: TaskBody }
         return done(task) ? task : undefined
       }),
+  }
+}
+
+/** The `server` section of the restore tests: one `operator` who logs in with `password`, restores allowed, no UI. */
+export async function restoreServer(password: string) {
+  return {
+    address: '127.0.0.1:0',
+    auth: { enabled: true, username: 'operator', password: await hashPassword(password), cookies: { secure: false, sameSite: 'Strict' } },
+    permissions: { allowRestore: true },
+    ui: { enabled: false },
+  }
+}
+
+/** `folders` folders of `filesPerFolder` random 16 KiB files under `path`: a restore of it runs long enough to be interrupted. */
+export function writeRandomTree(path: string, folders: number, filesPerFolder: number): void {
+  for (let d = 0; d < folders; d++) {
+    mkdirSync(join(path, `d${d}`), { recursive: true })
+    for (let f = 0; f < filesPerFolder; f++) writeFileSync(join(path, `d${d}`, `f${f}.bin`), randomBytes(16 * 1024))
+  }
+}
+
+/** Writes `config` to `<dir>/config.yaml`, starts the real daemon on it and logs in as `operator`. */
+export async function serveConfig(dir: string, config: object, password: string): Promise<{ configFile: string; daemon: DaemonProcess; api: TaskClient }> {
+  const configFile = join(dir, 'config.yaml')
+  writeFileSync(configFile, JSON.stringify(config, null, 2))
+  const daemon = await spawnDaemon(configFile)
+  try {
+    return { configFile, daemon, api: await taskClient(daemon, 'operator', password) }
+  } catch (error) {
+    await daemon.stop()
+    throw error
   }
 }
