@@ -12,6 +12,7 @@ import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { formatBytes } from '../../src/ui/lib/formatBytes.js'
 import { launchBrowser, saveScreenshot } from '../ui/support/browser.js'
+import { openJourney } from '../ui/support/uiJourney.js'
 import { fakeDumpTool, login, openFifo, operator, startDaemon, slowJob, writeConfig, type Daemon } from './support/slowDumpDaemon.js'
 
 const MiB = 1024 * 1024
@@ -40,8 +41,7 @@ describe('progress and history in Chromium against a real daemon', function () {
       jobs: [slowJob(dir)],
     })
     daemon = await startDaemon(config, tool.binDir)
-    const context = await browser.newContext({ baseURL: daemon.url, viewport: { width: 1280, height: 900 } })
-    page = await context.newPage()
+    ;({ page } = await openJourney(browser, daemon, { loggedIn: false }))
     page.on('pageerror', (e) => errors.push(e.message))
     page.on('response', (r) => {
       if (r.status() >= 500) errors.push(`${r.status()} ${new URL(r.url()).pathname}`)

@@ -5,12 +5,13 @@
  * restore shows up in the run history without a reload; "Run started at …" goes away when the run ended.
  */
 import { expect } from 'chai'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { launchBrowser, saveScreenshot } from './support/browser.js'
-import { startRestoringDaemon, type RunningDaemon } from './support/realDaemon.js'
+import { startWebRestoringDaemon, type RunningDaemon } from './support/realDaemon.js'
+import { openJourney } from './support/uiJourney.js'
 
 describe('web UI: messages that describe a past state go away (real daemon, Chromium)', function () {
   this.timeout(90_000)
@@ -24,18 +25,10 @@ describe('web UI: messages that describe a past state go away (real daemon, Chro
     browser = await launchBrowser()
     if (!browser) throw new Error('/usr/bin/chromium is not installed (apt-get install -y chromium)')
     dir = mkdtempSync(join(tmpdir(), 'ui-feedback-'))
-    const site = join(dir, 'site')
-    mkdirSync(site, { recursive: true })
-    writeFileSync(join(site, 'index.html'), '<h1>page</h1>\n')
-    root = join(dir, 'restores')
-    mkdirSync(root)
-    daemon = await startRestoringDaemon(dir, {
-      secret: 'ui-feedback-secret-0123456789abcdef',
-      restore: { roots: [root] },
-      job: { name: 'web', sources: [{ type: 'local', name: 'site', path: site }] },
-    })
-    const context = await browser.newContext({ baseURL: daemon.url, viewport: { width: 1280, height: 900 } })
-    page = await context.newPage()
+    ;({ daemon, root } = await startWebRestoringDaemon(dir, 'ui-feedback-secret-0123456789abcdef', (site) => {
+      writeFileSync(join(site, 'index.html'), '<h1>page</h1>\n')
+    }))
+    ;({ page } = await openJourney(browser, daemon, { loggedIn: false }))
   })
 
   after(async () => {

@@ -10,6 +10,7 @@ import type { Browser, Page } from 'playwright-core'
 import { launchBrowser, saveScreenshot } from './support/browser.js'
 import { runOnce, startDaemon, writeDaemonConfig, type RunningDaemon } from './support/realDaemon.js'
 import { makeJobs } from './support/uiFixture.js'
+import { openJourney } from './support/uiJourney.js'
 
 describe('web UI with permissions off (real daemon, auth off)', function () {
   this.timeout(60_000)
@@ -32,8 +33,7 @@ describe('web UI with permissions off (real daemon, auth off)', function () {
     // A snapshot to (not) offer for download, made by `backup-daemon run` (manual runs are off in the API).
     expect(await runOnce(file, 'small')).to.equal(0)
     daemon = await startDaemon(options, file)
-    const context = await browser.newContext({ baseURL: daemon.url, viewport: { width: 1280, height: 900 } })
-    page = await context.newPage()
+    ;({ page } = await openJourney(browser, daemon, { loggedIn: false }))
   })
 
   after(async () => {

@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { launchBrowser, saveScreenshot } from './support/browser.js'
-import { startRestoringDaemon, type RunningDaemon } from './support/realDaemon.js'
+import { startWebRestoringDaemon, type RunningDaemon } from './support/realDaemon.js'
+import { openJourney } from './support/uiJourney.js'
 
 describe('web UI: verify and restore a snapshot (real daemon, Chromium)', function () {
   this.timeout(90_000)
@@ -23,19 +24,12 @@ describe('web UI: verify and restore a snapshot (real daemon, Chromium)', functi
   before(async function () {
     browser = await launchBrowser()
     dir = mkdtempSync(join(tmpdir(), 'ui-restore-'))
-    const site = join(dir, 'site')
-    mkdirSync(join(site, 'docs'), { recursive: true })
-    writeFileSync(join(site, 'index.html'), '<h1>restored page</h1>\n')
-    writeFileSync(join(site, 'docs', 'readme.txt'), 'read me\n')
-    root = join(dir, 'restores')
-    mkdirSync(root)
-    daemon = await startRestoringDaemon(dir, {
-      secret: 'ui-restore-secret-0123456789abcdef',
-      restore: { roots: [root] },
-      job: { name: 'web', sources: [{ type: 'local', name: 'site', path: site }] },
-    })
-    const context = await browser.newContext({ baseURL: daemon.url, viewport: { width: 1280, height: 900 } })
-    page = await context.newPage()
+    ;({ daemon, root } = await startWebRestoringDaemon(dir, 'ui-restore-secret-0123456789abcdef', (site) => {
+      mkdirSync(join(site, 'docs'))
+      writeFileSync(join(site, 'index.html'), '<h1>restored page</h1>\n')
+      writeFileSync(join(site, 'docs', 'readme.txt'), 'read me\n')
+    }))
+    ;({ page } = await openJourney(browser, daemon, { loggedIn: false }))
   })
 
   after(async () => {

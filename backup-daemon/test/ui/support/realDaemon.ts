@@ -147,6 +147,28 @@ export async function startRestoringDaemon(dir: string, { secret, restore, job }
 }
 
 /**
+ * The daemon of the UI restore tests: job `web` saves the folder `<dir>/site` (its files written by
+ * `writeSite`), its first snapshot is made, and restores are allowed into `<dir>/restores` (`root`).
+ */
+export async function startWebRestoringDaemon(
+  dir: string,
+  secret: string,
+  writeSite: (site: string) => void,
+): Promise<{ daemon: RunningDaemon; root: string }> {
+  const site = join(dir, 'site')
+  mkdirSync(site, { recursive: true })
+  writeSite(site)
+  const root = join(dir, 'restores')
+  mkdirSync(root)
+  const daemon = await startRestoringDaemon(dir, {
+    secret,
+    restore: { roots: [root] },
+    job: { name: 'web', sources: [{ type: 'local', name: 'site', path: site }] },
+  })
+  return { daemon, root }
+}
+
+/**
  * A daemon in a fresh temp folder `<prefix>XXXXXX` with one job `j` (local folder `src` holding `a.txt`,
  * saved to the local storage `d` in `store`). Its `stop()` also removes the folder.
  */

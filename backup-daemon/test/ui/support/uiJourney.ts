@@ -24,7 +24,7 @@ export interface JourneyOptions {
 }
 
 /** A fresh context and page on `daemon`, recording what went wrong in it. */
-export async function openJourney(browser: Browser, daemon: RunningDaemon, { loggedIn = true }: JourneyOptions = {}): Promise<Journey> {
+export async function openJourney(browser: Browser, daemon: Pick<RunningDaemon, 'url'>, { loggedIn = true }: JourneyOptions = {}): Promise<Journey> {
   const context = await browser.newContext({ baseURL: daemon.url, acceptDownloads: true, viewport: { width: 1280, height: 900 } })
   if (loggedIn) await logInByApi(context.request)
   const page = await context.newPage()
