@@ -6,25 +6,18 @@
  */
 import { spawn } from 'node:child_process'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import { connect, createServer } from 'node:net'
+import { connect } from 'node:net'
 import { networkInterfaces, tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { expect } from 'chai'
+import { freePort } from '../../../backup-daemon/test/support/freePort.js'
 import { parse } from 'yaml'
 import { startEmulator } from '../../src/emulator/index.js'
 import { cmsStartArgs } from '../../src/start/cmsCommand.js'
 import { writeDaemonConfig } from '../../src/start/daemonConfig.js'
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url))
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
-}
 
 /** Local addresses of listening IPv4 TCP sockets on `port` (from /proc/net/tcp, state 0A = LISTEN). */
 async function listeningAddresses(port: number): Promise<string[]> {

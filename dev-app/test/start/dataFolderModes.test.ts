@@ -7,21 +7,13 @@
  */
 import { spawn } from 'node:child_process'
 import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { expect } from 'chai'
+import { freePort } from '../../../backup-daemon/test/support/freePort.js'
 
 const appRoot = fileURLToPath(new URL('../..', import.meta.url))
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
-}
 
 /** Every path under `root` with its permission bits. */
 function modes(root: string): Map<string, number> {
