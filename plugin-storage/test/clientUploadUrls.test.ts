@@ -8,12 +8,13 @@
 import { createServer, type Server, type Socket } from 'node:net'
 
 import { expect } from 'chai'
-import { startEmulator, type RunningEmulator } from 'dev-app/emulator'
+import { type RunningEmulator } from 'dev-app/emulator'
 import sharp from 'sharp'
 
 import { STORAGE_UPLOAD_PATH } from '../src/constants.js'
 import { multipart } from './support/api.js'
 import { pngBytes } from './support/media.js'
+import { closeCmsAndEmulator, startCmsOnEmulator } from './support/cmsOnEmulator.js'
 import { emulatorOptions, startCms, type RunningCms } from './support/startCms.js'
 
 interface Signed {
@@ -68,13 +69,13 @@ for (const publicUrls of [false, true]) {
     let cms: RunningCms
 
     before(async () => {
-      emu = await startEmulator()
-      const options = emulatorOptions(emu)
-      cms = await startCms({ ...options, storage: { ...options.storage!, publicUrls } })
+      ;({ emu, cms } = await startCmsOnEmulator((started) => {
+        const options = emulatorOptions(started)
+        return startCms({ ...options, storage: { ...options.storage!, publicUrls } })
+      }))
     })
     after(async () => {
-      await cms?.close()
-      await emu?.close()
+      await closeCmsAndEmulator(cms, emu)
     })
 
     it('a file sent through the CMS (no object key): url, thumbnailURL and sizes load', async () => {
@@ -107,12 +108,10 @@ describe('internal storage fields in the admin', function () {
   let emu: RunningEmulator
   let cms: RunningCms
   before(async () => {
-    emu = await startEmulator()
-    cms = await startCms(emulatorOptions(emu))
+    ;({ emu, cms } = await startCmsOnEmulator())
   })
   after(async () => {
-    await cms?.close()
-    await emu?.close()
+    await closeCmsAndEmulator(cms, emu)
   })
 
   it('_objectKey is no list column, no filter and not bulk-editable (Payload 3.90 lists admin.hidden fields)', () => {
@@ -132,14 +131,12 @@ describe('a receipt whose object is not on the host', function () {
   const sockets: Socket[] = []
 
   before(async () => {
-    emu = await startEmulator()
-    cms = await startCms(emulatorOptions(emu))
+    ;({ emu, cms } = await startCmsOnEmulator())
   })
   after(async () => {
     for (const s of sockets) s.destroy()
     await new Promise<void>((resolve) => (silent ? silent.close(() => resolve()) : resolve()))
-    await cms?.close()
-    await emu?.close()
+    await closeCmsAndEmulator(cms, emu)
   })
 
   it('never uploaded, or deleted: 400 at once naming the upload; nothing is created', async () => {

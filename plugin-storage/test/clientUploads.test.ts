@@ -9,11 +9,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 import { expect } from 'chai'
-import { startEmulator, type RunningEmulator } from 'dev-app/emulator'
+import { type RunningEmulator } from 'dev-app/emulator'
 
 import { STORAGE_UPLOAD_PATH } from '../src/constants.js'
 import { resolveOptions, sweepOrphanUploads } from '../src/index.js'
 import { pngBytes } from './support/media.js'
+import { closeCmsAndEmulator, startCmsOnEmulator } from './support/cmsOnEmulator.js'
 import { emulatorOptions, startCms, type RunningCms } from './support/startCms.js'
 
 interface Signed {
@@ -39,12 +40,10 @@ describe('client uploads (storage/upload + receipt)', function () {
   }
 
   before(async () => {
-    emu = await startEmulator()
-    cms = await startCms(emulatorOptions(emu))
+    ;({ emu, cms } = await startCmsOnEmulator())
   })
   after(async () => {
-    await cms?.close()
-    await emu?.close()
+    await closeCmsAndEmulator(cms, emu)
   })
 
   it('signs a PUT, the browser uploads to the host directly, the document is created with the receipt', async () => {

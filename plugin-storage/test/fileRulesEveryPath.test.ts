@@ -6,12 +6,13 @@
  * that is markup or not the declared kind of file (415). tus-auth bounds every field and its body.
  */
 import { expect } from 'chai'
-import { startEmulator, type RunningEmulator } from 'dev-app/emulator'
+import { type RunningEmulator } from 'dev-app/emulator'
 
 import { STORAGE_UPLOAD_PATH } from '../src/constants.js'
 import { multipart, tusAuth } from './support/api.js'
 import { headOf, mp4Bytes, pngBytes } from './support/media.js'
-import { emulatorOptions, startCms, type RunningCms } from './support/startCms.js'
+import { closeCmsAndEmulator, startCmsOnEmulator } from './support/cmsOnEmulator.js'
+import type { RunningCms } from './support/startCms.js'
 
 const SVG = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>')
 const HTML = Buffer.from('<!DOCTYPE html><html><body><script>alert(document.cookie)</script></body></html>')
@@ -30,12 +31,10 @@ describe('one set of file rules on every upload path', function () {
   const ok = { collection: 'videos', filename: 'clip.mp4', filesize: video.length, filetype: 'video/mp4', head: headOf(video), title: 'Clip' }
 
   before(async () => {
-    emu = await startEmulator()
-    cms = await startCms(emulatorOptions(emu))
+    ;({ emu, cms } = await startCmsOnEmulator())
   })
   after(async () => {
-    await cms?.close()
-    await emu?.close()
+    await closeCmsAndEmulator(cms, emu)
   })
 
   const count = async () => (await cms.payload.count({ collection: 'media' })).totalDocs

@@ -6,12 +6,13 @@
  * shows) is the host's thumbnail once encoded, and an image's is its thumbnail size on the CDN.
  */
 import { expect } from 'chai'
-import { startEmulator, webhookSignatureHeaders, type RunningEmulator } from 'dev-app/emulator'
+import { webhookSignatureHeaders, type RunningEmulator } from 'dev-app/emulator'
 
 import { WEBHOOK_PATH } from '../src/constants.js'
 import type { TusAuthResponse } from '../src/types.js'
 import { multipart, saveVideo, tusAuth } from './support/api.js'
 import { headOf, mp4Bytes, pngBytes } from './support/media.js'
+import { closeCmsAndEmulator, startCmsOnEmulator } from './support/cmsOnEmulator.js'
 import { emulatorOptions, startCms, type RunningCms } from './support/startCms.js'
 
 describe('playback endpoint and admin thumbnails', function () {
@@ -35,8 +36,7 @@ describe('playback endpoint and admin thumbnails', function () {
   const readDoc = async () => (await (await cms.fetch(`/api/videos/${docId}`)).json()) as Doc
 
   before(async () => {
-    emu = await startEmulator()
-    cms = await startCms(emulatorOptions(emu))
+    ;({ emu, cms } = await startCmsOnEmulator())
   })
   // Each test gets its own video document (not finished yet), and finishes it itself when it needs to.
   beforeEach(async () => {
@@ -49,8 +49,7 @@ describe('playback endpoint and admin thumbnails', function () {
     videoId = auth.videoId
   })
   after(async () => {
-    await cms?.close()
-    await emu?.close()
+    await closeCmsAndEmulator(cms, emu)
   })
 
   it('404 and no thumbnail while the video is not finished; 404 for a document that does not exist', async () => {
@@ -100,20 +99,20 @@ describe('playback on a collection anyone may read: behaviour and OpenAPI agree 
   let cms: RunningCms
 
   before(async () => {
-    emu = await startEmulator()
-    const options = emulatorOptions(emu)
-    cms = await startCms(
-      { ...options, collections: { ...options.collections, 'public-videos': 'stream' } },
-      {
-        extraCollections: [
-          { slug: 'public-videos', access: { read: () => true }, fields: [{ name: 'title', type: 'text' }], upload: { mimeTypes: ['video/mp4'] } },
-        ],
-      },
-    )
+    ;({ emu, cms } = await startCmsOnEmulator((started) => {
+      const options = emulatorOptions(started)
+      return startCms(
+        { ...options, collections: { ...options.collections, 'public-videos': 'stream' } },
+        {
+          extraCollections: [
+            { slug: 'public-videos', access: { read: () => true }, fields: [{ name: 'title', type: 'text' }], upload: { mimeTypes: ['video/mp4'] } },
+          ],
+        },
+      )
+    }))
   })
   after(async () => {
-    await cms?.close()
-    await emu?.close()
+    await closeCmsAndEmulator(cms, emu)
   })
 
   it('answers an anonymous reader the player URLs, and the operation demands no credential of its own', async () => {

@@ -4,13 +4,14 @@
  * did not fail keeps refusing another one.
  */
 import { expect } from 'chai'
-import { startEmulator, webhookSignatureHeaders, type RunningEmulator } from 'dev-app/emulator'
+import { webhookSignatureHeaders, type RunningEmulator } from 'dev-app/emulator'
 
 import { WEBHOOK_PATH } from '../src/constants.js'
 import type { TusAuthResponse } from '../src/types.js'
 import { saveVideo, tusAuth } from './support/api.js'
 import { headOf, mp4Bytes } from './support/media.js'
-import { emulatorOptions, startCms, type RunningCms } from './support/startCms.js'
+import { closeCmsAndEmulator, startCmsOnEmulator } from './support/cmsOnEmulator.js'
+import type { RunningCms } from './support/startCms.js'
 
 describe('replacing a failed video', function () {
   this.timeout(60_000)
@@ -46,12 +47,10 @@ describe('replacing a failed video', function () {
   const streamOf = async (id: number) => ((await (await cms.fetch(`/api/videos/${id}`)).json()) as Doc).hostData.stream
 
   before(async () => {
-    emu = await startEmulator()
-    cms = await startCms(emulatorOptions(emu))
+    ;({ emu, cms } = await startCmsOnEmulator())
   })
   after(async () => {
-    await cms?.close()
-    await emu?.close()
+    await closeCmsAndEmulator(cms, emu)
   })
 
   it('binds a new video to a document whose encode failed', async () => {

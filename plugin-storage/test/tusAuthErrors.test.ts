@@ -4,7 +4,7 @@
  * proxy, after the host created the video) answers 500 without details, and the orphan sweep removes that video.
  */
 import { expect } from 'chai'
-import { startEmulator, type RunningEmulator } from 'dev-app/emulator'
+import { type RunningEmulator } from 'dev-app/emulator'
 import { createServer, request as httpRequest, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import nock from 'nock'
@@ -12,6 +12,7 @@ import nock from 'nock'
 import { resolveOptions, sweepOrphanVideos } from '../src/index.js'
 
 import { headOf, mp4Bytes, pngBytes } from './support/media.js'
+import { closeCmsAndEmulator, startCmsOnEmulator } from './support/cmsOnEmulator.js'
 import { emulatorOptions, startCms, type RunningCms } from './support/startCms.js'
 import { tusAuth } from './support/api.js'
 
@@ -25,13 +26,11 @@ describe('tus-auth error table', function () {
   const ok = { collection: 'videos', filename: 'clip.mp4', filesize: video.length, filetype: 'video/mp4', head: headOf(video), title: 'Clip' }
 
   before(async () => {
-    emu = await startEmulator()
-    cms = await startCms(emulatorOptions(emu), { fileSizeLimit: LIMIT })
+    ;({ emu, cms } = await startCmsOnEmulator((started) => startCms(emulatorOptions(started), { fileSizeLimit: LIMIT })))
   })
   after(async () => {
     nock.cleanAll()
-    await cms?.close()
-    await emu?.close()
+    await closeCmsAndEmulator(cms, emu)
   })
 
   async function expectError(body: Record<string, unknown>, status: number, message: RegExp, auth?: string): Promise<void> {
