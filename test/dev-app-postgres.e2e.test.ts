@@ -6,15 +6,16 @@
  */
 import { expect } from 'chai'
 import { execFile } from 'node:child_process'
-import { createHash } from 'node:crypto'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import sharp from 'sharp'
 import { requirePostgresBin, startPostgresCluster, type PostgresCluster } from '../backup-daemon/test/sources/support/postgresCluster.js'
 import { startDevApp, type RunningDevApp } from './support/devApp.js'
+import { sha256, walk } from './support/files.js'
 import { freePort } from './support/freePort.js'
+import { waitFor } from './support/waitFor.js'
 
 const run = promisify(execFile)
 const repoRoot = new URL('..', import.meta.url).pathname
@@ -182,24 +183,3 @@ describe('dev-app end to end on PostgreSQL (DATABASE_URI=postgres://… npm star
     }
   })
 })
-
-function sha256(data: Buffer): string {
-  return createHash('sha256').update(data).digest('hex')
-}
-
-function walk(dir: string): string[] {
-  if (!existsSync(dir)) return []
-  return readdirSync(dir).flatMap((name) => {
-    const full = path.join(dir, name)
-    return statSync(full).isDirectory() ? walk(full) : [full]
-  })
-}
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    if (await check()) return
-    await new Promise((resolve) => setTimeout(resolve, 500))
-  }
-  throw new Error(`condition not met within ${timeoutMs} ms`)
-}

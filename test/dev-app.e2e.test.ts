@@ -5,8 +5,7 @@
  */
 import { expect } from 'chai'
 import { execFileSync } from 'node:child_process'
-import { createHash } from 'node:crypto'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { Browser, Page } from 'playwright-core'
@@ -14,7 +13,9 @@ import sharp from 'sharp'
 import { launchBrowser, saveScreenshot } from './support/browser.js'
 import { startDevApp, type RunningDevApp } from './support/devApp.js'
 import { makeTestVideo } from './support/ffmpegVideo.js'
+import { sha256, walk } from './support/files.js'
 import { freePort } from './support/freePort.js'
+import { waitFor } from './support/waitFor.js'
 import { playAndSeek } from './support/playAndSeek.js'
 
 describe('dev-app end to end (npm start)', function () {
@@ -211,25 +212,4 @@ async function logIn(page: Page, app: RunningDevApp): Promise<void> {
   await page.fill('input[name="password"]', app.credentials.adminPassword)
   await page.click('button[type="submit"]')
   await page.waitForURL(`${app.cmsUrl}/admin`)
-}
-
-function sha256(data: Buffer): string {
-  return createHash('sha256').update(data).digest('hex')
-}
-
-function walk(dir: string): string[] {
-  if (!existsSync(dir)) return []
-  return readdirSync(dir).flatMap((name) => {
-    const full = path.join(dir, name)
-    return statSync(full).isDirectory() ? walk(full) : [full]
-  })
-}
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    if (await check()) return
-    await new Promise((resolve) => setTimeout(resolve, 500))
-  }
-  throw new Error(`condition not met within ${timeoutMs} ms`)
 }

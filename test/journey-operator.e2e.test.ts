@@ -9,13 +9,13 @@
  * SQLite database and its media). Screenshots: test-artifacts/screenshots/journey-operator-*.png.
  */
 import { expect } from 'chai'
-import { createHash } from 'node:crypto'
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { existsSync, readFileSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 
 import { launchBrowser, saveScreenshot } from './support/browser.js'
 import { startDevApp, type RunningDevApp } from './support/devApp.js'
+import { sha256, walk } from './support/files.js'
 import { freePort } from './support/freePort.js'
 
 /** What the start printed for the operator: the daemon's login and the folder restores may go to. */
@@ -215,15 +215,3 @@ describe('journey: an operator runs, verifies and restores a backup from the dae
     }
   })
 })
-
-function sha256(data: Buffer): string {
-  return createHash('sha256').update(data).digest('hex')
-}
-
-function walk(dir: string): string[] {
-  if (!existsSync(dir)) return []
-  return readdirSync(dir).flatMap((name) => {
-    const full = path.join(dir, name)
-    return statSync(full).isDirectory() ? walk(full) : [full]
-  })
-}
