@@ -9,8 +9,8 @@ import { expect } from 'chai'
 import { type RunningEmulator } from 'dev-app/emulator'
 
 import { STORAGE_UPLOAD_PATH } from '../src/constants.js'
-import { multipart, tusAuth } from './support/api.js'
-import { headOf, mp4Bytes, pngBytes } from './support/media.js'
+import { multipart, tusAuth, validTusRequest } from './support/api.js'
+import { mp4Bytes, pngBytes } from './support/media.js'
 import { closeCmsAndEmulator, startCmsOnEmulator } from './support/cmsOnEmulator.js'
 import type { RunningCms } from './support/startCms.js'
 
@@ -28,7 +28,7 @@ describe('one set of file rules on every upload path', function () {
   let emu: RunningEmulator
   let cms: RunningCms
   const video = mp4Bytes(32 * 1024)
-  const ok = { collection: 'videos', filename: 'clip.mp4', filesize: video.length, filetype: 'video/mp4', head: headOf(video), title: 'Clip' }
+  const ok = validTusRequest(video)
 
   before(async () => {
     ;({ emu, cms } = await startCmsOnEmulator())

@@ -14,7 +14,7 @@ import { resolveOptions, sweepOrphanVideos } from '../src/index.js'
 import { headOf, mp4Bytes, pngBytes } from './support/media.js'
 import { closeCmsAndEmulator, startCmsOnEmulator } from './support/cmsOnEmulator.js'
 import { emulatorOptions, startCms, type RunningCms } from './support/startCms.js'
-import { tusAuth } from './support/api.js'
+import { tusAuth, validTusRequest } from './support/api.js'
 
 const LIMIT = 10 * 1024 * 1024
 
@@ -23,7 +23,7 @@ describe('tus-auth error table', function () {
   let emu: RunningEmulator
   let cms: RunningCms
   const video = mp4Bytes(32 * 1024)
-  const ok = { collection: 'videos', filename: 'clip.mp4', filesize: video.length, filetype: 'video/mp4', head: headOf(video), title: 'Clip' }
+  const ok = validTusRequest(video)
 
   before(async () => {
     ;({ emu, cms } = await startCmsOnEmulator((started) => startCms(emulatorOptions(started), { fileSizeLimit: LIMIT })))

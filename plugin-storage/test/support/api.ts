@@ -4,7 +4,13 @@
  * the multipart body of a file sent through the CMS itself.
  */
 import { TUS_AUTH_PATH } from '../../src/constants.js'
+import { headOf } from './media.js'
 import type { RunningCms } from './startCms.js'
+
+/** A valid tus-auth request for the MP4 `video` (`clip.mp4` into `videos`): the one the error tests vary. */
+export function validTusRequest(video: Buffer) {
+  return { collection: 'videos', filename: 'clip.mp4', filesize: video.length, filetype: 'video/mp4', head: headOf(video), title: 'Clip' }
+}
 
 export async function tusAuth(cms: Pick<RunningCms, 'fetch'>, body: Record<string, unknown>, auth?: string): Promise<Response> {
   return cms.fetch(`/api${TUS_AUTH_PATH}`, { auth, body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' }, method: 'POST' })
