@@ -5,9 +5,9 @@
  * - An image saved in the admin goes to the storage host by the core's own client-upload flow
  *   (`upload-instructions` answered by the plugin's adapter, PUT from the browser): it lands in its own
  *   upload folder, which only that flow creates, with its size generated beside it.
- * - A video goes through the plugin's TUS field (progress, then "Uploaded"); on save the 4.x admin's
- *   `dispatch` instruction is answered by the plugin's provider with the receipt; the host's callbacks
- *   then finish it.
+ * - A video picked in the upload field starts its TUS upload at once (the plugin's TUS field; progress,
+ *   then "Uploaded", in its video panel); on save the 4.x admin's `dispatch` instruction is answered by the
+ *   plugin's provider with the receipt; the host's callbacks then finish it, and the panel plays it.
  */
 import { readFile } from 'node:fs/promises'
 import { mkdtempSync, writeFileSync } from 'node:fs'
@@ -35,6 +35,7 @@ describe('plugin-storage in the Payload 4 admin panel', function () {
   let browser: Browser | undefined
   let page: Page
   let token: string
+  const browserErrors: string[] = []
 
   const api = async <T>(route: string): Promise<T> => (await (await fetch(`${admin.url}${route}`, { headers: { Authorization: `JWT ${token}` } })).json()) as T
 
@@ -53,6 +54,14 @@ describe('plugin-storage in the Payload 4 admin panel', function () {
     expect(registered.status, await registered.clone().text()).to.equal(200)
     token = ((await registered.json()) as { token: string }).token
     page = await browser!.newPage()
+    page.on('pageerror', (err) => browserErrors.push(err.message))
+  })
+
+  // A failed step leaves what the page showed, what the browser threw and the end of the server's log.
+  afterEach(async function () {
+    if (this.currentTest?.state !== 'failed' || !page) return
+    const shot = await saveScreenshot(page, `payload4-admin-failed-${this.currentTest.title.slice(0, 40).replace(/\W+/g, '-')}`)
+    console.log(`      screenshot: ${shot}\n      page errors: ${JSON.stringify(browserErrors)}\n      server log:\n${admin?.stderr().slice(-3000)}`)
   })
 
   after(async () => {
@@ -103,6 +112,8 @@ describe('plugin-storage in the Payload 4 admin panel', function () {
     const file = path.join(dir, 'admin-clip.mp4')
     const size = makeTestVideo(file, { height: 720, seconds: 4, width: 1280 })
     await page.goto(`${admin.url}/admin/collections/videos/create`)
+    // The 4.x admin renders nothing for a component missing from the import map; only its server log says so.
+    expect(admin.stderr(), 'every plugin component of the edit view is in the import map').not.to.match(/not found in importMap \{\s*key: '@hosted-media\//)
     await page.locator('input[type="file"]').setInputFiles(file)
     await page.fill('input[name="title"]', 'Clip from the 4.x admin')
     // The upload starts on the pick; Save attaches the video once it is done.
