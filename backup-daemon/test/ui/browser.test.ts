@@ -158,8 +158,16 @@ describe('web UI in Chromium against a real daemon', function () {
     await page.locator('[data-status="running"] .live-dot').waitFor()
     await page.clock.resume()
     await saveScreenshot(page, 'ui-job-running')
+    // "Cancel requested at …" describes a run in flight and goes once the run has ended, which a quick
+    // cancel does within milliseconds: record every text the feedback shows rather than poll for it.
+    // (A string, not a function: tsx would add helpers the page does not have.)
+    await page.evaluate(`(() => {
+      const feedback = document.querySelector('#action-feedback')
+      window.__feedback = []
+      new MutationObserver(() => window.__feedback.push(feedback.textContent)).observe(feedback, { childList: true, characterData: true, subtree: true })
+    })()`)
     await page.getByRole('button', { name: 'Cancel run' }).click()
-    await page.locator('#action-feedback', { hasText: 'Cancel requested' }).waitFor()
+    await page.waitForFunction(`window.__feedback.some((text) => text.startsWith('Cancel requested at '))`, undefined, { timeout: 30_000 })
     await page.locator('[data-status="idle"]').waitFor({ timeout: 30_000 })
     await page.locator('.result.failed').waitFor()
     expect(await page.locator('tr[data-snapshot]').count()).to.equal(0)
