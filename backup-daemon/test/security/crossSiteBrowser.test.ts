@@ -19,6 +19,7 @@ import { launchBrowser } from '../ui/support/browser.js'
 import { startDaemon, type RunningDaemon } from '../ui/support/realDaemon.js'
 import { logInWithKeyboard, makeJobs } from '../ui/support/uiFixture.js'
 import { listBackups } from '../ui/support/uiApi.js'
+import { recordFeedback } from '../ui/support/uiJourney.js'
 
 describe('security: a page on another port of the same host cannot start a run (Chromium)', function () {
   this.timeout(90_000)
@@ -125,8 +126,9 @@ describe('security: a page on another port of the same host cannot start a run (
     const before = await jobState()
     const listed = (await listBackups(page.request, 'small')).length
     await page.goto('/jobs/small')
+    const feedbackShown = await recordFeedback(page)
     await page.getByRole('button', { name: 'Run now' }).click()
-    await page.locator('#action-feedback', { hasText: 'Run started' }).waitFor()
+    await feedbackShown('Run started at ')
     await page.locator('tr[data-snapshot]').nth(listed).waitFor({ timeout: 30_000 })
     expect((await jobStatus()).lastRun)
       .to.be.a('string')

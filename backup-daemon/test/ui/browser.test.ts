@@ -16,7 +16,7 @@ import { launchBrowser, saveScreenshot } from './support/browser.js'
 import { startDaemon, type RunningDaemon } from './support/realDaemon.js'
 import { findFile, logInWithKeyboard, makeJobs, readSplitSet } from './support/uiFixture.js'
 import { ensureBackup, listBackups } from './support/uiApi.js'
-import { journeys } from './support/uiJourney.js'
+import { journeys, recordFeedback } from './support/uiJourney.js'
 
 describe('web UI in Chromium against a real daemon', function () {
   this.timeout(60_000)
@@ -79,8 +79,9 @@ describe('web UI in Chromium against a real daemon', function () {
     await page.goto('/')
     await page.locator('a', { hasText: /^small$/ }).click()
     await page.locator('.stream-state.live').waitFor()
+    const feedbackShown = await recordFeedback(page)
     await page.getByRole('button', { name: 'Run now' }).click()
-    await page.locator('#action-feedback', { hasText: 'Run started' }).waitFor()
+    await feedbackShown('Run started at ')
     // This run's snapshot appears (newest first), and its commit line arrives over the SSE stream while
     // the page stays open.
     await page.locator('tr[data-snapshot]').nth(before).waitFor({ timeout: 30_000 })
@@ -158,16 +159,9 @@ describe('web UI in Chromium against a real daemon', function () {
     await page.locator('[data-status="running"] .live-dot').waitFor()
     await page.clock.resume()
     await saveScreenshot(page, 'ui-job-running')
-    // "Cancel requested at …" describes a run in flight and goes once the run has ended, which a quick
-    // cancel does within milliseconds: record every text the feedback shows rather than poll for it.
-    // (A string, not a function: tsx would add helpers the page does not have.)
-    await page.evaluate(`(() => {
-      const feedback = document.querySelector('#action-feedback')
-      window.__feedback = []
-      new MutationObserver(() => window.__feedback.push(feedback.textContent)).observe(feedback, { childList: true, characterData: true, subtree: true })
-    })()`)
+    const feedbackShown = await recordFeedback(page)
     await page.getByRole('button', { name: 'Cancel run' }).click()
-    await page.waitForFunction(`window.__feedback.some((text) => text.startsWith('Cancel requested at '))`, undefined, { timeout: 30_000 })
+    await feedbackShown('Cancel requested at ')
     await page.locator('[data-status="idle"]').waitFor({ timeout: 30_000 })
     await page.locator('.result.failed').waitFor()
     expect(await page.locator('tr[data-snapshot]').count()).to.equal(0)
@@ -230,8 +224,9 @@ describe('web UI in Chromium against a real daemon', function () {
     // Focus moved to the new page's content: the next Tab stops go into the page, not the header.
     await page.waitForFunction(() => document.activeElement?.id === 'main')
     await tabTo('Run now')
+    const feedbackShown = await recordFeedback(page)
     await page.keyboard.press('Enter')
-    await page.locator('#action-feedback', { hasText: 'Run started' }).waitFor()
+    await feedbackShown('Run started at ')
     await page.locator('[data-status="idle"]').first().waitFor({ timeout: 30_000 })
   })
 

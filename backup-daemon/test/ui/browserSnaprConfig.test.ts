@@ -26,7 +26,7 @@ import { launchBrowser, saveScreenshot } from './support/browser.js'
 import { startDaemon, uiPassword, uiUser, type RunningDaemon } from './support/realDaemon.js'
 import { findFile, logInWithKeyboard, readSplitSet } from './support/uiFixture.js'
 import { ensureBackup, listBackups } from './support/uiApi.js'
-import { journeys } from './support/uiJourney.js'
+import { journeys, recordFeedback } from './support/uiJourney.js'
 
 /** Folders and the webhook receiver a config refers to. */
 interface Paths {
@@ -240,8 +240,9 @@ describe('web UI for snapr users: a real daemon from an original-style config', 
     await page.waitForURL(/\/jobs\/site$/)
     await page.getByRole('heading', { name: 'site', exact: true }).waitFor()
     await page.locator('.stream-state.live').waitFor()
+    const feedbackShown = await recordFeedback(page)
     await page.getByRole('button', { name: 'Run now' }).click()
-    await page.locator('#action-feedback', { hasText: 'Run started' }).waitFor()
+    await feedbackShown('Run started at ')
     // This run's snapshot (newest first) and its commit line, not an earlier run's.
     await page.locator('tr[data-snapshot]').nth(before).waitFor({ timeout: 45_000 })
     const name = (await page.locator('tr[data-snapshot]').first().getAttribute('data-snapshot'))!

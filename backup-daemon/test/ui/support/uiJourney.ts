@@ -65,3 +65,30 @@ export function journeys(fixture: () => { browser: Browser; daemon: RunningDaemo
     })
   }
 }
+
+/**
+ * Records every text the job page's `#action-feedback` shows from now on, and returns a wait for one that
+ * starts with a prefix. "Run started at …" and "Cancel requested at …" describe a run in flight and go
+ * once it has ended, which a small job does within milliseconds: polling for them can miss them.
+ */
+export async function recordFeedback(page: Page): Promise<(prefix: string) => Promise<void>> {
+  // A string, not a function: tsx would add helpers the page does not have.
+  await page.evaluate(`(() => {
+    window.__feedback = []
+    const read = () => {
+      const text = document.querySelector('#action-feedback')?.textContent ?? ''
+      if (text && window.__feedback.at(-1) !== text) window.__feedback.push(text)
+    }
+    new MutationObserver(read).observe(document.body, { childList: true, characterData: true, subtree: true })
+  })()`)
+  // Read from here, not with waitForFunction: a string predicate is an eval, which the daemon's CSP refuses.
+  return async (prefix) => {
+    const deadline = Date.now() + 30_000
+    for (;;) {
+      const shown = (await page.evaluate('window.__feedback')) as string[]
+      if (shown.some((text) => text.startsWith(prefix))) return
+      if (Date.now() > deadline) throw new Error(`#action-feedback never showed "${prefix}…" (it showed ${JSON.stringify(shown)})`)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  }
+}
