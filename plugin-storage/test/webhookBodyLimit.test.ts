@@ -58,12 +58,30 @@ function parseAnswer(raw: Buffer): Omit<Answer, 'sent'> | undefined {
 }
 
 /**
+ * The head of a webhook POST with plausible signature headers (so the body must be read before the
+ * signature can be checked) and the given length header, ending in the blank line.
+ */
+function webhookHead(url: string, lengthHeader: string): string {
+  const { hostname, pathname, port } = new URL(url)
+  const lines = [
+    `POST ${pathname} HTTP/1.1`,
+    `Host: ${hostname}:${port}`,
+    'Content-Type: application/json',
+    `X-HostStream-Signature: ${'a'.repeat(64)}`,
+    'X-HostStream-Signature-Algorithm: hmac-sha256',
+    'X-HostStream-Signature-Version: v1',
+    lengthHeader,
+  ]
+  return `${lines.join('\r\n')}\r\n\r\n`
+}
+
+/**
  * POSTs `total` bytes of filler in 1 MiB chunks (chunked, or with `Content-Length` when `declare`) over
  * a raw socket (nock, loaded by other suites in this process, would buffer a node:http request body),
  * honouring back-pressure, and stops sending as soon as the answer is there.
  */
 function postHuge(url: string, total: number, declare: boolean): Promise<Answer> {
-  const { hostname, pathname, port } = new URL(url)
+  const { hostname, port } = new URL(url)
   return new Promise((resolve, reject) => {
     const chunk = Buffer.alloc(MiB, 0x20)
     let sent = 0
@@ -85,15 +103,7 @@ function postHuge(url: string, total: number, declare: boolean): Promise<Answer>
     socket.on('close', () => {
       if (!answer) reject(new Error(`connection closed without an answer (${received.length} bytes received)`))
     })
-    const head = [
-      `POST ${pathname} HTTP/1.1`,
-      `Host: ${hostname}:${port}`,
-      'Content-Type: application/json',
-      `X-HostStream-Signature: ${'a'.repeat(64)}`,
-      'X-HostStream-Signature-Algorithm: hmac-sha256',
-      'X-HostStream-Signature-Version: v1',
-      declare ? `Content-Length: ${total}` : 'Transfer-Encoding: chunked',
-    ]
+    const head = webhookHead(url, declare ? `Content-Length: ${total}` : 'Transfer-Encoding: chunked')
     const pump = () => {
       while (!answer && !socket.destroyed && sent < total) {
         sent += chunk.length
@@ -106,7 +116,7 @@ function postHuge(url: string, total: number, declare: boolean): Promise<Answer>
       if (!answer && !socket.destroyed && !declare) socket.write('0\r\n\r\n')
     }
     socket.once('connect', () => {
-      socket.write(`${head.join('\r\n')}\r\n\r\n`)
+      socket.write(head)
       pump()
     })
   })
@@ -117,7 +127,7 @@ function postHuge(url: string, total: number, declare: boolean): Promise<Answer>
  * connection and what it answered, if anything, before closing it.
  */
 function postStalled(url: string): Promise<{ heldMs: number; received: string }> {
-  const { hostname, pathname, port } = new URL(url)
+  const { hostname, port } = new URL(url)
   return new Promise((resolve, reject) => {
     const started = Date.now()
     let received = ''
@@ -133,17 +143,7 @@ function postStalled(url: string): Promise<{ heldMs: number; received: string }>
       resolve({ heldMs: Date.now() - started, received })
     })
     socket.once('connect', () => {
-      // Plausible signature headers: the body must be read before the signature can be checked.
-      const head = [
-        `POST ${pathname} HTTP/1.1`,
-        `Host: ${hostname}:${port}`,
-        'Content-Type: application/json',
-        `X-HostStream-Signature: ${'a'.repeat(64)}`,
-        'X-HostStream-Signature-Algorithm: hmac-sha256',
-        'X-HostStream-Signature-Version: v1',
-        'Content-Length: 400',
-      ]
-      socket.write(`${head.join('\r\n')}\r\n\r\n{"VideoLibraryId": 1, "Status": `)
+      socket.write(`${webhookHead(url, 'Content-Length: 400')}{"VideoLibraryId": 1, "Status": `)
     })
   })
 }
