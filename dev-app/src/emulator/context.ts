@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { ResolvedOptions } from './config/resolveOptions.js'
+import type { CollectionStore } from './stream/CollectionStore.js'
 import type { VideoStore } from './stream/VideoStore.js'
 import type { PurgeRecord } from './types.js'
 
@@ -18,12 +19,17 @@ export interface EmulatorDirs {
   tus: string
   /** `encoded/{guid}/`: ffmpeg's renditions, MP4 fallback files and thumbnail of each video. */
   encoded: string
+  /** `captions/{guid}/{srclang}.vtt`: caption files added through the stream API. */
+  captions: string
 }
 
 export interface EmulatorContext {
   options: ResolvedOptions
   dirs: EmulatorDirs
   videos: VideoStore
+  collections: CollectionStore
+  /** Starts (or restarts) the encoding of an uploaded video (TUS or `PUT .../videos/{guid}`). */
+  startEncoding(guid: string): void
   /** Public base URL of the server, e.g. `http://127.0.0.1:3100` (known once listening). */
   baseUrl(): string
   /** Checksums (uppercase hex sha256) of files written through the emulator, by zone-relative path. */

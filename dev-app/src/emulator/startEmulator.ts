@@ -22,6 +22,7 @@ import { streamApi } from './stream/streamApi.js'
 import { loadState, persistState } from './stream/persistState.js'
 import { VideoStatus } from './stream/statuses.js'
 import { streamCdn } from './stream/streamCdn.js'
+import { CollectionStore } from './stream/CollectionStore.js'
 import { toEmulatedVideo, VideoStore } from './stream/VideoStore.js'
 import { createTusEndpoint, TUS_PATH } from './tus/tusEndpoint.js'
 import type { EmulatorOptions, RunningEmulator } from './types.js'
@@ -43,6 +44,7 @@ export async function startEmulator(emulatorOptions: EmulatorOptions = {}): Prom
     tmp: path.join(root, 'tmp'),
     tus: path.join(root, 'tus'),
     encoded: path.join(root, 'encoded'),
+    captions: path.join(root, 'captions'),
   }
   await Promise.all(Object.values(dirs).map((dir) => mkdir(dir, { recursive: true })))
   const closing = new AbortController()
@@ -51,6 +53,9 @@ export async function startEmulator(emulatorOptions: EmulatorOptions = {}): Prom
     options,
     dirs,
     videos: new VideoStore(options.libraryId),
+    collections: new CollectionStore(),
+    // Set to the TUS endpoint's once it exists (just below): it owns the encodings in flight.
+    startEncoding: () => {},
     baseUrl: () => baseUrl,
     checksums: new Map(),
     closing: closing.signal,
@@ -58,6 +63,7 @@ export async function startEmulator(emulatorOptions: EmulatorOptions = {}): Prom
     log: (line) => options.log?.(`[host-emulator] ${line}`),
   }
   const tus = createTusEndpoint(ctx)
+  ctx.startEncoding = tus.startEncoding
   // With a caller's dataDir the state survives restarts; interrupted encodings start over.
   const persistence = temporary ? undefined : persistState(ctx)
   if (!temporary) {
@@ -137,6 +143,9 @@ export async function startEmulator(emulatorOptions: EmulatorOptions = {}): Prom
     purges: () => ctx.purges.map((p) => ({ ...p })),
     setWebhookUrl(url) {
       options.webhookUrl = url
+    },
+    setKeepOriginals(keep) {
+      options.keepOriginals = keep
     },
     videos: () => ctx.videos.list().map(toEmulatedVideo),
     whenEncoded: (guid) => ctx.videos.whenEncoded(guid),

@@ -9,10 +9,11 @@
  * | storage API (`AccessKey` header) | `${url}/storage` → `PUT/GET/DELETE /storage/{zone}/{path}`, list `GET /storage/{zone}/{dir}/` |
  * | S3-compatible endpoint (SigV4 presigned PUT for client uploads) | `${url}/s3` → `PUT /s3/{zone}/{key}?X-Amz-...` |
  * | storage pull zone (CDN) | `${url}/cdn/{zone}` → `GET /cdn/{zone}/{path}` (token-checked when `pullZone.tokenAuthKey` is set) |
- * | stream API (`AccessKey` header) | `${url}/stream` → `/stream/library/{libraryId}/videos[/{guid}[/resolutions]]` |
+ * | stream API (`AccessKey` header) | `${url}/stream` → `/stream/library/{libraryId}/videos[/{guid}[/resolutions|/captions/{srclang}]]`, |
+ * |  | `/stream/library/{libraryId}/collections[/{id}]`; `PUT .../videos/{guid}` uploads the bytes |
  * | TUS upload | `${url}/tusupload` |
  * | stream pull zone (token-checked when `stream.tokenAuthKey` is set) | `${url}/stream-cdn/{libraryId}` → `/{guid}/playlist.m3u8`, `thumbnail.jpg`, |
- * |  | `preview.webp`, `play_{h}p.mp4`, `original` |
+ * |  | `preview.webp`, `play_{h}p.mp4`, `original`, `captions/{srclang}.vtt` |
  * | account API: cache purge (`AccessKey` = account API key) | `${url}` → `POST /purge?url=...`; emulator-only `GET /purge/log` |
  */
 
@@ -81,6 +82,11 @@ export interface EmulatorOptions {
     encodingStepMs?: number
     /** Whether the library produces MP4 fallback files (`play_{h}p.mp4`, up to 720p). @default true */
     mp4Fallback?: boolean
+    /**
+     * The library's "Keep original files" setting: whether an upload finished from now on keeps its
+     * original (`{guid}/original`, `hasOriginal`). `setKeepOriginals()` changes it at run time. @default true
+     */
+    keepOriginals?: boolean
     /** Extra delivery attempts of a failed webhook callback (backoff doubles from `max(50, encodingStepMs)` ms). @default 4 */
     webhookRetries?: number
     /** When set, the stream pull zone requires HS256 `token` + `expires` (query, or a directory token in the path). */
@@ -129,6 +135,8 @@ export interface RunningEmulator {
   purges(): PurgeRecord[]
   /** Changes (or clears) the webhook target at run time, e.g. once the CMS knows its port. */
   setWebhookUrl(url: string | undefined): void
+  /** Changes the library's "Keep original files" setting for uploads that finish afterwards. */
+  setKeepOriginals(keep: boolean): void
   /** What the emulator holds, for tests: videos by guid. */
   videos(): EmulatedVideo[]
   /**

@@ -23,6 +23,8 @@ export interface ResolvedOptions {
   webhookUrl: string | undefined
   encodingStepMs: number
   mp4Fallback: boolean
+  /** Mutable: `setKeepOriginals()` changes it at run time, for uploads that finish afterwards. */
+  keepOriginals: boolean
   webhookRetries: number
   streamTokenAuthKey: string | undefined
   accountApiKey: string
@@ -50,6 +52,7 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     webhookUrl: options.stream?.webhookUrl,
     encodingStepMs: options.stream?.encodingStepMs ?? 200,
     mp4Fallback: options.stream?.mp4Fallback ?? true,
+    keepOriginals: options.stream?.keepOriginals ?? true,
     webhookRetries: options.stream?.webhookRetries ?? 4,
     streamTokenAuthKey: options.stream?.tokenAuthKey || undefined,
     accountApiKey: options.account?.apiKey ?? 'dev-account-key',

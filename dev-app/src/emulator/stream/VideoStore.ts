@@ -38,6 +38,27 @@ export interface VideoRecord {
   encodedDir?: string
   /** Whether the encoded renditions carry an audio track (the master playlist's `CODECS`). */
   hasAudio?: boolean
+  /**
+   * Whether the host keeps the original (the library's "Keep original files" setting when the upload
+   * finished). Without it `{guid}/original` is not served and `hasOriginal` is false; the bytes stay
+   * on disk for encoding only. Undefined (state saved before the setting existed) means kept.
+   */
+  originalKept?: boolean
+  /** Caption tracks (`POST .../captions/{srclang}`); the files live in `captions/{guid}/{srclang}.vtt`. */
+  captions?: VideoCaption[]
+  /** Chapters as set through `POST .../videos/{guid}` (`{title, start, end}`, seconds). */
+  chapters?: VideoChapter[]
+}
+
+export interface VideoCaption {
+  srclang: string
+  label: string
+}
+
+export interface VideoChapter {
+  title: string
+  start: number
+  end: number
 }
 
 /** What settles when a video's simulated encoding ends (Finished or Error). */

@@ -9,12 +9,15 @@ import { randomUUID } from 'node:crypto'
 import { readFile, rename, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { EmulatorContext } from '../context.js'
+import type { CollectionRecord } from './CollectionStore.js'
 import type { VideoRecord } from './VideoStore.js'
 
 interface SavedState {
   version: 1
   videos: (Omit<VideoRecord, 'dateUploaded'> & { dateUploaded: string })[]
   checksums: [string, string][]
+  /** Absent in state saved before collections existed. */
+  collections?: CollectionRecord[]
 }
 
 export const STATE_FILE = 'state.json'
@@ -33,6 +36,7 @@ export async function loadState(ctx: EmulatorContext): Promise<VideoRecord[]> {
     .filter((video) => video.libraryId === ctx.options.libraryId)
     .map((video) => ({ ...video, dateUploaded: new Date(video.dateUploaded) }))
   ctx.videos.restore(videos)
+  ctx.collections.restore(saved.collections ?? [])
   return videos
 }
 
@@ -52,6 +56,7 @@ export function persistState(ctx: EmulatorContext, intervalMs = 500): StatePersi
       version: 1,
       videos: ctx.videos.list().map((video) => ({ ...video, dateUploaded: video.dateUploaded.toISOString() })),
       checksums: [...ctx.checksums.entries()],
+      collections: ctx.collections.list(),
     }
     return JSON.stringify(state)
   }

@@ -1,7 +1,9 @@
 /**
  * @module emulator/stream/streamApi
- * The stream API under `/stream`: `/library/{libraryId}/videos[/{guid}[/resolutions]]` with the
- * library's API key in `AccessKey`.
+ * The stream API under `/stream`, with the library's API key in `AccessKey`:
+ * `/library/{libraryId}/videos` (list, paged and ordered; create), `.../videos/{guid}` (get, update,
+ * `PUT` upload, delete), `.../videos/{guid}/resolutions`, `.../videos/{guid}/captions/{srclang}` and
+ * `/library/{libraryId}/collections[/{id}]`.
  */
 import { rm } from 'node:fs/promises'
 import type { ServerResponse } from 'node:http'
@@ -11,15 +13,16 @@ import type { EmulatorContext, UpstreamHandler } from '../context.js'
 import { safeDecode } from '../http/safeDecode.js'
 import { readJsonBody } from '../http/readJsonBody.js'
 import { sendJson } from '../http/sendJson.js'
+import { apiStatus as status } from './apiStatus.js'
+import { captionsApi } from './captionsApi.js'
+import { collectionsApi } from './collectionsApi.js'
+import { resolutionsOf } from './resolutionsOf.js'
 import { toVideoObject } from './toVideoObject.js'
-import { VideoStatus } from './statuses.js'
+import { updateVideo } from './updateVideo.js'
+import { uploadVideo } from './uploadVideo.js'
 import type { VideoRecord } from './VideoStore.js'
 
-const ROUTE = /^\/stream\/library\/([^/]+)\/videos(?:\/([^/]+)(\/resolutions)?)?\/?$/
-
-function status(res: ServerResponse, code: number, message: string): void {
-  sendJson(res, code, { success: code < 400, message, statusCode: code })
-}
+const ROUTE = /^\/stream\/library\/([^/]+)\/(videos|collections)(?:\/([^/]+)(?:\/(resolutions|captions\/[^/]+))?)?\/?$/
 
 export const streamApi: UpstreamHandler = async (req, res, { rawPath, query }, ctx) => {
   if (!rawPath.startsWith('/stream/')) return false
@@ -31,13 +34,18 @@ export const streamApi: UpstreamHandler = async (req, res, { rawPath, query }, c
     sendJson(res, 401, { Message: 'Authorization has been denied for this request.' })
     return true
   }
-  if (!match) {
+  if (!match || (match[2] === 'collections' && match[4])) {
     req.resume()
     status(res, 404, 'Not Found')
     return true
   }
-  const guid = match[2] ? (safeDecode(match[2]) ?? '%') : undefined
-  const resolutions = Boolean(match[3])
+  const id = match[3] ? (safeDecode(match[3]) ?? '%') : undefined
+  if (match[2] === 'collections') {
+    await collectionsApi(req, res, id, query, ctx)
+    return true
+  }
+  const guid = id
+  const sub = match[4]
   if (!guid) {
     if (req.method === 'POST') return createVideo(req, res, ctx)
     if (req.method === 'GET') return listVideos(res, query, ctx)
@@ -51,33 +59,29 @@ export const streamApi: UpstreamHandler = async (req, res, { rawPath, query }, c
     status(res, 404, 'Video not found')
     return true
   }
-  if (resolutions) {
+  if (sub === 'resolutions') {
+    req.resume()
     if (req.method !== 'GET') status(res, 405, 'Method Not Allowed')
     else sendJson(res, 200, { success: true, message: null, statusCode: 200, data: resolutionsOf(video) })
     return true
   }
+  if (sub) {
+    await captionsApi(req, res, video, safeDecode(sub.slice('captions/'.length)) ?? '', ctx)
+    return true
+  }
   switch (req.method) {
     case 'GET':
+      req.resume()
       sendJson(res, 200, toVideoObject(video))
       return true
-    case 'POST': {
-      const body = await readJsonBody(req)
-      if (!body || typeof body !== 'object') {
-        status(res, 400, 'Invalid request body')
-        return true
-      }
-      const { title } = body as { title?: unknown }
-      if (title !== undefined) {
-        if (typeof title !== 'string' || title.trim() === '') {
-          status(res, 400, 'The title must be a non-empty string')
-          return true
-        }
-        video.title = title
-      }
-      status(res, 200, 'OK')
+    case 'POST':
+      await updateVideo(req, res, video, ctx)
       return true
-    }
+    case 'PUT':
+      await uploadVideo(req, res, video, ctx)
+      return true
     case 'DELETE':
+      req.resume()
       await deleteVideo(video, ctx)
       status(res, 200, 'OK')
       return true
@@ -105,10 +109,23 @@ async function createVideo(req: Parameters<UpstreamHandler>[0], res: ServerRespo
   return true
 }
 
+/**
+ * `?page=&itemsPerPage=&orderBy=date|title&collection=`: the API's default order is by date,
+ * newest first; ties (same millisecond) are broken by guid so that paging is stable.
+ */
 function listVideos(res: ServerResponse, query: URLSearchParams, ctx: EmulatorContext): true {
   const page = Math.max(1, Number(query.get('page')) || 1)
   const itemsPerPage = Math.min(1000, Math.max(1, Number(query.get('itemsPerPage')) || 100))
-  const all = ctx.videos.list()
+  const collection = query.get('collection')
+  const byTitle = query.get('orderBy') === 'title'
+  const all = ctx.videos
+    .list()
+    .filter((video) => !collection || video.collectionId === collection)
+    .sort((a, b) =>
+      byTitle
+        ? a.title.localeCompare(b.title) || a.guid.localeCompare(b.guid)
+        : b.dateUploaded.getTime() - a.dateUploaded.getTime() || a.guid.localeCompare(b.guid),
+    )
   sendJson(res, 200, {
     totalItems: all.length,
     currentPage: page,
@@ -125,24 +142,6 @@ async function deleteVideo(video: VideoRecord, ctx: EmulatorContext): Promise<vo
   const file = video.originalPath ?? (video.uploadId ? path.join(ctx.dirs.tus, video.uploadId) : undefined)
   if (file) await Promise.all([rm(file, { force: true }), rm(`${file}.json`, { force: true })])
   if (video.encodedDir) await rm(video.encodedDir, { force: true, recursive: true })
+  await rm(path.join(ctx.dirs.captions, video.guid), { force: true, recursive: true })
   ctx.log(`stream deleted video ${video.guid}`)
-}
-
-/** `GET .../resolutions` data, shaped like the real API's. */
-function resolutionsOf(video: VideoRecord): Record<string, unknown> {
-  const finished = video.status === VideoStatus.Finished
-  return {
-    videoId: video.guid,
-    videoLibraryId: video.libraryId,
-    availableResolutions: video.availableResolutions,
-    configuredResolutions: video.availableResolutions,
-    playlistResolutions: video.availableResolutions.map((resolution) => ({ resolution, path: `${resolution}/video.m3u8` })),
-    storageResolutions: video.availableResolutions.map((resolution) => ({ resolution, path: `${resolution}/` })),
-    mp4Resolutions: video.hasMP4Fallback ? video.mp4Heights.map((height) => ({ resolution: `${height}p`, path: `play_${height}p.mp4` })) : [],
-    storageObjects: [],
-    oldResolutions: [],
-    hasBothOldAndNewResolutionFormat: false,
-    hasOriginal: video.originalPath !== undefined,
-    isFinished: finished,
-  }
 }

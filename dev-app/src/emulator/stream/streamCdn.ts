@@ -3,7 +3,8 @@
  * The stream pull zone: `/stream-cdn/{libraryId}/{guid}/` + `playlist.m3u8` (HLS master playlist of
  * the renditions encoded so far), `{h}p/video.m3u8` and `{h}p/segment_{n}.ts` (each rendition's variant
  * playlist and MPEG-TS segments), `thumbnail.jpg` (a frame of the video), `preview.webp` (a small
- * placeholder image), `play_{h}p.mp4` (MP4 fallback, only for heights the encoder produced) and `original`.
+ * placeholder image), `play_{h}p.mp4` (MP4 fallback, only for heights the encoder produced), `original`
+ * (only when the library kept it: `originalKept`) and `captions/{srclang}.vtt` (tracks added through the API).
  * Nothing is served for a video that has not been uploaded; renditions appear as encoding proceeds.
  * A video ffmpeg could not encode (see encoding/simulateEncoding.ts) keeps the old stand-ins: a
  * placeholder thumbnail and the original bytes as its MP4 files; its variant playlists 404.
@@ -18,11 +19,12 @@ import { answerPreflight, corsHeaders } from '../http/cors.js'
 import { sendText } from '../http/sendJson.js'
 import { serveFile } from '../http/serveFile.js'
 import { verifyCdnToken } from '../cdn/verifyCdnToken.js'
+import { captionFile } from './captionsApi.js'
 import { VideoStatus } from './statuses.js'
 import type { VideoRecord } from './VideoStore.js'
 
-/** `/stream-cdn/{libraryId}/{guid}/[{h}p/]{file}`: one folder level, for the HLS renditions. */
-const ROUTE = /^\/stream-cdn\/([^/]+)\/([^/]+)\/((?:\d+p\/)?[^/]+)$/
+/** `/stream-cdn/{libraryId}/{guid}/[{h}p/|captions/]{file}`: one folder level, for the HLS renditions and captions. */
+const ROUTE = /^\/stream-cdn\/([^/]+)\/([^/]+)\/((?:\d+p\/|captions\/)?[^/]+)$/
 const VARIANT_FILE = /^(\d+p)\/(video\.m3u8|segment_\d{3,}\.ts)$/
 /** Nominal bandwidths per rendition height, for the master playlist. */
 const BANDWIDTH: Record<number, number> = { 240: 400_000, 360: 800_000, 480: 1_400_000, 720: 2_800_000, 1080: 5_000_000, 1440: 8_000_000, 2160: 14_000_000 }
@@ -72,6 +74,10 @@ export const streamCdn: UpstreamHandler = async (req, res, { rawPath, query }, c
   }
   const encoded = video.availableResolutions.length > 0 && video.status !== VideoStatus.Error
   if (file === 'original') {
+    if (video.originalKept === false) {
+      notFound()
+      return true
+    }
     await serveFile({ req, res, filePath: video.originalPath, contentType: 'application/octet-stream', headers: cors })
     return true
   }
@@ -107,6 +113,11 @@ export const streamCdn: UpstreamHandler = async (req, res, { rawPath, query }, c
       contentType: isPlaylist ? 'application/x-mpegURL' : 'video/mp2t',
       headers: cors,
     })
+    return true
+  }
+  const caption = /^captions\/(.+)\.vtt$/.exec(file)
+  if (caption && video.captions?.some((track) => track.srclang === caption[1])) {
+    await serveFile({ req, res, filePath: captionFile(ctx, video.guid, caption[1] ?? ''), contentType: 'text/vtt', headers: cors })
     return true
   }
   const mp4 = /^play_(\d+)p\.mp4$/.exec(file)

@@ -93,6 +93,7 @@ export function createTusEndpoint(ctx: EmulatorContext): TusEndpoint {
       video.originalPath = path.join(ctx.dirs.tus, upload.id)
       video.storageSize = upload.offset
       video.status = VideoStatus.Uploaded
+      video.originalKept = options.keepOriginals
       ctx.log(`tus upload finished for ${video.guid}`)
       startEncoding(video.guid)
       return {}
