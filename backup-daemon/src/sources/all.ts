@@ -5,6 +5,7 @@
  * The config's `SourceConfig` union is derived from this list, so nothing else changes.
  */
 import { hostSource } from './host/index.js'
+import { hostStreamSource } from './hostStream/index.js'
 import { localSource } from './local/index.js'
 import { mongodbSource } from './mongodb/index.js'
 import { mariadbSource, mysqlSource } from './mysql/index.js'
@@ -14,7 +15,18 @@ import { s3Source } from './s3/index.js'
 import { sqliteSource } from './sqlite/index.js'
 import type { Source, SourceContext, SourceFactory } from './types.js'
 
-const registered = [localSource, sqliteSource, postgresqlSource, mongodbSource, mysqlSource, mariadbSource, redisSource, s3Source, hostSource] as const
+const registered = [
+  localSource,
+  sqliteSource,
+  postgresqlSource,
+  mongodbSource,
+  mysqlSource,
+  mariadbSource,
+  redisSource,
+  s3Source,
+  hostSource,
+  hostStreamSource,
+] as const
 
 export const sourceFactories: readonly SourceFactory<any>[] = registered
 
