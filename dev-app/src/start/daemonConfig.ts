@@ -2,7 +2,9 @@
  * @module start/daemonConfig
  * The backup daemon's configuration for the dev-app: one job, `cms`, backing up the CMS's database (a
  * consistent SQLite copy, a mongodump-compatible archive when the CMS runs on MongoDB, a pg_dump when it
- * runs on PostgreSQL) and the storage host's files, on a schedule, to local disk and to the storage host
+ * runs on PostgreSQL), the storage host's files and the stream library's videos (the `host-stream`
+ * source: originals, captions and metadata, mirrored in `<data folder>/daemon/stream-mirror/` so a run
+ * downloads only new or changed videos), on a schedule, to local disk and to the storage host
  * itself: into `private-backups/` of the CMS's zone, a folder its public pull zone refuses (the emulator
  * is started with it blocked; on the real host an Edge Rule does it, or use a zone of its own), because
  * a snapshot holds the database with the users' password hashes (issue 28 #3).
@@ -37,6 +39,8 @@ export interface DaemonConfigInput {
   /** Folder holding the storage zone's files (the emulator's), or undefined with a real host. */
   mediaFolder?: string
   host: { endpoint: string; zoneName: string; accessKey: string }
+  /** The stream library whose videos the job backs up (omitted: no `videos` source). */
+  stream?: { apiBase: string; libraryId: number; apiKey: string; cdnUrl: string }
   /** Verify and restore from the UI and API, into `<dataDir>/restore/`. @default false */
   allowRestore?: boolean
 }
@@ -84,6 +88,19 @@ export function writeDaemonConfig(input: DaemonConfigInput): string {
           databaseSource(input.databaseUri),
           // The zone's own backups are not media.
           ...(input.mediaFolder ? [{ type: 'local', name: 'media', path: input.mediaFolder, exclude: [`${privateBackupsPath}/**`] }] : []),
+          ...(input.stream
+            ? [
+                {
+                  type: 'host-stream',
+                  name: 'videos',
+                  apiBase: input.stream.apiBase,
+                  libraryId: input.stream.libraryId,
+                  apiKey: input.stream.apiKey,
+                  pullZoneHostname: input.stream.cdnUrl,
+                  syncPath: path.join(daemonDir, 'stream-mirror'),
+                },
+              ]
+            : []),
         ],
         storages: [
           { type: 'local', name: 'disk', path: path.join(input.dataDir, 'backups') },

@@ -114,6 +114,7 @@ try {
     databaseUri,
     mediaFolder: emulator ? path.join(dataDir, 'host', 'storage', settings.storage.zoneName) : undefined,
     host: { endpoint: settings.storage.endpoint, zoneName: settings.storage.zoneName, accessKey: settings.storage.accessKey },
+    stream: { apiBase: settings.stream.apiBase, libraryId: settings.stream.libraryId, apiKey: settings.stream.apiKey, cdnUrl: settings.stream.cdnUrl },
     allowRestore: restoreAllowed(),
   })
   if (restoreAllowed()) step(`daemon: verify and restore on (DEV_APP_ALLOW_RESTORE), restoring into ${path.join(dataDir, 'restore')} only`)

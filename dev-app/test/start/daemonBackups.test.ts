@@ -34,6 +34,9 @@ describe('dev-app: the daemon it configures', function () {
   let dir: string
   let emulator: Awaited<ReturnType<typeof startEmulator>>
   let input: DaemonConfigInput
+  let videoGuid: string
+  // An ftyp box and some media bytes: sniffed as MP4.
+  const videoBytes = Buffer.concat([Buffer.from('\0\0\0\u0018ftypisom\0\0\0\0isommp41', 'latin1'), Buffer.alloc(4000, 7)])
 
   before(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'dev-app-daemon-'))
@@ -43,7 +46,22 @@ describe('dev-app: the daemon it configures', function () {
       dataDir: path.join(dir, 'host'),
       storage: { zoneName: 'dev-zone', accessKey: 'zone-key' },
       pullZone: { blockedPaths: [`${privateBackupsPath}/`] },
+      stream: { libraryId: 1001, apiKey: 'stream-key', encodingStepMs: 5 },
     })
+    // One video in the library: the job's `videos` source archives it.
+    const created = await fetch(`${emulator.stream.apiBase}/library/1001/videos`, {
+      method: 'POST',
+      headers: { AccessKey: 'stream-key', 'Content-Type': 'application/json' },
+      body: JSON.stringify({ title: 'Site film' }),
+    })
+    videoGuid = ((await created.json()) as { guid: string }).guid
+    const put = await fetch(`${emulator.stream.apiBase}/library/1001/videos/${videoGuid}`, {
+      method: 'PUT',
+      headers: { AccessKey: 'stream-key' },
+      body: videoBytes,
+    })
+    if (!put.ok) throw new Error(`video upload: ${put.status}`)
+    await emulator.whenEncoded(videoGuid)
     const mediaFolder = path.join(dir, 'host', 'storage', 'dev-zone')
     mkdirSync(mediaFolder, { recursive: true })
     writeFileSync(path.join(mediaFolder, 'photo.jpg'), 'not really a jpeg')
@@ -64,6 +82,7 @@ describe('dev-app: the daemon it configures', function () {
       databaseUri: `file:${path.join(dir, 'db', 'cms.db')}`,
       mediaFolder,
       host: { endpoint: emulator.storage.endpoint, zoneName: 'dev-zone', accessKey: 'zone-key' },
+      stream: { apiBase: emulator.stream.apiBase, libraryId: 1001, apiKey: 'stream-key', cdnUrl: emulator.stream.cdnUrl },
     }
   })
   after(async () => {
@@ -81,6 +100,9 @@ describe('dev-app: the daemon it configures', function () {
     const jobFolder = path.join(dir, 'host', 'storage', 'dev-zone', privateBackupsPath, 'cms')
     const snapshot = readdirSync(jobFolder).find((name) => name.endsWith('.tar.gz'))
     expect(snapshot, readdirSync(jobFolder).join(', ')).to.be.a('string')
+    // The stream library's video is in the snapshot, with its metadata and the library's list.
+    const listing = spawnSync('tar', ['-tzf', path.join(jobFolder, snapshot!)], { encoding: 'utf8' }).stdout.split('\n')
+    expect(listing).to.include.members([`videos/${videoGuid}/original.mp4`, `videos/${videoGuid}/video.json`, 'videos/library.json'])
     // Nothing at the zone's root any more, where the old config put it.
     expect(readdirSync(path.join(dir, 'host', 'storage', 'dev-zone')).sort()).to.deep.equal(['photo.jpg', privateBackupsPath])
 
