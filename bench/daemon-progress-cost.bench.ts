@@ -33,7 +33,7 @@ interface JobConfig {
 }
 const { createJobStorage } = (await import(daemonModule('archive/jobStorage.ts'))) as { createJobStorage(config: unknown): unknown }
 const { loadConfig } = (await import(daemonModule('config/loadConfig.ts'))) as { loadConfig(file: string): Promise<{ jobs: JobConfig[] }> }
-const { countLocalTrees } = (await import(daemonModule('engine/progress/countLocalTrees.ts'))) as {
+const { countLocalTrees } = (await import(daemonModule('sources/local/countLocalTrees.ts'))) as {
   countLocalTrees(trees: { path: string }[], signal: AbortSignal): Promise<number>
 }
 const { ProgressTracker } = (await import(daemonModule('engine/progress/ProgressTracker.ts'))) as {

@@ -1,11 +1,12 @@
 /**
  * @module @hosted-media/backup-daemon
- * The daemon as a library: load a config, build the engine, start the HTTP server, and the contracts
+ * The daemon as a library: load a config, build the daemon (engine and tasks), start the HTTP server, and the contracts
  * a new source or storage type implements.
  */
 export { loadConfig, parseConfig } from './config/loadConfig.js'
 export { ConfigError, formatIssue, type ConfigIssue } from './config/ConfigError.js'
 export type * from './config/types.js'
+export { createDaemon, type Daemon, type DaemonOptions } from './daemon/createDaemon.js'
 export { createEngine, type DaemonEngine, type EngineOptions } from './engine/createEngine.js'
 export * from './runs/errors.js'
 export type * from './engine/types.js'

@@ -6,7 +6,7 @@
  * (`terminal/Reporter`). Exit 0 on success, 1 on failure, 130 when interrupted (the run is cancelled
  * and cleaned up).
  */
-import { createEngine } from '../engine/createEngine.js'
+import { createDaemon } from '../daemon/createDaemon.js'
 import { EngineError } from '../runs/errors.js'
 import type { RunRecord } from '../runs/history.js'
 import { load, nextSignal } from './output.js'
@@ -20,7 +20,8 @@ export async function runOnce(file: string, job: string, reporter: Reporter): Pr
     process.stderr.write(`${unknownJob('run', job, file, config.jobs)}\n`)
     return 2
   }
-  const engine = await createEngine(config, { schedule: false })
+  // The whole daemon, as `serve` builds it: a restore killed mid-way is recovered, and a task of the job refuses the run.
+  const { engine } = await createDaemon(config, { schedule: false })
   const unsubscribe = engine.logs.subscribe({ kind: 'job', job }, (line) => reporter.logLine(line))
   let record: RunRecord | undefined
   try {

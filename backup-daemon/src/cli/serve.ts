@@ -1,10 +1,11 @@
 /**
  * @module cli/serve
- * `backup-daemon --config FILE`: engine and HTTP server (none with `server.enabled: false`) until SIGTERM/SIGINT, then the server closes,
- * the engine cancels runs in flight and cleans up, and the process exits 0.
+ * `backup-daemon --config FILE`: the daemon (`daemon/createDaemon`: engine and tasks) and HTTP server (none
+ * with `server.enabled: false`) until SIGTERM/SIGINT, then the server closes, the engine cancels runs and
+ * tasks in flight and cleans up, and the process exits 0.
  */
 import { isPasswordHash } from '../auth/password.js'
-import { createEngine } from '../engine/createEngine.js'
+import { createDaemon } from '../daemon/createDaemon.js'
 import { startServer } from '../server/startServer.js'
 import { formatIssue } from '../config/ConfigError.js'
 import { loadWithNotices, nextSignal, out } from './output.js'
@@ -13,7 +14,8 @@ export async function serve(file: string): Promise<number> {
   const loaded = await loadWithNotices(file)
   if (!loaded) return 1
   const { config } = loaded
-  const engine = await createEngine(config)
+  const daemon = await createDaemon(config)
+  const { engine } = daemon
   // The original's spellings are fine; say once per start which ones we prefer (check-config prints them too).
   // A WARNING notice (config/publicZoneWarnings.ts: snapshots in a public zone) is logged as a warning.
   for (const notice of loaded.notices)
@@ -26,9 +28,9 @@ export async function serve(file: string): Promise<number> {
   let keepAlive: NodeJS.Timeout | undefined
   if (config.server.enabled !== false) {
     try {
-      server = await startServer({ config, engine })
+      server = await startServer({ config, engine, tasks: daemon.tasks })
     } catch (err) {
-      await engine.stop()
+      await daemon.stop()
       throw err
     }
     out(`backup-daemon listening on ${server.url}`)
@@ -45,6 +47,6 @@ export async function serve(file: string): Promise<number> {
   void nextSignal().then(() => process.exit(1))
   await server?.close()
   clearInterval(keepAlive)
-  await engine.stop()
+  await daemon.stop()
   return 0
 }

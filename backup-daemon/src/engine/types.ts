@@ -9,7 +9,6 @@ import type { Readable } from 'node:stream'
 import type { RunHistory, RunRecord } from '../runs/history.js'
 import type { RunListener } from '../runs/RunWatchers.js'
 import type { RunProgress } from '../runs/progress.js'
-import type { JobTasks } from '../tasks/createJobTasks.js'
 import type { SnapshotView } from '../snapshot/SnapshotView.js'
 
 export type { SnapshotView }
@@ -102,8 +101,6 @@ export interface Engine {
    */
   openSnapshot(name: string, filename: string): Promise<SnapshotDownload>
   readonly logs: LogHub
-  /** Restore and verify of listed snapshots (`/jobs/{name}/backups/{filename}/verify|restore`); engines without them answer 501. */
-  readonly tasks?: JobTasks
   /** Prometheus exposition of the run metrics (`GET /metrics`); engines without metrics leave it out (404). */
   metrics?(): Promise<{ contentType: string; body: string }>
   /** The progress of the job's run in flight, undefined when idle. Throws `JobNotFoundError`. Engines without it leave it out. */

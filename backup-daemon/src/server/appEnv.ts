@@ -8,6 +8,7 @@ import type { LoginRateLimiter } from '../auth/loginRateLimiter.js'
 import type { SessionMiddleware } from '../auth/requireSession.js'
 import type { DaemonConfig } from '../config/types.js'
 import type { Engine } from '../engine/types.js'
+import type { JobTasks } from '../tasks/createJobTasks.js'
 
 /** `incoming` is there under `@hono/node-server`; in-process `app.request()` tests have no bindings. */
 export interface AppEnv {
@@ -17,6 +18,8 @@ export interface AppEnv {
 export interface RouteDeps {
   config: DaemonConfig
   engine: Engine
+  /** Restore and verify of listed snapshots; without them those routes answer 501. */
+  tasks?: JobTasks
   sessionKey: Uint8Array
   /** Middleware that enforces the session when auth is on. */
   session: SessionMiddleware

@@ -14,6 +14,7 @@ import { sessionEnds } from '../auth/sessionEnds.js'
 import { sessionKey as keyFromSecret } from '../auth/sessionKey.js'
 import type { DaemonConfig } from '../config/types.js'
 import type { Engine } from '../engine/types.js'
+import type { JobTasks } from '../tasks/createJobTasks.js'
 import { serveUi } from '../ui/serveUi.js'
 import { apiNotFound, type ApiRoute } from './apiNotFound.js'
 import type { AppEnv, RouteDeps } from './appEnv.js'
@@ -36,6 +37,8 @@ import { validationHook } from './validationHook.js'
 export interface CreateAppOptions {
   config: DaemonConfig
   engine: Engine
+  /** Restore and verify of listed snapshots (`daemon/createDaemon` builds them); without them those routes answer 501. */
+  tasks?: JobTasks
   /** HS256 key for session JWTs. @default the UTF-8 bytes of `server.secret`, or a random per-process key when it is empty */
   sessionKey?: Uint8Array
   /** Milliseconds between keep-alive frames on log streams (tests shorten it). @default 15000 */
@@ -53,6 +56,7 @@ export interface CreateAppOptions {
 export function createApp({
   config,
   engine,
+  tasks,
   sessionKey,
   keepAliveMs = 15_000,
   loginLimits,
@@ -67,6 +71,7 @@ export function createApp({
   const deps: RouteDeps = {
     config,
     engine,
+    tasks,
     sessionKey: key,
     session,
     loginLimiter: loginRateLimiter(loginLimits),

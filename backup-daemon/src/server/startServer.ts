@@ -8,13 +8,16 @@ import { serve } from '@hono/node-server'
 import type { AddressInfo } from 'node:net'
 import type { DaemonConfig } from '../config/types.js'
 import type { Engine } from '../engine/types.js'
+import type { JobTasks } from '../tasks/createJobTasks.js'
 import { createApp, type CreateAppOptions } from './createApp.js'
 
 export interface StartServerOptions {
   config: DaemonConfig
   engine: Engine
+  /** Restore and verify tasks (`daemon/createDaemon`); without them those routes answer 501. */
+  tasks?: JobTasks
   /** Passed on to `createApp` (tests shorten the keep-alive interval). */
-  app?: Omit<CreateAppOptions, 'config' | 'engine'>
+  app?: Omit<CreateAppOptions, 'config' | 'engine' | 'tasks'>
 }
 
 export interface RunningServer {
@@ -31,8 +34,8 @@ export function parseAddress(address: string): { hostname: string; port: number 
   return { hostname: match[1] ?? (match[2] || '0.0.0.0'), port: Number(match[3]) }
 }
 
-export async function startServer({ config, engine, app: appOptions = {} }: StartServerOptions): Promise<RunningServer> {
-  const app = createApp({ ...appOptions, config, engine })
+export async function startServer({ config, engine, tasks, app: appOptions = {} }: StartServerOptions): Promise<RunningServer> {
+  const app = createApp({ ...appOptions, config, engine, tasks })
   const { hostname, port } = parseAddress(config.server.address)
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, hostname, port }, () => resolve(s))

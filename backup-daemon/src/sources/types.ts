@@ -95,4 +95,10 @@ export interface SourceFactory<C extends SourceConfigBase = SourceConfigBase> {
   /** Keys that are filesystem paths, resolved against the config file's folder. */
   pathKeys?: string[]
   create(config: C, context: SourceContext): Source
+  /**
+   * The bytes a run of this source will read, counted before (and while) it runs, for a first run's
+   * progress percentage and ETA. Optional: a source that cannot know (a dump) leaves it out, and a job
+   * with such a source shows no total. Must stop (throwing the abort reason) when `signal` aborts.
+   */
+  countTotals?(config: C, signal: AbortSignal): Promise<number>
 }

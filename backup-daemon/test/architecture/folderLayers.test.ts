@@ -29,6 +29,10 @@ describe('architecture: the top-level folders of backup-daemon/src form a DAG', 
     // The graph it checked is the real one: the server sits above the engine, the engine above the sources.
     expect(out).to.match(/^server → .*\bengine\b/m)
     expect(out).to.match(/^engine → .*\bsources\b/m)
+    // The composition root wires the engine and the tasks; the engine itself never reaches the tasks (no cycle needed to be wrong).
+    expect(out).to.match(/^daemon → .*\bengine\b.*\btasks\b/m)
+    expect(out).to.match(/^cli → .*\bdaemon\b/m)
+    expect(out).not.to.match(/^engine → .*\b(tasks|daemon|server|cli)\b/m)
   })
 
   it('fails and names the folders and the imports when two folders import each other', async function () {

@@ -1,5 +1,5 @@
 /**
- * `engine/progress/countLocalTrees.ts`: the first run's total, counted by `find` in a child process and,
+ * `sources/local/countLocalTrees.ts`: the first run's total, counted by `find` in a child process and,
  * where `find` cannot run, in Node. Both give the sum the walk reads: files only (links, FIFOs and folders
  * left out, no link followed, the root itself may be a link), excludes applied to files and to folders
  * (a matching folder hides what is below it), names with tabs and newlines counted once.
@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process'
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { countLocalTrees, type CountOptions } from '../../src/engine/progress/countLocalTrees.js'
+import { countLocalTrees, type CountOptions } from '../../src/sources/local/countLocalTrees.js'
 
 describe('progress: countLocalTrees', () => {
   let dir: string

@@ -418,7 +418,7 @@ describe('tasks: permission', () => {
 
   it('answers 403 Problems for verify, restore and cancel while server.permissions.allowRestore is off (the default)', async () => {
     const snapshot = await real.runJob('nightly')
-    const app = createApp({ config: testConfig(), engine: real.engine })
+    const app = createApp({ config: testConfig(), engine: real.engine, tasks: real.tasks })
     const cookie = await loginCookie(app)
     for (const [path, body] of [
       [`/api/v1/jobs/nightly/backups/${snapshot}/verify`, {}],

@@ -62,14 +62,14 @@ export const RestoreRequestSchema = z
   })
   .openapi('RestoreRequest')
 
-export function taskRoutes(api: OpenAPIHono<AppEnv>, { config, engine, session, keepAliveMs, untilSessionEnds }: RouteDeps): void {
+export function taskRoutes(api: OpenAPIHono<AppEnv>, { config, tasks: jobTasks, session, keepAliveMs, untilSessionEnds }: RouteDeps): void {
   const common = { tags: ['restore'], security: sessionSecurity, middleware: [session] }
   const allowed = () => {
     if (!config.server.permissions.allowRestore) throw new HttpError(403, { message: 'restore and verify are switched off (server.permissions.allowRestore)' })
   }
   const tasks = (): JobTasks => {
-    if (!engine.tasks) throw new HttpError(501, { message: 'this engine has no restore or verify tasks' })
-    return engine.tasks
+    if (!jobTasks) throw new HttpError(501, { message: 'this engine has no restore or verify tasks' })
+    return jobTasks
   }
   /** A refusal of the task layer as its Problem. */
   const refusal = (err: unknown): never => {

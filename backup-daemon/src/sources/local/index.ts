@@ -10,6 +10,7 @@ import { resolve } from 'node:path'
 import { Readable } from 'node:stream'
 import { z } from 'zod'
 import { tarWorkerTree } from './tarWorker/tarWorkerTree.js'
+import { countLocalTrees } from './countLocalTrees.js'
 import { excludeMatcher } from '../support/excludeMatcher.js'
 import { topOf, walkTree } from './localWalk.js'
 import { sourceName } from '../support/sourceName.js'
@@ -150,4 +151,5 @@ export const localSource: SourceFactory<LocalSourceConfig> = {
   secretKeys: [],
   pathKeys: ['path'],
   create: (config, context) => new LocalSource(config.name, config.path, config.exclude ?? [], context),
+  countTotals: (config, signal) => countLocalTrees([{ path: config.path, exclude: config.exclude }], signal),
 }

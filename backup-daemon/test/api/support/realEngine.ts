@@ -1,13 +1,14 @@
 /**
  * @module test/api/support/realEngine
- * The real engine (`createEngine`) for API contract tests, on a temporary folder: a small tree to back up,
+ * The real engine and its restore and verify tasks (`createDaemon`, the composition root) for API
+ * contract tests, on a temporary folder: a small tree to back up,
  * a `backup-daemon.yaml` with local sources and storages, and the API tests' server settings
  * (`testConfig`). Jobs `nightly` (active) and `weekly` (inactive) by default, as the in-memory double had.
  * Builds in a few milliseconds; a run of the small tree takes well under a second.
  *
  * @example
  * const real = await realEngine()
- * const app = createApp({ config: real.config, engine: real.engine })
+ * const app = createApp({ config: real.config, engine: real.engine, tasks: real.tasks })
  * const snapshot = await real.runJob('nightly')
  * await real.close()
  */
@@ -16,8 +17,10 @@ import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { loadConfig } from '../../../src/config/loadConfig.js'
 import type { DaemonConfig } from '../../../src/config/types.js'
-import { createEngine, type DaemonEngine } from '../../../src/engine/createEngine.js'
+import { createDaemon } from '../../../src/daemon/createDaemon.js'
+import type { DaemonEngine } from '../../../src/engine/createEngine.js'
 import type { LogScope } from '../../../src/engine/types.js'
+import type { JobTasks } from '../../../src/tasks/createJobTasks.js'
 import { configIn, makeTree, tempDir, type JobYaml } from '../../engine/helpers.js'
 import { testConfig, type TestConfigOverrides } from './testConfig.js'
 
@@ -36,6 +39,8 @@ export interface RealEngineOptions {
 
 export interface RealEngine {
   engine: DaemonEngine
+  /** The restore and verify tasks built beside the engine. */
+  tasks: JobTasks
   /** The loaded config with the API tests' server settings. */
   config: DaemonConfig
   /** The temporary folder: `src/` is backed up into `backups/<job>/`, state under `data/`. */
@@ -83,7 +88,7 @@ export async function realEngine(options: RealEngineOptions = {}): Promise<RealE
     logs: { ...loaded.logs, ...options.overrides?.logs },
     logLimits: { ...loaded.logLimits, ...options.logLimits },
   }
-  const engine = await createEngine(config, { schedule: false, persistLogs: options.persistLogs ?? false })
+  const { engine, tasks } = await createDaemon(config, { schedule: false, persistLogs: options.persistLogs ?? false })
   const live = new Map<string, number>()
   const keyOf = (scope: LogScope) => (scope.kind === 'system' ? 'system' : `job:${scope.job}`)
   const subscribe = engine.logs.subscribe.bind(engine.logs)
@@ -100,6 +105,7 @@ export async function realEngine(options: RealEngineOptions = {}): Promise<RealE
   }
   return {
     engine,
+    tasks,
     config,
     dir: tmp.dir,
     subscribers: (scope) => live.get(keyOf(scope)) ?? 0,

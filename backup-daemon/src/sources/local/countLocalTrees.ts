@@ -1,6 +1,6 @@
 /**
- * @module engine/progress/countLocalTrees
- * The total size of a job's `local` sources, counted before (and while) the run reads them, for the
+ * @module sources/local/countLocalTrees
+ * The total size of `local` sources (`localSource.countTotals`), counted before (and while) the run reads them, for the
  * progress' percentage and ETA when no previous run gives an estimate. Files only, excludes applied
  * (a matching folder skips what is below it, as in the walk); links are not followed. Stops early when
  * `signal` aborts (the run ended first).
@@ -13,7 +13,7 @@
 import { spawn } from 'node:child_process'
 import { lstat, opendir } from 'node:fs/promises'
 import { join } from 'node:path'
-import { excludeMatcher } from '../../sources/support/excludeMatcher.js'
+import { excludeMatcher } from '../support/excludeMatcher.js'
 
 export interface LocalTree {
   path: string

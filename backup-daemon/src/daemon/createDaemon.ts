@@ -1,0 +1,67 @@
+/**
+ * @module daemon/createDaemon
+ * The composition root: the one place that wires the daemon's parts together from a loaded config. It
+ * sits above the engine, the tasks and the server and below the CLI, so none of those needs to know the
+ * others: the engine runs backups, the tasks restore and verify, and two small callbacks keep "a backup
+ * and a task of the same job never run together" (the engine asks the task runner before a run, the
+ * tasks ask `engine.busy` before a task). Both write to one log hub and one run history, built here first so
+ * that a restore killed mid-way is recovered (`tasks/restoreJournal`) before anything runs.
+ *
+ * @example
+ * const daemon = await createDaemon(await loadConfig('backup-daemon.yaml'))
+ * const server = await startServer({ config: daemon.config, engine: daemon.engine, tasks: daemon.tasks })
+ * await server.close()
+ * await daemon.stop()
+ */
+import type { DaemonConfig, JobConfig } from '../config/types.js'
+import { createEngine, type DaemonEngine, type EngineOptions } from '../engine/createEngine.js'
+import { createLogHub } from '../engine/createLogHub.js'
+import { FileRunHistory } from '../engine/history/FileRunHistory.js'
+import { engineLog } from '../engine/jobRuntime.js'
+import { createJobTasks, type JobTasks } from '../tasks/createJobTasks.js'
+import { recoverRestores } from '../tasks/restoreJournal.js'
+import { TaskRunner } from '../tasks/TaskRunner.js'
+
+/** The engine's options the caller chooses; the tie to the tasks is the root's own. */
+export type DaemonOptions = Omit<EngineOptions, 'logs' | 'busyElsewhere' | 'alsoStop'>
+
+export interface Daemon {
+  readonly config: DaemonConfig
+  readonly engine: DaemonEngine
+  /** Restore and verify of listed snapshots (the API's `/jobs/{name}/backups/{filename}/verify|restore`). */
+  readonly tasks: JobTasks
+  /** Stops the schedules, cancels runs and tasks in flight, waits for them, then closes the logs. */
+  stop(): Promise<void>
+}
+
+export async function createDaemon(config: DaemonConfig, options: DaemonOptions = {}): Promise<Daemon> {
+  const logs = createLogHub(config, { persist: options.persistLogs ?? true })
+  const log = engineLog(logs)
+  const history =
+    options.history ?? new FileRunHistory({ dataDir: config.dataDir, limit: config.history?.limit, warn: (message) => log.system('warn', message) })
+  const configs = new Map<string, JobConfig>(config.jobs.map((job) => [job.name, job]))
+
+  // A file restore killed mid-way: its temporary folder removed, a merge completed, the task recorded.
+  await recoverRestores(config.dataDir, history, (job, level, message) => {
+    if (configs.has(job)) log.job(job)(level, message)
+    else log.system(level, `[${job}] ${message}`)
+  })
+
+  // The runner holds the tasks in flight: the engine asks it before a run and stops it with itself.
+  const runner = new TaskRunner({ history, log: (name, level, message) => log.job(name)(level, message) })
+  const engine = await createEngine(config, {
+    ...options,
+    logs,
+    history,
+    busyElsewhere: (job) => runner.busy(job),
+    alsoStop: () => runner.stop(),
+  })
+  const tasks = createJobTasks({
+    config,
+    // `storagesOf` throws `JobNotFoundError` for an unknown job, so the config below is there.
+    job: (name) => ({ storages: engine.storagesOf(name), config: configs.get(name)! }),
+    backupRunning: (name) => engine.busy(name),
+    runner,
+  })
+  return { config, engine, tasks, stop: () => engine.stop() }
+}
