@@ -16,7 +16,7 @@ import { basename, dirname, join, resolve } from 'node:path'
 import type { AgeKeys } from '../archive/ageStream.js'
 import { locateSnapshots, type LocatedSnapshot } from '../snapshot/locateSnapshots.js'
 import { describeReadError, openArchive } from '../snapshot/openArchive.js'
-import { databaseTypes, restoreDatabases } from '../snapshot/restoreDatabases.js'
+import { restoreDatabases, restoreOf } from '../restore/restoreDatabases.js'
 import { verifySnapshot } from '../snapshot/verifySnapshot.js'
 import { restoreFiles } from '../tasks/restoreFiles.js'
 import { meteredCopy, readLimiterOf, runTask, sizeOf, type CliTaskOptions } from './runTask.js'
@@ -54,10 +54,7 @@ export async function restoreIn(
   reporter: Reporter = inProcessReporter(),
 ): Promise<number> {
   const { job } = opened
-  const sources = job.sources.filter(
-    (s) =>
-      (databaseTypes as readonly string[]).includes(s.type) && !(s.type === 'redis' && !s.path) && (args.sources.length === 0 || args.sources.includes(s.name)),
-  )
+  const sources = job.sources.filter((s) => restoreOf(s) && (args.sources.length === 0 || args.sources.includes(s.name)))
   if (args.intoDatabase && sources.length === 0) {
     const named = args.sources.length ? ` named ${args.sources.join(', ')} (--source)` : ''
     reporter.message(

@@ -149,5 +149,6 @@ export const localSource: SourceFactory<LocalSourceConfig> = {
   configSchema: localSourceSchema,
   secretKeys: [],
   pathKeys: ['path'],
+  readPaths: [{ key: 'path', kind: 'folder' }],
   create: (config, context) => new LocalSource(config.name, config.path, config.exclude ?? [], context),
 }
