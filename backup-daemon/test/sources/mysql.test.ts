@@ -107,6 +107,13 @@ runSourceSuite({
     secret: 'wrong-Password-777',
     message: /mariadb-dump exited with 2: .*Access denied for user 'backup'@'localhost'|Access denied for user 'backup'@'127\.0\.0\.1'/,
   }),
+  restore: {
+    // Into another database of the same server (created by the restore), compared table by table.
+    target: () => config({ database: 'suite_restored' }),
+    async compare() {
+      expect(await checksums('suite_restored')).to.equal((await checksums('shop')).replaceAll('shop.', 'suite_restored.'))
+    },
+  },
   ownProcesses: () => (server ? [server.pid] : []),
 })
 

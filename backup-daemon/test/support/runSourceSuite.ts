@@ -5,6 +5,11 @@
  * process and no temporary file behind, whether it succeeds, fails or is cancelled halfway; and bad
  * credentials fail with a clear message that holds no secret (in the error or the log).
  *
+ * A database kind also goes through backup → restore → compare: its archive is restored through the
+ * registry (`restore/restoreDatabases`, the code `--into-database` and the API's restore task run, which
+ * hands the entry to the kind's `SourceFactory.restore`) into a place of the kind's choosing (another
+ * file, database or RDB file), and the kind compares what is there with its fixture.
+ *
  * Each test runs with `TMPDIR` pointed at a fresh folder of its own, so "no temporary file" is
  * checked on exactly what the code under test created (`os.tmpdir()` reads `TMPDIR` at each call).
  * Child processes are read from `/proc` (this process's children, minus the servers the test started).
@@ -18,6 +23,8 @@ import { join } from 'node:path'
 import { Transform, type Readable } from 'node:stream'
 import tar from 'tar-stream'
 import { createArchive } from '../../src/archive/createArchive.js'
+import { restoreDatabases } from '../../src/restore/restoreDatabases.js'
+import type { SourceConfig } from '../../src/sources/all.js'
 import type { Source, SourceContext, SourceEntry } from '../../src/sources/types.js'
 
 export const sourceSuiteTests = [
@@ -26,6 +33,7 @@ export const sourceSuiteTests = [
   'leaves nothing behind after failure',
   'cancel stops it promptly and leaves no child process or temporary file',
   'bad credentials fail with a clear message and no secret',
+  'backs up, restores through the registry and gives back the fixture',
 ] as const
 
 export type SourceSuiteTest = (typeof sourceSuiteTests)[number]
@@ -63,6 +71,13 @@ export interface SourceSuiteOptions {
    * cancels when a matching log line is written instead (e.g. while downloads are still running).
    */
   cancelOnLog?: RegExp
+  /** A database kind: where its backup is restored and how the result is compared with the fixture. */
+  restore?: {
+    /** The source's config (the same `name`) pointed at an empty place: another file, database or RDB file. */
+    target(): SourceConfig | Promise<SourceConfig>
+    /** Fails unless what the restore wrote holds the fixture's data. */
+    compare(target: SourceConfig): Promise<void>
+  }
   /** Pids of processes the test itself started (servers): not leftovers. */
   ownProcesses?(): number[]
   skip?: { reason: string; tests: readonly SourceSuiteTest[] }[]
@@ -289,6 +304,22 @@ export function runSourceSuite(options: SourceSuiteOptions): void {
       if (err !== reason) expect(err!.name, `ended by the cancel, not by: ${err!.message}`).to.equal('AbortError')
       await leftovers()
     })
+
+    if (options.restore) {
+      test('backs up, restores through the registry and gives back the fixture', async () => {
+        const { target, compare } = options.restore!
+        const source = await options.newSource(context)
+        const into = await target()
+        expect(into.name, 'the target keeps the source name (the archive folder)').to.equal(source.name)
+        const lines: string[] = []
+        const archive = createArchive([source], { compression: 'tar', signal: new AbortController().signal })
+        const restored = await restoreDatabases(archive, [into], { log: (line) => lines.push(line) })
+        expect(restored).to.deep.equal([source.name])
+        expect(lines.join('\n')).to.match(new RegExp(`restored source "${source.name}" into `))
+        await compare(into)
+        await leftovers()
+      })
+    }
 
     if (options.badCredentials) {
       test('bad credentials fail with a clear message and no secret', async () => {
