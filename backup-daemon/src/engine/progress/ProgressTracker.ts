@@ -26,7 +26,6 @@ export interface ProgressTrackerOptions {
   now?(): number
 }
 
-
 type CountedStream = Readable & { bytesRead?: unknown }
 
 const relativeTo = (name: string, prefix: string) => (name.startsWith(prefix) ? name.slice(prefix.length) : name)
