@@ -18,12 +18,19 @@ import { locateSnapshots, type LocatedSnapshot } from '../snapshot/locateSnapsho
 import { describeReadError, openArchive } from '../snapshot/openArchive.js'
 import { restoreDatabases, restoreOf } from '../restore/restoreDatabases.js'
 import { verifySnapshot } from '../snapshot/verifySnapshot.js'
+import { sourceFactories } from '../sources/all.js'
 import { restoreFiles } from '../tasks/restoreFiles.js'
 import { meteredCopy, readLimiterOf, runTask, sizeOf, type CliTaskOptions } from './runTask.js'
 import { archiveKeys } from '../snapshot/archiveKeys.js'
 import { openJob, type JobContext } from './snapshotCommand.js'
 import { inProcessReporter } from './terminal/inProcessReporter.js'
 import type { Reporter } from './terminal/Reporter.js'
+
+/** The database kinds of the registry in words: "sqlite, …, mariadb and redis (with a path)". */
+function databaseKinds(): string {
+  const kinds = sourceFactories.flatMap(({ type, restore }) => (restore ? [restore.restorableWhen ? `${type} (${restore.restorableWhen})` : type] : []))
+  return kinds.length > 1 ? `${kinds.slice(0, -1).join(', ')} and ${kinds.at(-1)}` : kinds.join('')
+}
 
 export interface RestoreArgs extends CliTaskOptions {
   file: string
@@ -59,7 +66,7 @@ export async function restoreIn(
     const named = args.sources.length ? ` named ${args.sources.join(', ')} (--source)` : ''
     reporter.message(
       'error',
-      `restore: job "${job.name}" has no database source${named}; --into-database restores sqlite, postgresql, mongodb, mysql, mariadb and redis (with a path) sources, use --to DIR for files`,
+      `restore: job "${job.name}" has no database source${named}; --into-database restores ${databaseKinds()} sources, use --to DIR for files`,
     )
     return 2
   }

@@ -103,6 +103,8 @@ export interface DatabaseRestoreOptions {
 export interface DatabaseRestore<C extends SourceConfigBase = SourceConfigBase> {
   /** Whether this config's dump can be put back by the daemon (a live Redis server cannot). @default always */
   restorable?(config: C): boolean
+  /** With `restorable`: which configs are, in words for messages (e.g. "with a path"). */
+  restorableWhen?: string
   /** Puts an archive entry's bytes back where `config` reads from; resolves with where, naming no secret. */
   restore(entry: Readable, config: C, options: DatabaseRestoreOptions): Promise<string>
   /** Into another database (the API, `restore.databases`); absent: only where the source reads from (the CLI). */

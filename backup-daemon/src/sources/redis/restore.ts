@@ -10,6 +10,7 @@ import type { RedisSourceConfig } from './schema.js'
 
 export const redisRestore: DatabaseRestore<RedisSourceConfig> = {
   restorable: (config) => Boolean(config.path),
+  restorableWhen: 'with a path',
   async restore(entry, config, { overwrite, signal }) {
     // A running server cannot load an RDB; only a file source (`path`) goes back in place.
     if (!config.path)
