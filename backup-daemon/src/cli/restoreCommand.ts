@@ -16,14 +16,21 @@ import { basename, dirname, join, resolve } from 'node:path'
 import type { AgeKeys } from '../archive/ageStream.js'
 import { locateSnapshots, type LocatedSnapshot } from '../snapshot/locateSnapshots.js'
 import { describeReadError, openArchive } from '../snapshot/openArchive.js'
-import { databaseTypes, restoreDatabases } from '../snapshot/restoreDatabases.js'
+import { restoreDatabases, restoreOf } from '../restore/restoreDatabases.js'
 import { verifySnapshot } from '../snapshot/verifySnapshot.js'
+import { sourceFactories } from '../sources/all.js'
 import { restoreFiles } from '../tasks/restoreFiles.js'
 import { meteredCopy, readLimiterOf, runTask, sizeOf, type CliTaskOptions } from './runTask.js'
 import { archiveKeys } from '../snapshot/archiveKeys.js'
 import { openJob, type JobContext } from './snapshotCommand.js'
 import { inProcessReporter } from './terminal/inProcessReporter.js'
 import type { Reporter } from './terminal/Reporter.js'
+
+/** The database kinds of the registry in words: "sqlite, …, mariadb and redis (with a path)". */
+function databaseKinds(): string {
+  const kinds = sourceFactories.flatMap(({ type, restore }) => (restore ? [restore.restorableWhen ? `${type} (${restore.restorableWhen})` : type] : []))
+  return kinds.length > 1 ? `${kinds.slice(0, -1).join(', ')} and ${kinds.at(-1)}` : kinds.join('')
+}
 
 export interface RestoreArgs extends CliTaskOptions {
   file: string
@@ -54,15 +61,12 @@ export async function restoreIn(
   reporter: Reporter = inProcessReporter(),
 ): Promise<number> {
   const { job } = opened
-  const sources = job.sources.filter(
-    (s) =>
-      (databaseTypes as readonly string[]).includes(s.type) && !(s.type === 'redis' && !s.path) && (args.sources.length === 0 || args.sources.includes(s.name)),
-  )
+  const sources = job.sources.filter((s) => restoreOf(s) && (args.sources.length === 0 || args.sources.includes(s.name)))
   if (args.intoDatabase && sources.length === 0) {
     const named = args.sources.length ? ` named ${args.sources.join(', ')} (--source)` : ''
     reporter.message(
       'error',
-      `restore: job "${job.name}" has no database source${named}; --into-database restores sqlite, postgresql, mongodb, mysql, mariadb and redis (with a path) sources, use --to DIR for files`,
+      `restore: job "${job.name}" has no database source${named}; --into-database restores ${databaseKinds()} sources, use --to DIR for files`,
     )
     return 2
   }

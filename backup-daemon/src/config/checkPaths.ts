@@ -8,6 +8,7 @@
 import { accessSync, constants, statSync } from 'node:fs'
 import { userInfo } from 'node:os'
 import { dirname } from 'node:path'
+import { sourceFactory } from '../sources/all.js'
 import type { DaemonConfig } from './types.js'
 import type { Path } from './snaprAliases.js'
 
@@ -80,10 +81,11 @@ export function checkPaths(config: DaemonConfig): PathProblem[] {
   }
   config.jobs.forEach((job, index) => {
     job.sources.forEach((source, at) => {
-      const path = (source as { path?: unknown }).path
-      if (typeof path !== 'string') return
-      if (source.type === 'local') report(['jobs', index, 'sources', at, 'path'], unreadable(path, 'folder'), 'the job would fail; fix the path')
-      if (source.type === 'sqlite') report(['jobs', index, 'sources', at, 'path'], unreadable(path, 'file'), 'the job would fail; fix the path')
+      // The paths each kind reads, as its factory declares them (a folder, a database file).
+      for (const { key, kind } of sourceFactory(source.type)?.readPaths ?? []) {
+        const path = (source as unknown as Record<string, unknown>)[key]
+        if (typeof path === 'string') report(['jobs', index, 'sources', at, key], unreadable(path, kind), 'the job would fail; fix the path')
+      }
     })
     job.storages.forEach((storage, at) => {
       const path = (storage as { path?: unknown }).path

@@ -2,7 +2,8 @@
  * @module sources/all
  * Every source type the daemon knows, by the config's `type`. Adding a source: one file exporting a
  * `SourceFactory` (its config type is its schema's output), one entry in `registered` here, and its test.
- * The config's `SourceConfig` union is derived from this list, so nothing else changes.
+ * A database kind also declares its `restore` (`DatabaseRestore` in `types.ts`). The config's `SourceConfig`
+ * union, the `restore.databases` targets and every restore path are derived from this list, so nothing else changes.
  */
 import { hostSource } from './host/index.js'
 import { hostStreamSource } from './hostStream/index.js'

@@ -78,7 +78,6 @@ export interface SourceContext {
   log(level: 'info' | 'warn', message: string): void
 }
 
-/** One source type: the schema of its config entry and how to build it. Registered in `sources/all.ts`. */
 /** What every source entry has; each type's full config is its factory's schema output. */
 export interface SourceConfigBase {
   type: string
@@ -86,6 +85,53 @@ export interface SourceConfigBase {
   name: string
 }
 
+/** One `restore.databases` entry after parsing: its `type` names the kind; the other keys are that kind's. */
+export interface RestoreTargetBase {
+  type: string
+}
+
+export interface DatabaseRestoreOptions {
+  /** Replace what is there (a file, tables, collections); without it a restore that would replace data fails. */
+  overwrite: boolean
+  signal?: AbortSignal
+}
+
+/**
+ * What a database kind restores and into what. The restore code reads no kind name: `restore/restoreDatabases`
+ * (the CLI's `--into-database`), the API's restore task, `restore.databases` and the CLI loop over these.
+ */
+export interface DatabaseRestore<C extends SourceConfigBase = SourceConfigBase> {
+  /** Whether this config's dump can be put back by the daemon (a live Redis server cannot). @default always */
+  restorable?(config: C): boolean
+  /** With `restorable`: which configs are, in words for messages (e.g. "with a path"). */
+  restorableWhen?: string
+  /** Puts an archive entry's bytes back where `config` reads from; resolves with where, naming no secret. */
+  restore(entry: Readable, config: C, options: DatabaseRestoreOptions): Promise<string>
+  /** Into another database (the API, `restore.databases`); absent: only where the source reads from (the CLI). */
+  into?: RestoreInto<C>
+}
+
+/** How a kind's dump goes into a database of `restore.databases` instead of its own. */
+export interface RestoreInto<C extends SourceConfigBase = SourceConfigBase> {
+  /**
+   * The `restore.databases` entries this kind's dumps go into, by their `type` (strict zod objects with
+   * `type` as that literal). Kinds of one family list the same schemas (a `mysql` dump goes into a `mariadb`
+   * target too).
+   */
+  targets: Readonly<Record<string, z.ZodObject>>
+  /**
+   * The source with the target's connection in place of its own (every connection key from the target).
+   * `target` is always one of `targets`, parsed by its schema (callers check its `type` first), so a kind
+   * may narrow it to its schema's output; the same holds for `targetLabel`.
+   */
+  retarget(config: C, target: RestoreTargetBase): C
+  /** A target named without secrets (a file path, a database name). */
+  targetLabel(target: RestoreTargetBase): string
+  /** Appended to a failed restore's message: what the failure left behind (e.g. one transaction). */
+  failureNote?: string
+}
+
+/** One source type: the schema of its config entry and how to build it. Registered in `sources/all.ts`. */
 export interface SourceFactory<C extends SourceConfigBase = SourceConfigBase> {
   type: C['type']
   /** Strict zod object for one `jobs[].sources[]` entry with `type` as a literal. */
@@ -94,6 +140,12 @@ export interface SourceFactory<C extends SourceConfigBase = SourceConfigBase> {
   secretKeys: string[]
   /** Keys that are filesystem paths, resolved against the config file's folder. */
   pathKeys?: string[]
+  /** Paths the source reads that `check-config` checks exist (`config/checkPaths`): a key and what it names. */
+  readPaths?: { key: string; kind: 'file' | 'folder' }[]
+  /** Its entries are a dump made for the run (progress phase `dumping`), not files copied (`archiving`). */
+  dumps?: boolean
+  /** Present for a database kind: how its dumps are restored (`DatabaseRestore`). */
+  restore?: DatabaseRestore<C>
   create(config: C, context: SourceContext): Source
   /**
    * The bytes a run of this source will read, counted before (and while) it runs, for a first run's

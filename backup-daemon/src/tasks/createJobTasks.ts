@@ -18,9 +18,8 @@ import type { RunRecord } from '../runs/history.js'
 import type { RunListener } from '../runs/RunWatchers.js'
 import { locateSnapshots, type LocatedSnapshot } from '../snapshot/locateSnapshots.js'
 import { describeReadError, openArchive } from '../snapshot/openArchive.js'
-import { databaseTypes } from '../snapshot/restoreDatabases.js'
+import { restoreOf } from '../restore/restoreDatabases.js'
 import { verifySnapshot } from '../snapshot/verifySnapshot.js'
-import { splitPassword } from '../sources/postgresql/connectionString.js'
 import type { Storage } from '../storages/types.js'
 import { countingStorage } from './countingStorage.js'
 import { resolveRestoreFolder } from './resolveRestoreFolder.js'
@@ -166,7 +165,7 @@ export function createJobTasks({ config, job, backupRunning, runner }: JobTasksD
       } else {
         const source = jobConfig.sources.find((s) => s.name === target.source)
         if (!source) throw new TaskRefusedError(400, `job "${name}" has no source "${target.source}"`)
-        if (!(databaseTypes as readonly string[]).includes(source.type) || (source.type === 'redis' && !source.path)) {
+        if (!restoreOf(source)) {
           throw new TaskRefusedError(400, `source "${source.name}" (${source.type}) is not a database source that can be restored into another database`)
         }
         const configured = restore.databases[target.database]
@@ -174,16 +173,15 @@ export function createJobTasks({ config, job, backupRunning, runner }: JobTasksD
           const known = Object.keys(restore.databases)
           throw new TaskRefusedError(400, `no database "${target.database}" in restore.databases (configured: ${known.length ? known.join(', ') : 'none'})`)
         }
+        // Before the claim: a refused kind must not leave the target locked.
+        const { source: retargeted, where, failureNote: note } = retargetSource(source, configured, target.database)
         release = targetLocks.claim(`database:${target.database}`, name)
-        const retargeted = retargetSource(source, configured, target.database)
         const overwrite = target.overwrite ?? false
-        const where = configured.type === 'sqlite' ? configured.path : splitPassword(configured.database).label
         prepared = {
           label: `database ${target.database}`,
           async run(located, context) {
             context.meter.currentSource = source.name
             const archive = await openArchive(located, { ...archiveKeys(jobConfig), signal: context.signal })
-            const note = configured.type === 'postgresql' ? ' (pg_restore runs in one transaction: the database was left as it was)' : ''
             // Once the source is restored (committed), a failure or cancel while the rest of the archive is read changes nothing.
             let restored = false
             const log = (line: string) => {

@@ -97,6 +97,12 @@ describe('backup-daemon help and error messages', function () {
     const target = await cli('restore', 'site', 'x', '--config', file)
     expect(target.code).to.equal(2)
     expect(target.stderr).to.include('restore: give either --to DIR (unpack the files into a folder) or --into-database')
+    // The database kinds it names come from the source registry (each kind's restore declaration).
+    const noDatabase = await cli('restore', 'site', 'x', '--config', file, '--into-database')
+    expect(noDatabase.code).to.equal(2)
+    expect(noDatabase.stderr).to.include(
+      'restore: job "site" has no database source; --into-database restores sqlite, postgresql, mongodb, mysql, mariadb and redis (with a path) sources, use --to DIR for files',
+    )
     const value = await cli('snapshots', 'site', '--config', file, '--storage')
     expect(value.code).to.equal(2)
     expect(value.stderr).to.match(/^snapshots: --storage needs a value/)

@@ -1,7 +1,7 @@
 /**
  * `backup-daemon restore JOB SNAPSHOT --into-database` for a `postgresql` source, as child processes
  * against a real PostgreSQL cluster from Debian's packages (failing, naming the package, when none is installed):
- * the run's dump goes back through the restore functions of `src/restore/` into the source's database.
+ * the run's dump goes back through its kind's restore (`SourceFactory.restore`, in `src/sources/<kind>/`) into the source's database.
  */
 import { expect } from 'chai'
 import { readdir, writeFile } from 'node:fs/promises'

@@ -7,8 +7,8 @@
  */
 import { expect } from 'chai'
 import { Readable } from 'node:stream'
-import { restoreMysql } from '../../src/restore/restoreMysql.js'
-import { confineMysqlDump } from '../../src/restore/confineMysqlDump.js'
+import { restoreMysql } from '../../src/sources/mysql/restoreMysql.js'
+import { confineMysqlDump } from '../../src/sources/mysql/confineMysqlDump.js'
 import { startMariadbServer, type MariadbServer } from '../support/mariadbServer.js'
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'

@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { stringify } from 'yaml'
 import { splitPassword } from '../../src/sources/postgresql/connectionString.js'
 import { requirePostgresBin, startPostgresCluster, type PostgresCluster } from '../sources/support/postgresCluster.js'
-import { restorePostgres } from '../../src/restore/restorePostgres.js'
+import { restorePostgres } from '../../src/sources/postgresql/restorePostgres.js'
 import { createReadStream } from 'node:fs'
 
 const bin = new URL('../../bin/backup-daemon.js', import.meta.url).pathname

@@ -2,8 +2,8 @@ import { expect } from 'chai'
 import { Readable } from 'node:stream'
 import { buffer } from 'node:stream/consumers'
 import { BSON, MongoClient } from 'mongodb'
-import { parseMongoArchive } from '../../src/restore/parseMongoArchive.js'
-import { restoreMongo } from '../../src/restore/restoreMongo.js'
+import { parseMongoArchive } from '../../src/sources/mongodb/parseMongoArchive.js'
+import { restoreMongo } from '../../src/sources/mongodb/restoreMongo.js'
 import { MongodbSource, mongodbSource, mongoEntryName } from '../../src/sources/mongodb/index.js'
 
 const uri = process.env.MONGODB_URI

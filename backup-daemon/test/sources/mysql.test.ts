@@ -13,8 +13,8 @@ import { Readable } from 'node:stream'
 import { buffer } from 'node:stream/consumers'
 import { createGunzip } from 'node:zlib'
 import { createArchive } from '../../src/archive/createArchive.js'
-import { restoreMysql } from '../../src/restore/restoreMysql.js'
-import { restoreDatabases } from '../../src/snapshot/restoreDatabases.js'
+import { restoreMysql } from '../../src/sources/mysql/restoreMysql.js'
+import { restoreDatabases } from '../../src/restore/restoreDatabases.js'
 import { mariadbSource, mysqlSource } from '../../src/sources/mysql/index.js'
 import { mysqlDumpArgs } from '../../src/sources/mysql/mysqlDumpArgs.js'
 import { MysqlSource } from '../../src/sources/mysql/MysqlSource.js'
@@ -107,6 +107,13 @@ runSourceSuite({
     secret: 'wrong-Password-777',
     message: /mariadb-dump exited with 2: .*Access denied for user 'backup'@'localhost'|Access denied for user 'backup'@'127\.0\.0\.1'/,
   }),
+  restore: {
+    // Into another database of the same server (created by the restore), compared table by table.
+    target: () => config({ database: 'suite_restored' }),
+    async compare() {
+      expect(await checksums('suite_restored')).to.equal((await checksums('shop')).replaceAll('shop.', 'suite_restored.'))
+    },
+  },
   ownProcesses: () => (server ? [server.pid] : []),
 })
 

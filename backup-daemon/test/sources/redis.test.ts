@@ -9,13 +9,13 @@ import { spawn } from 'node:child_process'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { Readable } from 'node:stream'
 import { buffer } from 'node:stream/consumers'
 import { createGunzip } from 'node:zlib'
 import { createArchive } from '../../src/archive/createArchive.js'
-import { restoreRedis } from '../../src/restore/restoreRedis.js'
-import { restoreDatabases } from '../../src/snapshot/restoreDatabases.js'
+import { restoreRedis } from '../../src/sources/redis/restoreRedis.js'
+import { restoreDatabases } from '../../src/restore/restoreDatabases.js'
 import { redisSource } from '../../src/sources/redis/index.js'
 import { RedisSource } from '../../src/sources/redis/RedisSource.js'
 import { redisSourceSchema, type RedisSourceConfig } from '../../src/sources/redis/schema.js'
@@ -137,6 +137,23 @@ runSourceSuite({
     secret: 'wrong-Redis-pass-5',
     message: /AUTH failed: WRONGPASS/,
   }),
+  restore: {
+    // A file source (`path`) is what goes back in place: an RDB file a fresh server then loads.
+    target: async () => config({ path: join(await mkdtemp(join(baseTmp, 'bd-redis-suite-')), 'dump.rdb') }),
+    async compare(target) {
+      const dir = dirname((target as RedisSourceConfig).path!)
+      try {
+        const fresh = await startRedisServer({ rdb: { dir, file: 'dump.rdb' }, password: true })
+        try {
+          expect(await contents(fresh)).to.equal(await contents(await redis()))
+        } finally {
+          await fresh.stop()
+        }
+      } finally {
+        await rm(dir, { recursive: true, force: true })
+      }
+    },
+  },
   ownProcesses: () => (server ? [server.pid] : []),
 })
 

@@ -2,7 +2,8 @@
  * The shared source suite (`test/support/runSourceSuite.ts`) for the sources that existed before it:
  * `local`, `sqlite`, `postgresql` (a throwaway cluster) and `mongodb` (skipped with its reason unless
  * `MONGODB_URI` names a server: none can run on this machine). The newer sources run it in their own
- * test files.
+ * test files. Each database kind gives its restore target and its compare: the suite backs up, restores
+ * through the registry (`restore/restoreDatabases`) and compares.
  */
 import { expect } from 'chai'
 import { createRequire } from 'node:module'
@@ -14,7 +15,7 @@ import { MongoClient } from 'mongodb'
 import { LocalSource } from '../../src/sources/local/index.js'
 import { MongodbSource } from '../../src/sources/mongodb/index.js'
 import { PostgresqlSource } from '../../src/sources/postgresql/index.js'
-import { SqliteSource } from '../../src/sources/sqlite/index.js'
+import { SqliteSource, type SqliteSourceConfig } from '../../src/sources/sqlite/index.js'
 import { runSourceSuite, sourceSuiteTests } from '../support/runSourceSuite.js'
 import { requirePostgresBin, startPostgresCluster, type PostgresCluster } from './support/postgresCluster.js'
 
@@ -47,11 +48,23 @@ runSourceSuite({
   failing: () => ({ source: new LocalSource('files', join(fixtures, 'missing'), [], quiet), message: /ENOENT|no such file/ }),
 })
 
+type SqliteDatabase = { exec(sql: string): void; prepare(sql: string): { all(): Record<string, unknown>[] }; close(): void }
+const openSqlite = (path: string) => new (createRequire(import.meta.url)('libsql') as new (path: string) => SqliteDatabase)(path)
+
+/** Every row of the fixture table, as text (the same rows give the same text). */
+function sqliteRows(path: string): string {
+  const db = openSqlite(path)
+  try {
+    return JSON.stringify(db.prepare('SELECT id, body FROM t ORDER BY id').all())
+  } finally {
+    db.close()
+  }
+}
+
 runSourceSuite({
   title: 'sources/sqlite',
   setup: async () => {
-    const Database = createRequire(import.meta.url)('libsql') as new (path: string) => { exec(sql: string): void; close(): void }
-    const db = new Database(join(fixtures, 'app.db'))
+    const db = openSqlite(join(fixtures, 'app.db'))
     db.exec(
       'CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) INSERT INTO t SELECT i, hex(randomblob(64)) FROM n',
     )
@@ -68,6 +81,13 @@ runSourceSuite({
     ).to.equal('SQLite format 3')
   },
   failing: () => ({ source: new SqliteSource('db', join(fixtures, 'missing.db'), quiet), message: /ENOENT|no such file/ }),
+  restore: {
+    // Into another file, then every row of both files compared.
+    target: () => ({ type: 'sqlite', name: 'db', path: join(fixtures, 'restored.db') }),
+    async compare(target) {
+      expect(sqliteRows((target as SqliteSourceConfig).path)).to.equal(sqliteRows(join(fixtures, 'app.db')))
+    },
+  },
 })
 
 let pg: PostgresCluster | undefined
@@ -114,10 +134,22 @@ runSourceSuite({
     secret: 'wrong-Pg-secret-9',
     message: /password authentication failed/,
   }),
+  restore: {
+    // Into another (empty) database of the cluster, then every row of both compared.
+    async target() {
+      await pg!.sql('postgres', 'CREATE DATABASE shop_restored')
+      return pgConfig({ database: 'shop_restored' })
+    },
+    async compare() {
+      const rows = (database: string) => pg!.sql(database, "SELECT count(*), md5(string_agg(id || ':' || body, ',' ORDER BY id)) FROM items")
+      expect(await rows('shop_restored')).to.equal(await rows('shop'))
+    },
+  },
 })
 
 const mongoUri = process.env.MONGODB_URI
 const mongoDb = `bd_suite_${process.pid}`
+let mongoItems: unknown[] = []
 runSourceSuite({
   title: 'sources/mongodb',
   setup: async () => {
@@ -140,5 +172,35 @@ runSourceSuite({
     source: new MongodbSource({ type: 'mongodb', name: 'mongo', uri: 'mongodb://127.0.0.1:1/?serverSelectionTimeoutMS=500', database: mongoDb }, quiet),
     message: /ECONNREFUSED|Server selection timed out|connect/,
   }),
+  restore: {
+    // The archive names its database: it goes back into the same one, emptied first, then compared.
+    async target() {
+      const client = await new MongoClient(mongoUri!).connect()
+      mongoItems = await client
+        .db(mongoDb)
+        .collection('items')
+        .find({}, { projection: { _id: 0 } })
+        .sort({ i: 1 })
+        .toArray()
+      await client.db(mongoDb).dropDatabase()
+      await client.close()
+      return { type: 'mongodb', name: 'mongo', uri: mongoUri!, database: mongoDb }
+    },
+    async compare() {
+      const client = await new MongoClient(mongoUri!).connect()
+      try {
+        const items = await client
+          .db(mongoDb)
+          .collection('items')
+          .find({}, { projection: { _id: 0 } })
+          .sort({ i: 1 })
+          .toArray()
+        expect(items).to.have.length(5000)
+        expect(items).to.deep.equal(mongoItems)
+      } finally {
+        await client.close()
+      }
+    },
+  },
   skip: mongoUri ? [] : [{ reason: 'MONGODB_URI is not set (no MongoDB server can run on this machine)', tests: sourceSuiteTests }],
 })

@@ -5,6 +5,11 @@
  * process and no temporary file behind, whether it succeeds, fails or is cancelled halfway; and bad
  * credentials fail with a clear message that holds no secret (in the error or the log).
  *
+ * A database kind also goes through backup → restore → compare: its archive is restored through the
+ * registry (`restore/restoreDatabases`, the code `--into-database` and the API's restore task run, which
+ * hands the entry to the kind's `SourceFactory.restore`) into a place of the kind's choosing (another
+ * file, database or RDB file), and the kind compares what is there with its fixture.
+ *
  * Each test runs with `TMPDIR` pointed at a fresh folder of its own, so "no temporary file" is
  * checked on exactly what the code under test created (`os.tmpdir()` reads `TMPDIR` at each call).
  * Child processes are read from `/proc` (this process's children, minus the servers the test started).
@@ -12,13 +17,16 @@
  * cannot run on this machine (MongoDB).
  */
 import { expect } from 'chai'
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Transform, type Readable } from 'node:stream'
-import tar from 'tar-stream'
 import { createArchive } from '../../src/archive/createArchive.js'
-import type { Source, SourceContext, SourceEntry } from '../../src/sources/types.js'
+import { restoreDatabases } from '../../src/restore/restoreDatabases.js'
+import type { SourceConfig } from '../../src/sources/all.js'
+import type { Source, SourceContext } from '../../src/sources/types.js'
+import { abortOnFirstByte, children, eventually, readArchive, type ArchivedEntry } from './sourceSuiteProbes.js'
+
+export { readArchive, type ArchivedEntry }
 
 export const sourceSuiteTests = [
   'produces well-formed entries',
@@ -26,6 +34,7 @@ export const sourceSuiteTests = [
   'leaves nothing behind after failure',
   'cancel stops it promptly and leaves no child process or temporary file',
   'bad credentials fail with a clear message and no secret',
+  'backs up, restores through the registry and gives back the fixture',
 ] as const
 
 export type SourceSuiteTest = (typeof sourceSuiteTests)[number]
@@ -33,13 +42,6 @@ export type SourceSuiteTest = (typeof sourceSuiteTests)[number]
 export interface LogLine {
   level: 'info' | 'warn'
   message: string
-}
-
-export interface ArchivedEntry {
-  name: string
-  type: string
-  size: number
-  data: Buffer
 }
 
 export interface SourceSuiteOptions {
@@ -63,98 +65,16 @@ export interface SourceSuiteOptions {
    * cancels when a matching log line is written instead (e.g. while downloads are still running).
    */
   cancelOnLog?: RegExp
+  /** A database kind: where its backup is restored and how the result is compared with the fixture. */
+  restore?: {
+    /** The source's config (the same `name`) pointed at an empty place: another file, database or RDB file. */
+    target(): SourceConfig | Promise<SourceConfig>
+    /** Fails unless what the restore wrote holds the fixture's data. */
+    compare(target: SourceConfig): Promise<void>
+  }
   /** Pids of processes the test itself started (servers): not leftovers. */
   ownProcesses?(): number[]
   skip?: { reason: string; tests: readonly SourceSuiteTest[] }[]
-}
-
-/** Pids and command names of this process's live children. */
-async function children(): Promise<{ pid: number; command: string }[]> {
-  const found: { pid: number; command: string }[] = []
-  for (const name of await readdir('/proc')) {
-    if (!/^\d+$/.test(name)) continue
-    const stat = await readFile(`/proc/${name}/stat`, 'utf8').catch(() => '')
-    // `pid (comm) state ppid ...`; comm may hold spaces and parentheses: split after the last ')'.
-    const close = stat.lastIndexOf(')')
-    if (close < 0) continue
-    const [state, ppid] = stat.slice(close + 2).split(' ')
-    if (Number(ppid) === process.pid && state !== 'Z') found.push({ pid: Number(name), command: stat.slice(stat.indexOf('(') + 1, close) })
-  }
-  return found
-}
-
-/** Waits (bounded) until `check` passes: a killed child or a removed file may lag the rejection by a tick. */
-async function eventually(check: () => Promise<void>, attempts = 100): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await check()
-    } catch (err) {
-      if (attempt >= attempts) throw err
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
-  }
-}
-
-/** Reads a tar stream into memory (fixtures are a few MB). */
-export async function readArchive(archive: Readable): Promise<ArchivedEntry[]> {
-  const extract = tar.extract()
-  const entries: ArchivedEntry[] = []
-  const done = new Promise<void>((resolve, reject) => {
-    extract.on('entry', (header, stream, next) => {
-      const chunks: Buffer[] = []
-      stream.on('error', reject)
-      stream.on('data', (chunk: unknown) => void chunks.push(chunk as Buffer))
-      stream.on('end', () => {
-        entries.push({ name: header.name, type: header.type ?? 'file', size: header.size ?? 0, data: Buffer.concat(chunks) })
-        next()
-      })
-    })
-    extract.on('finish', resolve)
-    extract.on('error', reject)
-    archive.on('error', (err) => {
-      extract.destroy(err)
-      reject(err)
-    })
-  })
-  archive.pipe(extract as unknown as NodeJS.WritableStream)
-  await done
-  return entries
-}
-
-/** Every file entry's first byte aborts `controller` (the source is cancelled mid-stream). */
-function abortOnFirstByte(source: Source, controller: AbortController, reason: Error): Source {
-  return {
-    name: source.name,
-    type: source.type,
-    async *entries(signal: AbortSignal): AsyncIterable<SourceEntry> {
-      for await (const entry of source.entries(signal)) {
-        if (entry.type !== 'file' || !entry.open) {
-          yield entry
-          continue
-        }
-        const open = entry.open.bind(entry)
-        yield {
-          ...entry,
-          read: undefined,
-          open: (s) => {
-            const input = open(s)
-            const tap = new Transform({
-              transform(chunk: Buffer, _encoding, callback) {
-                // Outside the stream's own callback, as a cancel from the API arrives.
-                if (!controller.signal.aborted) setImmediate(() => controller.abort(reason))
-                callback(null, chunk)
-              },
-            })
-            input.on('error', (err) => tap.destroy(err))
-            // The archive writer listens on the end of what it pipes this into (as with an fs stream);
-            // the tap's own error must not go unhandled.
-            tap.on('error', () => {})
-            return input.pipe(tap)
-          },
-        }
-      }
-    },
-  }
 }
 
 export function runSourceSuite(options: SourceSuiteOptions): void {
@@ -289,6 +209,22 @@ export function runSourceSuite(options: SourceSuiteOptions): void {
       if (err !== reason) expect(err!.name, `ended by the cancel, not by: ${err!.message}`).to.equal('AbortError')
       await leftovers()
     })
+
+    if (options.restore) {
+      test('backs up, restores through the registry and gives back the fixture', async () => {
+        const { target, compare } = options.restore!
+        const source = await options.newSource(context)
+        const into = await target()
+        expect(into.name, 'the target keeps the source name (the archive folder)').to.equal(source.name)
+        const lines: string[] = []
+        const archive = createArchive([source], { compression: 'tar', signal: new AbortController().signal })
+        const restored = await restoreDatabases(archive, [into], { log: (line) => lines.push(line) })
+        expect(restored).to.deep.equal([source.name])
+        expect(lines.join('\n')).to.match(new RegExp(`restored source "${source.name}" into `))
+        await compare(into)
+        await leftovers()
+      })
+    }
 
     if (options.badCredentials) {
       test('bad credentials fail with a clear message and no secret', async () => {

@@ -84,6 +84,8 @@ describe('tasks: restore and verify from the API (real daemon, files, PostgreSQL
         roots: [root],
         databases: {
           copy: { type: 'postgresql', database: 'shop_copy', host: pg.socketDir, port: pg.port, user: pg.superuser, password: 'env:TASKS_PG_PASSWORD' },
+          // Another kind's target: a PostgreSQL dump is refused there.
+          file: { type: 'sqlite', path: join(dir, 'copy.db') },
         },
       },
       jobs: [
@@ -368,7 +370,13 @@ describe('tasks: restore and verify from the API (real daemon, files, PostgreSQL
     await refused('files', 'restore', files(join(root, 'x')), 404, /not found/, 'files-19990101-000000.tar.gz')
     await refused('files', 'verify', undefined, 404, /not found/, 'nope.tar')
     const production = { target: { kind: 'database', source: 'pg', database: 'production' } }
-    await refused('db', 'restore', production, 400, /no database "production" in restore\.databases \(configured: copy\)/)
+    await refused('db', 'restore', production, 400, /no database "production" in restore\.databases \(configured: copy, file\)/)
+    // The kinds differ (the source's kind declares the targets it goes into); refused twice alike: the
+    // first refusal left no lock on the target behind (a held one would answer 409).
+    const otherKind = { target: { kind: 'database', source: 'pg', database: 'file' } }
+    await refused('db', 'restore', otherKind, 400, /source "pg" is a postgresql source; restore\.databases\.file is sqlite/)
+    await refused('db', 'restore', otherKind, 400, /source "pg" is a postgresql source; restore\.databases\.file is sqlite/)
+    expect(existsSync(join(dir, 'copy.db'))).to.equal(false)
     await refused('db', 'restore', { target: { kind: 'database', source: 'site', database: 'copy' } }, 400, /not a database source/)
     await refused('db', 'restore', { target: { kind: 'database', source: 'ghost', database: 'copy' } }, 400, /no source "ghost"/)
     await refused('files', 'restore', { target: { kind: 'tape' } }, 400, /./)

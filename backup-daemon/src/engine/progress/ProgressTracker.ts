@@ -7,6 +7,7 @@
  * `intervalMs`, unref'd) smooths the rate and hands snapshots to `onTick`; nothing is emitted per chunk.
  */
 import { Transform, type Readable } from 'node:stream'
+import { sourceFactory } from '../../sources/all.js'
 import type { Source, SourceEntry, TarChunkHooks } from '../../sources/types.js'
 import { ProgressGauge } from '../../runs/ProgressGauge.js'
 import type { RunTracker } from './RunTracker.js'
@@ -24,9 +25,6 @@ export interface ProgressTrackerOptions {
   /** @default Date.now */
   now?(): number
 }
-
-/** Source types whose entries are a dump made for the run (phase `dumping`), not files copied (`archiving`). */
-const dumpTypes = new Set(['postgresql', 'mysql', 'mariadb', 'mongodb', 'redis', 'sqlite'])
 
 type CountedStream = Readable & { bytesRead?: unknown }
 
@@ -108,7 +106,8 @@ export class ProgressTracker implements RunTracker {
   private enterSource(source: Source): string {
     this.currentSource = source.name
     this.currentFile = undefined
-    this.phase(dumpTypes.has(source.type) ? 'dumping' : 'archiving')
+    // A source whose kind makes a dump for the run (`SourceFactory.dumps`) is dumping, not copying files.
+    this.phase(sourceFactory(source.type)?.dumps ? 'dumping' : 'archiving')
     return `${source.name}/`
   }
 

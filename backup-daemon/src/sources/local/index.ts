@@ -150,6 +150,7 @@ export const localSource: SourceFactory<LocalSourceConfig> = {
   configSchema: localSourceSchema,
   secretKeys: [],
   pathKeys: ['path'],
+  readPaths: [{ key: 'path', kind: 'folder' }],
   create: (config, context) => new LocalSource(config.name, config.path, config.exclude ?? [], context),
   countTotals: (config, signal) => countLocalTrees([{ path: config.path, exclude: config.exclude }], signal),
 }

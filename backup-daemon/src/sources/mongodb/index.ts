@@ -8,6 +8,7 @@
 import { PassThrough, type Readable } from 'node:stream'
 import { dumpSettings } from './dumpSettings.js'
 import { mongodbSourceSchema, type MongodbSourceConfig } from './schema.js'
+import { mongodbRestore } from './restore.js'
 import type { Source, SourceContext, SourceEntry, SourceFactory } from '../types.js'
 
 export type { MongodbSourceConfig }
@@ -54,5 +55,7 @@ export const mongodbSource: SourceFactory<MongodbSourceConfig> = {
   configSchema: mongodbSourceSchema,
   secretKeys: ['uri', 'password'],
   pathKeys: [],
+  dumps: true,
+  restore: mongodbRestore,
   create: (config, context) => new MongodbSource(config, context),
 }

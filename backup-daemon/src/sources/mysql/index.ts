@@ -2,10 +2,11 @@
  * @module sources/mysql
  * The `mysql` and `mariadb` source factories (one implementation: `mariadb` prefers `mariadb-dump`,
  * `mysql` prefers `mysqldump`, each falling back to the other). Restorable with the `mariadb`/`mysql`
- * client (see `restore/restoreMysql`).
+ * client (`restore.ts`).
  */
 import type { SourceFactory } from '../types.js'
 import { MysqlSource } from './MysqlSource.js'
+import { mysqlFamilyRestore } from './restore.js'
 import { mariadbSourceSchema, mysqlSourceSchema, type MariadbSourceConfig, type MysqlSourceConfig } from './schema.js'
 
 export const mysqlSource: SourceFactory<MysqlSourceConfig> = {
@@ -13,6 +14,8 @@ export const mysqlSource: SourceFactory<MysqlSourceConfig> = {
   configSchema: mysqlSourceSchema,
   secretKeys: ['password'],
   pathKeys: ['socket'],
+  dumps: true,
+  restore: mysqlFamilyRestore(),
   create: (config, context) => new MysqlSource(config, context),
 }
 
@@ -21,5 +24,7 @@ export const mariadbSource: SourceFactory<MariadbSourceConfig> = {
   configSchema: mariadbSourceSchema,
   secretKeys: ['password'],
   pathKeys: ['socket'],
+  dumps: true,
+  restore: mysqlFamilyRestore(),
   create: (config, context) => new MysqlSource(config, context),
 }

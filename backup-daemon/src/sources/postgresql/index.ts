@@ -2,13 +2,14 @@
  * @module sources/postgresql
  * The `postgresql` source: `pg_dump --format=custom` of one database, streamed from the child
  * process into the archive as `<name>/<database>.dump` (of unknown size, so the archive writer spools
- * it). Restorable with `pg_restore` (see `restore/restorePostgres`). Cancelling kills pg_dump; a
+ * it). Restorable with `pg_restore` (`restore.ts`). Cancelling kills pg_dump; a
  * non-zero exit fails the run with the last lines pg_dump printed.
  */
 import { childOutput } from '../support/childOutput.js'
 import type { Source, SourceContext, SourceEntry, SourceFactory } from '../types.js'
 import { splitPassword } from './connectionString.js'
 import { pgDumpArgs } from './pgDumpArgs.js'
+import { postgresqlRestore } from './restore.js'
 import { postgresqlSourceSchema, type PostgresqlSourceConfig } from './schema.js'
 
 export type { PostgresqlSourceConfig }
@@ -57,5 +58,7 @@ export const postgresqlSource: SourceFactory<PostgresqlSourceConfig> = {
   configSchema: postgresqlSourceSchema,
   secretKeys: ['password'],
   pathKeys: [],
+  dumps: true,
+  restore: postgresqlRestore,
   create: (config, context) => new PostgresqlSource(config, context),
 }

@@ -8,10 +8,12 @@ import { createReadStream } from 'node:fs'
 import { mkdtemp, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { basename, extname, join } from 'node:path'
-import { z } from 'zod'
-import { sourceName } from '../support/sourceName.js'
 import type { Source, SourceContext, SourceEntry, SourceFactory } from '../types.js'
 import { snapshotSqlite } from './snapshotSqlite.js'
+import { sqliteRestore } from './restore.js'
+import { sqliteSourceSchema, type SqliteSourceConfig } from './schema.js'
+
+export type { SqliteSourceConfig }
 
 /** The entry name of a database file: `<name>/<file name without extension>.sqlite`. */
 export function sqliteEntryName(name: string, path: string): string {
@@ -53,20 +55,13 @@ export class SqliteSource implements Source {
   }
 }
 
-const sqliteSourceSchema = z.strictObject({
-  type: z.literal('sqlite'),
-  name: sourceName,
-  /** The database file (a consistent copy is taken with `VACUUM INTO`, never a file copy). */
-  path: z.string().min(1),
-})
-
-/** One `type: sqlite` source entry after parsing. */
-export type SqliteSourceConfig = z.output<typeof sqliteSourceSchema>
-
 export const sqliteSource: SourceFactory<SqliteSourceConfig> = {
   type: 'sqlite',
   configSchema: sqliteSourceSchema,
   secretKeys: [],
   pathKeys: ['path'],
+  readPaths: [{ key: 'path', kind: 'file' }],
+  dumps: true,
+  restore: sqliteRestore,
   create: (config, context) => new SqliteSource(config.name, config.path, context),
 }

@@ -1,5 +1,5 @@
 /**
- * @module restore/feedCommand
+ * @module sources/support/feedCommand
  * Streams a dump into a database client's stdin (`pg_restore`, `mariadb`) and waits for it to finish.
  * A client that fails early closes its stdin (EPIPE): its exit code and the end of its stderr tell why,
  * so they win over the broken pipe. Aborting kills the client at once.
@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process'
 import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import { tail } from '../sources/support/runChild.js'
+import { tail } from './runChild.js'
 
 export interface FeedCommandOptions {
   env: NodeJS.ProcessEnv

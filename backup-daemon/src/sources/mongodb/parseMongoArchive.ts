@@ -1,5 +1,5 @@
 /**
- * @module restore/parseMongoArchive
+ * @module sources/mongodb/parseMongoArchive
  * Reads a mongodump archive (ours or mongodump's, gzipped or not) as a stream of events: the header,
  * each collection's prelude, each raw document, each namespace's end. Memory holds one document at a
  * time. Every namespace's CRC-64 is checked at its EOF header, like mongorestore does.
@@ -7,8 +7,8 @@
 import type { Readable } from 'node:stream'
 import { createGunzip } from 'node:zlib'
 import { BSON } from 'mongodb'
-import { Crc64 } from '../sources/mongodb/crc64.js'
-import { magicNumber } from '../sources/mongodb/archiveFormat.js'
+import { Crc64 } from './crc64.js'
+import { magicNumber } from './archiveFormat.js'
 
 export interface ParsedHeader {
   concurrent_collections: number

@@ -1,5 +1,5 @@
 /**
- * @module restore/restoreMysql
+ * @module sources/mysql/restoreMysql
  * Loads a `mysql`/`mariadb` source's dump (plain SQL from `mariadb-dump`/`mysqldump`) into a server
  * with the `mariadb` client (falling back to `mysql`), fed on its stdin. The password goes in
  * `MYSQL_PWD` (never on the command line). The client stops at the first failing statement.
@@ -8,15 +8,15 @@
  * missing. Without `overwrite` the target must hold no tables (the dump's `DROP TABLE IF EXISTS`
  * would silently replace them); an all-databases dump names its own databases and needs `overwrite`.
  * A single-database dump never leaves its target: a `USE other`, `CREATE DATABASE` or client command
- * in it stops the restore before that statement (`restore/confineMysqlDump`).
+ * in it stops the restore before that statement (`sources/mysql/confineMysqlDump`).
  */
 import { spawn } from 'node:child_process'
 import type { Readable } from 'node:stream'
-import { findExecutable } from '../sources/support/findExecutable.js'
-import { runChild, tail } from '../sources/support/runChild.js'
+import { findExecutable } from '../support/findExecutable.js'
+import { runChild, tail } from '../support/runChild.js'
 import { confineMysqlDump } from './confineMysqlDump.js'
-import { feedCommand } from './feedCommand.js'
-import { mysqlConnectionArgs, mysqlEnv } from '../sources/mysql/mysqlDumpArgs.js'
+import { feedCommand } from '../support/feedCommand.js'
+import { mysqlConnectionArgs, mysqlEnv } from './mysqlDumpArgs.js'
 
 export interface MysqlConnection {
   /** The database to load a single-database dump into; absent for an all-databases dump. */

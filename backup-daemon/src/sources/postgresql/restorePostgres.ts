@@ -1,12 +1,12 @@
 /**
- * @module restore/restorePostgres
+ * @module sources/postgresql/restorePostgres
  * Feeds a `postgresql` source's dump (custom format) to `pg_restore` on its stdin. The password goes
  * in `PGPASSWORD` (never on the command line); `--exit-on-error` and, by default, one transaction, so
  * a failed restore leaves the target database as it was.
  */
 import type { Readable } from 'node:stream'
-import { splitPassword } from '../sources/postgresql/connectionString.js'
-import { feedCommand } from './feedCommand.js'
+import { splitPassword } from './connectionString.js'
+import { feedCommand } from '../support/feedCommand.js'
 
 export interface PostgresConnection {
   /** The database to restore into (it must exist unless `create` is set). */

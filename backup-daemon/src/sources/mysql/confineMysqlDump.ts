@@ -1,5 +1,5 @@
 /**
- * @module restore/confineMysqlDump
+ * @module sources/mysql/confineMysqlDump
  * Keeps a single-database MySQL/MariaDB restore in its target database. The dump is SQL fed to the
  * `mariadb` client, and SQL can switch database: a dump holding `USE shop;` wrote into `shop` while the
  * task said "restored into shop_copy". This transform reads the dump as the client does (strings,

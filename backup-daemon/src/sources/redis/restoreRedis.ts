@@ -1,5 +1,5 @@
 /**
- * @module restore/restoreRedis
+ * @module sources/redis/restoreRedis
  * Puts a `redis` source's `dump.rdb` back as a file a Redis server loads at start (its `dir` and
  * `dbfilename`). A running server would overwrite the file at its next save or shutdown, so this is
  * for a stopped server: stop it, restore, start it. The bytes go to a temporary file beside the
@@ -12,8 +12,8 @@ import { open, rename, rm, stat } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import { findExecutable } from '../sources/support/findExecutable.js'
-import { runChild } from '../sources/support/runChild.js'
+import { findExecutable } from '../support/findExecutable.js'
+import { runChild } from '../support/runChild.js'
 
 export interface RestoreRedisOptions {
   /** Replace an existing file at the target. @default false */

@@ -1,5 +1,5 @@
 /**
- * @module restore/restoreSqlite
+ * @module sources/sqlite/restoreSqlite
  * Puts a `sqlite` source's archive entry back as a database file: the bytes go to a temporary file
  * beside the target, which must pass `PRAGMA integrity_check` before it is renamed into place (an
  * atomic swap on the same filesystem), so a failed restore never leaves a half-written database.

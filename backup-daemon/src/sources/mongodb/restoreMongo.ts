@@ -1,5 +1,5 @@
 /**
- * @module restore/restoreMongo
+ * @module sources/mongodb/restoreMongo
  * Restores a mongodump archive into a server with the Node driver (what `mongorestore --archive`
  * does, for the parts our archives hold): collections created with their options, documents inserted
  * unordered in batches (values deserialized with `promoteValues: false` so int32/int64/double/binary
