@@ -16,12 +16,6 @@ const src = fileURLToPath(new URL('../../src', import.meta.url))
 
 /** Where kind names belong: the kinds' own folders and the original service's spellings. */
 const allowed = [`sources${sep}`, join('config', 'snaprAliases.ts')]
-/**
- * Known exceptions, being removed elsewhere: the engine's count of local trees (the "engine" part of
- * issue 26 moves it into `sources/local/`). An exception that is gone is no failure.
- */
-const knownExceptions = [join('engine', 'createEngine.ts')]
-
 const kindName = /(['"`])(postgresql|mysql|mariadb|sqlite|redis|mongodb)\1/g
 const localSourceCheck = /\b(?:s|source|src)\.type\s*[!=]==?\s*(['"`])local\1/g
 
@@ -70,7 +64,7 @@ describe('architecture: database kinds are named only in their own folders (issu
       .map((path) => relative(src, path))
       .filter((file) => !allowed.some((place) => file.startsWith(place) || file === place))
     expect(files.length, 'files scanned').to.be.greaterThan(100)
-    const found = files.filter((file) => !knownExceptions.includes(file)).flatMap((file) => kindNamesIn(file, readFileSync(join(src, file), 'utf8')))
+    const found = files.flatMap((file) => kindNamesIn(file, readFileSync(join(src, file), 'utf8')))
     expect(found, found.join('\n')).to.deep.equal([])
   })
 })
