@@ -9,7 +9,7 @@
 import type { StorageConfig } from '../config/types.js'
 import { createStorage } from '../storages/all.js'
 import type { Storage, StorageContext } from '../storages/types.js'
-import { jobLayout, type JobLayout } from './layout.js'
+import { jobLayout, type JobLayout } from '../repository/archives/layout.js'
 
 const includeJobName = new WeakMap<Storage, boolean>()
 

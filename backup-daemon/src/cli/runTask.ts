@@ -8,10 +8,10 @@
  */
 import type { Readable } from 'node:stream'
 import type { RunRecord } from '../runs/history.js'
-import { countingStorage } from '../tasks/countingStorage.js'
+import { countingStorage } from '../repository/archives/countingStorage.js'
 import { memoryRunHistory } from '../tasks/memoryRunHistory.js'
 import { TaskRunner, type TaskContext, type TaskOutcome, type TaskSpec } from '../tasks/TaskRunner.js'
-import type { LocatedSnapshot } from '../snapshot/locateSnapshots.js'
+import type { LocatedSnapshot } from '../repository/archives/readManifest.js'
 import type { Storage } from '../storages/types.js'
 import { nextSignal } from './output.js'
 import { createReadLimiter, type ReadLimiter } from './limitReads.js'

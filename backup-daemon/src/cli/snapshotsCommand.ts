@@ -6,7 +6,7 @@
  * people; with `--json` one `Snapshot` of the API per line. A storage that cannot be listed is an error
  * naming it (exit 1): a listing that silently leaves one out would hide missing copies.
  */
-import { defaultStorageOf, listCatalog, listJobSnapshots } from '../snapshot/snapshotCatalog.js'
+import { defaultStorageOf, listCatalog, listJobSnapshots } from '../repository/archives/catalog.js'
 import type { SnapshotView } from '../engine/types.js'
 import { formatBytes } from '../ui/lib/formatBytes.js'
 import { openJob } from './snapshotCommand.js'

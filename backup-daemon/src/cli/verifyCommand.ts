@@ -6,10 +6,10 @@
  * Runs as a task (`runTask`): live progress, log lines, a history record at the end.
  * Exit 0 when every copy is intact; 1 naming each bad part (or a storage lacking the snapshot).
  */
-import { locateSnapshots } from '../snapshot/locateSnapshots.js'
-import { verifySnapshot } from '../snapshot/verifySnapshot.js'
+import { locateSnapshots } from '../repository/archives/readManifest.js'
+import { verifySnapshot } from '../repository/archives/verifySnapshot.js'
 import { meteredCopy, readLimiterOf, runTask, sizeOf, type CliTaskOptions } from './runTask.js'
-import { archiveKeys } from '../snapshot/archiveKeys.js'
+import { archiveKeys } from '../repository/archiveKeys.js'
 import { openJob, type JobContext } from './snapshotCommand.js'
 import { inProcessReporter } from './terminal/inProcessReporter.js'
 import type { Reporter } from './terminal/Reporter.js'

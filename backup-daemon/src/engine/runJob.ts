@@ -5,17 +5,17 @@
  * everything the run wrote.
  */
 import { createArchive } from '../archive/createArchive.js'
-import type { Manifest } from '../archive/manifest.js'
-import { snapshotName } from '../archive/layout.js'
-import { writeSnapshot } from '../archive/writeSnapshot.js'
+import type { Manifest } from '../repository/archives/manifest.js'
+import { snapshotName } from '../repository/archives/layout.js'
+import { writeSnapshot } from '../repository/archives/writeSnapshot.js'
 import type { JobConfig } from '../config/types.js'
 import type { LogLevel } from '../logs/formatLine.js'
 import { createSource } from '../sources/all.js'
 import type { Storage } from '../storages/types.js'
 import { noopTracker, type RunTracker } from './progress/RunTracker.js'
-import { describePolicy, hasRules } from '../snapshot/retentionPlan.js'
+import { describePolicy, hasRules } from '../repository/retentionPlan.js'
 import { withHooks } from './runHooks.js'
-import { applyRetention, removeLeftovers } from '../snapshot/snapshotCatalog.js'
+import { applyRetention, removeLeftovers } from '../repository/archives/catalog.js'
 
 export interface RunJobOptions {
   job: JobConfig

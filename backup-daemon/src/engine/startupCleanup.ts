@@ -7,7 +7,7 @@
  * its job succeeds. A run waits for its job's sweep first, so the sweep never removes a run's objects.
  */
 import type { Storage } from '../storages/types.js'
-import { removeLeftovers } from '../snapshot/snapshotCatalog.js'
+import { removeLeftovers } from '../repository/archives/catalog.js'
 
 export interface StorageDown {
   job: string

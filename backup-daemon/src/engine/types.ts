@@ -10,7 +10,7 @@ import type { RunHistory, RunRecord } from '../runs/history.js'
 import type { RunListener } from '../runs/RunWatchers.js'
 import type { RunProgress } from '../runs/progress.js'
 import type { JobTasks } from '../tasks/createJobTasks.js'
-import type { SnapshotView } from '../snapshot/SnapshotView.js'
+import type { SnapshotView } from '../repository/SnapshotView.js'
 
 export type { SnapshotView }
 

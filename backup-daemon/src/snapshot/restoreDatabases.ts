@@ -17,7 +17,7 @@ import { restoreRedis } from '../restore/restoreRedis.js'
 import { splitPassword } from '../sources/postgresql/connectionString.js'
 import { mongoUri } from '../sources/mongodb/dumpSettings.js'
 import { restoreSqlite } from '../restore/restoreSqlite.js'
-import { forEachTarEntry } from './forEachTarEntry.js'
+import { forEachTarEntry } from '../archive/forEachTarEntry.js'
 
 export const databaseTypes = ['sqlite', 'postgresql', 'mongodb', 'mysql', 'mariadb', 'redis'] as const
 

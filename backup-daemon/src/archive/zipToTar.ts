@@ -12,7 +12,7 @@
 import { PassThrough, Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type yauzl from 'yauzl'
-import { spoolToFile } from '../archive/spoolToFile.js'
+import { spoolToFile } from './spoolToFile.js'
 
 const typeBits = 0o170000
 const typeOf = (entry: yauzl.Entry): 'file' | 'directory' | 'symlink' => {

@@ -8,9 +8,9 @@
  * as damaged fails at once. Streams (memory does not grow with the parts' size).
  */
 import { createHash } from 'node:crypto'
-import type { LocatedSnapshot } from './locateSnapshots.js'
+import type { LocatedSnapshot } from './readManifest.js'
 import { describeReadError, openArchive, type OpenArchiveOptions } from './openArchive.js'
-import { forEachTarEntry } from './forEachTarEntry.js'
+import { forEachTarEntry } from '../../archive/forEachTarEntry.js'
 
 export interface VerifyResult {
   ok: boolean

@@ -7,10 +7,10 @@
  * `SnapshotNotFoundError` (404), not a server error.
  */
 import { Readable } from 'node:stream'
-import { FullDownloadUnsupportedError, SnapshotDamagedError, SnapshotNotFoundError } from '../runs/errors.js'
-import { concatObjects, listJobSnapshots } from '../snapshot/snapshotCatalog.js'
-import type { SnapshotDownload } from './types.js'
-import type { Storage } from '../storages/types.js'
+import { FullDownloadUnsupportedError, SnapshotDamagedError, SnapshotNotFoundError } from '../../runs/errors.js'
+import { concatObjects, listJobSnapshots } from './catalog.js'
+import type { SnapshotDownload } from '../../engine/types.js'
+import type { Storage } from '../../storages/types.js'
 
 const contentTypeOf = (name: string) =>
   name.endsWith('.age') || name.endsWith('.enc') || /\.part-[a-z]+$/.test(name)

@@ -10,7 +10,7 @@
  * and data in our name form without a manifest. Anything else in the folder is left alone.
  */
 import type { Readable } from 'node:stream'
-import { layoutIn } from '../archive/jobStorage.js'
+import { layoutIn } from '../../archive/jobStorage.js'
 import {
   manifestKey,
   manifestSuffix,
@@ -19,11 +19,11 @@ import {
   type JobLayout,
   type ParsedName,
   type SnapshotEncryption,
-} from '../archive/layout.js'
-import type { Compression, JobConfig, RetentionConfig } from '../config/types.js'
-import type { Storage, StoredObject } from '../storages/types.js'
-import { snapshotsToKeep } from './retentionPlan.js'
-import type { SnapshotView } from './SnapshotView.js'
+} from './layout.js'
+import type { Compression, JobConfig, RetentionConfig } from '../../config/types.js'
+import type { Storage, StoredObject } from '../../storages/types.js'
+import { snapshotsToKeep } from '../retentionPlan.js'
+import type { SnapshotView } from '../SnapshotView.js'
 
 export interface CatalogEntry {
   view: SnapshotView

@@ -5,7 +5,7 @@
  */
 import { Transform, type Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import type { Storage } from '../storages/types.js'
+import type { Storage } from '../../storages/types.js'
 
 export function countingStorage(storage: Storage, count: (bytes: number) => void): Storage {
   const open = async (key: string): Promise<Readable> => {

@@ -16,7 +16,7 @@
  * listed as they are, unchecksummed). Temporary objects of ours are always written below `J/`, even with
  * `includeJobName: false`, so a crashed run's leftovers can be told from another job's.
  */
-import type { Compression } from '../config/types.js'
+import type { Compression } from '../../config/types.js'
 
 export const manifestSuffix = '.manifest.json'
 

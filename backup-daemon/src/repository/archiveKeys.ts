@@ -4,7 +4,7 @@
  * the CLI's `verify` and `restore`.
  */
 import type { JobConfig } from '../config/types.js'
-import type { OpenArchiveOptions } from './openArchive.js'
+import type { OpenArchiveOptions } from './archives/openArchive.js'
 
 /** The job's keys for reading its encrypted snapshots (age passphrase, openssl password and cipher). */
 export function archiveKeys(job: JobConfig): Omit<OpenArchiveOptions, 'signal'> {

@@ -4,9 +4,9 @@
  * manifest when it has one (the original service's snapshots have none), for `verify` and `restore`.
  * Only listed snapshots are found: a name can never reach an object outside the job's catalog.
  */
-import type { Manifest } from '../archive/manifest.js'
-import { listCatalog, type CatalogEntry } from './snapshotCatalog.js'
-import type { Storage } from '../storages/types.js'
+import type { Manifest } from './manifest.js'
+import { listCatalog, type CatalogEntry } from './catalog.js'
+import type { Storage } from '../../storages/types.js'
 
 export interface LocatedSnapshot {
   storage: Storage

@@ -15,7 +15,7 @@ import { isAbsolute, join, resolve, sep } from 'node:path'
 import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { escapeName } from '../logs/escapeControl.js'
-import { forEachTarEntry } from './forEachTarEntry.js'
+import { forEachTarEntry } from '../archive/forEachTarEntry.js'
 
 export interface ExtractOptions {
   /** Replace files that exist. @default false */

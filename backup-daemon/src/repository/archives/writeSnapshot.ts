@@ -8,9 +8,9 @@
 import { createHash } from 'node:crypto'
 import { once } from 'node:events'
 import { PassThrough, Readable } from 'node:stream'
-import type { Compression, EncryptionConfig } from '../config/types.js'
-import type { PendingObject, Storage } from '../storages/types.js'
-import { layoutIn } from './jobStorage.js'
+import type { Compression, EncryptionConfig } from '../../config/types.js'
+import type { PendingObject, Storage } from '../../storages/types.js'
+import { layoutIn } from '../../archive/jobStorage.js'
 import { manifestKey, partKey, partsFolder, tempDir, wholeKey, type SnapshotEncryption } from './layout.js'
 import type { Manifest } from './manifest.js'
 

@@ -1,12 +1,12 @@
 import { expect } from 'chai'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
-import { snapshotName } from '../../src/archive/layout.js'
-import { writeSnapshot } from '../../src/archive/writeSnapshot.js'
-import { isoWeek, snapshotsToKeep } from '../../src/snapshot/retentionPlan.js'
-import { applyRetention, listCatalog } from '../../src/snapshot/snapshotCatalog.js'
+import { snapshotName } from '../../src/repository/archives/layout.js'
+import { writeSnapshot } from '../../src/repository/archives/writeSnapshot.js'
+import { isoWeek, snapshotsToKeep } from '../../src/repository/retentionPlan.js'
+import { applyRetention, listCatalog } from '../../src/repository/archives/catalog.js'
 import { LocalStorage } from '../../src/storages/local.js'
-import { tempDir } from './helpers.js'
+import { tempDir } from '../engine/helpers.js'
 
 /** Snapshots named after their UTC time, at `hours` after 2026-01-01T00:00Z (a Thursday). */
 const at = (...hours: number[]) =>
