@@ -1,5 +1,5 @@
 /**
- * @module snapshot/zipToTar
+ * @module archive/zipToTar
  * Reads a zip snapshot as the tar stream every reader of snapshots takes (`forEachTarEntry`, so a zip's
  * entries go through the same path checks of `extractTo` as a tar's, and the same database restores).
  * A zip's directory is at its end, so the bytes are first spooled to a temporary file (disk, not

@@ -5,15 +5,14 @@
  */
 import { Cron } from 'croner'
 import { hostname } from 'node:os'
-import type { Manifest } from '../repository/archives/manifest.js'
+import type { WrittenSnapshot } from '../repository/types.js'
 import type { DaemonConfig, JobConfig } from '../config/types.js'
 import { createLogHub, type DaemonLogHub } from './createLogHub.js'
 import type { LogLevel } from '../logs/formatLine.js'
 import { RunMetrics } from '../metrics/RunMetrics.js'
 import { createNotifiers, notifyAll, notifyStarted } from '../notify/createNotifiers.js'
 import type { Notifier, RunReport } from '../notify/types.js'
-import { createJobStorage } from '../archive/jobStorage.js'
-import type { Storage } from '../storages/types.js'
+import { openJobRepository, type JobRepository } from '../repository/jobRepository.js'
 import { EngineStoppingError, JobBusyError, JobNotFoundError, NoRunInFlightError } from '../runs/errors.js'
 import { formatDuration } from './formatDuration.js'
 import { FileRunHistory } from './history/FileRunHistory.js'
@@ -23,11 +22,9 @@ import { countLocalTrees } from './progress/countLocalTrees.js'
 import { ProgressTracker } from './progress/ProgressTracker.js'
 import { RunWatchers, type RunListener } from '../runs/RunWatchers.js'
 import type { RunProgress } from '../runs/progress.js'
-import { openSnapshot } from '../repository/archives/download.js'
 import { redactJob } from './redactJob.js'
 import { RunLock } from './RunLock.js'
 import { runJob } from './runJob.js'
-import { defaultStorageOf, listJobSnapshots } from '../repository/archives/catalog.js'
 import { storageHealth, sweepLeftovers } from './startupCleanup.js'
 import { StateStore, type JobState } from './StateStore.js'
 import { createJobTasks, type JobTasks } from '../tasks/createJobTasks.js'
@@ -49,8 +46,8 @@ export interface EngineOptions {
 /** The engine plus what the CLI needs beyond the server's contract. */
 export interface DaemonEngine extends Engine {
   readonly logs: DaemonLogHub
-  /** The job's storages, as built from the config (the CLI's verify and restore read through them). */
-  storagesOf(name: string): Storage[]
+  /** The job's snapshots over its storages, as built from the config. */
+  repositoryOf(name: string): JobRepository
   /** Resolves with the run's metadata once the job is idle again (at once if it is). */
   whenIdle(name: string): Promise<RunInfo>
   readonly history: RunHistory
@@ -66,7 +63,7 @@ class RunCancelled extends Error {
 
 interface JobRuntime {
   config: JobConfig
-  storages: Storage[]
+  repository: JobRepository
   notifiers: Notifier[]
   /** The start-up sweep of leftovers; a run waits for it. */
   swept?: Promise<void>
@@ -123,7 +120,7 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
       job.name,
       {
         config: job,
-        storages: job.storages.map((entry) => createJobStorage(entry, { log: jobLog(job.name) })),
+        repository: openJobRepository(job, { context: { log: jobLog(job.name) } }),
         notifiers: createNotifiers(job.notify),
         status: 'idle',
       },
@@ -150,7 +147,7 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
       jobLog(name)('warn', `the previous run did not finish (${error})`)
     }
     // In the background: an unreachable storage must not delay serving (engine/startupCleanup).
-    job.swept = sweepLeftovers(name, job.storages, jobLog(name), health)
+    job.swept = sweepLeftovers(job.repository, jobLog(name), health)
   }
 
   const metrics = new RunMetrics(
@@ -176,10 +173,10 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
     const startPings = notifyStarted(job.notifiers, name, log)
     let error = ''
     let status: 'success' | 'failed' | 'cancelled' = 'success'
-    let manifest: Manifest | undefined
+    let manifest: WrittenSnapshot | undefined
     try {
       await job.swept
-      manifest = await runJob({ job: job.config, storages: job.storages, signal: controller.signal, log, level: options.gzipLevel, tracker })
+      manifest = await runJob({ job: job.config, repository: job.repository, signal: controller.signal, log, level: options.gzipLevel, tracker })
     } catch (err) {
       const reason = controller.signal.aborted ? controller.signal.reason : err
       error = reason instanceof Error ? reason.message : String(reason)
@@ -225,7 +222,13 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
         durationSeconds: elapsed / 1000,
         error,
         snapshot: manifest
-          ? { name: manifest.name, size: manifest.size, sha256: manifest.sha256, parts: manifest.parts.length, storages: job.storages.map((s) => s.name) }
+          ? {
+              name: manifest.name,
+              size: manifest.size,
+              sha256: manifest.sha256,
+              parts: manifest.partsCount,
+              storages: job.repository.repositories.map((r) => r.name),
+            }
           : null,
         host: hostname(),
       }
@@ -241,7 +244,7 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
     const tracker = new ProgressTracker({
       kind: 'backup',
       startedAt: started,
-      storages: job.storages.map((s) => s.name),
+      storages: job.repository.repositories.map((r) => r.name),
       totalBytes: previous?.bytesRead,
       onTick: (progress) => watchers.progress(name, progress),
     }).start()
@@ -369,7 +372,7 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
       return watchers.watch(name, listener)
     },
     tasks,
-    storagesOf: (name) => runtime(name).storages,
+    repositoryOf: (name) => runtime(name).repository,
     metrics: () => metrics.render(),
     listJobs: () => {
       state.refresh()
@@ -406,10 +409,9 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
       return { cancelledAt: new Date().toISOString() }
     },
     async listSnapshots(name) {
-      const job = runtime(name)
-      return (await listJobSnapshots(name, job.storages, defaultStorageOf(job.config))).map(({ entry }) => entry.view)
+      return (await runtime(name).repository.list()).map((snapshot) => snapshot.view)
     },
-    openSnapshot: (name, filename) => openSnapshot(name, runtime(name).storages, filename, defaultStorageOf(runtime(name).config)),
+    openSnapshot: (name, filename) => runtime(name).repository.download(filename),
     async whenIdle(name) {
       await runtime(name).done
       return state.get(name).run

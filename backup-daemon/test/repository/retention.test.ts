@@ -4,7 +4,10 @@ import { Readable } from 'node:stream'
 import { snapshotName } from '../../src/repository/archives/layout.js'
 import { writeSnapshot } from '../../src/repository/archives/writeSnapshot.js'
 import { isoWeek, snapshotsToKeep } from '../../src/repository/retentionPlan.js'
-import { applyRetention, listCatalog } from '../../src/repository/archives/catalog.js'
+import { archiveRepository } from '../../src/repository/archives/archiveRepository.js'
+import { listCatalog } from '../../src/repository/archives/catalog.js'
+import { jobLayout } from '../../src/repository/archives/layout.js'
+import { applyRetention } from '../../src/repository/jobRepository.js'
 import { LocalStorage } from '../../src/storages/local.js'
 import { tempDir } from '../engine/helpers.js'
 
@@ -96,7 +99,7 @@ describe('engine/retentionPlan (synthetic timestamps)', () => {
           signal: new AbortController().signal,
         })
       }
-      const deleted = await applyRetention(storage, 'j', { last: 1, daily: 3 })
+      const deleted = await applyRetention(archiveRepository(storage, jobLayout('j')), { last: 1, daily: 3 })
       const { snapshots, orphans } = await listCatalog(storage, 'j')
       // Newest (Mar 4 12:00) by last and daily; Mar 3 12:00 and Mar 2 12:00 by daily.
       expect(snapshots.map((s) => s.view.createdAt)).to.deep.equal(['2026-03-04T12:00:00.000Z', '2026-03-03T12:00:00.000Z', '2026-03-02T12:00:00.000Z'])

@@ -1,16 +1,15 @@
 /**
- * @module engine/openSnapshot
- * Finds a listed snapshot (or one part of a split set) by the name the API uses and says how to
- * serve it: a redirect when the storage prefers one, else a stream. Only listed objects can be opened,
- * so no `{filename}` can reach anything else in a storage. The copy served is the listed one
- * (`defaultStorage` first); an object deleted between the listing and the download is a
+ * @module repository/archives/download
+ * Serves a listed snapshot (or one part of a split set) by the name the API uses: a redirect when the
+ * storage prefers one, else a stream. Only listed objects can be opened, so no `{filename}` can reach
+ * anything else in a storage. An object deleted between the listing and the download is a
  * `SnapshotNotFoundError` (404), not a server error.
  */
 import { Readable } from 'node:stream'
 import { FullDownloadUnsupportedError, SnapshotDamagedError, SnapshotNotFoundError } from '../../runs/errors.js'
-import { concatObjects, listJobSnapshots } from './catalog.js'
-import type { SnapshotDownload } from '../../engine/types.js'
 import type { Storage } from '../../storages/types.js'
+import type { SnapshotDownload } from '../types.js'
+import { concatObjects, type CatalogEntry } from './catalog.js'
 
 const contentTypeOf = (name: string) =>
   name.endsWith('.age') || name.endsWith('.enc') || /\.part-[a-z]+$/.test(name)
@@ -25,36 +24,34 @@ const contentTypeOf = (name: string) =>
             ? 'application/zip'
             : 'application/x-tar'
 
-export async function openSnapshot(job: string, storages: Storage[], filename: string, defaultStorage?: string): Promise<SnapshotDownload> {
-  for (const { storage, entry } of await listJobSnapshots(job, storages, defaultStorage)) {
-    const { view, dataKeys, dataSizes } = entry
-    if (view.name === filename) {
-      if (!view.isSplit) return single(job, storage, dataKeys[0]!, view.name, view.size)
-      if (view.damaged) throw new SnapshotDamagedError(filename, view.damageReason ?? 'incomplete')
-      if (!storage.canStream) throw new FullDownloadUnsupportedError(filename)
-      return {
-        kind: 'stream',
-        filename,
-        size: view.size,
-        contentType: contentTypeOf(filename),
-        // The first part is opened before the answer starts, so a set deleted since the listing is a 404.
-        open: async () => {
-          const first = await opened(job, storage, dataKeys[0]!, filename)
-          const rest = dataKeys.slice(1)
-          return Readable.from(
-            (async function* () {
-              for await (const chunk of first) yield chunk as Buffer
-              yield* concatObjects(storage, rest)
-            })(),
-          )
-        },
-      }
+/** The download of `filename` when it is this listed snapshot or one of its parts; undefined when it is neither. */
+export async function downloadOf(job: string, storage: Storage, entry: CatalogEntry, filename: string): Promise<SnapshotDownload | undefined> {
+  const { view, dataKeys, dataSizes } = entry
+  if (view.name === filename) {
+    if (!view.isSplit) return single(job, storage, dataKeys[0]!, view.name, view.size)
+    if (view.damaged) throw new SnapshotDamagedError(filename, view.damageReason ?? 'incomplete')
+    if (!storage.canStream) throw new FullDownloadUnsupportedError(filename)
+    return {
+      kind: 'stream',
+      filename,
+      size: view.size,
+      contentType: contentTypeOf(filename),
+      // The first part is opened before the answer starts, so a set deleted since the listing is a 404.
+      open: async () => {
+        const first = await opened(job, storage, dataKeys[0]!, filename)
+        const rest = dataKeys.slice(1)
+        return Readable.from(
+          (async function* () {
+            for await (const chunk of first) yield chunk as Buffer
+            yield* concatObjects(storage, rest)
+          })(),
+        )
+      },
     }
-    // One part of a split set, by its file name (`<set>.part-aab`).
-    const index = view.isSplit ? dataKeys.findIndex((key) => key.slice(key.lastIndexOf('/') + 1) === filename) : -1
-    if (index >= 0) return single(job, storage, dataKeys[index]!, filename, dataSizes[index]!)
   }
-  throw new SnapshotNotFoundError(job, filename)
+  // One part of a split set, by its file name (`<set>.part-aab`).
+  const index = view.isSplit ? dataKeys.findIndex((key) => key.slice(key.lastIndexOf('/') + 1) === filename) : -1
+  return index >= 0 ? single(job, storage, dataKeys[index]!, filename, dataSizes[index]!) : undefined
 }
 
 /** Opens an object; "no such object" becomes `SnapshotNotFoundError`. */

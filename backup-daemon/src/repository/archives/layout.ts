@@ -1,5 +1,5 @@
 /**
- * @module archive/layout
+ * @module repository/archives/layout
  * Where a snapshot's objects live in a storage, and how a listing is read back without opening any
  * object. Everything of job `J` is in its folder: `J/` (the default, `includeJobName: true`), or the
  * storage's root (`includeJobName: false`, several jobs sharing one folder, told apart by the `J-`

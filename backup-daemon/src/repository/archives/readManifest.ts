@@ -1,11 +1,11 @@
 /**
- * @module snapshot/locateSnapshots
- * Finds a job's listed snapshot (by name, or the newest) on each of its storages and reads its
- * manifest when it has one (the original service's snapshots have none), for `verify` and `restore`.
- * Only listed snapshots are found: a name can never reach an object outside the job's catalog.
+ * @module repository/archives/readManifest
+ * A listed snapshot located in its storage, with its manifest read when it has one (the original
+ * service's snapshots have none): what reading and verifying it need. Only listed snapshots are
+ * located, so a name can never reach an object outside the job's catalog.
  */
+import type { CatalogEntry } from './catalog.js'
 import type { Manifest } from './manifest.js'
-import { listCatalog, type CatalogEntry } from './catalog.js'
 import type { Storage } from '../../storages/types.js'
 
 export interface LocatedSnapshot {
@@ -14,8 +14,6 @@ export interface LocatedSnapshot {
   /** Absent for a snapshot without a manifest (`entry.view.checksummed` false). */
   manifest?: Manifest
 }
-
-export type Location = LocatedSnapshot | { storage: Storage; missing: string }
 
 /** Reads a (small) object whole. */
 async function readObject(storage: Storage, key: string): Promise<Buffer> {
@@ -39,22 +37,4 @@ export async function readManifest(storage: Storage, key: string): Promise<Manif
   }
   if (manifest.version !== 1 || !Array.isArray(manifest.parts)) throw new Error(`storage "${storage.name}": ${key} is not a version 1 manifest`)
   return manifest
-}
-
-/** One result per storage: the snapshot `name` (newest when undefined) with its manifest, or why it is missing. */
-export async function locateSnapshots(job: string, storages: Storage[], name?: string): Promise<Location[]> {
-  return Promise.all(
-    storages.map(async (storage): Promise<Location> => {
-      try {
-        const { snapshots } = await listCatalog(storage, job)
-        const entry = name === undefined ? snapshots[0] : snapshots.find((s) => s.view.name === name)
-        if (!entry) return { storage, missing: name === undefined ? 'no snapshot' : `no snapshot named ${name}` }
-        if (!entry.manifestKey) return { storage, entry }
-        return { storage, entry, manifest: await readManifest(storage, entry.manifestKey) }
-      } catch (err) {
-        // One unreachable storage must not hide the others' answers (restore can use another copy).
-        return { storage, missing: `cannot read the catalog: ${(err as Error).message}` }
-      }
-    }),
-  )
 }
