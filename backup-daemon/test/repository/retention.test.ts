@@ -19,7 +19,7 @@ const at = (...hours: number[]) =>
   })
 const kept = (snapshots: ReturnType<typeof at>, policy: Parameters<typeof snapshotsToKeep>[1]) => [...snapshotsToKeep(snapshots, policy)].sort()
 
-describe('engine/retentionPlan (synthetic timestamps)', () => {
+describe('repository/retentionPlan (synthetic timestamps)', () => {
   it('last N keeps the newest N whatever the input order', () => {
     const snaps = at(5, 1, 30, 2, 4)
     expect(kept(snaps, { last: 2 })).to.deep.equal(

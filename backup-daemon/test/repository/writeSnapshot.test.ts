@@ -16,7 +16,7 @@ const archive = () =>
     })(),
   )
 
-describe('archive/writeSnapshot', () => {
+describe('repository/archives/writeSnapshot', () => {
   let tmp: Awaited<ReturnType<typeof tempDir>>
   beforeEach(async () => (tmp = await tempDir()))
   afterEach(() => tmp.remove())
