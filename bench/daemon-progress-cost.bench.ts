@@ -31,7 +31,7 @@ interface Tracker {
 interface JobConfig {
   storages: unknown[]
 }
-const { createJobStorage } = (await import(daemonModule('archive/jobStorage.ts'))) as { createJobStorage(config: unknown): unknown }
+const { openJobRepository } = (await import(daemonModule('repository/jobRepository.ts'))) as { openJobRepository(job: JobConfig): unknown }
 const { loadConfig } = (await import(daemonModule('config/loadConfig.ts'))) as { loadConfig(file: string): Promise<{ jobs: JobConfig[] }> }
 const { countLocalTrees } = (await import(daemonModule('sources/local/countLocalTrees.ts'))) as {
   countLocalTrees(trees: { path: string }[], signal: AbortSignal): Promise<number>
@@ -41,7 +41,7 @@ const { ProgressTracker } = (await import(daemonModule('engine/progress/Progress
 }
 const { noopTracker } = (await import(daemonModule('engine/progress/RunTracker.ts'))) as { noopTracker: unknown }
 const { runJob } = (await import(daemonModule('engine/runJob.ts'))) as {
-  runJob(options: { job: JobConfig; storages: unknown[]; signal: AbortSignal; log(): void; tracker: unknown }): Promise<unknown>
+  runJob(options: { job: JobConfig; repository: unknown; signal: AbortSignal; log(): void; tracker: unknown }): Promise<unknown>
 }
 
 const MiB = 1 << 20
@@ -101,7 +101,7 @@ async function once(dir: string, compression: 'tar' | 'tar.gz', variant: Variant
   const job = await jobFor(dir, compression)
   rmSync(join(dir, 'out'), { recursive: true, force: true })
   mkdirSync(join(dir, 'out'))
-  const storages = job.storages.map((entry) => createJobStorage(entry))
+  const repository = openJobRepository(job)
   const controller = new AbortController()
   let progress: Tracker | undefined
   let snapshots = 0
@@ -117,7 +117,7 @@ async function once(dir: string, compression: 'tar' | 'tar.gz', variant: Variant
   const tracker = progress ?? noopTracker
   const started = process.hrtime.bigint()
   const cpuBefore = process.cpuUsage()
-  await runJob({ job, storages, signal: controller.signal, log: () => {}, tracker })
+  await runJob({ job, repository, signal: controller.signal, log: () => {}, tracker })
   const cpuUsed = process.cpuUsage(cpuBefore)
   const sample = { wall: Number(process.hrtime.bigint() - started) / 1e9, cpu: (cpuUsed.user + cpuUsed.system) / 1e6 }
   controller.abort()

@@ -16,6 +16,6 @@ export type { Source, SourceEntry, SourceFactory, SourceContext } from './source
 export type { Storage, StorageFactory, StoredObject, PendingObject } from './storages/types.js'
 export { sourceFactories } from './sources/all.js'
 export { storageFactories } from './storages/all.js'
-export type { Manifest, ManifestPart } from './archive/manifest.js'
+export type { Manifest, ManifestPart } from './repository/archives/manifest.js'
 export { startServer, type RunningServer, type StartServerOptions } from './server/startServer.js'
 export { hashPassword, verifyPassword } from './auth/password.js'

@@ -8,7 +8,7 @@
  *
  * A wrong password shows with CBC as a bad last block (checked when the stream ends); CTR has no
  * integrity at all, so a wrong password yields garbage that only the archive parser can reject: callers
- * read the decrypted bytes as an archive before trusting them (see `snapshot/openArchive.ts`).
+ * read the decrypted bytes as an archive before trusting them (see `repository/archives/openArchive.ts`).
  */
 import { createCipheriv, createDecipheriv, pbkdf2, randomBytes } from 'node:crypto'
 import { Transform, type TransformCallback } from 'node:stream'

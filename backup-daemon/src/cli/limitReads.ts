@@ -57,7 +57,7 @@ export function createReadLimiter(bytesPerSecond: number): ReadLimiter {
         pipeline(source, paced).catch(() => {})
         return paced
       }
-      // A Proxy, not a copy: storages are class instances whose methods need their own `this` (as countingStorage).
+      // A Proxy, not a copy: storages are class instances whose methods need their own `this` (as repository/archives/readingStorage).
       return new Proxy(storage, {
         get(target, property, receiver) {
           if (property === 'open') return open

@@ -14,15 +14,12 @@
 import { lstat, mkdir, readFile, realpath } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import type { AgeKeys } from '../archive/ageStream.js'
-import { locateSnapshots, type LocatedSnapshot } from '../snapshot/locateSnapshots.js'
-import { describeReadError, openArchive } from '../snapshot/openArchive.js'
 import { restoreDatabases, restoreOf } from '../restore/restoreDatabases.js'
-import { verifySnapshot } from '../snapshot/verifySnapshot.js'
 import { sourceFactories } from '../sources/all.js'
 import { restoreFiles } from '../tasks/restoreFiles.js'
-import { meteredCopy, readLimiterOf, runTask, sizeOf, type CliTaskOptions } from './runTask.js'
-import { archiveKeys } from '../snapshot/archiveKeys.js'
-import { openJob, type JobContext } from './snapshotCommand.js'
+import type { SnapshotCopy } from '../repository/jobRepository.js'
+import { readLimiterOf, runTask, taskReadOptions, type CliTaskOptions } from './runTask.js'
+import { openJob, repositoryOf, type JobContext } from './snapshotCommand.js'
 import { inProcessReporter } from './terminal/inProcessReporter.js'
 import type { Reporter } from './terminal/Reporter.js'
 
@@ -31,6 +28,9 @@ function databaseKinds(): string {
   const kinds = sourceFactories.flatMap(({ type, restore }) => (restore ? [restore.restorableWhen ? `${type} (${restore.restorableWhen})` : type] : []))
   return kinds.length > 1 ? `${kinds.slice(0, -1).join(', ')} and ${kinds.at(-1)}` : kinds.join('')
 }
+
+/** A storage's copy of the snapshot (not a missing one). */
+type Found = Extract<SnapshotCopy, { snapshot: unknown }>
 
 export interface RestoreArgs extends CliTaskOptions {
   file: string
@@ -71,23 +71,23 @@ export async function restoreIn(
     return 2
   }
 
-  const locations = await locateSnapshots(job.name, opened.storages, args.snapshot)
-  const first = locations.find((l): l is LocatedSnapshot => !('missing' in l))
-  const target = args.to ? resolve(args.to) : `database source(s) ${sources.map((s) => s.name).join(', ')}`
-  const spec = { job: job.name, kind: 'restore' as const, snapshot: args.snapshot, target, ...(first && { totalBytes: 2 * sizeOf(first) }) }
   const limiter = readLimiterOf(args)
+  const locations = await repositoryOf(opened, limiter ? { wrapStorage: (storage) => limiter.wrap(storage) } : {}).copies(args.snapshot)
+  const first = locations.find((l): l is Found => !('missing' in l))
+  const target = args.to ? resolve(args.to) : `database source(s) ${sources.map((s) => s.name).join(', ')}`
+  const spec = { job: job.name, kind: 'restore' as const, snapshot: args.snapshot, target, ...(first && { totalBytes: 2 * first.snapshot.size }) }
   return runTask(reporter, spec, async (context) => {
     const say = (line: string) => context.log('info', line)
     context.meter.phase = 'verifying'
-    let chosen: LocatedSnapshot | undefined
+    let chosen: Found | undefined
     for (const location of locations) {
-      const where = `storage "${location.storage.name}"`
+      const where = `storage "${location.repository.name}"`
       if ('missing' in location) {
         say(`${where}: ${location.missing}`)
         continue
       }
-      context.meter.currentSource = location.storage.name
-      const check = await verifySnapshot(meteredCopy(location, context, limiter), context.signal, archiveKeys(job))
+      context.meter.currentSource = location.repository.name
+      const check = await location.snapshot.verify(taskReadOptions(job, context))
       // Cancelled mid-part: the read error it reports is the cancel, not a damaged copy.
       context.signal.throwIfAborted()
       if (check.ok) {
@@ -100,13 +100,12 @@ export async function restoreIn(
     if (!chosen) throw new Error(`no storage holds an intact copy of ${args.snapshot}; nothing was restored`)
 
     context.meter.phase = 'restoring'
-    const options = archiveKeys(job)
+    const options = taskReadOptions(job, context)
     const keys: AgeKeys = { ...options.keys }
     // age (~200 ms to import) only for an identity file: openArchive loads it for encrypted snapshots alone.
     if (args.identity) keys.identities = (await import('../archive/ageStream.js')).parseIdentities(await readFile(args.identity, 'utf8'))
-    const copy = meteredCopy(chosen, context, limiter)
     try {
-      const archive = await openArchive(copy, { ...options, keys, signal: context.signal })
+      const archive = await chosen.snapshot.openTar({ ...options, keys })
       if (args.to) {
         // The API's core (tasks/restoreFiles): unpacked next to the folder, moved into place at the end, so a
         // failed or interrupted restore leaves the folder as it was (and creates none).
@@ -128,7 +127,7 @@ export async function restoreIn(
       say(summary)
       return { summary }
     } catch (err) {
-      throw new Error(describeReadError(chosen, err as Error).message, { cause: err })
+      throw new Error(chosen.snapshot.explainReadError(err as Error).message, { cause: err })
     }
   })
 }

@@ -1,19 +1,23 @@
 /**
  * @module cli/snapshotCommand
- * What `verify`, `restore` and `snapshots` share: the config loaded, the job found, its storages built
+ * What `verify`, `restore` and `snapshots` share: the config loaded, the job found, its storage entries chosen
  * (no engine: these commands never touch the daemon's state or schedules, so they run beside a live
  * daemon). A job or storage name that is not there is answered with the nearest one and the list.
  */
-import type { JobConfig } from '../config/types.js'
-import { createJobStorage } from '../archive/jobStorage.js'
-import type { Storage } from '../storages/types.js'
+import type { JobConfig, StorageConfig } from '../config/types.js'
+import { openJobRepository, type JobRepository, type OpenJobRepositoryOptions } from '../repository/jobRepository.js'
 import { load } from './output.js'
 import { suggest } from './terminal/suggest.js'
 
 export interface JobContext {
   job: JobConfig
-  storages: Storage[]
+  /** The storage entries to read (all of the job's, or the one `--storage` names). */
+  entries: StorageConfig[]
 }
+
+/** The job's snapshots on the chosen entries (`wrapStorage`: e.g. the `--limit-download` pace). */
+export const repositoryOf = (opened: JobContext, options: Omit<OpenJobRepositoryOptions, 'entries'> = {}): JobRepository =>
+  openJobRepository(opened.job, { ...options, entries: opened.entries })
 
 /** `did you mean "x"? ` when a known name is near `name`. */
 const nearest = (name: string, known: string[]) => {
@@ -27,7 +31,7 @@ export function unknownJob(command: string, name: string, file: string, jobs: Jo
   return `${command}: no job "${name}" in ${file}; ${nearest(name, names)}(jobs: ${names.join(', ') || 'none'})`
 }
 
-/** The job and its storages (only `storage` when given), or an exit code after printing why. */
+/** The job and its storage entries (only `storage` when given), or an exit code after printing why. */
 export async function openJob(file: string, name: string, storage?: string, command = 'verify'): Promise<JobContext | number> {
   const config = await load(file)
   if (!config) return 1
@@ -42,5 +46,5 @@ export async function openJob(file: string, name: string, storage?: string, comm
     process.stderr.write(`${command}: --storage "${storage}": job "${name}" has no such storage; ${nearest(storage!, names)}(storages: ${names.join(', ')})\n`)
     return 2
   }
-  return { job, storages: entries.map((entry) => createJobStorage(entry)) }
+  return { job, entries }
 }

@@ -2,14 +2,13 @@
  * @module cli/snapshotsCommand
  * `backup-daemon snapshots JOB --config FILE [--storage NAME] [--json]`: the job's committed snapshots
  * on every storage (or one), newest first, from the code the API's `GET /jobs/{name}/backups` answers
- * with (`listJobSnapshots`: one entry per snapshot, the storages holding a copy merged). A table for
+ * with (`JobRepository.list`: one entry per snapshot, the storages holding a copy merged). A table for
  * people; with `--json` one `Snapshot` of the API per line. A storage that cannot be listed is an error
  * naming it (exit 1): a listing that silently leaves one out would hide missing copies.
  */
-import { defaultStorageOf, listCatalog, listJobSnapshots } from '../snapshot/snapshotCatalog.js'
 import type { SnapshotView } from '../engine/types.js'
 import { formatBytes } from '../ui/lib/formatBytes.js'
-import { openJob } from './snapshotCommand.js'
+import { openJob, repositoryOf } from './snapshotCommand.js'
 
 export interface SnapshotsArgs {
   file: string
@@ -43,24 +42,25 @@ export function snapshotTable(snapshots: SnapshotView[]): string {
 export async function snapshotsCommand(args: SnapshotsArgs): Promise<number> {
   const opened = await openJob(args.file, args.job, args.storage, 'snapshots')
   if (typeof opened === 'number') return opened
+  const repository = repositoryOf(opened)
   let listed
   try {
-    listed = await listJobSnapshots(opened.job.name, opened.storages, defaultStorageOf(opened.job))
+    listed = await repository.list()
   } catch (err) {
     // Name the storage(s) that cannot be listed, so the operator knows which one to check.
     const failing: string[] = []
-    for (const storage of opened.storages) await listCatalog(storage, opened.job.name).catch(() => failing.push(`"${storage.name}"`))
+    for (const storage of repository.repositories) await storage.list().catch(() => failing.push(`"${storage.name}"`))
     const which = failing.length ? `storage ${failing.join(', ')}` : 'a storage'
     process.stderr.write(`snapshots: cannot list job "${args.job}" on ${which}: ${(err as Error).message}; check it, or list the others with --storage NAME\n`)
     return 1
   }
-  const snapshots = listed.map(({ entry }) => entry.view)
+  const snapshots = listed.map((snapshot) => snapshot.view)
   if (args.json) {
     for (const snapshot of snapshots) process.stdout.write(`${JSON.stringify(snapshot)}\n`)
     return 0
   }
   if (snapshots.length === 0) {
-    process.stdout.write(`no snapshots of job "${args.job}" on ${opened.storages.map((s) => `"${s.name}"`).join(', ')}\n`)
+    process.stdout.write(`no snapshots of job "${args.job}" on ${opened.entries.map((s) => `"${s.name}"`).join(', ')}\n`)
     return 0
   }
   const size = snapshots.reduce((sum, s) => sum + s.size, 0)

@@ -6,11 +6,8 @@
  * Runs as a task (`runTask`): live progress, log lines, a history record at the end.
  * Exit 0 when every copy is intact; 1 naming each bad part (or a storage lacking the snapshot).
  */
-import { locateSnapshots } from '../snapshot/locateSnapshots.js'
-import { verifySnapshot } from '../snapshot/verifySnapshot.js'
-import { meteredCopy, readLimiterOf, runTask, sizeOf, type CliTaskOptions } from './runTask.js'
-import { archiveKeys } from '../snapshot/archiveKeys.js'
-import { openJob, type JobContext } from './snapshotCommand.js'
+import { readLimiterOf, runTask, taskReadOptions, type CliTaskOptions } from './runTask.js'
+import { openJob, repositoryOf, type JobContext } from './snapshotCommand.js'
 import { inProcessReporter } from './terminal/inProcessReporter.js'
 import type { Reporter } from './terminal/Reporter.js'
 
@@ -35,34 +32,34 @@ export async function verifyIn(
   options: CliTaskOptions = {},
 ): Promise<number> {
   const name = opened.job.name
-  const locations = await locateSnapshots(name, opened.storages, snapshot)
-  const found = locations.flatMap((l) => ('missing' in l ? [] : [l]))
-  const names = [...new Set(found.map((l) => l.entry.view.name))]
+  const limiter = readLimiterOf(options)
+  const locations = await repositoryOf(opened, limiter ? { wrapStorage: (storage) => limiter.wrap(storage) } : {}).copies(snapshot)
+  const found = locations.flatMap((l) => ('missing' in l ? [] : [l.snapshot]))
+  const names = [...new Set(found.map((s) => s.view.name))]
   const spec = {
     job: name,
     kind: 'verify' as const,
     snapshot: snapshot ?? (names.join(', ') || 'newest'),
-    totalBytes: found.reduce((sum, l) => sum + sizeOf(l), 0),
+    totalBytes: found.reduce((sum, s) => sum + s.size, 0),
   }
-  const limiter = readLimiterOf(options)
   return runTask(reporter, spec, async (context) => {
     context.meter.phase = 'verifying'
     let failed = 0
     for (const location of locations) {
-      const where = `storage "${location.storage.name}"`
+      const where = `storage "${location.repository.name}"`
       if ('missing' in location) {
         context.log('error', `${where}: ${location.missing}`)
         failed++
         continue
       }
-      context.meter.currentSource = location.storage.name
-      const result = await verifySnapshot(meteredCopy(location, context, limiter), context.signal, archiveKeys(opened.job))
+      context.meter.currentSource = location.repository.name
+      const result = await location.snapshot.verify(taskReadOptions(opened.job, context))
       // Cancelled mid-part: the read error it reports is the cancel, not a damaged copy.
       context.signal.throwIfAborted()
-      const what = `${where}: ${location.entry.view.name}`
+      const what = `${where}: ${location.snapshot.view.name}`
       if (result.ok) {
-        const checked = location.manifest
-          ? `sha256 ${location.manifest.sha256}`
+        const checked = result.sha256
+          ? `sha256 ${result.sha256}`
           : `no checksum to compare (not written by this daemon): ${result.entries ?? 0} entries read to the end`
         context.log('info', `${what}: OK (${result.partsChecked} part(s), ${result.bytes} bytes, ${checked})`)
       } else {

@@ -58,8 +58,8 @@ export async function createDaemon(config: DaemonConfig, options: DaemonOptions 
   })
   const tasks = createJobTasks({
     config,
-    // `storagesOf` throws `JobNotFoundError` for an unknown job, so the config below is there.
-    job: (name) => ({ storages: engine.storagesOf(name), config: configs.get(name)! }),
+    // `repositoryOf` throws `JobNotFoundError` for an unknown job, so the config below is there.
+    job: (name) => ({ repository: engine.repositoryOf(name), config: configs.get(name)! }),
     backupRunning: (name) => engine.busy(name),
     runner,
   })

@@ -8,17 +8,15 @@
  */
 import type { DaemonConfig } from '../config/types.js'
 import { RunMetrics } from '../metrics/RunMetrics.js'
-import type { Storage } from '../storages/types.js'
 import type { RunHistory } from '../runs/history.js'
 import { RunWatchers, type RunListener } from '../runs/RunWatchers.js'
 import type { RunProgress } from '../runs/progress.js'
-import { defaultStorageOf, listJobSnapshots } from '../snapshot/snapshotCatalog.js'
+import type { JobRepository } from '../repository/jobRepository.js'
 import { createLogHub, type DaemonLogHub } from './createLogHub.js'
 import { FileRunHistory } from './history/FileRunHistory.js'
 import { engineLog, jobRuntimes, runtimeLookup } from './jobRuntime.js'
 import { jobViews } from './jobViews.js'
 import { runLifecycle } from './lifecycle/runLifecycle.js'
-import { openSnapshot } from './openSnapshot.js'
 import { recoverAtStart } from './recoverAtStart.js'
 import { redactJob } from './redactJob.js'
 import { RunLock } from './RunLock.js'
@@ -47,8 +45,8 @@ export interface EngineOptions {
 /** The engine plus what the CLI and the composition root need beyond the server's contract. */
 export interface DaemonEngine extends Engine {
   readonly logs: DaemonLogHub
-  /** The job's storages, as built from the config (the CLI's verify and restore read through them). */
-  storagesOf(name: string): Storage[]
+  /** The job's snapshots over its storages, as built from the config. */
+  repositoryOf(name: string): JobRepository
   /** Whether the job's backup runs (from its start until it is idle again). Throws `JobNotFoundError`. */
   busy(name: string): boolean
   /** Resolves with the run's metadata once the job is idle again (at once if it is). */
@@ -106,7 +104,7 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
       runtime(name)
       return watchers.watch(name, listener)
     },
-    storagesOf: (name) => runtime(name).storages,
+    repositoryOf: (name) => runtime(name).repository,
     busy: (name) => runtime(name).status !== 'idle',
     metrics: () => metrics.render(),
     listJobs: views.listJobs,
@@ -116,10 +114,9 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
     run: lifecycle.run,
     cancel: lifecycle.cancel,
     async listSnapshots(name) {
-      const job = runtime(name)
-      return (await listJobSnapshots(name, job.storages, defaultStorageOf(job.config))).map(({ entry }) => entry.view)
+      return (await runtime(name).repository.list()).map((snapshot) => snapshot.view)
     },
-    openSnapshot: (name, filename) => openSnapshot(name, runtime(name).storages, filename, defaultStorageOf(runtime(name).config)),
+    openSnapshot: (name, filename) => runtime(name).repository.download(filename),
     async whenIdle(name) {
       await runtime(name).done
       return state.get(name).run

@@ -9,16 +9,15 @@ import type { DaemonConfig, JobConfig } from '../config/types.js'
 import type { LogLevel } from '../logs/formatLine.js'
 import { createNotifiers } from '../notify/createNotifiers.js'
 import type { Notifier } from '../notify/types.js'
-import { createJobStorage } from '../archive/jobStorage.js'
+import { openJobRepository, type JobRepository } from '../repository/jobRepository.js'
 import { JobNotFoundError } from '../runs/errors.js'
-import type { Storage } from '../storages/types.js'
 import type { DaemonLogHub } from './createLogHub.js'
 import type { ProgressTracker } from './progress/ProgressTracker.js'
 import type { JobRunStatus, JobView } from './types.js'
 
 export interface JobRuntime {
   config: JobConfig
-  storages: Storage[]
+  repository: JobRepository
   notifiers: Notifier[]
   /** The start-up sweep of leftovers; a run waits for it. */
   swept?: Promise<void>
@@ -71,7 +70,7 @@ export function jobRuntimes(config: DaemonConfig, log: EngineLog): Map<string, J
       job.name,
       {
         config: job,
-        storages: job.storages.map((entry) => createJobStorage(entry, { log: log.job(job.name) })),
+        repository: openJobRepository(job, { context: { log: log.job(job.name) } }),
         notifiers: createNotifiers(job.notify),
         status: 'idle',
       },

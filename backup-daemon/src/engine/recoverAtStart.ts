@@ -28,6 +28,6 @@ export function recoverAtStart({ jobs, state, locks, health, log }: RecoveryDeps
       log.job(name)('warn', `the previous run did not finish (${error})`)
     }
     // In the background: an unreachable storage must not delay serving (engine/startupCleanup).
-    job.swept = sweepLeftovers(name, job.storages, log.job(name), health)
+    job.swept = sweepLeftovers(job.repository, log.job(name), health)
   }
 }

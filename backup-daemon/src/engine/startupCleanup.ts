@@ -6,8 +6,7 @@
  * whose sweep fails is marked down (logged, and listed in `GET /status` for a session) until a run of
  * its job succeeds. A run waits for its job's sweep first, so the sweep never removes a run's objects.
  */
-import type { Storage } from '../storages/types.js'
-import { removeLeftovers } from '../snapshot/snapshotCatalog.js'
+import type { JobRepository } from '../repository/jobRepository.js'
 
 export interface StorageDown {
   job: string
@@ -38,12 +37,13 @@ export function storageHealth(): StorageHealth {
 
 type Log = (level: 'info' | 'warn', message: string) => void
 
-/** Sweeps every storage of `job` in the background; the promise never rejects. */
-export function sweepLeftovers(job: string, storages: Storage[], log: Log, health: StorageHealth): Promise<void> {
+/** Sweeps every repository of the job in the background; the promise never rejects. */
+export function sweepLeftovers(repository: JobRepository, log: Log, health: StorageHealth): Promise<void> {
+  const job = repository.job
   return Promise.all(
-    storages.map(async (storage) => {
+    repository.repositories.map(async (storage) => {
       try {
-        const removed = await removeLeftovers(storage, job)
+        const removed = await storage.removeLeftovers()
         if (removed) log('warn', `storage "${storage.name}": removed ${removed} object(s) left by an unfinished run`)
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err)

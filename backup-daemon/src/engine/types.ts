@@ -5,13 +5,12 @@
  * to Problem responses.
  */
 import type { StorageDown } from './startupCleanup.js'
-import type { Readable } from 'node:stream'
 import type { RunHistory, RunRecord } from '../runs/history.js'
 import type { RunListener } from '../runs/RunWatchers.js'
 import type { RunProgress } from '../runs/progress.js'
-import type { SnapshotView } from '../snapshot/SnapshotView.js'
+import type { SnapshotDownload, SnapshotView } from '../repository/types.js'
 
-export type { SnapshotView }
+export type { SnapshotDownload, SnapshotView }
 
 /** The engine's own run state of a job; the API shows `cancelling` as `running` plus `cancelling: true`. */
 export type JobRunStatus = 'idle' | 'running' | 'cancelling'
@@ -61,10 +60,6 @@ export interface RunInfo {
   /** idle | running | cancelling | success | failed | cancelled */
   status: string
 }
-
-/** How a download is answered: bytes from the daemon, or a redirect to a signed storage URL. */
-export type SnapshotDownload =
-  { kind: 'stream'; filename: string; size: number; contentType: string; open(): Promise<Readable> } | { kind: 'redirect'; url: string }
 
 export type LogScope = { kind: 'system' } | { kind: 'job'; job: string }
 

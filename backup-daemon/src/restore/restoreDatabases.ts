@@ -11,7 +11,7 @@ import { Readable } from 'node:stream'
 import type { SourceConfig } from '../config/types.js'
 import { sourceFactory } from '../sources/all.js'
 import type { DatabaseRestore } from '../sources/types.js'
-import { forEachTarEntry } from '../snapshot/forEachTarEntry.js'
+import { forEachTarEntry } from '../archive/forEachTarEntry.js'
 
 export interface RestoreDatabasesOptions {
   overwrite?: boolean

@@ -4,7 +4,7 @@
  * large output chunks (256 KiB by default), so a tree of tiny files costs a few copies per file instead of
  * a stream hand-off per header, body and padding (tar-stream's pack: a streamx push and a callback each).
  *
- * Format, as tar-stream wrote it before (archives read by GNU tar, bsdtar and `snapshot/forEachTarEntry.ts`):
+ * Format, as tar-stream wrote it before (archives read by GNU tar, bsdtar and `archive/forEachTarEntry.ts`):
  * - a name over 100 bytes is split at a `/` into the ustar prefix (155) and name (100) fields;
  * - a name or link target that cannot be held (non-ASCII, too long) and a size of 8 GiB or more go into a
  *   PAX extended header (`x`) before the entry: `path`, `linkpath`, `size` (UTF-8, lengths in bytes);

@@ -5,23 +5,20 @@
  * job: neither a task nor a backup) and refused with a `TaskRefusedError` / `SnapshotNotFoundError`;
  * then the work runs in the `TaskRunner`.
  *
- * - verify: every storage copy of the snapshot is checked (`snapshot/verifySnapshot`: each part's sha256
+ * - verify: every storage copy of the snapshot is checked (`StoredSnapshot.verify`: each part's sha256
  *   against the manifest; without a manifest the archive is read to its end). Fails when one copy is bad.
  * - restore: the first copy that verifies is read (so the total is twice the snapshot's size), then
  *   unpacked into a folder below `restore.roots` (`restoreFiles`) or one database source's dump is
  *   restored into a database of `restore.databases` (`restoreDatabase`).
  */
 import type { DaemonConfig, JobConfig } from '../config/types.js'
-import { archiveKeys } from '../snapshot/archiveKeys.js'
+import type { JobRepository } from '../repository/jobRepository.js'
+import type { ReadOptions, SnapshotRepository, StoredSnapshot } from '../repository/types.js'
+import { archiveKeys } from '../repository/archiveKeys.js'
 import { SnapshotNotFoundError } from '../runs/errors.js'
 import type { RunRecord } from '../runs/history.js'
 import type { RunListener } from '../runs/RunWatchers.js'
-import { locateSnapshots, type LocatedSnapshot } from '../snapshot/locateSnapshots.js'
-import { describeReadError, openArchive } from '../snapshot/openArchive.js'
 import { restoreOf } from '../restore/restoreDatabases.js'
-import { verifySnapshot } from '../snapshot/verifySnapshot.js'
-import type { Storage } from '../storages/types.js'
-import { countingStorage } from './countingStorage.js'
 import { resolveRestoreFolder } from './resolveRestoreFolder.js'
 import { restoreDatabase, retargetSource } from './restoreDatabase.js'
 import { restoreFiles } from './restoreFiles.js'
@@ -50,15 +47,26 @@ export interface JobTasks {
 
 export interface JobTasksDeps {
   config: DaemonConfig
-  /** The job's config and storages; throws `JobNotFoundError`. */
-  job(name: string): { config: JobConfig; storages: Storage[] }
+  /** The job's config and snapshots; throws `JobNotFoundError`. */
+  job(name: string): { config: JobConfig; repository: JobRepository }
   /** Whether the job's backup runs (a task is refused meanwhile: it would read a snapshot being written or pruned). */
   backupRunning(name: string): boolean
   runner: TaskRunner
 }
 
-type Located = LocatedSnapshot
-const sizeOf = (located: Located) => located.entry.dataSizes.reduce((sum, size) => sum + size, 0)
+/** One repository's copy of a listed snapshot. */
+interface Located {
+  repository: SnapshotRepository
+  snapshot: StoredSnapshot
+}
+const sizeOf = (located: Located) => located.snapshot.size
+
+/** How a task reads a copy: the job's keys, the task's cancel, every byte read counted in its progress. */
+const readOptions = (jobConfig: JobConfig, context: TaskContext): ReadOptions => ({
+  ...archiveKeys(jobConfig),
+  signal: context.signal,
+  onBytes: (n) => context.meter.addBytes(n),
+})
 
 export function createJobTasks({ config, job, backupRunning, runner }: JobTasksDeps): JobTasks {
   const targetLocks = restoreTargetLocks()
@@ -68,16 +76,11 @@ export function createJobTasks({ config, job, backupRunning, runner }: JobTasksD
   }
 
   /** Every copy of a listed snapshot; `SnapshotNotFoundError` (404) when no storage lists it. */
-  const locate = async (name: string, storages: Storage[], snapshot: string): Promise<Located[]> => {
-    const copies = (await locateSnapshots(name, storages, snapshot)).filter((l): l is Located => !('missing' in l))
+  const locate = async (name: string, repository: JobRepository, snapshot: string): Promise<Located[]> => {
+    const copies = (await repository.copies(snapshot)).filter((l): l is Located => !('missing' in l))
     if (copies.length === 0) throw new SnapshotNotFoundError(name, snapshot)
     return copies
   }
-
-  const counted = (located: Located, context: TaskContext): Located => ({
-    ...located,
-    storage: countingStorage(located.storage, (n) => context.meter.addBytes(n)),
-  })
 
   /** Verifies copies in order until one is intact (all of them with `all`); returns the intact ones. */
   const verifyCopies = async (copies: Located[], jobConfig: JobConfig, context: TaskContext, all: boolean) => {
@@ -85,11 +88,11 @@ export function createJobTasks({ config, job, backupRunning, runner }: JobTasksD
     const problems: string[] = []
     context.meter.phase = 'verifying'
     for (const copy of copies) {
-      const where = `storage "${copy.storage.name}"`
-      context.meter.currentSource = copy.storage.name
-      const result = await verifySnapshot(counted(copy, context), context.signal, archiveKeys(jobConfig))
+      const where = `storage "${copy.repository.name}"`
+      context.meter.currentSource = copy.repository.name
+      const result = await copy.snapshot.verify(readOptions(jobConfig, context))
       if (result.ok) {
-        const checked = copy.manifest ? 'sha256 of every part matches the manifest' : `no manifest: ${result.entries ?? 0} entries read to the end`
+        const checked = result.sha256 ? 'sha256 of every part matches the manifest' : `no manifest: ${result.entries ?? 0} entries read to the end`
         context.log('info', `${where}: intact (${result.partsChecked} part(s), ${result.bytes} bytes; ${checked})`)
         intact.push(copy)
         if (!all) break
@@ -103,21 +106,21 @@ export function createJobTasks({ config, job, backupRunning, runner }: JobTasksD
 
   return {
     async verify(name, snapshot, trigger = 'api') {
-      const { config: jobConfig, storages } = job(name)
+      const { config: jobConfig, repository } = job(name)
       refuseIfBusy(name)
-      const copies = await locate(name, storages, snapshot)
+      const copies = await locate(name, repository, snapshot)
       refuseIfBusy(name)
       const totalBytes = copies.reduce((sum, copy) => sum + sizeOf(copy), 0)
       return runner.start({ job: name, kind: 'verify', snapshot, totalBytes, trigger }, async (context) => {
         const { intact, problems } = await verifyCopies(copies, jobConfig, context, true)
         const copiesAre = copies.length === 1 ? 'copy is' : 'copies are'
         if (problems.length > 0) throw new Error(`${problems.length} of ${copies.length} ${copiesAre} damaged: ${problems.join(' | ')}`)
-        return { summary: `${intact.length} cop${intact.length === 1 ? 'y' : 'ies'} intact (${intact.map((c) => c.storage.name).join(', ')})` }
+        return { summary: `${intact.length} cop${intact.length === 1 ? 'y' : 'ies'} intact (${intact.map((c) => c.repository.name).join(', ')})` }
       })
     },
 
     async restore(name, snapshot, target, trigger = 'api') {
-      const { config: jobConfig, storages } = job(name)
+      const { config: jobConfig, repository } = job(name)
       refuseIfBusy(name)
       const restore = config.restore ?? { roots: [], databases: {} }
       // Every check of the target comes before the snapshot is looked at: a bad request writes nothing.
@@ -139,7 +142,7 @@ export function createJobTasks({ config, job, backupRunning, runner }: JobTasksD
         prepared = {
           label: folder.path,
           async run(located, context) {
-            const archive = await openArchive(located, { ...archiveKeys(jobConfig), signal: context.signal })
+            const archive = await located.snapshot.openTar(readOptions(jobConfig, context))
             const onEntry = (entry: string) => context.meter.file(entry)
             const journal = beginRestoreJournal(config.dataDir, {
               job: name,
@@ -153,7 +156,7 @@ export function createJobTasks({ config, job, backupRunning, runner }: JobTasksD
             })
             const result = await restoreFiles(archive, folder, { overwrite, signal: context.signal, onEntry, journal })
               .catch((err: Error) => {
-                throw new Error(`${describeReadError(located, err).message} (the target folder was left as it was)`, { cause: err })
+                throw new Error(`${located.snapshot.explainReadError(err).message} (the target folder was left as it was)`, { cause: err })
               })
               .finally(() => journal.end())
             return {
@@ -181,7 +184,7 @@ export function createJobTasks({ config, job, backupRunning, runner }: JobTasksD
           label: `database ${target.database}`,
           async run(located, context) {
             context.meter.currentSource = source.name
-            const archive = await openArchive(located, { ...archiveKeys(jobConfig), signal: context.signal })
+            const archive = await located.snapshot.openTar(readOptions(jobConfig, context))
             // Once the source is restored (committed), a failure or cancel while the rest of the archive is read changes nothing.
             let restored = false
             const log = (line: string) => {
@@ -190,14 +193,14 @@ export function createJobTasks({ config, job, backupRunning, runner }: JobTasksD
             }
             const summary = `restored source "${source.name}" into ${configured.type} database ${where} (restore.databases.${target.database})`
             await restoreDatabase(archive, retargeted, jobConfig.sources, { overwrite, signal: context.signal, log }).catch((err: Error) => {
-              if (!restored) throw new Error(`${describeReadError(located, err).message}${note}`, { cause: err })
+              if (!restored) throw new Error(`${located.snapshot.explainReadError(err).message}${note}`, { cause: err })
             })
             return { summary }
           },
         }
       }
       try {
-        const copies = await locate(name, storages, snapshot)
+        const copies = await locate(name, repository, snapshot)
         refuseIfBusy(name)
         const totalBytes = 2 * sizeOf(copies[0]!)
         return await runner.start({ job: name, kind: 'restore', snapshot, target: prepared.label, totalBytes, trigger }, async (context) => {
@@ -206,8 +209,8 @@ export function createJobTasks({ config, job, backupRunning, runner }: JobTasksD
             const chosen = intact[0]
             if (!chosen) throw new Error(`no storage holds an intact copy of ${snapshot}: ${problems.join(' | ')}; nothing was restored`)
             context.meter.phase = 'restoring'
-            context.log('info', `restoring from storage "${chosen.storage.name}" into ${prepared.label}`)
-            return await prepared.run(counted(chosen, context), context)
+            context.log('info', `restoring from storage "${chosen.repository.name}" into ${prepared.label}`)
+            return await prepared.run(chosen, context)
           } finally {
             release()
           }

@@ -8,7 +8,7 @@ import { verifyPassword } from '../../src/auth/password.js'
 import { loadConfig } from '../../src/config/loadConfig.js'
 import { createEngine } from '../../src/engine/createEngine.js'
 import { JobBusyError } from '../../src/runs/errors.js'
-import { listCatalog } from '../../src/snapshot/snapshotCatalog.js'
+import { listCatalog } from '../../src/repository/archives/catalog.js'
 import { LocalStorage } from '../../src/storages/local.js'
 import { makeTree, tempDir, waitFor, writeConfig } from '../engine/helpers.js'
 

@@ -8,7 +8,7 @@ import { mkdir, readdir, readFile, readlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import tar from 'tar-stream'
-import { extractTo } from '../../src/snapshot/extractTo.js'
+import { extractTo } from '../../src/restore/extractTo.js'
 import { tempDir } from '../engine/helpers.js'
 
 type Entry = { name: string; type?: 'file' | 'directory' | 'symlink'; linkname?: string; body?: string }

@@ -12,6 +12,7 @@ import { join } from 'node:path'
 import { Transform, type Readable } from 'node:stream'
 import { exactSize } from '../../src/archive/exactSize.js'
 import { runJob } from '../../src/engine/runJob.js'
+import { jobRepositoryOn } from '../../src/repository/jobRepository.js'
 import { LocalStorage } from '../../src/storages/local.js'
 import type { Storage } from '../../src/storages/types.js'
 import { configIn, tempDir } from '../engine/helpers.js'
@@ -52,7 +53,12 @@ describe('security: a file changed while read is reported, not silently padded',
     const job = config.jobs[0]!
     const storage = storageTriggering(new LocalStorage('disk', join(tmp.dir, 'backups')), 1024 * 1024, () => truncate(join(tmp.dir, 'src', 'big.bin'), 0))
     const lines: [string, string][] = []
-    await runJob({ job, storages: [storage], signal: new AbortController().signal, log: (level, message) => lines.push([level, message]) })
+    await runJob({
+      job,
+      repository: jobRepositoryOn(job, [storage]),
+      signal: new AbortController().signal,
+      log: (level, message) => lines.push([level, message]),
+    })
     const warnings = lines.filter(([level]) => level === 'warn').map(([, m]) => m)
     expect(warnings).to.have.length(1)
     expect(warnings[0]).to.match(/^files\/big\.bin changed while read: shrank to \d+ bytes, padded with zeros to the 16777216 bytes it had/)
@@ -67,7 +73,7 @@ describe('security: a file changed while read is reported, not silently padded',
     const lines: [string, string][] = []
     await runJob({
       job: config.jobs[0]!,
-      storages: [new LocalStorage('disk', join(tmp.dir, 'backups'))],
+      repository: jobRepositoryOn(config.jobs[0]!, [new LocalStorage('disk', join(tmp.dir, 'backups'))]),
       signal: new AbortController().signal,
       log: (level, message) => lines.push([level, message]),
     })

@@ -5,7 +5,7 @@
  * again, the history record, the watchers' `end`, the log lines and the notifications.
  */
 import { hostname } from 'node:os'
-import type { Manifest } from '../../archive/manifest.js'
+import type { WrittenSnapshot } from '../../repository/types.js'
 import type { RunMetrics } from '../../metrics/RunMetrics.js'
 import { notifyAll, notifyStarted } from '../../notify/createNotifiers.js'
 import type { RunReport } from '../../notify/types.js'
@@ -58,10 +58,10 @@ export async function executeRun(deps: RunDeps, { name, job, controller, started
   const startPings = notifyStarted(job.notifiers, name, log)
   let error = ''
   let status: 'success' | 'failed' | 'cancelled' = 'success'
-  let manifest: Manifest | undefined
+  let manifest: WrittenSnapshot | undefined
   try {
     await job.swept
-    manifest = await runJob({ job: job.config, storages: job.storages, signal: controller.signal, log, level: deps.gzipLevel, tracker })
+    manifest = await runJob({ job: job.config, repository: job.repository, signal: controller.signal, log, level: deps.gzipLevel, tracker })
   } catch (err) {
     const reason = controller.signal.aborted ? controller.signal.reason : err
     error = reason instanceof Error ? reason.message : String(reason)
@@ -107,7 +107,7 @@ export async function executeRun(deps: RunDeps, { name, job, controller, started
       durationSeconds: elapsed / 1000,
       error,
       snapshot: manifest
-        ? { name: manifest.name, size: manifest.size, sha256: manifest.sha256, parts: manifest.parts.length, storages: job.storages.map((s) => s.name) }
+        ? { name: manifest.name, size: manifest.size, sha256: manifest.sha256, parts: manifest.partsCount, storages: job.repository.repositories.map((r) => r.name) }
         : null,
       host: hostname(),
     }

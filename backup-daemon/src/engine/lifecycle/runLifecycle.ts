@@ -43,7 +43,7 @@ export function runLifecycle(deps: RunLifecycleDeps): RunLifecycle {
     const tracker = new ProgressTracker({
       kind: 'backup',
       startedAt: started,
-      storages: job.storages.map((s) => s.name),
+      storages: job.repository.repositories.map((r) => r.name),
       totalBytes: previous?.bytesRead,
       onTick: (progress) => watchers.progress(name, progress),
     }).start()

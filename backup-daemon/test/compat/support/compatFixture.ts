@@ -9,7 +9,6 @@ import { randomBytes } from 'node:crypto'
 import { mkdir, readFile, readlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { createJobStorage } from '../../../src/archive/jobStorage.js'
 import { restoreIn, type RestoreArgs } from '../../../src/cli/restoreCommand.js'
 import { verifyIn } from '../../../src/cli/verifyCommand.js'
 import { loadConfig } from '../../../src/config/loadConfig.js'
@@ -91,7 +90,7 @@ export async function capture(fn: () => Promise<number>): Promise<Captured> {
 
 const contextOf = (job: JobConfig, storage?: string) => ({
   job,
-  storages: job.storages.filter((s) => storage === undefined || s.name === storage).map((entry) => createJobStorage(entry)),
+  entries: job.storages.filter((s) => storage === undefined || s.name === storage),
 })
 
 /** `backup-daemon verify` in process; `storage` is its `--storage`. */

@@ -1,5 +1,5 @@
 /**
- * @module archive/layout
+ * @module repository/archives/layout
  * Where a snapshot's objects live in a storage, and how a listing is read back without opening any
  * object. Everything of job `J` is in its folder: `J/` (the default, `includeJobName: true`), or the
  * storage's root (`includeJobName: false`, several jobs sharing one folder, told apart by the `J-`
@@ -16,7 +16,7 @@
  * listed as they are, unchecksummed). Temporary objects of ours are always written below `J/`, even with
  * `includeJobName: false`, so a crashed run's leftovers can be told from another job's.
  */
-import type { Compression } from '../config/types.js'
+import type { Compression } from '../../config/types.js'
 
 export const manifestSuffix = '.manifest.json'
 

@@ -1,9 +1,9 @@
 /**
- * @module archive/manifest
+ * @module repository/archives/manifest
  * The manifest kept beside every snapshot: what it is, and the sha256 and size of every part, so a
  * restore (or `sha256sum`) can verify the bytes. Its presence is what makes a snapshot committed.
  */
-import type { Compression } from '../config/types.js'
+import type { Compression } from '../../config/types.js'
 
 export interface ManifestPart {
   /** Storage key of the part. */

@@ -1,5 +1,5 @@
 /**
- * @module snapshot/zipToTar
+ * @module archive/zipToTar
  * Reads a zip snapshot as the tar stream every reader of snapshots takes (`forEachTarEntry`, so a zip's
  * entries go through the same path checks of `extractTo` as a tar's, and the same database restores).
  * A zip's directory is at its end, so the bytes are first spooled to a temporary file (disk, not
@@ -12,7 +12,7 @@
 import { PassThrough, Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type yauzl from 'yauzl'
-import { spoolToFile } from '../archive/spoolToFile.js'
+import { spoolToFile } from './spoolToFile.js'
 
 const typeBits = 0o170000
 const typeOf = (entry: yauzl.Entry): 'file' | 'directory' | 'symlink' => {

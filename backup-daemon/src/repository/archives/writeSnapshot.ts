@@ -1,5 +1,5 @@
 /**
- * @module archive/writeSnapshot
+ * @module repository/archives/writeSnapshot
  * Writes one archive stream to every storage of a job at once: cut into parts when `chunkSize` is set,
  * hashed on the way, each part stored under a temporary name, then committed, then the manifest last.
  * The slowest storage sets the pace (backpressure), so memory does not depend on the archive's size.
@@ -8,16 +8,17 @@
 import { createHash } from 'node:crypto'
 import { once } from 'node:events'
 import { PassThrough, Readable } from 'node:stream'
-import type { Compression, EncryptionConfig } from '../config/types.js'
-import type { PendingObject, Storage } from '../storages/types.js'
-import { layoutIn } from './jobStorage.js'
-import { manifestKey, partKey, partsFolder, tempDir, wholeKey, type SnapshotEncryption } from './layout.js'
+import type { Compression, EncryptionConfig } from '../../config/types.js'
+import type { PendingObject, Storage } from '../../storages/types.js'
+import { jobLayout, manifestKey, partKey, partsFolder, tempDir, wholeKey, type JobLayout, type SnapshotEncryption } from './layout.js'
 import type { Manifest } from './manifest.js'
 
 export interface WriteSnapshotOptions {
   archive: Readable
   storages: Storage[]
   job: string
+  /** Where the job's snapshots are in each storage (same order; its `includeJobName`). @default `J/` in every storage */
+  layouts?: readonly JobLayout[]
   name: string
   compression: Compression
   /** Recorded in the manifest (type, and the cipher for openssl; never a secret): the archive bytes are encrypted. */
@@ -39,6 +40,7 @@ interface OpenPart {
 
 export async function writeSnapshot(options: WriteSnapshotOptions): Promise<Manifest> {
   const { archive, storages, job, signal, counters } = options
+  const layoutIn = (storage: Storage): JobLayout => options.layouts?.[storages.indexOf(storage)] ?? jobLayout(job)
   const chunkSize = options.chunkSize ?? Infinity
   const whole = createHash('sha256')
   // sha256 is the main thread's largest cost per byte (measured: a fifth of a plain tar of tiny files); unsplit, one hash serves both.
@@ -54,7 +56,7 @@ export async function writeSnapshot(options: WriteSnapshotOptions): Promise<Mani
     // Errors reach us through the storages' write promises; the listener keeps a destroyed stream from crashing the process.
     const streams = storages.map(() => new PassThrough({ highWaterMark: 256 * 1024 }).on('error', () => {}))
     const writes = storages.map((storage, i) =>
-      storage.write(tempDir(layoutIn(storage, job)), streams[i]!, signal).catch((err: unknown) => Promise.reject(storageError(storage, err))),
+      storage.write(tempDir(layoutIn(storage)), streams[i]!, signal).catch((err: unknown) => Promise.reject(storageError(storage, err))),
     )
     // Keep the handles as soon as they exist, so a failure elsewhere can still discard them; a write that
     // fails before reading its stream must end that stream, or the loop below would wait for 'drain' forever.
@@ -108,7 +110,7 @@ export async function writeSnapshot(options: WriteSnapshotOptions): Promise<Mani
     const total = parts.reduce((sum, p) => sum + p.size, 0)
     // Keys per storage: each has its own layout (`includeJobName`); each storage gets a manifest with its own keys.
     const keysIn = (storage: Storage | undefined) => {
-      const layout = storage ? layoutIn(storage, job) : job
+      const layout = storage ? layoutIn(storage) : job
       const folder = partsFolder(layout, options.name, parts.length, total)
       return parts.map((_, index) => (split ? partKey(folder, options.name, index) : wholeKey(layout, options.name)))
     }
@@ -140,17 +142,17 @@ export async function writeSnapshot(options: WriteSnapshotOptions): Promise<Mani
       const own: Manifest = { ...manifest, parts: manifest.parts.map((part, index) => ({ ...part, key: storageKeys[s]![index]! })) }
       const body = Buffer.from(JSON.stringify(own, null, 2) + '\n')
       const pending = await storage
-        .write(tempDir(layoutIn(storage, job)), Readable.from([body]), signal)
+        .write(tempDir(layoutIn(storage)), Readable.from([body]), signal)
         .catch((err: unknown) => Promise.reject(storageError(storage, err)))
       pendingAll.push(pending)
-      const key = manifestKey(layoutIn(storage, job), options.name)
+      const key = manifestKey(layoutIn(storage), options.name)
       await pending.commit(key).catch((err: unknown) => Promise.reject(storageError(storage, err)))
       committed.push({ storage, key })
     }
     // With `includeJobName: false` the temporary objects went to `J/`: a delete below it removes that
     // folder again where folders exist (local), so the shared folder holds only snapshots.
     for (const storage of storages) {
-      if (layoutIn(storage, job).prefix === '') await storage.delete(`${tempDir(layoutIn(storage, job))}/.done.incomplete`).catch(() => {})
+      if (layoutIn(storage).prefix === '') await storage.delete(`${tempDir(layoutIn(storage))}/.done.incomplete`).catch(() => {})
     }
     return manifest
   } catch (err) {

@@ -1,16 +1,17 @@
 /**
- * @module snapshot/verifySnapshot
+ * @module repository/archives/verifySnapshot
  * Checks a listed snapshot. With our manifest: re-reads every part from its storage and checks it
  * against the manifest (same keys in the same order as the listing, each part's size and sha256, then
  * the whole archive's sha256; no key needed). Without one (the original service's snapshots): the
  * split set must be complete (the listing says), and the archive must decrypt, decompress and read to
  * its last entry, which catches a truncated or corrupt archive and a wrong password. A snapshot listed
- * as damaged fails at once. Streams (memory does not grow with the parts' size).
+ * as damaged fails at once. Streams (memory does not grow with the parts' size); a cancel is checked
+ * after every chunk, so it stops a large part at once, and is thrown (never reported as a damaged part).
  */
 import { createHash } from 'node:crypto'
-import type { LocatedSnapshot } from './locateSnapshots.js'
+import type { LocatedSnapshot } from './readManifest.js'
 import { describeReadError, openArchive, type OpenArchiveOptions } from './openArchive.js'
-import { forEachTarEntry } from './forEachTarEntry.js'
+import { forEachTarEntry } from '../../archive/forEachTarEntry.js'
 
 export interface VerifyResult {
   ok: boolean
@@ -41,11 +42,14 @@ export async function verifySnapshot(located: LocatedSnapshot, signal?: AbortSig
     let size = 0
     try {
       for await (const chunk of await storage.open(part.key)) {
+        signal?.throwIfAborted()
         hash.update(chunk as Buffer)
         whole.update(chunk as Buffer)
         size += (chunk as Buffer).length
       }
     } catch (err) {
+      // Cancelled mid-part: the read error is the cancel, not a damaged part.
+      signal?.throwIfAborted()
       problems.push(`${part.key}: cannot be read: ${(err as Error).message}`)
       continue
     }
@@ -56,7 +60,8 @@ export async function verifySnapshot(located: LocatedSnapshot, signal?: AbortSig
     else if (sha256 !== part.sha256) problems.push(`${part.key}: sha256 ${sha256}, manifest says ${part.sha256}`)
   }
   if (problems.length === 0 && whole.digest('hex') !== manifest.sha256) problems.push(`whole archive: sha256 differs from the manifest's`)
-  return { ok: problems.length === 0, problems, partsChecked, bytes }
+  const ok = problems.length === 0
+  return { ok, problems, partsChecked, bytes, ...(ok && { sha256: manifest.sha256 }) }
 }
 
 /** Reads an unchecksummed snapshot's archive to its end. */

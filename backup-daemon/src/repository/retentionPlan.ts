@@ -1,5 +1,5 @@
 /**
- * @module snapshot/retentionPlan
+ * @module repository/retentionPlan
  * Which snapshots a retention policy keeps: the newest `last`, plus the newest snapshot of each of the
  * newest `daily` days, `weekly` ISO weeks and `monthly` months that have one (restic's and borg's
  * rules). The rules combine as a union: a snapshot kept by any rule stays. Buckets are UTC calendar

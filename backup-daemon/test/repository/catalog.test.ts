@@ -7,9 +7,8 @@
 import { expect } from 'chai'
 import { mkdir, readdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { setIncludeJobName } from '../../src/archive/jobStorage.js'
-import { parseSnapshotName, snapshotName } from '../../src/archive/layout.js'
-import { listCatalog, removeLeftovers } from '../../src/snapshot/snapshotCatalog.js'
+import { jobLayout, parseSnapshotName, snapshotName } from '../../src/repository/archives/layout.js'
+import { listCatalog, removeLeftovers } from '../../src/repository/archives/catalog.js'
 import { LocalStorage } from '../../src/storages/local.js'
 import { tempDir } from '../engine/helpers.js'
 
@@ -95,11 +94,12 @@ describe('snapshot names and the catalog', () => {
     await put('k-20260101-000000.zip')
     await put('k/.4567.incomplete')
     await put('k/k-20260101-000000.zip')
-    const storage = setIncludeJobName(new LocalStorage('flat', tmp.dir), false)
-    const { snapshots, orphans } = await listCatalog(storage, 'j')
+    const storage = new LocalStorage('flat', tmp.dir)
+    const flat = jobLayout('j', false)
+    const { snapshots, orphans } = await listCatalog(storage, flat)
     expect(snapshots.map((s) => [s.view.name, s.view.path])).to.deep.equal([['j-20260101-000000.zip', 'j-20260101-000000.zip']])
     expect(orphans.map((o) => o.key).sort()).to.deep.equal(['j-2026-01-05T00-00-00-000Z.tar', 'j/.0123.incomplete'])
-    await removeLeftovers(storage, 'j')
+    await removeLeftovers(storage, flat)
     expect((await readdir(tmp.dir)).sort()).to.deep.equal(['j-20260101-000000.zip', 'k', 'k-20260101-000000.zip'])
     expect((await readdir(join(tmp.dir, 'k'))).sort()).to.deep.equal(['.4567.incomplete', 'k-20260101-000000.zip'])
   })

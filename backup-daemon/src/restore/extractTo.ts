@@ -1,5 +1,5 @@
 /**
- * @module snapshot/extractTo
+ * @module restore/extractTo
  * Unpacks a tar stream into a folder. Every entry must stay inside it: absolute names, `..` steps, hard
  * links, and entries reached through a symbolic link are refused (the restore stops with an error naming
  * the entry). Every folder on an entry's path is checked component by component before anything is
@@ -15,7 +15,7 @@ import { isAbsolute, join, resolve, sep } from 'node:path'
 import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { escapeName } from '../logs/escapeControl.js'
-import { forEachTarEntry } from './forEachTarEntry.js'
+import { forEachTarEntry } from '../archive/forEachTarEntry.js'
 
 export interface ExtractOptions {
   /** Replace files that exist. @default false */

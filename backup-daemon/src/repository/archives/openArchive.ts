@@ -1,5 +1,5 @@
 /**
- * @module snapshot/openArchive
+ * @module repository/archives/openArchive
  * The tar bytes of a snapshot: its parts read in order, decrypted (age, or OpenSSL's `enc -pbkdf2`
  * format), decompressed by the compression (the manifest's, or the name's for a snapshot without one),
  * and a zip re-packed as tar (`zipToTar`). The reverse of the run's pipeline, streamed.
@@ -11,20 +11,16 @@
 import { PassThrough, Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { createGunzip } from 'node:zlib'
-import type { AgeKeys } from '../archive/ageStream.js'
-import { wrongPasswordMessage } from '../archive/opensslStream.js'
-import { xzStream } from '../archive/xzStream.js'
-import { zstdStream } from '../archive/zstdStream.js'
-import { opensslCiphers, type OpensslCipher } from '../config/opensslCiphers.js'
-import { concatObjects } from './snapshotCatalog.js'
-import type { LocatedSnapshot } from './locateSnapshots.js'
-import { zipToTar } from './zipToTar.js'
+import { wrongPasswordMessage } from '../../archive/opensslStream.js'
+import { xzStream } from '../../archive/xzStream.js'
+import { zstdStream } from '../../archive/zstdStream.js'
+import { opensslCiphers, type OpensslCipher } from '../../config/opensslCiphers.js'
+import type { SnapshotKeys } from '../types.js'
+import { concatObjects } from './catalog.js'
+import type { LocatedSnapshot } from './readManifest.js'
+import { zipToTar } from '../../archive/zipToTar.js'
 
-export interface OpenArchiveOptions {
-  /** Keys for an age-encrypted snapshot (the job's passphrase, or identities for recipients). */
-  keys?: AgeKeys
-  /** Password and cipher for an openssl-encrypted snapshot (the job's `encryption`). */
-  openssl?: { password: string; cipher?: OpensslCipher }
+export interface OpenArchiveOptions extends SnapshotKeys {
   signal?: AbortSignal
 }
 
@@ -50,7 +46,7 @@ export async function openArchive(located: LocatedSnapshot, options: OpenArchive
       bytes.destroy()
       throw new Error("the snapshot is age-encrypted: give the passphrase (the job's encryption.passphrase) or an identity file (--identity)")
     }
-    bytes = await (await import('../archive/ageStream.js')).decryptAge(bytes, ageKeys)
+    bytes = await (await import('../../archive/ageStream.js')).decryptAge(bytes, ageKeys)
   } else if (encryption === 'openssl') {
     if (!options.openssl) {
       bytes.destroy()
@@ -59,7 +55,7 @@ export async function openArchive(located: LocatedSnapshot, options: OpenArchive
     const recorded = manifest?.cipher
     const cipher =
       recorded && (opensslCiphers as readonly string[]).includes(recorded) ? (recorded as OpensslCipher) : (options.openssl.cipher ?? 'aes-256-cbc')
-    const { decryptOpenssl } = await import('../archive/opensslStream.js')
+    const { decryptOpenssl } = await import('../../archive/opensslStream.js')
     const decrypt = decryptOpenssl(options.openssl.password, cipher)
     bytes.on('error', (err) => decrypt.destroy(err))
     bytes = bytes.pipe(decrypt)

@@ -1,7 +1,7 @@
 /**
- * @module snapshot/snapshotCatalog
- * Reads a job's snapshots from one storage (from a single listing, no object opened), removes what
- * unfinished runs of ours left behind, and applies retention. Only `archive/layout.ts` knows names.
+ * @module repository/archives/catalog
+ * Reads a job's snapshots from one storage (from a single listing, no object opened) and removes what
+ * unfinished runs of ours left behind. Only `layout.ts` knows names.
  *
  * Listed: our snapshots whose manifest exists (the commit point) and the original service's snapshots
  * (its name form, no manifest: `checksummed: false`). A split set whose parts do not match its folder
@@ -10,20 +10,10 @@
  * and data in our name form without a manifest. Anything else in the folder is left alone.
  */
 import type { Readable } from 'node:stream'
-import { layoutIn } from '../archive/jobStorage.js'
-import {
-  manifestKey,
-  manifestSuffix,
-  parsePartsFolder,
-  parseSnapshotName,
-  type JobLayout,
-  type ParsedName,
-  type SnapshotEncryption,
-} from '../archive/layout.js'
-import type { Compression, JobConfig, RetentionConfig } from '../config/types.js'
-import type { Storage, StoredObject } from '../storages/types.js'
-import { snapshotsToKeep } from './retentionPlan.js'
-import type { SnapshotView } from './SnapshotView.js'
+import { jobLayout, manifestSuffix, parsePartsFolder, parseSnapshotName, type JobLayout, type ParsedName, type SnapshotEncryption } from './layout.js'
+import type { Compression } from '../../config/types.js'
+import type { Storage, StoredObject } from '../../storages/types.js'
+import type { SnapshotView } from '../SnapshotView.js'
 
 export interface CatalogEntry {
   view: SnapshotView
@@ -174,35 +164,10 @@ function toEntry(
   return undefined
 }
 
-export async function listCatalog(storage: Storage, job: string): Promise<Catalog> {
-  const layout = layoutIn(storage, job)
-  return readListing(storage, layout, await storage.list(layout.prefix || ''))
-}
-
-/** One listed snapshot with the storage its listed copy is on. */
-export interface JobSnapshot {
-  storage: Storage
-  entry: CatalogEntry
-}
-
-/**
- * The union of the job's snapshots over `storages`, deduplicated by name, newest first: the copy on
- * `defaultStorage` (else the first storage holding it) is the one listed; `view.storages` names every
- * storage with a copy.
- */
-export async function listJobSnapshots(job: string, storages: Storage[], defaultStorage?: string): Promise<JobSnapshot[]> {
-  const ordered = [...storages.filter((s) => s.name === defaultStorage), ...storages.filter((s) => s.name !== defaultStorage)]
-  const catalogs = await Promise.all(ordered.map((storage) => listCatalog(storage, job)))
-  const byName = new Map<string, JobSnapshot>()
-  for (const [i, catalog] of catalogs.entries()) {
-    const storage = ordered[i]!
-    for (const entry of catalog.snapshots) {
-      const seen = byName.get(entry.view.name)
-      if (seen) seen.entry.view.storages.push(storage.name)
-      else byName.set(entry.view.name, { storage, entry })
-    }
-  }
-  return [...byName.values()].sort((a, b) => b.entry.view.createdAt.localeCompare(a.entry.view.createdAt) || b.entry.view.name.localeCompare(a.entry.view.name))
+/** One listing of the job's folder (`layout`; a job name is its default layout, `J/`). */
+export async function listCatalog(storage: Storage, layout: JobLayout | string): Promise<Catalog> {
+  const place = typeof layout === 'string' ? jobLayout(layout) : layout
+  return readListing(storage, place, await storage.list(place.prefix || ''))
 }
 
 /** Deletes a snapshot, manifest first so an interruption leaves orphans (cleaned later), never a half listing. */
@@ -212,25 +177,10 @@ export async function deleteSnapshot(storage: Storage, entry: CatalogEntry): Pro
 }
 
 /** Removes our temporary objects and our data without a manifest. Only call while no run of `job` writes. */
-export async function removeLeftovers(storage: Storage, job: string): Promise<number> {
-  const { orphans } = await listCatalog(storage, job)
+export async function removeLeftovers(storage: Storage, layout: JobLayout | string): Promise<number> {
+  const { orphans } = await listCatalog(storage, layout)
   for (const orphan of orphans) await storage.delete(orphan.key)
   return orphans.length
-}
-
-/**
- * Applies a retention policy (a number is `last: N`) to one storage, over our snapshots and the original
- * service's alike, a split set counting as one; returns the names deleted.
- */
-export async function applyRetention(storage: Storage, job: string, policy: number | RetentionConfig): Promise<string[]> {
-  const { snapshots } = await listCatalog(storage, job)
-  const keep = snapshotsToKeep(
-    snapshots.map((entry) => ({ name: entry.view.name, createdAt: new Date(entry.view.createdAt) })),
-    typeof policy === 'number' ? { last: policy } : policy,
-  )
-  const doomed = snapshots.filter((entry) => !keep.has(entry.view.name))
-  for (const entry of doomed) await deleteSnapshot(storage, entry)
-  return doomed.map((entry) => entry.view.name)
 }
 
 /** Streams objects one after the other (a split set's full download). */
@@ -240,8 +190,3 @@ export async function* concatObjects(storage: Storage, keys: string[]): AsyncGen
     for await (const chunk of stream) yield chunk as Buffer
   }
 }
-
-export { manifestKey }
-
-/** `jobs[].defaultStorage` (a storage name), when the config has one. */
-export const defaultStorageOf = (job: JobConfig): string | undefined => (job as JobConfig & { defaultStorage?: string }).defaultStorage

@@ -2,11 +2,11 @@ import { expect } from 'chai'
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
-import { writeSnapshot } from '../../src/archive/writeSnapshot.js'
-import { listCatalog } from '../../src/snapshot/snapshotCatalog.js'
+import { writeSnapshot } from '../../src/repository/archives/writeSnapshot.js'
+import { listCatalog } from '../../src/repository/archives/catalog.js'
 import { LocalStorage } from '../../src/storages/local.js'
 import type { Storage } from '../../src/storages/types.js'
-import { tempDir } from './helpers.js'
+import { tempDir } from '../engine/helpers.js'
 
 /** 8 MiB in 64 KiB chunks: more than the pipes hold, so the writer must wait for every storage. */
 const archive = () =>
@@ -16,7 +16,7 @@ const archive = () =>
     })(),
   )
 
-describe('archive/writeSnapshot', () => {
+describe('repository/archives/writeSnapshot', () => {
   let tmp: Awaited<ReturnType<typeof tempDir>>
   beforeEach(async () => (tmp = await tempDir()))
   afterEach(() => tmp.remove())

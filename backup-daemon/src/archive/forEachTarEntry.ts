@@ -1,5 +1,5 @@
 /**
- * @module snapshot/forEachTarEntry
+ * @module archive/forEachTarEntry
  * Walks a tar stream one entry at a time, for `restore --to` and `restore --into-database`.
  * `tar-stream` is imported on the first walk: only the commands and requests that read a snapshot load it
  * (start-up time of `run` and `serve`, README "Start-up time"; tar is written by `tar/tarWriter.ts`).

@@ -1,12 +1,15 @@
 import { expect } from 'chai'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
-import { snapshotName } from '../../src/archive/layout.js'
-import { writeSnapshot } from '../../src/archive/writeSnapshot.js'
-import { isoWeek, snapshotsToKeep } from '../../src/snapshot/retentionPlan.js'
-import { applyRetention, listCatalog } from '../../src/snapshot/snapshotCatalog.js'
+import { snapshotName } from '../../src/repository/archives/layout.js'
+import { writeSnapshot } from '../../src/repository/archives/writeSnapshot.js'
+import { isoWeek, snapshotsToKeep } from '../../src/repository/retentionPlan.js'
+import { archiveRepository } from '../../src/repository/archives/archiveRepository.js'
+import { listCatalog } from '../../src/repository/archives/catalog.js'
+import { jobLayout } from '../../src/repository/archives/layout.js'
+import { applyRetention } from '../../src/repository/jobRepository.js'
 import { LocalStorage } from '../../src/storages/local.js'
-import { tempDir } from './helpers.js'
+import { tempDir } from '../engine/helpers.js'
 
 /** Snapshots named after their UTC time, at `hours` after 2026-01-01T00:00Z (a Thursday). */
 const at = (...hours: number[]) =>
@@ -16,7 +19,7 @@ const at = (...hours: number[]) =>
   })
 const kept = (snapshots: ReturnType<typeof at>, policy: Parameters<typeof snapshotsToKeep>[1]) => [...snapshotsToKeep(snapshots, policy)].sort()
 
-describe('engine/retentionPlan (synthetic timestamps)', () => {
+describe('repository/retentionPlan (synthetic timestamps)', () => {
   it('last N keeps the newest N whatever the input order', () => {
     const snaps = at(5, 1, 30, 2, 4)
     expect(kept(snaps, { last: 2 })).to.deep.equal(
@@ -96,7 +99,7 @@ describe('engine/retentionPlan (synthetic timestamps)', () => {
           signal: new AbortController().signal,
         })
       }
-      const deleted = await applyRetention(storage, 'j', { last: 1, daily: 3 })
+      const deleted = await applyRetention(archiveRepository(storage, jobLayout('j')), { last: 1, daily: 3 })
       const { snapshots, orphans } = await listCatalog(storage, 'j')
       // Newest (Mar 4 12:00) by last and daily; Mar 3 12:00 and Mar 2 12:00 by daily.
       expect(snapshots.map((s) => s.view.createdAt)).to.deep.equal(['2026-03-04T12:00:00.000Z', '2026-03-03T12:00:00.000Z', '2026-03-02T12:00:00.000Z'])

@@ -1,5 +1,5 @@
 /**
- * @module snapshot/SnapshotView
+ * @module repository/SnapshotView
  * What a listed snapshot looks like to the API, the UI and the CLI (the catalog builds it).
  */
 
