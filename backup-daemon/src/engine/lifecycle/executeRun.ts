@@ -107,7 +107,13 @@ export async function executeRun(deps: RunDeps, { name, job, controller, started
       durationSeconds: elapsed / 1000,
       error,
       snapshot: manifest
-        ? { name: manifest.name, size: manifest.size, sha256: manifest.sha256, parts: manifest.partsCount, storages: job.repository.repositories.map((r) => r.name) }
+        ? {
+            name: manifest.name,
+            size: manifest.size,
+            sha256: manifest.sha256,
+            parts: manifest.partsCount,
+            storages: job.repository.repositories.map((r) => r.name),
+          }
         : null,
       host: hostname(),
     }
