@@ -19,7 +19,8 @@ import { startEmulator, type RunningEmulator } from 'dev-app/emulator'
 import type { Browser, Page } from 'playwright-core'
 import sharp from 'sharp'
 
-import { buildPayload4Admin, preparePayload4Project, startPayload4Admin, type RunningAdmin } from '../plugin-storage/test/support/payload4Project.js'
+import { buildPayload4Admin, preparePayload4Project, startPayload4Admin } from '../plugin-storage/test/support/payload4Project.js'
+import type { RunningNext } from '../plugin-storage/test/support/nextProject.js'
 import { launchBrowser, saveScreenshot } from './support/browser.js'
 import { makeTestVideo } from './support/ffmpegVideo.js'
 import { playAndSeek } from './support/playAndSeek.js'
@@ -31,7 +32,7 @@ describe('plugin-storage in the Payload 4 admin panel', function () {
   // First run: npm install of Payload 4 + Next.js, then a production build of the admin.
   this.timeout(20 * 60_000)
   let emu: RunningEmulator
-  let admin: RunningAdmin
+  let admin: RunningNext
   let browser: Browser | undefined
   let page: Page
   let token: string
@@ -61,7 +62,7 @@ describe('plugin-storage in the Payload 4 admin panel', function () {
   afterEach(async function () {
     if (this.currentTest?.state !== 'failed' || !page) return
     const shot = await saveScreenshot(page, `payload4-admin-failed-${this.currentTest.title.slice(0, 40).replace(/\W+/g, '-')}`)
-    console.log(`      screenshot: ${shot}\n      page errors: ${JSON.stringify(browserErrors)}\n      server log:\n${admin?.stderr().slice(-3000)}`)
+    console.log(`      screenshot: ${shot}\n      page errors: ${JSON.stringify(browserErrors)}\n      server log:\n${admin?.output().slice(-3000)}`)
   })
 
   after(async () => {
@@ -113,7 +114,7 @@ describe('plugin-storage in the Payload 4 admin panel', function () {
     const size = makeTestVideo(file, { height: 720, seconds: 4, width: 1280 })
     await page.goto(`${admin.url}/admin/collections/videos/create`)
     // The 4.x admin renders nothing for a component missing from the import map; only its server log says so.
-    expect(admin.stderr(), 'every plugin component of the edit view is in the import map').not.to.match(/not found in importMap \{\s*key: '@hosted-media\//)
+    expect(admin.output(), 'every plugin component of the edit view is in the import map').not.to.match(/not found in importMap \{\s*key: '@hosted-media\//)
     await page.locator('input[type="file"]').setInputFiles(file)
     await page.fill('input[name="title"]', 'Clip from the 4.x admin')
     // The upload starts on the pick; Save attaches the video once it is done.

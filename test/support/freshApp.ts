@@ -6,14 +6,15 @@
  * install commands run as written (`freshAppInstall.ts`: `npm pack` here, `npm install <tarball>` there),
  * built with `next build` (Next's default bundler) and served by `next start`.
  *
- * Caching, like plugin-storage's Payload 4 project: the template's dependencies are installed once per
- * version set (and checkout) and reused; the plugins are packed every run (a pack is a build: it proves the
+ * Caching, like plugin-storage's Payload 4 project and through the same helpers (its `nextProject.ts`, which
+ * also starts `next start` and polls it): the template's dependencies are installed once per version set
+ * (and checkout) and reused; the plugins are packed every run (a pack is a build: it proves the
  * current sources build) and reinstalled only when a tarball's hash changed; the app is rebuilt only when
  * the tarballs or the app's files changed. Projects unused for a day are removed by a later install.
  */
-import { spawn, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -22,13 +23,12 @@ import type { RunningEmulator } from 'dev-app/emulator'
 import { importMapDone } from 'dev-app/payload-cli-done'
 
 import { importMapStep, templateFiles } from './freshAppTemplate.js'
+import { exists, hashTree, installProjectOnce, startNext, type RunningNext } from '../../plugin-storage/test/support/nextProject.js'
 import { packAsWritten, readmeInstall, runAsWritten, type CommandRun, type PackedPlugin } from './freshAppInstall.js'
-import { freePort } from './freePort.js'
 
 export type { PackedPlugin } from './freshAppInstall.js'
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url))
-const STALE_AFTER_MS = 24 * 60 * 60 * 1000
 
 export interface PackedPlugins {
   storage: PackedPlugin
@@ -44,12 +44,6 @@ export interface FreshApp extends PackedPlugins {
   /** What `next build` printed (the bundler's name among it); empty when the app was not built. */
   buildLog: string
 }
-
-const exists = (path: string) =>
-  stat(path).then(
-    () => true,
-    () => false,
-  )
 
 async function workspaceVersion(name: string): Promise<string> {
   return (JSON.parse(await readFile(join(repoRoot, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version
@@ -112,22 +106,6 @@ export function packPlugins(): PackedPlugins {
   return { openapi: packAsWritten(readmeInstall(openapiReadme), env), storage: packAsWritten(readmeInstall(storageReadme), env) }
 }
 
-async function removeStaleProjects(parent: string, keep: string): Promise<void> {
-  for (const name of await readdir(parent)) {
-    const sibling = join(parent, name)
-    if (sibling === keep) continue
-    const times = await Promise.all(
-      [join(sibling, '.last-used'), sibling].map((p) =>
-        stat(p).then(
-          (s) => s.mtimeMs,
-          () => 0,
-        ),
-      ),
-    )
-    if (Date.now() - Math.max(...times) > STALE_AFTER_MS) await rm(sibling, { force: true, recursive: true })
-  }
-}
-
 /** Environment of the app's commands: the storage and stream settings its config reads, a secret, a database. */
 export function appEnv(dir: string, databaseFile: string, emu?: Pick<RunningEmulator, 'storage' | 'stream'>): NodeJS.ProcessEnv {
   const e = emu ?? {
@@ -162,15 +140,6 @@ export function appEnv(dir: string, databaseFile: string, emu?: Pick<RunningEmul
   }
 }
 
-/** Feeds every file under `root` (names and bytes, in a stable order) into `hash`. */
-async function hashTree(root: string, hash: ReturnType<typeof createHash>): Promise<void> {
-  for (const entry of (await readdir(root, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
-    const path = join(root, entry.name)
-    if (entry.isDirectory()) await hashTree(path, hash)
-    else hash.update(path).update(await readFile(path))
-  }
-}
-
 export interface PrepareOptions {
   /** The Payload release of the app (every `@payloadcms/*` package of the template at the same one). */
   payloadVersion: string
@@ -188,21 +157,8 @@ export async function prepareFreshApp({ build, log = () => undefined, payloadVer
   const manifest = await templateManifest(payloadVersion)
   const key = createHash('sha256').update(JSON.stringify(manifest)).update(process.version).update(repoRoot).digest('hex').slice(0, 12)
   const dir = (build && process.env.FRESH_APP_DIR) || join(tmpdir(), 'hosted-media-fresh-app', key)
-  if (!(await exists(join(dir, '.installed')))) {
-    log(`installing the blank template's dependencies (payload ${String((manifest.dependencies as Record<string, string>).payload)}) into ${dir}`)
-    // Install beside, then move into place: a run killed half-way never leaves a broken project behind.
-    const staging = `${dir}.staging-${process.pid}`
-    await rm(staging, { force: true, recursive: true })
-    await mkdir(staging, { recursive: true })
-    await writeFile(join(staging, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`)
-    run('npm install of the blank template', 'npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], staging, { ...process.env, NODE_OPTIONS: '' })
-    await writeFile(join(staging, '.installed'), new Date().toISOString())
-    await rm(dir, { force: true, recursive: true })
-    await mkdir(dirname(dir), { recursive: true })
-    await rename(staging, dir)
-    await removeStaleProjects(dirname(dir), dir)
-  }
-  await writeFile(join(dir, '.last-used'), new Date().toISOString())
+  const payload = String((manifest.dependencies as Record<string, string>).payload)
+  await installProjectOnce({ dir, label: `the blank template's dependencies (payload ${payload})`, log, manifest })
 
   const { openapi, storage } = plugins
   const installedMarker = join(dir, '.installed-plugins')
@@ -251,52 +207,12 @@ export async function prepareFreshApp({ build, log = () => undefined, payloadVer
   return { buildLog: await readFile(buildLogFile, 'utf8'), dir, installRuns, openapi, payloadVersion, storage }
 }
 
-export interface RunningFreshApp {
-  url: string
-  output(): string
-  close(): Promise<void>
-}
+export type RunningFreshApp = RunningNext
 
 /** A new SQLite database given its tables by `payload migrate`, then `next start` on a free port until `close()`. */
 export async function startFreshApp(app: FreshApp, emu: RunningEmulator): Promise<RunningFreshApp> {
   const dataDir = await mkdtemp(join(tmpdir(), 'fresh-app-data-'))
   const env = appEnv(app.dir, join(dataDir, 'fresh.db'), emu)
   await runPayload('migrate', app.dir, env, /Done\./)
-
-  const port = await freePort()
-  const url = `http://127.0.0.1:${port}`
-  const child = spawn(process.execPath, [join('node_modules', 'next', 'dist', 'bin', 'next'), 'start', '-H', '127.0.0.1', '-p', String(port)], {
-    cwd: app.dir,
-    env: { ...env, NODE_ENV: 'production' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  const collect = (chunk: Buffer) => {
-    output = (output + chunk.toString('utf8')).slice(-20_000)
-  }
-  child.stdout.on('data', collect)
-  child.stderr.on('data', collect)
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
-  const close = async () => {
-    if (child.exitCode === null) child.kill('SIGTERM')
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000)
-    await exited
-    clearTimeout(timer)
-    await rm(dataDir, { force: true, recursive: true })
-  }
-  const deadline = Date.now() + 120_000
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`next start exited (${child.exitCode}):\n${output.slice(-3000)}`)
-    const ok = await fetch(`${url}/api/users/me`).then(
-      (res) => res.status === 200,
-      () => false,
-    )
-    if (ok) break
-    if (Date.now() > deadline) {
-      await close()
-      throw new Error(`the fresh app did not answer in 120 s:\n${output.slice(-3000)}`)
-    }
-    await new Promise((r) => setTimeout(r, 250))
-  }
-  return { close, output: () => output, url }
+  return startNext({ dataDir, dir: app.dir, env, label: 'the fresh app', node: process.execPath })
 }

@@ -142,7 +142,7 @@ describe('global install (npm pack, npm install -g, run as nobody on plain node)
     expect(manifest.engines.node).to.equal('>=20.19')
     // The workspace manifest is back after the pack (postpack).
     expect(JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')).exports['.']).to.equal('./src/index.ts')
-    expect(existsSync(join(packageDir, 'package.json.workspace'))).to.equal(false)
+    expect(existsSync(join(packageDir, 'package.workspace.json'))).to.equal(false)
   })
 
   it('installs no build tool: neither tsx nor esbuild is in the installed tree', () => {

