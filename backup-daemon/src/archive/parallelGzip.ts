@@ -105,11 +105,27 @@ class Pool {
     void this.close()
   }
 
-  /** Terminates every worker; resolves once all have exited. */
+  /**
+   * Ends every worker; resolves once all have exited. A worker is asked to close its port and end on its
+   * own (after the block it may be compressing), and terminated only if it has not within a second:
+   * `worker.terminate()` interrupts the thread wherever it is, and Node 20 aborted the whole process once
+   * (an assertion in its platform code, `NodePlatform::ForIsolate`) when a worker isolate was torn down
+   * under load while V8 was still compiling for it.
+   */
   async close(): Promise<void> {
     this.closed = true
     this.waiting.length = 0
-    await Promise.all(this.workers.map((worker) => worker.terminate()))
+    await Promise.all(
+      this.workers.map(async (worker) => {
+        // Already gone (it failed): `threadId` is -1 once a worker has exited.
+        if (worker.threadId === -1) return
+        const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()))
+        worker.postMessage('close')
+        const timer = setTimeout(() => void worker.terminate(), 1000)
+        await exited
+        clearTimeout(timer)
+      }),
+    )
   }
 }
 

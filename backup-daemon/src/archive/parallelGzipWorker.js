@@ -125,6 +125,11 @@ function member(block) {
 }
 
 parentPort.on('message', (message) => {
+  // The pool is done: close the port and let the thread end on its own (see Pool.close).
+  if (message === 'close') {
+    parentPort.close()
+    return
+  }
   const { member: bytes, stored } = member(new Uint8Array(message.block, 0, message.length))
   // The member's bytes move to the main thread without a copy when its Buffer owns its ArrayBuffer; a
   // small one may sit in Node's shared pool and is copied into its own first.
