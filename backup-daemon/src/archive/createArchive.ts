@@ -3,10 +3,10 @@
  * Turns the entries of the sources into one tar (optionally gzip, zstd or xz compressed) byte stream, or
  * a zip (`archive/createZip.ts`). The tar is built by `tar/tarWriter.ts` into ~256 KiB chunks, pulled
  * by the stream: nothing is read faster than the consumer writes, so memory stays flat whatever the size
- * of the data. A source that hands out entries in batches with small files already read
- * (`Source.entryBatches`, the local source) costs a few copies per file; any other goes entry by entry,
- * its small files read ahead (`archive/readAhead.ts`). Aborting `signal` destroys the stream with the
- * abort reason (the file being read is closed too).
+ * of the data. Every source hands over its entries in batches (`Source.batches`): small files already
+ * read (`data`, the local source) cost a few copies each, streamed ones are read as the tar needs them;
+ * a source's own tar bytes (`Source.tarChunks`) are taken as they are when a core is spare. Aborting
+ * `signal` destroys the stream with the abort reason (the file being read is closed too).
  */
 import { availableParallelism } from 'node:os'
 import { PassThrough, Readable, Transform } from 'node:stream'
@@ -17,7 +17,6 @@ import { createZip } from './createZip.js'
 import { memoryGovernor } from './memoryGovernor.js'
 import { compressionThreads } from './compressionThreads.js'
 import { parallelGzip } from './parallelGzip.js'
-import { readAhead } from './readAhead.js'
 import { spoolToFile } from './spoolToFile.js'
 import { TarWriter } from '../tar/tarWriter.js'
 import { xzStream } from './xzStream.js'
@@ -87,20 +86,20 @@ async function* tarChunks(sources: Source[], options: ArchiveOptions, ownBuilder
       for await (const chunk of own) yield chunk
       continue
     }
-    const batches = source.entryBatches ? source.entryBatches(signal) : oneByOne(readAhead(source.entries(signal), signal))
-    for await (const batch of batches) {
-      for (const item of batch) {
+    for await (const batch of source.batches(signal)) {
+      for (const entry of batch) {
         signal.throwIfAborted()
-        const entry = 'entry' in item ? item.entry : item
         if (entry.type !== 'file' || (!entry.data && !entry.open)) {
           tar.entry(entry)
-        } else if (entry.data || ('data' in item && item.data)) {
-          const read = entry.data ?? (await (item as { data: Promise<Buffer> }).data)
-          if (entry.size === undefined || read.length === entry.size) {
-            tar.entry(entry, read)
+        } else if (entry.data) {
+          // Copied into the tar's chunks before the next batch is asked for (`Source.batches`), or passed on
+          // whole from 64 KiB; the local source reuses memory only for files under 32 KiB (`localWalk.ts`).
+          const { data } = entry
+          if (entry.size === undefined || data.length === entry.size) {
+            tar.entry(entry, data)
           } else {
-            changed(entry, read.length)
-            tar.entry(entry, fitTo(read, entry.size))
+            changed(entry, data.length)
+            tar.entry(entry, fitTo(data, entry.size))
           }
         } else {
           yield* streamEntry(tar, entry, signal, (read) => changed(entry, read))
@@ -111,11 +110,6 @@ async function* tarChunks(sources: Source[], options: ArchiveOptions, ownBuilder
   }
   tar.end()
   yield* tar.take()
-}
-
-/** The generic path, one entry per batch (the small files' reads already started by `readAhead`). */
-async function* oneByOne<T>(items: AsyncIterable<T>): AsyncGenerator<T[]> {
-  for await (const item of items) yield [item]
 }
 
 /**

@@ -2,8 +2,9 @@
  * @module archive/createZip
  * The `zip` compression: the sources' entries written by `yazl` (a streaming zip writer: deflate per
  * entry, sizes and CRC in data descriptors, zip64 when needed), so memory does not depend on the data's
- * size. Entries are added one at a time: the next is added only when yazl has read the previous one's
- * bytes, so files are opened one after the other. Symbolic links are stored the way Info-ZIP stores
+ * size. The sources' batches (`Source.batches`) are read one entry at a time: the next is added only
+ * when yazl has read the previous one's bytes, so files are opened one after the other; a small file's
+ * `data` is copied first, since zlib may still be reading it when the source reuses its memory. Symbolic links are stored the way Info-ZIP stores
  * them (mode `0120777` in the external attributes, the target as the data), so `unzip` recreates them.
  * Aborting `signal` destroys the stream with the abort reason.
  * `yazl` is imported when a zip is written, not when the module loads: a daemon whose jobs write tar never
@@ -47,9 +48,11 @@ export function createZip(sources: Source[], options: ZipOptions): Readable {
     output.pipe(out)
     for (const source of sources) {
       options.onSource?.(source)
-      for await (const entry of source.entries(signal)) {
-        signal.throwIfAborted()
-        await addEntry(zip, entry, signal, fail, stopped)
+      for await (const batch of source.batches(signal)) {
+        for (const entry of batch) {
+          signal.throwIfAborted()
+          await addEntry(zip, entry, signal, fail, stopped)
+        }
       }
     }
     zip.end()
@@ -70,7 +73,8 @@ async function addEntry(zip: yazl.ZipFile, entry: SourceEntry, signal: AbortSign
     return
   }
   if (entry.type !== 'file' || (!entry.open && !entry.data)) return
-  const { data } = entry
+  // A copy: `data` is valid only until the next batch, and the zip's deflate stream may still hold it then.
+  const data = entry.data && Buffer.from(entry.data)
   const open = data ? () => Readable.from([data]) : entry.open!.bind(entry)
   let body: Readable | undefined
   // Resolves when yazl has read the whole entry: the next file is opened only then.

@@ -1,7 +1,8 @@
 /**
  * @module sources/types
- * What a source gives the archive writer: named entries, one after another, each a file (with a byte
- * stream), a directory or a symbolic link. The archive writer never knows where they come from.
+ * What a source gives the archive writer: named entries in batches, each a file (with its bytes read or a
+ * byte stream), a directory or a symbolic link; optionally, ready tar bytes. The archive writer never knows
+ * where they come from.
  */
 import type { Readable } from 'node:stream'
 import type { z } from 'zod'
@@ -14,53 +15,50 @@ export interface SourceEntry {
   mode: number
   mtime: Date
   /**
-   * Exact byte count of `open()`, when known before reading. A source that streams data of unknown
+   * Exact byte count of the file (`open()`'s stream or `data`), when known before reading. A source that streams data of unknown
    * length (a database dump) leaves it out and the archive writer spools the stream to a temporary file.
    */
   size?: number
   /** Target of a symlink, stored as is and never followed. */
   linkname?: string
   /**
-   * The file's bytes; only for `file`. Must honour `signal` (stop reading, free descriptors). A consumer
-   * takes an entry's bytes once, through `open` or `read`, never both: a source may hand out a descriptor
-   * it opened during the walk (the local source does, so what is read is the very file it checked).
+   * The file's bytes as a stream; only for `file`, when `data` is not set. Must honour `signal` (stop
+   * reading, free descriptors). Called at most once: a source may hand out a descriptor it opened during
+   * the walk (the local source does, so what is read is the very file it checked), and close it when the
+   * consumer asks for the next batch without having opened it.
    */
   open?(signal: AbortSignal): Readable
   /**
-   * Optional fast path for small files: all bytes at once (one read instead of a stream, far fewer
-   * objects per file). The archive writer prefers it when present.
-   */
-  read?(signal: AbortSignal): Promise<Buffer>
-  /**
-   * A small file's bytes, already read by the source (`entryBatches`); then neither `open` nor `read` is
-   * set. May differ in length from `size` (the file changed between its stat and its read): the archive
-   * writer cuts or zero-pads it to `size` and reports the change.
+   * A small file's bytes, already read by the source; then `open` is not set. Valid only until the consumer
+   * asks for the next batch (the local source reads the next small files into the same memory): a consumer
+   * that keeps bytes longer copies them. May differ in length from `size` (the file changed between its stat
+   * and its read): the archive writer cuts or zero-pads it to `size` and reports the change.
    */
   data?: Buffer
 }
 
+/**
+ * A source hands its data over in at most two ways (README "Why a source has two ways to hand data over"):
+ * `batches`, which every source has and every archive format reads, and `tarChunks`, a tar-only fast path.
+ */
 export interface Source {
   readonly type: string
   readonly name: string
   /**
-   * Yields the entries in archive order. Called once per run; must stop (throwing the abort reason)
-   * soon after `signal` aborts.
+   * The entries in archive order, in arrays: what costs per step of an async iterator (a promise, a
+   * generator step) costs per batch, and a source may read small files' bytes ahead into `data`. A source
+   * that makes one entry at a time wraps its generator with `sources/support/oneByOne.ts`. A consumer
+   * finishes with a batch (opens the streams it wants, copies out any `data` it keeps) before it asks for
+   * the next one. Called once per run; must stop (throwing the abort reason) soon after `signal` aborts.
    */
-  entries(signal: AbortSignal): AsyncIterable<SourceEntry>
+  batches(signal: AbortSignal): AsyncIterable<SourceEntry[]>
   /**
-   * Optional fast path, preferred by the archive writer: the same entries in arrays (small files with
-   * their `data`), so what costs per entry elsewhere (a promise, a generator step) costs per batch. A
-   * consumer finishes with a batch, opening its streamed entries and copying out any `data` it keeps, before
-   * it asks for the next one: the source may read the next batch's small files into the same memory.
-   */
-  entryBatches?(signal: AbortSignal): AsyncIterable<SourceEntry[]>
-  /**
-   * Optional fastest path for a tar archive: the source's entries as ready tar bytes (ustar + PAX as
+   * Optional fast path for a tar archive: the source's entries as ready tar bytes (ustar + PAX as
    * `tar/tarWriter.ts` writes them, no end-of-archive blocks), built off the main thread (the local
    * source: `sources/local/tarWorker/`). Undefined when the source cannot build them this time; the archive
-   * writer then uses `entryBatches` or `entries`. The archive writer asks for them only when compression
-   * leaves a core free (plain tar, or fewer compression threads than cores): otherwise the extra thread
-   * competes with the compressors (measured slower on 2 cores).
+   * writer then reads `batches`. The archive writer asks for them only when compression leaves a core free
+   * (plain tar, or fewer compression threads than cores): otherwise the extra thread competes with the
+   * compressors (measured slower on 2 cores).
    */
   tarChunks?(signal: AbortSignal, hooks: TarChunkHooks): AsyncIterable<Buffer> | undefined
 }

@@ -202,10 +202,10 @@ describe('archive/parallelGzip', function () {
     const endless: Source = {
       type: 'test',
       name: 'endless',
-      async *entries(): AsyncIterable<SourceEntry> {
+      async *batches(): AsyncIterable<SourceEntry[]> {
         for (let i = 0; ; i++) {
           const body = randomBytes(128 * 1024)
-          yield { name: `endless/${i}`, type: 'file', mode: 0o644, mtime: new Date(), size: body.length, open: () => Readable.from([body]) }
+          yield [{ name: `endless/${i}`, type: 'file', mode: 0o644, mtime: new Date(), size: body.length, open: () => Readable.from([body]) }]
         }
       },
     }

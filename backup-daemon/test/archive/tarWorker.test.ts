@@ -1,6 +1,6 @@
 /**
  * `sources/local/tarWorker/`: the local source's tar built in a worker thread. The archive is the very same,
- * byte for byte, as the one the main thread builds from `entryBatches` and as the in-thread builder's,
+ * byte for byte, as the one the main thread builds from `batches` and as the in-thread builder's,
  * and GNU tar restores it whole; warnings and progress cross the thread; a cancel while a large file is
  * copied rejects with its reason, ends the worker and leaves no descriptor open; a worker that cannot
  * load falls back to the in-thread builder; a file that shrinks or grows while read is padded or cut.

@@ -19,6 +19,7 @@ import { LocalSource } from '../../src/sources/local/index.js'
 import type { Source, SourceEntry } from '../../src/sources/types.js'
 import { tempDir } from '../engine/helpers.js'
 import { openDescriptorsUnder } from '../support/openDescriptors.js'
+import { oneByOne } from '../../src/sources/support/oneByOne.js'
 
 const long100 = 'd'.repeat(60) + '/' + 'e'.repeat(60)
 const long255 = ['f'.repeat(90), 'g'.repeat(90), 'h'.repeat(90)].join('/')
@@ -169,31 +170,31 @@ describe('tar/tarWriter: archives GNU tar restores byte for byte', function () {
     expect(field.subarray(1).readUIntBE(5, 6)).to.equal(size)
   })
 
-  it('a source without batches (unknown sizes, streamed bodies) goes through the generic path to the same archive format', async () => {
+  it('a source of one entry at a time (oneByOne: unknown sizes, streamed bodies) gives the same archive format', async () => {
     const body = randomBytes(70_000)
     const source: Source = {
       type: 'test',
       name: 'db',
-      async *entries(): AsyncIterable<SourceEntry> {
-        yield { name: 'db', type: 'directory', mode: 0o755, mtime: new Date(1_000_000_000_000) }
-        // No size: spooled to a temporary file first, then written with its measured length.
-        yield {
-          name: 'db/dump.sql',
-          type: 'file',
-          mode: 0o600,
-          mtime: new Date(1_000_000_000_000),
-          open: () => Readable.from([body.subarray(0, 1000), body.subarray(1000)]),
-        }
-        yield {
-          name: 'db/small',
-          type: 'file',
-          mode: 0o644,
-          mtime: new Date(1_000_000_000_000),
-          size: 3,
-          open: () => Readable.from([Buffer.from('abc')]),
-          read: async () => Buffer.from('abc'),
-        }
-      },
+      batches: () => oneByOne(entries()),
+    }
+    async function* entries(): AsyncIterable<SourceEntry> {
+      yield { name: 'db', type: 'directory', mode: 0o755, mtime: new Date(1_000_000_000_000) }
+      // No size: spooled to a temporary file first, then written with its measured length.
+      yield {
+        name: 'db/dump.sql',
+        type: 'file',
+        mode: 0o600,
+        mtime: new Date(1_000_000_000_000),
+        open: () => Readable.from([body.subarray(0, 1000), body.subarray(1000)]),
+      }
+      yield {
+        name: 'db/small',
+        type: 'file',
+        mode: 0o644,
+        mtime: new Date(1_000_000_000_000),
+        size: 3,
+        open: () => Readable.from([Buffer.from('abc')]),
+      }
     }
     const archive = join(tmp.dir, 'generic.tar')
     await writeArchive([source], archive)

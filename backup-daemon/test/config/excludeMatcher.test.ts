@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { LocalSource } from '../../src/sources/local/index.js'
 import { excludeMatcher } from '../../src/sources/support/excludeMatcher.js'
 import { tempDir } from '../engine/helpers.js'
+import { entriesOf } from '../support/entriesOf.js'
 
 /** Which of `paths` the patterns exclude. */
 const excluded = (patterns: string[], paths: string[]) => paths.filter(excludeMatcher(patterns))
@@ -66,7 +67,7 @@ describe("sources/support/excludeMatcher (the original's excludes)", () => {
       }
       const source = new LocalSource('s', tmp.dir, ['*.tmp', 'cache', 'node_modules/', '**/*.log'], { log: () => undefined })
       const names: string[] = []
-      for await (const entry of source.entries(new AbortController().signal)) names.push(entry.name)
+      for await (const entry of entriesOf(source, new AbortController().signal)) names.push(entry.name)
       expect(names).to.deep.equal(['s', 's/keep.txt', 's/logs', 's/sub', 's/sub/keep.md'])
     } finally {
       await tmp.remove()

@@ -42,8 +42,8 @@ describe('archive/createArchive', () => {
     const dump: Source = {
       type: 'test',
       name: 'db',
-      async *entries(): AsyncIterable<SourceEntry> {
-        yield { name: 'db/dump.bin', type: 'file', mode: 0o644, mtime: new Date(), open: () => Readable.from([Buffer.from('abc'), Buffer.from('def')]) }
+      async *batches(): AsyncIterable<SourceEntry[]> {
+        yield [{ name: 'db/dump.bin', type: 'file', mode: 0o644, mtime: new Date(), open: () => Readable.from([Buffer.from('abc'), Buffer.from('def')]) }]
       },
     }
     const file = join(tmp.dir, 'db.tar')
@@ -54,9 +54,9 @@ describe('archive/createArchive', () => {
     const endless: Source = {
       type: 'test',
       name: 'endless',
-      async *entries(): AsyncIterable<SourceEntry> {
+      async *batches(): AsyncIterable<SourceEntry[]> {
         for (let i = 0; ; i++)
-          yield { name: `endless/${i}`, type: 'file', mode: 0o644, mtime: new Date(), size: 4096, open: () => Readable.from([Buffer.alloc(4096)]) }
+          yield [{ name: `endless/${i}`, type: 'file', mode: 0o644, mtime: new Date(), size: 4096, open: () => Readable.from([Buffer.alloc(4096)]) }]
       },
     }
     const archive = createArchive([endless], { compression: 'tar.gz', signal: controller.signal })

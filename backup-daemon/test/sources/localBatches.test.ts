@@ -1,8 +1,9 @@
 /**
  * The `local` source reads small files into one buffer it reuses as a ring (`sources/local/localWalk.ts`).
- * Over many batches (hundreds of small files, a streamed file ending a batch in the
- * middle): the archive restores byte for byte with GNU tar, and `entries()` (zip, remote mirrors) hands out
- * bytes that stay right after the walk has moved on to later batches.
+ * Over many batches (hundreds of small files, a streamed file ending a batch in the middle): the archive
+ * restores byte for byte with GNU tar; `batches()`, the one way every consumer reads a source, hands out
+ * bytes that are right until the next batch is asked for (and views kept past it do change, so a consumer
+ * that keeps bytes must copy them); a zip, whose writer keeps bytes past the batch, restores byte for byte.
  */
 import { expect } from 'chai'
 import { execFileSync } from 'node:child_process'
@@ -56,30 +57,45 @@ describe('sources/local: small files read into a ring buffer reused by the walk'
     })
   }
 
-  it('entries() hands out bytes that stay right after the walk has read later batches', async () => {
+  it('batches() hand out bytes that are right until the next batch is asked for; views kept longer change', async () => {
     const content = await makeTree(join(dir(), 'tree'))
     const source = new LocalSource('files', join(dir(), 'tree'), [], quiet)
-    // Small files are kept until the walk is over, then read: a view of the reused buffer would hold a later
-    // batch's bytes. The one file over the small-file limit is streamed from its descriptor, which the walk
-    // hands over only until it moves on, so it is read at once.
+    const expected = (entry: SourceEntry) => content.get(entry.name.slice('files/'.length))!
+    // Each batch is checked before the next one is asked for. The views are also kept until the walk is over:
+    // the walk reuses their memory, so some of them must hold a later file's bytes by then. The one file over
+    // the small-file limit is streamed from its descriptor, which the walk closes when it moves on unclaimed,
+    // so it is read at once.
     const kept: SourceEntry[] = []
     let streamed = 0
-    for await (const entry of source.entries(new AbortController().signal)) {
-      if (entry.type !== 'file') continue
-      if (!entry.read) {
-        const chunks: Buffer[] = []
-        for await (const chunk of entry.open!(new AbortController().signal)) chunks.push(chunk as Buffer)
-        expect(Buffer.concat(chunks).equals(content.get(entry.name.slice('files/'.length))!), entry.name).to.equal(true)
-        streamed++
-      } else {
-        kept.push(entry)
+    let batches = 0
+    for await (const batch of source.batches(new AbortController().signal)) {
+      batches++
+      for (const entry of batch) {
+        if (entry.type !== 'file') continue
+        if (entry.data) {
+          expect(entry.data.equals(expected(entry)), entry.name).to.equal(true)
+          kept.push(entry)
+        } else {
+          const chunks: Buffer[] = []
+          for await (const chunk of entry.open!(new AbortController().signal)) chunks.push(chunk as Buffer)
+          expect(Buffer.concat(chunks).equals(expected(entry)), entry.name).to.equal(true)
+          streamed++
+        }
       }
     }
     expect(streamed).to.equal(1)
     expect(kept).to.have.length(content.size - 1)
-    for (const entry of kept) {
-      const bytes = await entry.read!(new AbortController().signal)
-      expect(bytes.equals(content.get(entry.name.slice('files/'.length))!), entry.name).to.equal(true)
-    }
+    expect(batches, 'several batches').to.be.greaterThan(4)
+    const changed = kept.filter((entry) => !entry.data!.equals(expected(entry)))
+    expect(changed.length, 'views of the reused memory kept past their batch').to.be.greaterThan(0)
+  })
+
+  it('a zip archive, whose writer keeps bytes past their batch, restores byte for byte with unzip', async () => {
+    const content = await makeTree(join(dir(), 'tree'))
+    const archive = join(dir(), 'out.zip')
+    const source = new LocalSource('files', join(dir(), 'tree'), [], quiet)
+    await pipeline(createArchive([source], { compression: 'zip', signal: new AbortController().signal }), createWriteStream(archive))
+    execFileSync('unzip', ['-q', archive, '-d', join(dir(), 'restored')])
+    for (const [path, bytes] of content) expect((await readFile(join(dir(), 'restored', 'files', path))).equals(bytes), path).to.equal(true)
   })
 })

@@ -5,6 +5,7 @@ import { BSON, MongoClient } from 'mongodb'
 import { parseMongoArchive } from '../../src/sources/mongodb/parseMongoArchive.js'
 import { restoreMongo } from '../../src/sources/mongodb/restoreMongo.js'
 import { MongodbSource, mongodbSource, mongoEntryName } from '../../src/sources/mongodb/index.js'
+import { entriesOf } from '../support/entriesOf.js'
 
 const uri = process.env.MONGODB_URI
 const never = () => new AbortController().signal
@@ -51,7 +52,7 @@ describe('sources/mongodb (a real server at MONGODB_URI)', function () {
   async function dumpBytes(gzip: boolean): Promise<Buffer> {
     const dumper = new MongodbSource({ type: 'mongodb', name: 'mongo', uri: uri!, database: source, excludeCollections: ['secrets'], gzip }, context)
     let bytes = Buffer.alloc(0)
-    for await (const entry of dumper.entries(never())) if (entry.open) bytes = await buffer(entry.open(never()))
+    for await (const entry of entriesOf(dumper, never())) if (entry.open) bytes = await buffer(entry.open(never()))
     return bytes
   }
 
@@ -98,7 +99,7 @@ describe('sources/mongodb (config and naming, no server)', () => {
     this.timeout(60_000)
     const dumper = new MongodbSource({ type: 'mongodb', name: 'm', uri: 'mongodb://127.0.0.1:1/?serverSelectionTimeoutMS=500' }, context)
     let failure: unknown
-    for await (const entry of dumper.entries(never())) {
+    for await (const entry of entriesOf(dumper, never())) {
       if (entry.open) failure = await buffer(entry.open(never())).catch((e: unknown) => e)
     }
     expect(failure).to.be.instanceOf(Error)

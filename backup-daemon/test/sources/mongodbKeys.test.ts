@@ -17,6 +17,7 @@ import { dumpSettings, mongoUri } from '../../src/sources/mongodb/dumpSettings.j
 import { MongodbSource, type MongodbSourceConfig } from '../../src/sources/mongodb/index.js'
 import { tempDir } from '../engine/helpers.js'
 import { Readable } from 'node:stream'
+import { entriesOf } from '../support/entriesOf.js'
 
 const job = (source: string) => `jobs:
   - name: db
@@ -135,7 +136,7 @@ describe("sources/mongodb: the original's documented keys", () => {
     const dumpedCollections = async (config: Partial<MongodbSourceConfig>) => {
       const source = new MongodbSource({ type: 'mongodb', name: 'm', uri: uri!, database, ...config }, { log: () => {} })
       let bytes = Buffer.alloc(0)
-      for await (const entry of source.entries(new AbortController().signal)) if (entry.open) bytes = await buffer(entry.open(new AbortController().signal))
+      for await (const entry of entriesOf(source, new AbortController().signal)) if (entry.open) bytes = await buffer(entry.open(new AbortController().signal))
       const names: string[] = []
       for await (const item of parseMongoArchive(Readable.from([bytes]))) if (item.kind === 'collection') names.push(item.prelude.collection)
       return names.sort()

@@ -23,6 +23,7 @@ import type { SourceContext } from '../../src/sources/types.js'
 import { freePort } from '../support/freePort.js'
 import { startMariadbServer, type MariadbServer } from '../support/mariadbServer.js'
 import { runSourceSuite } from '../support/runSourceSuite.js'
+import { entriesOf } from '../support/entriesOf.js'
 
 const never = () => new AbortController().signal
 const quiet: SourceContext = { log: () => {} }
@@ -77,7 +78,7 @@ async function checksums(database: string): Promise<string> {
 
 async function dumpBytes(cfg: MysqlFamilyConfig, path?: string): Promise<Buffer> {
   let bytes = Buffer.alloc(0)
-  for await (const entry of new MysqlSource(cfg, quiet, path).entries(never())) if (entry.open) bytes = await buffer(entry.open(never()))
+  for await (const entry of entriesOf(new MysqlSource(cfg, quiet, path), never())) if (entry.open) bytes = await buffer(entry.open(never()))
   return bytes
 }
 
@@ -160,7 +161,7 @@ describe('sources/mysql and sources/mariadb (a real MariaDB server)', function (
     const cfg = await config({ type: 'mysql', socket: s.socket, username: 'root', password: undefined })
     const logs: string[] = []
     let bytes = Buffer.alloc(0)
-    for await (const entry of mysqlSource.create(cfg as never, { log: (_l, m) => logs.push(m) }).entries(never()))
+    for await (const entry of entriesOf(mysqlSource.create(cfg as never, { log: (_l, m) => logs.push(m) }), never()))
       if (entry.open) bytes = await buffer(entry.open(never()))
     expect(logs.join('\n')).to.match(/mysqldump of database "shop" on .*mysqld\.sock/)
     await restoreMysql(Readable.from([bytes]), { database: 'restored_mysql', socket: s.socket, username: 'root' })
@@ -173,7 +174,7 @@ describe('sources/mysql and sources/mariadb (a real MariaDB server)', function (
       await symlink('/usr/bin/mysqldump', join(bin, 'mysqldump'))
       const logs: string[] = []
       const source = new MysqlSource(await config(), { log: (_l, m) => logs.push(m) }, bin)
-      for await (const entry of source.entries(never())) if (entry.open) await buffer(entry.open(never()))
+      for await (const entry of entriesOf(source, never())) if (entry.open) await buffer(entry.open(never()))
       expect(logs.join('\n')).to.match(/mysqldump of database "shop"/)
       const err = (await dumpBytes(await config(), join(bin, 'empty')).catch((e: unknown) => e)) as Error
       expect(err.message).to.match(/none of mariadb-dump, mysqldump found on PATH/)
@@ -202,7 +203,7 @@ describe('sources/mysql and sources/mariadb (a real MariaDB server)', function (
     const cfg = await config({ database: undefined, allDatabases: true })
     const names: string[] = []
     let bytes = Buffer.alloc(0)
-    for await (const entry of new MysqlSource(cfg, quiet).entries(never())) {
+    for await (const entry of entriesOf(new MysqlSource(cfg, quiet), never())) {
       names.push(entry.name)
       if (entry.open) bytes = await buffer(entry.open(never()))
     }

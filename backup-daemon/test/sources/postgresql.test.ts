@@ -8,6 +8,7 @@ import { PostgresqlSource, postgresqlSource } from '../../src/sources/postgresql
 import { pgDumpArgs } from '../../src/sources/postgresql/pgDumpArgs.js'
 import type { SourceEntry } from '../../src/sources/types.js'
 import { requirePostgresBin, startPostgresCluster, type PostgresCluster } from './support/postgresCluster.js'
+import { entriesOf } from '../support/entriesOf.js'
 
 const never = () => new AbortController().signal
 const context = { log: () => {} }
@@ -15,7 +16,7 @@ const context = { log: () => {} }
 async function dump(config: PostgresqlSourceConfig, signal = never()): Promise<{ entries: SourceEntry[]; bytes: Buffer }> {
   const entries: SourceEntry[] = []
   let bytes = Buffer.alloc(0)
-  for await (const entry of new PostgresqlSource(config, context).entries(signal)) {
+  for await (const entry of entriesOf(new PostgresqlSource(config, context), signal)) {
     entries.push(entry)
     if (entry.open) bytes = await buffer(entry.open(signal))
   }

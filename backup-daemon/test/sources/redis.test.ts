@@ -24,6 +24,7 @@ import type { SourceContext, SourceEntry } from '../../src/sources/types.js'
 import { freePort } from '../support/freePort.js'
 import { startRedisServer, type RedisServer } from '../support/redisServer.js'
 import { runSourceSuite } from '../support/runSourceSuite.js'
+import { entriesOf } from '../support/entriesOf.js'
 
 const never = () => new AbortController().signal
 const quiet: SourceContext = { log: () => {} }
@@ -90,7 +91,7 @@ const config = async (overrides: Partial<RedisSourceConfig> = {}): Promise<Redis
 async function snapshot(cfg: RedisSourceConfig, context = quiet): Promise<{ entries: SourceEntry[]; bytes: Buffer }> {
   const entries: SourceEntry[] = []
   let bytes = Buffer.alloc(0)
-  for await (const entry of new RedisSource(cfg, context).entries(never())) {
+  for await (const entry of entriesOf(new RedisSource(cfg, context), never())) {
     entries.push(entry)
     if (entry.open) bytes = await buffer(entry.open(never()))
   }

@@ -9,6 +9,7 @@ import { restoreSqlite } from '../../src/sources/sqlite/restoreSqlite.js'
 import { SqliteSource, sqliteSource } from '../../src/sources/sqlite/index.js'
 import type { SourceEntry } from '../../src/sources/types.js'
 import { startSqliteWriter, type SqliteWriter } from './support/sqliteWriter.js'
+import { entriesOf } from '../support/entriesOf.js'
 
 interface Db {
   prepare(sql: string): { get(): Record<string, unknown>; all(): Record<string, unknown>[] }
@@ -23,7 +24,7 @@ const context = { log: (_level: string, message: string) => logs.push(message) }
 async function collect(source: SqliteSource, signal = never()): Promise<{ entries: SourceEntry[]; bytes: Buffer }> {
   const entries: SourceEntry[] = []
   let bytes = Buffer.alloc(0)
-  for await (const entry of source.entries(signal)) {
+  for await (const entry of entriesOf(source, signal)) {
     entries.push(entry)
     if (entry.open) bytes = await buffer(entry.open(signal))
   }
@@ -84,7 +85,7 @@ describe('sources/sqlite', () => {
     db.exec('CREATE TABLE t (n INTEGER); INSERT INTO t VALUES (1)')
     db.close()
     let copyPath: string | undefined
-    for await (const entry of new SqliteSource('s', path, context, dir).entries(never())) {
+    for await (const entry of entriesOf(new SqliteSource('s', path, context, dir), never())) {
       if (entry.type === 'file') {
         const stream = entry.open!(never()) as unknown as { path: string }
         copyPath = stream.path

@@ -14,6 +14,7 @@ import type { JobConfig } from '../../src/config/types.js'
 import type { JobRepository } from '../../src/repository/jobRepository.js'
 import type { WriteRun } from '../../src/repository/types.js'
 import { SnapshotNotFoundError } from '../../src/runs/errors.js'
+import { oneByOne } from '../../src/sources/support/oneByOne.js'
 import type { Source, SourceEntry } from '../../src/sources/types.js'
 
 export interface RepositorySuiteOptions {
@@ -30,27 +31,29 @@ function memorySource(files: Record<string, Buffer>, stall?: { file: string; con
   return {
     type: 'memory',
     name: 'files',
-    async *entries(): AsyncIterable<SourceEntry> {
-      for (const [name, data] of Object.entries(files)) {
-        yield {
-          name: `files/${name}`,
-          type: 'file',
-          mode: 0o644,
-          mtime: new Date('2026-01-01T00:00:00Z'),
-          size: data.length,
-          open: () =>
-            stall?.file === name
-              ? Readable.from(
-                  (async function* () {
-                    yield data.subarray(0, data.length >> 1)
-                    stall.controller.abort(new Error('stopped mid-write'))
-                    await new Promise(() => {})
-                  })(),
-                )
-              : Readable.from([data]),
-        }
-      }
-    },
+    batches: () => oneByOne(entriesOf(files, stall)),
+  }
+}
+
+async function* entriesOf(files: Record<string, Buffer>, stall?: { file: string; controller: AbortController }): AsyncGenerator<SourceEntry> {
+  for (const [name, data] of Object.entries(files)) {
+    yield {
+      name: `files/${name}`,
+      type: 'file',
+      mode: 0o644,
+      mtime: new Date('2026-01-01T00:00:00Z'),
+      size: data.length,
+      open: () =>
+        stall?.file === name
+          ? Readable.from(
+              (async function* () {
+                yield data.subarray(0, data.length >> 1)
+                stall.controller.abort(new Error('stopped mid-write'))
+                await new Promise(() => {})
+              })(),
+            )
+          : Readable.from([data]),
+    }
   }
 }
 

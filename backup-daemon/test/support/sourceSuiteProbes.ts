@@ -5,7 +5,7 @@
  * its first byte read.
  */
 import { readdir, readFile } from 'node:fs/promises'
-import { Transform, type Readable } from 'node:stream'
+import { Readable, Transform } from 'node:stream'
 import tar from 'tar-stream'
 import type { Source, SourceEntry } from '../../src/sources/types.js'
 
@@ -69,38 +69,40 @@ export async function readArchive(archive: Readable): Promise<ArchivedEntry[]> {
   return entries
 }
 
-/** Every file entry's first byte aborts `controller` (the source is cancelled mid-stream). */
+/**
+ * Every file entry's first byte aborts `controller` (the source is cancelled mid-stream). A small file the
+ * source has read already (`data`) is streamed from a copy instead, so its first byte aborts as well.
+ */
 export function abortOnFirstByte(source: Source, controller: AbortController, reason: Error): Source {
+  const tapped = (entry: SourceEntry): SourceEntry => {
+    if (entry.type !== 'file' || (!entry.open && !entry.data)) return entry
+    const data = entry.data && Buffer.from(entry.data)
+    const open = data ? () => Readable.from([data]) : entry.open!.bind(entry)
+    return {
+      ...entry,
+      data: undefined,
+      open: (s) => {
+        const input = open(s)
+        const tap = new Transform({
+          transform(chunk: Buffer, _encoding, callback) {
+            // Outside the stream's own callback, as a cancel from the API arrives.
+            if (!controller.signal.aborted) setImmediate(() => controller.abort(reason))
+            callback(null, chunk)
+          },
+        })
+        input.on('error', (err) => tap.destroy(err))
+        // The archive writer listens on the end of what it pipes this into (as with an fs stream);
+        // the tap's own error must not go unhandled.
+        tap.on('error', () => {})
+        return input.pipe(tap)
+      },
+    }
+  }
   return {
     name: source.name,
     type: source.type,
-    async *entries(signal: AbortSignal): AsyncIterable<SourceEntry> {
-      for await (const entry of source.entries(signal)) {
-        if (entry.type !== 'file' || !entry.open) {
-          yield entry
-          continue
-        }
-        const open = entry.open.bind(entry)
-        yield {
-          ...entry,
-          read: undefined,
-          open: (s) => {
-            const input = open(s)
-            const tap = new Transform({
-              transform(chunk: Buffer, _encoding, callback) {
-                // Outside the stream's own callback, as a cancel from the API arrives.
-                if (!controller.signal.aborted) setImmediate(() => controller.abort(reason))
-                callback(null, chunk)
-              },
-            })
-            input.on('error', (err) => tap.destroy(err))
-            // The archive writer listens on the end of what it pipes this into (as with an fs stream);
-            // the tap's own error must not go unhandled.
-            tap.on('error', () => {})
-            return input.pipe(tap)
-          },
-        }
-      }
+    async *batches(signal: AbortSignal): AsyncIterable<SourceEntry[]> {
+      for await (const batch of source.batches(signal)) yield batch.map(tapped)
     },
   }
 }

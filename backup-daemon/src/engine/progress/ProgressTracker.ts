@@ -83,8 +83,7 @@ export class ProgressTracker implements RunTracker {
     return sources.map((source) => ({
       type: source.type,
       name: source.name,
-      entries: (signal: AbortSignal) => this.entries(source, signal),
-      ...(source.entryBatches && { entryBatches: (signal: AbortSignal) => this.batches(source, signal) }),
+      batches: (signal: AbortSignal) => this.batches(source, signal),
       ...(source.tarChunks && { tarChunks: (signal: AbortSignal, hooks: TarChunkHooks) => this.tarChunks(source, signal, hooks) }),
     }))
   }
@@ -114,7 +113,7 @@ export class ProgressTracker implements RunTracker {
   /** Per batch: files already read (`data`) are counted in one loop, with no new object; streamed ones are wrapped. */
   private async *batches(source: Source, signal: AbortSignal): AsyncIterable<SourceEntry[]> {
     const prefix = this.enterSource(source)
-    for await (const batch of source.entryBatches!(signal)) {
+    for await (const batch of source.batches(signal)) {
       let last: SourceEntry | undefined
       for (let i = 0; i < batch.length; i++) {
         const entry = batch[i]!
@@ -132,40 +131,18 @@ export class ProgressTracker implements RunTracker {
     }
   }
 
-  private async *entries(source: Source, signal: AbortSignal): AsyncIterable<SourceEntry> {
-    const prefix = this.enterSource(source)
-    for await (const entry of source.entries(signal)) {
-      yield entry.type === 'file' ? this.wrapEntry(entry, relativeTo(entry.name, prefix)) : entry
-    }
-  }
-
-  /** One object per file (never per chunk): `open` and `read` note the file and count its bytes. */
+  /** One object per streamed file (never per chunk): `open` notes the file and counts its bytes. */
   private wrapEntry(entry: SourceEntry, relative: string): SourceEntry {
-    const { open, read, data } = entry
-    if (data) {
-      this.currentFile = relative
-      this.filesRead++
-      this.settledBytes += data.length
-      return entry
-    }
-    const wrapped: SourceEntry = { ...entry }
-    if (open) {
-      wrapped.open = (signal) => {
+    const { open } = entry
+    if (!open) return entry
+    return {
+      ...entry,
+      open: (signal) => {
         this.currentFile = relative
         this.filesRead++
         return this.count(open.call(entry, signal))
-      }
+      },
     }
-    if (read) {
-      wrapped.read = async (signal) => {
-        this.currentFile = relative
-        const data = await read.call(entry, signal)
-        this.filesRead++
-        this.settledBytes += data.length
-        return data
-      }
-    }
-    return wrapped
   }
 
   /** Streams are opened one after the other (the archive writers wait for each), so one is in flight. */

@@ -3,7 +3,7 @@
  * The `host` source: every file under `path` in a storage zone, found by walking the Storage API's
  * JSON directory listings (`GET {endpoint}/{zone}/{dir}/` with the `AccessKey` header, folders
  * listed `workers` at a time), mirrored into a local folder by parallel downloads and archived as
- * `<name>/<path relative to the source's path>` (see `support/mirroredEntries`). Downloads use the
+ * `<name>/<path relative to the source's path>` (see `support/mirroredBatches`). Downloads use the
  * Storage API, or token-signed pull-zone URLs when `pullZoneHostname` and its key are set. Requests
  * are retried while the error is transient (5xx, 429, resets), as the storage does.
  */
@@ -16,7 +16,7 @@ import { isHostRetryable } from '../../storages/host/isHostRetryable.js'
 import { retry } from '../../storages/remote/retry.js'
 import { UpstreamStatusError } from '../../storages/remote/UpstreamStatusError.js'
 import type { RemoteObject } from '../support/mirrorRemote.js'
-import { mirroredEntries } from '../support/mirroredEntries.js'
+import { mirroredBatches } from '../support/mirroredBatches.js'
 import type { Source, SourceContext, SourceEntry } from '../types.js'
 import type { HostSourceConfig } from './schema.js'
 
@@ -49,9 +49,9 @@ export class HostSource implements Source {
     this.root = config.path.replace(/^\/+/, '').replace(/\/+$/, '')
   }
 
-  entries(signal: AbortSignal): AsyncIterable<SourceEntry> {
+  batches(signal: AbortSignal): AsyncIterable<SourceEntry[]> {
     const what = `zone "${this.config.zoneName}"${this.root ? `, folder "${this.root}/"` : ''}`
-    return mirroredEntries(
+    return mirroredBatches(
       {
         name: this.name,
         type: this.type,

@@ -62,14 +62,14 @@ export class StreamLibrarySource implements Source {
     this.context.log(level, `source "${this.name}": ${message}`)
   }
 
-  async *entries(signal: AbortSignal): AsyncIterable<SourceEntry> {
+  async *batches(signal: AbortSignal): AsyncIterable<SourceEntry[]> {
     signal.throwIfAborted()
     const videos = await listLibrary(this.api, this.config.pageSize, this.name, signal)
     this.log('info', `listed ${videos.length} video(s) in library ${this.config.libraryId}`)
     const dir = this.config.syncPath ?? (await mkdtemp(join(tmpdir(), 'backup-daemon-host-stream-')))
     try {
       await this.fill(dir, videos, signal)
-      yield* new LocalSource(this.name, dir, [], this.context).entries(signal)
+      yield* new LocalSource(this.name, dir, [], this.context).batches(signal)
     } finally {
       if (this.config.syncPath === undefined) await rm(dir, { recursive: true, force: true })
     }

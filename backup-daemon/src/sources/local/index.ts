@@ -7,7 +7,6 @@
  */
 import { closeSync, createReadStream } from 'node:fs'
 import { resolve } from 'node:path'
-import { Readable } from 'node:stream'
 import { z } from 'zod'
 import { tarWorkerTree } from './tarWorker/tarWorkerTree.js'
 import { countLocalTrees } from './countLocalTrees.js'
@@ -26,7 +25,7 @@ export interface LocalSourceOptions {
   /**
    * How a tar archive of this source is built: `worker` in a worker thread (`tarChunks`,
    * `sources/local/tarWorker/`; in this thread when no worker can start), `thread` by the same builder in this
-   * thread, `batches` by the archive writer from `entryBatches` (the path before the worker).
+   * thread, `batches` by the archive writer from `batches` (the path before the worker).
    * @default 'worker', or 'batches' when `BACKUP_DAEMON_TAR_WORKER=0`
    */
   tarBuilder?: 'worker' | 'thread' | 'batches'
@@ -60,25 +59,10 @@ export class LocalSource implements Source {
   }
 
   /**
-   * The entries one at a time, for consumers that take bytes through `read`/`open` (zip, remote mirrors):
-   * small files' bytes are served from a copy of what the walk read (still of the length read: the consumer
-   * cuts or pads them to `size`). A copy, because such a consumer may still hold an entry when the walk has
-   * read later files into the same buffer (`sources/local/localWalk.ts`).
+   * Small files come with their `data` (a view of the walk's ring buffer for files under 32 KiB: valid
+   * until the next batch is asked for), larger ones with `open` on the descriptor the walk checked.
    */
-  async *entries(signal: AbortSignal): AsyncIterable<SourceEntry> {
-    for await (const batch of this.entryBatches(signal)) {
-      for (const entry of batch) {
-        if (!entry.data) {
-          yield entry
-          continue
-        }
-        const data = Buffer.from(entry.data)
-        yield { ...entry, data: undefined, read: async () => data, open: () => Readable.from([data]) }
-      }
-    }
-  }
-
-  async *entryBatches(signal: AbortSignal): AsyncIterable<SourceEntry[]> {
+  async *batches(signal: AbortSignal): AsyncIterable<SourceEntry[]> {
     const top = await topOf(this.root, this.name)
     const walk = walkTree({ root: this.root, name: this.name, top, excluded: this.excluded, log: this.context.log, check: () => signal.throwIfAborted() })
     let batch: SourceEntry[] = []
@@ -124,7 +108,7 @@ export class LocalSource implements Source {
 
   /**
    * The tar bytes of the whole source, built in a worker thread (`sources/local/tarWorker/`); undefined when
-   * they are built from `entryBatches` (`tarBuilder: 'batches'`).
+   * they are built from `batches` (`tarBuilder: 'batches'`).
    */
   tarChunks(signal: AbortSignal, hooks: TarChunkHooks): AsyncIterable<Buffer> | undefined {
     if (this.tarBuilder === 'batches') return undefined

@@ -1,7 +1,7 @@
 /**
  * @module sources/local/localWalk
  * The local source's walk as a synchronous generator, shared by the in-thread path (`sources/local/index.ts`,
- * `entryBatches`) and the tar worker (`sources/local/tarWorker/treeTar.ts`): depth first in name order, minus
+ * `batches`) and the tar worker (`sources/local/tarWorker/treeTar.ts`): depth first in name order, minus
  * the excluded paths, links stored and never followed. Per file: the type comes from the folder listing
  * (no `lstat`), then `open` (no link followed), `fstat` on the descriptor (size, mode, mtime, and proof
  * that what is read is a regular file), `read`, `close`.
@@ -25,9 +25,9 @@ export const smallFile = 256 * 1024
 const ringFile = 32 * 1024
 /**
  * A view stays valid until this many more bytes of ring files were read, less a file's worth: more than a
- * batch holds (`LocalSource.entryBatches`: 64 entries or 256 KiB, plus its last file) and far more than a
+ * batch holds (`LocalSource.batches`: 64 entries or 256 KiB, plus its last file) and far more than a
  * step of the tar builder (`TreeTar`), which copies each file as it comes. A consumer keeping `data`
- * longer copies it (`LocalSource.entries`).
+ * longer copies it (the zip writer, `archive/createZip.ts`).
  */
 const ringSize = 1024 * 1024
 

@@ -9,6 +9,7 @@ import { PassThrough, type Readable } from 'node:stream'
 import { dumpSettings } from './dumpSettings.js'
 import { mongodbSourceSchema, type MongodbSourceConfig } from './schema.js'
 import { mongodbRestore } from './restore.js'
+import { oneByOne } from '../support/oneByOne.js'
 import type { Source, SourceContext, SourceEntry, SourceFactory } from '../types.js'
 
 export type { MongodbSourceConfig }
@@ -33,7 +34,12 @@ export class MongodbSource implements Source {
     this.name = config.name
   }
 
-  async *entries(signal: AbortSignal): AsyncIterable<SourceEntry> {
+  batches(signal: AbortSignal): AsyncIterable<SourceEntry[]> {
+    return oneByOne(this.entries(signal))
+  }
+
+  /** The folder, then the dump archive, made when the archive writer opens it. */
+  private async *entries(signal: AbortSignal): AsyncIterable<SourceEntry> {
     signal.throwIfAborted()
     const mtime = new Date()
     yield { name: this.name, type: 'directory', mode: 0o755, mtime }

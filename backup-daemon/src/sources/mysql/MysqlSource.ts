@@ -9,6 +9,7 @@ import type { Readable } from 'node:stream'
 import { childOutput } from '../support/childOutput.js'
 import { countingStream, formatBytes } from '../support/countingStream.js'
 import { findExecutable } from '../support/findExecutable.js'
+import { oneByOne } from '../support/oneByOne.js'
 import type { Source, SourceContext, SourceEntry } from '../types.js'
 import { mysqlDumpArgs } from './mysqlDumpArgs.js'
 import type { MysqlFamilyConfig } from './schema.js'
@@ -39,7 +40,12 @@ export class MysqlSource implements Source {
     this.type = config.type
   }
 
-  async *entries(signal: AbortSignal): AsyncIterable<SourceEntry> {
+  batches(signal: AbortSignal): AsyncIterable<SourceEntry[]> {
+    return oneByOne(this.entries(signal))
+  }
+
+  /** The folder, then the dump, made when the archive writer opens it. */
+  private async *entries(signal: AbortSignal): AsyncIterable<SourceEntry> {
     signal.throwIfAborted()
     const candidates = dumpTools[this.config.type]
     const tool = await findExecutable(candidates, this.path)

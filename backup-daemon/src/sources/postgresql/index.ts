@@ -6,6 +6,7 @@
  * non-zero exit fails the run with the last lines pg_dump printed.
  */
 import { childOutput } from '../support/childOutput.js'
+import { oneByOne } from '../support/oneByOne.js'
 import type { Source, SourceContext, SourceEntry, SourceFactory } from '../types.js'
 import { splitPassword } from './connectionString.js'
 import { pgDumpArgs } from './pgDumpArgs.js'
@@ -33,7 +34,12 @@ export class PostgresqlSource implements Source {
     this.name = config.name
   }
 
-  async *entries(signal: AbortSignal): AsyncIterable<SourceEntry> {
+  batches(signal: AbortSignal): AsyncIterable<SourceEntry[]> {
+    return oneByOne(this.entries(signal))
+  }
+
+  /** The folder, then the dump, made when the archive writer opens it. */
+  private async *entries(signal: AbortSignal): AsyncIterable<SourceEntry> {
     signal.throwIfAborted()
     const { command, args, env } = pgDumpArgs(this.config)
     // The database name alone: a URI or key/value `database` may carry a password.

@@ -9,6 +9,7 @@ import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import { Transform, type Readable } from 'node:stream'
 import { countingStream, formatBytes } from '../support/countingStream.js'
+import { oneByOne } from '../support/oneByOne.js'
 import type { Source, SourceContext, SourceEntry } from '../types.js'
 import type { RedisSourceConfig } from './schema.js'
 import { describeRedis, syncRdb } from './syncRdb.js'
@@ -55,7 +56,12 @@ export class RedisSource implements Source {
     this.context.log('info', `source "${this.name}": ${message}`)
   }
 
-  async *entries(signal: AbortSignal): AsyncIterable<SourceEntry> {
+  batches(signal: AbortSignal): AsyncIterable<SourceEntry[]> {
+    return oneByOne(this.entries(signal))
+  }
+
+  /** The folder, then the dump (a copy of `path`, or what the server sends through SYNC). */
+  private async *entries(signal: AbortSignal): AsyncIterable<SourceEntry> {
     signal.throwIfAborted()
     const mtime = new Date()
     const entryName = `${this.name}/dump.rdb`

@@ -1,14 +1,14 @@
 /**
  * @module sources/s3/S3Source
  * The `s3` source: every object under `path` in a bucket, mirrored into a local folder by parallel
- * downloads and archived as `<name>/<key relative to path>` (see `support/mirroredEntries`). The AWS
+ * downloads and archived as `<name>/<key relative to path>` (see `support/mirroredBatches`). The AWS
  * SDK is loaded on first use, so jobs without it do not pay for it.
  */
 import { escapeName } from '../../logs/escapeControl.js'
 import type { S3Client } from '@aws-sdk/client-s3'
 import { Readable } from 'node:stream'
 import type { RemoteObject } from '../support/mirrorRemote.js'
-import { mirroredEntries } from '../support/mirroredEntries.js'
+import { mirroredBatches } from '../support/mirroredBatches.js'
 import type { Source, SourceContext, SourceEntry } from '../types.js'
 import type { S3SourceConfig } from './schema.js'
 
@@ -54,10 +54,10 @@ export class S3Source implements Source {
     return this.client
   }
 
-  entries(signal: AbortSignal): AsyncIterable<SourceEntry> {
+  batches(signal: AbortSignal): AsyncIterable<SourceEntry[]> {
     const prefix = s3Prefix(this.config.path)
     const what = `bucket "${this.config.bucket}"${prefix ? `, prefix "${prefix}"` : ''}`
-    return mirroredEntries(
+    return mirroredBatches(
       {
         name: this.name,
         type: this.type,

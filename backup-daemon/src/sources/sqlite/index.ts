@@ -8,6 +8,7 @@ import { createReadStream } from 'node:fs'
 import { mkdtemp, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { basename, extname, join } from 'node:path'
+import { oneByOne } from '../support/oneByOne.js'
 import type { Source, SourceContext, SourceEntry, SourceFactory } from '../types.js'
 import { snapshotSqlite } from './snapshotSqlite.js'
 import { sqliteRestore } from './restore.js'
@@ -31,7 +32,12 @@ export class SqliteSource implements Source {
     private readonly tempDir = tmpdir(),
   ) {}
 
-  async *entries(signal: AbortSignal): AsyncIterable<SourceEntry> {
+  batches(signal: AbortSignal): AsyncIterable<SourceEntry[]> {
+    return oneByOne(this.entries(signal))
+  }
+
+  /** The folder, then a consistent copy of the database, removed once the archive moved past it. */
+  private async *entries(signal: AbortSignal): AsyncIterable<SourceEntry> {
     const folder = await mkdtemp(join(this.tempDir, 'backup-daemon-sqlite-'))
     try {
       const copy = join(folder, 'snapshot.sqlite')

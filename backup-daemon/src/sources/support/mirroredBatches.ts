@@ -1,6 +1,6 @@
 /**
- * @module sources/support/mirroredEntries
- * The entries of a remote source (`s3`, `host`): the listing is filtered (unsafe paths skipped with
+ * @module sources/support/mirroredBatches
+ * The entry batches of a remote source (`s3`, `host`): the listing is filtered (unsafe paths skipped with
  * a warning, `excludes` applied), mirrored into a local folder (`mirrorRemote`), and that folder is
  * archived like a `local` source as `<name>/<relative path>`. Without `syncPath` the folder is a
  * temporary one, removed once the archive moved past the source, or on failure or cancel; with
@@ -30,7 +30,7 @@ export interface MirroredSourceSpec {
   download(object: RemoteObject, signal: AbortSignal): Promise<Readable>
 }
 
-export async function* mirroredEntries(spec: MirroredSourceSpec, signal: AbortSignal): AsyncIterable<SourceEntry> {
+export async function* mirroredBatches(spec: MirroredSourceSpec, signal: AbortSignal): AsyncIterable<SourceEntry[]> {
   signal.throwIfAborted()
   const log = (level: 'info' | 'warn', message: string) => spec.context.log(level, `source "${spec.name}": ${message}`)
   const excluded = excludeMatcher(spec.excludes)
@@ -61,7 +61,7 @@ export async function* mirroredEntries(spec: MirroredSourceSpec, signal: AbortSi
       signal,
       log: (message) => log('info', message),
     })
-    yield* new LocalSource(spec.name, dir, [], spec.context).entries(signal)
+    yield* new LocalSource(spec.name, dir, [], spec.context).batches(signal)
   } finally {
     if (spec.syncPath === undefined) await rm(dir, { recursive: true, force: true })
   }
