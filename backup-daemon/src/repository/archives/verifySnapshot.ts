@@ -12,16 +12,7 @@ import { createHash } from 'node:crypto'
 import type { LocatedSnapshot } from './readManifest.js'
 import { describeReadError, openArchive, type OpenArchiveOptions } from './openArchive.js'
 import { forEachTarEntry } from '../../archive/forEachTarEntry.js'
-
-export interface VerifyResult {
-  ok: boolean
-  /** One line per problem, naming the part. */
-  problems: string[]
-  partsChecked: number
-  bytes: number
-  /** Entries read (snapshots without a manifest only). */
-  entries?: number
-}
+import type { VerifyResult } from '../types.js'
 
 export async function verifySnapshot(located: LocatedSnapshot, signal?: AbortSignal, keys: Omit<OpenArchiveOptions, 'signal'> = {}): Promise<VerifyResult> {
   const { storage, entry, manifest } = located

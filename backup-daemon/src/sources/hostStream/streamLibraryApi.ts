@@ -6,14 +6,12 @@
  * transient (5xx, 429, resets, timeouts), as the storages do; an upload is not (a video takes one
  * upload only). Errors never hold the key or a signed URL.
  */
-import { request as httpRequest, type IncomingMessage } from 'node:http'
-import { request as httpsRequest } from 'node:https'
 import { Readable } from 'node:stream'
-import { pipeline } from 'node:stream/promises'
 import type { ReadableStream as WebReadableStream } from 'node:stream/web'
 import { isHostRetryable } from '../../storages/host/isHostRetryable.js'
 import { signPullZoneUrl } from '../../storages/host/signPullZoneUrl.js'
 import { retry } from '../../storages/remote/retry.js'
+import { putStream } from '../../storages/remote/putStream.js'
 import { UpstreamStatusError } from '../../storages/remote/UpstreamStatusError.js'
 
 export interface StreamLibraryApiOptions {
@@ -143,24 +141,9 @@ export class StreamLibraryApi {
    */
   async upload(guid: string, body: Readable, size: number, signal?: AbortSignal): Promise<void> {
     const url = new URL(`${this.base}/videos/${encodeURIComponent(guid)}`)
-    const send = url.protocol === 'https:' ? httpsRequest : httpRequest
     const headers = { AccessKey: this.options.apiKey, 'Content-Type': 'application/octet-stream', 'Content-Length': String(size) }
-    const request = send(url, { method: 'PUT', headers, ...(signal && { signal }) })
-    const response = new Promise<IncomingMessage>((resolve, reject) => {
-      request.once('response', resolve)
-      request.once('error', reject)
-    })
-    try {
-      await pipeline(body, request)
-      const answer = await response
-      const text = Buffer.concat(await answer.toArray()).toString('utf8')
-      const status = answer.statusCode ?? 0
-      if (status < 200 || status > 299)
-        throw new UpstreamStatusError(status, `stream API answered ${status} to PUT videos/${guid}: ${text.slice(0, 200) || '(no body)'}`)
-    } catch (err) {
-      body.destroy()
-      request.destroy()
-      throw err
-    }
+    const { status, text } = await putStream(url, headers, body, signal)
+    if (status < 200 || status > 299)
+      throw new UpstreamStatusError(status, `stream API answered ${status} to PUT videos/${guid}: ${text.slice(0, 200) || '(no body)'}`)
   }
 }

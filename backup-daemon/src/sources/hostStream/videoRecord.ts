@@ -15,24 +15,18 @@ export interface ArchivedFile {
 }
 
 /** `<source>/<guid>/video.json`: everything a restore needs to recreate the video. */
-export interface VideoJson {
-  guid: string
-  title: string
+export interface VideoJson extends Pick<
+  StreamVideo,
+  'guid' | 'title' | 'thumbnailFileName' | 'dateUploaded' | 'status' | 'length' | 'width' | 'height' | 'storageSize' | 'hasMP4Fallback'
+> {
   description: string | null
   collection: { id: string; name: string | null } | null
   captions: { srclang: string; label: string; file: string }[]
-  chapters: { title: string; start: number; end: number }[]
-  moments: { label: string; timestamp: number }[]
-  metaTags: { property: string; value: string }[]
-  thumbnailFileName: string | null
-  dateUploaded: string
-  status: number
-  length: number
-  width: number
-  height: number
-  storageSize: number
+  chapters: NonNullable<StreamVideo['chapters']>
+  moments: NonNullable<StreamVideo['moments']>
+  metaTags: NonNullable<StreamVideo['metaTags']>
+  /** The API's comma-separated list, split. */
   availableResolutions: string[]
-  hasMP4Fallback: boolean
   hasOriginal: boolean | null
   /** Null when the video had nothing to download (no upload yet, or neither original nor MP4 rendition). */
   archived: ArchivedFile | null

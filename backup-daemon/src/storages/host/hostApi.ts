@@ -5,10 +5,8 @@
  * GET, until the response headers; the body then streams for as long as it takes). Non-2xx answers
  * become `UpstreamStatusError` whose message never holds the key.
  */
-import { request as httpRequest, type IncomingMessage } from 'node:http'
-import { request as httpsRequest } from 'node:https'
 import type { Readable } from 'node:stream'
-import { pipeline } from 'node:stream/promises'
+import { putStream } from '../remote/putStream.js'
 import { UpstreamStatusError } from '../remote/UpstreamStatusError.js'
 
 export interface HostApiOptions {
@@ -48,21 +46,10 @@ export class HostApi {
     const url = new URL(this.urlOf(path))
     const timeout = AbortSignal.timeout(options.timeoutMs ?? this.timeoutMs)
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout
-    const send = url.protocol === 'https:' ? httpsRequest : httpRequest
-    const request = send(url, { method: 'PUT', headers: { AccessKey: this.options.accessKey, ...headers }, signal })
-    const response = new Promise<IncomingMessage>((resolve, reject) => {
-      request.once('response', resolve)
-      request.once('error', reject)
-    })
     try {
-      await pipeline(body, request)
-      const answer = await response
-      const text = Buffer.concat(await answer.toArray()).toString('utf8')
-      const status = answer.statusCode ?? 0
+      const { status, text } = await putStream(url, { AccessKey: this.options.accessKey, ...headers }, body, signal)
       if (status < 200 || status > 299) throw new UpstreamStatusError(status, `storage host answered ${status} to PUT ${path}: ${summary(text)}`)
     } catch (err) {
-      body.destroy()
-      request.destroy()
       if (timeout.aborted && !options.signal?.aborted) throw Object.assign(new Error(`storage host: PUT ${path} timed out`), { code: 'ETIMEDOUT' })
       throw err
     }
