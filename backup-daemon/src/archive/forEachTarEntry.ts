@@ -30,6 +30,11 @@ export async function forEachTarEntry(
   const extract = tar.extract()
   const done = new Promise<void>((resolve, reject) => {
     extract.on('entry', (header, entry, next) => {
+      // A failing archive (a cancel aborts the storage read mid-entry) destroys the extractor, which destroys
+      // the current entry with that error; the walk reports it through its own promise, and a handler that
+      // is between two listeners at that moment must not turn it into an uncaught 'error' event (it once
+      // crashed a daemon whose restore was cancelled while it wrote).
+      entry.on('error', () => {})
       handle(header, entry).then(
         () => {
           entry.resume()
