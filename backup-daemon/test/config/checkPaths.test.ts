@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parse } from 'yaml'
+import { assertReadableBy } from '../support/readableBy.js'
 import { daemonBin } from '../support/runCli.js'
 
 function checkConfigAs(user: string | undefined, file: string, env: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
@@ -29,6 +30,7 @@ describe('check-config: the paths on this machine (issue 24 #13)', function () {
   let dir: string
   before(function () {
     if (process.getuid?.() !== 0) throw new Error('needs root (setpriv to check as nobody)')
+    assertReadableBy('nobody', daemonBin)
     dir = mkdtempSync(join(tmpdir(), 'bd-paths-'))
     chmodSync(dir, 0o755)
   })

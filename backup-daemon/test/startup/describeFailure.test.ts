@@ -11,6 +11,7 @@ import { createServer, type AddressInfo, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describeFailure } from '../../src/startup/describeFailure.js'
+import { assertReadableBy } from '../support/readableBy.js'
 import { daemonBin } from '../support/runCli.js'
 
 function runAs(user: string | undefined, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stderr: string }> {
@@ -28,6 +29,7 @@ describe('start-up failures: one line naming the path and what to do (issue 24 #
   let config: string
   before(function () {
     if (process.getuid?.() !== 0) throw new Error('needs root (setpriv to run the daemon as nobody)')
+    assertReadableBy('nobody', daemonBin)
     dir = mkdtempSync(join(tmpdir(), 'bd-startup-'))
     chmodSync(dir, 0o755)
     const data = join(dir, 'data')
