@@ -32,7 +32,9 @@ export function verifyCdnToken({ key, path, query, clientIp, now = Date.now() }:
   }
   const tokenPath = params.token_path
   if (tokenPath !== undefined && !path.startsWith(tokenPath)) return 'path not allowed'
-  const ipLocked = token.startsWith('HS256-1-')
+  // The "1-" marker is ambiguous on its own: a plain signature starts with "1-" once in 4096 tokens. Its
+  // length is not: HMAC-SHA256 in base64url is always 43 characters, after "HS256-" or after "HS256-1-".
+  const ipLocked = token.startsWith('HS256-1-') && token.length === 'HS256-1-'.length + 43
   if (ipLocked && !clientIp) return 'no client ip'
   const expected = cdnTokenSignature({ key, signaturePath: tokenPath ?? path, expires, params, userIp: ipLocked ? clientIp : undefined })
   return safeEqual(token, expected) ? undefined : 'bad token'
