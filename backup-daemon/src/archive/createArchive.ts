@@ -7,12 +7,18 @@
  * read (`data`, the local source) cost a few copies each, streamed ones are read as the tar needs them;
  * a source's own tar bytes (`Source.tarChunks`) are taken as they are when a core is spare. Aborting
  * `signal` destroys the stream with the abort reason (the file being read is closed too).
+ *
+ * A tar ends with the snapshot's record (`tar/snapshotRecord.ts`): every file entry's path, size and
+ * digest (the tar writer computes them as it writes, the local source's worker likewise), and what each
+ * source recorded (`Source.recorded`). A zip carries none.
  */
 import { availableParallelism } from 'node:os'
 import { PassThrough, Readable, Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type { Compression } from '../config/types.js'
 import type { Source, SourceEntry } from '../sources/types.js'
+import { recordDigest, type DigestKind } from '../tar/fileDigest.js'
+import { recordEntryName, serializeRecord, type RecordedFile, type SnapshotRecord } from '../tar/snapshotRecord.js'
 import { createZip } from './createZip.js'
 import { memoryGovernor } from './memoryGovernor.js'
 import { compressionThreads } from './compressionThreads.js'
@@ -33,6 +39,8 @@ export interface ArchiveOptions {
   onSource?(source: Source): void
   /** A file's length changed while it was read: its copy was zero-padded (`read` < `announced`) or cut. */
   onFileChanged?(name: string, announced: number, read: number): void
+  /** The digest of the record's files, or `false` for no record (the record's cost bench). @default `recordDigest` (crc32) */
+  record?: DigestKind | false
 }
 
 export function createArchive(sources: Source[], options: ArchiveOptions): Readable {
@@ -74,16 +82,25 @@ export function createArchive(sources: Source[], options: ArchiveOptions): Reada
 /** The tar's bytes in ~256 KiB chunks (1 MiB ones raised peak RSS by ~15 MiB, measured), built as the stream pulls them. */
 async function* tarChunks(sources: Source[], options: ArchiveOptions, ownBuilders: boolean): AsyncGenerator<Buffer> {
   const { signal } = options
-  const tar = new TarWriter()
+  const record = options.record ?? recordDigest
+  const tar = new TarWriter(undefined, record || undefined)
+  // Files whose tar bytes a source built itself (the local source's worker); the writer keeps the rest.
+  const ownFiles: RecordedFile[] = []
+  const onRecorded = (files: RecordedFile[]) => {
+    for (const file of files) ownFiles.push(file)
+  }
+  const recordedBySource: SnapshotRecord['sources'] = {}
   const changed = (entry: SourceEntry, read: number) => options.onFileChanged?.(entry.name, entry.size ?? 0, read)
   for (const source of sources) {
     options.onSource?.(source)
     // Tar bytes the source builds itself (the local source, in a worker thread): what is written so far goes first.
-    const own = ownBuilders ? source.tarChunks?.(signal, { onFileChanged: options.onFileChanged }) : undefined
+    const hooks = { onFileChanged: options.onFileChanged, ...(record && { record, onRecorded }) }
+    const own = ownBuilders ? source.tarChunks?.(signal, hooks) : undefined
     if (own) {
       tar.flush()
       yield* tar.take()
       for await (const chunk of own) yield chunk
+      keepRecorded(source, recordedBySource)
       continue
     }
     for await (const batch of source.batches(signal)) {
@@ -107,9 +124,24 @@ async function* tarChunks(sources: Source[], options: ArchiveOptions, ownBuilder
         if (tar.pending >= 256 * 1024) yield* tar.take()
       }
     }
+    keepRecorded(source, recordedBySource)
+  }
+  if (record) {
+    tar.stopRecording()
+    const files = tar.takeRecorded()
+    for (const file of ownFiles) files.push(file)
+    const bytes = serializeRecord({ version: 1, digest: record, files, sources: recordedBySource })
+    // A fixed mtime: the same sources give the same tar bytes, whichever way they were built.
+    tar.entry({ name: recordEntryName, type: 'file', mode: 0o644, mtime: new Date(0) }, bytes)
   }
   tar.end()
   yield* tar.take()
+}
+
+/** What the source recorded for the drill (`Source.recorded`), asked once its entries are all read. */
+function keepRecorded(source: Source, into: SnapshotRecord['sources']): void {
+  const recorded = source.recorded?.()
+  if (recorded) into[source.name] = { type: source.type, recorded }
 }
 
 /**
