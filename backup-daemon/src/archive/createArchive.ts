@@ -39,7 +39,10 @@ export interface ArchiveOptions {
   onSource?(source: Source): void
   /** A file's length changed while it was read: its copy was zero-padded (`read` < `announced`) or cut. */
   onFileChanged?(name: string, announced: number, read: number): void
-  /** The digest of the record's files, or `false` for no record (the record's cost bench). @default `recordDigest` (crc32) */
+  /**
+   * The digest of the record's files, or `false` for no record (the record's cost bench).
+   * @default `BACKUP_DAEMON_RECORD` (`off`, `crc32`, `md5`, `sha256`: the bench's switch for a whole run), else `recordDigest` (crc32)
+   */
   record?: DigestKind | false
 }
 
@@ -82,7 +85,7 @@ export function createArchive(sources: Source[], options: ArchiveOptions): Reada
 /** The tar's bytes in ~256 KiB chunks (1 MiB ones raised peak RSS by ~15 MiB, measured), built as the stream pulls them. */
 async function* tarChunks(sources: Source[], options: ArchiveOptions, ownBuilders: boolean): AsyncGenerator<Buffer> {
   const { signal } = options
-  const record = options.record ?? recordDigest
+  const record = options.record ?? recordOf(process.env.BACKUP_DAEMON_RECORD)
   const tar = new TarWriter(undefined, record || undefined)
   // Files whose tar bytes a source built itself (the local source's worker); the writer keeps the rest.
   const ownFiles: RecordedFile[] = []
@@ -136,6 +139,12 @@ async function* tarChunks(sources: Source[], options: ArchiveOptions, ownBuilder
   }
   tar.end()
   yield* tar.take()
+}
+
+/** `BACKUP_DAEMON_RECORD`'s digest: `off` for none; unset or unknown: the default. */
+function recordOf(value: string | undefined): DigestKind | false {
+  if (value === 'off') return false
+  return value === 'crc32' || value === 'md5' || value === 'sha256' ? value : recordDigest
 }
 
 /** What the source recorded for the drill (`Source.recorded`), asked once its entries are all read. */

@@ -19,6 +19,7 @@ import { createLogHub } from '../engine/createLogHub.js'
 import { FileRunHistory } from '../engine/history/FileRunHistory.js'
 import { engineLog } from '../engine/jobRuntime.js'
 import { createJobTasks, type JobTasks } from '../tasks/createJobTasks.js'
+import { sweepDrillScratch } from '../restore/drill/drillScratch.js'
 import { recoverRestores } from '../tasks/restoreJournal.js'
 import { TaskRunner } from '../tasks/TaskRunner.js'
 
@@ -46,6 +47,9 @@ export async function createDaemon(config: DaemonConfig, options: DaemonOptions 
     if (configs.has(job)) log.job(job)(level, message)
     else log.system(level, `[${job}] ${message}`)
   })
+
+  // A drill killed mid-way: its scratch folder removed.
+  for (const name of await sweepDrillScratch(config.dataDir)) log.system('warn', `removed ${name}, the scratch folder of a drill that did not finish (killed?)`)
 
   // The runner holds the tasks in flight: the engine asks it before a run and stops it with itself.
   const runner = new TaskRunner({ history, log: (name, level, message) => log.job(name)(level, message) })

@@ -20,7 +20,7 @@ export const TaskSchema = z
   .object({
     id: z.string(),
     job: z.string(),
-    kind: z.enum(['verify', 'restore']),
+    kind: z.enum(['verify', 'restore', 'drill']),
     snapshot: z.string(),
     target: z.string().optional().openapi({ description: 'Restore: the resolved folder, or `database <name>` of `restore.databases`' }),
     status: z.enum(['running', 'cancelling', 'success', 'failed', 'cancelled']),
