@@ -1,0 +1,109 @@
+/**
+ * Restore drills from the API (a real daemon): `POST /jobs/{name}/drill` starts a task of kind `drill`
+ * (202), which `tasks/current` shows and the run history records; a second one, or a backup, while it runs
+ * is refused (409); a cancel ends it `cancelled` and leaves no scratch folder; an unknown storage is a 400.
+ */
+import { expect } from 'chai'
+import { createRequire } from 'node:module'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { DaemonProcess } from '../api/support/daemonProcess.js'
+import { ended, restoreServer, serveConfig, writeRandomTree, type TaskClient } from './support.js'
+
+const password = 'drill-api-password'
+const Database = createRequire(import.meta.url)('libsql') as new (path: string) => { exec(sql: string): void; close(): void }
+
+describe('restore drills from the API (real daemon)', function () {
+  this.timeout(240_000)
+  let dir: string
+  let daemon: DaemonProcess | undefined
+  let api: TaskClient
+  const scratch = () => {
+    try {
+      return readdirSync(join(dir, 'data', 'drills'))
+    } catch {
+      return []
+    }
+  }
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'bd-drill-api-'))
+    writeRandomTree(join(dir, 'small'), 2, 5)
+    writeRandomTree(join(dir, 'large'), 40, 50)
+    const db = new Database(join(dir, 'app.db'))
+    db.exec('CREATE TABLE posts (id INTEGER PRIMARY KEY, title TEXT)')
+    for (let i = 0; i < 12; i++) db.exec(`INSERT INTO posts (title) VALUES ('p${i}')`)
+    db.close()
+    const config = {
+      dataDir: join(dir, 'data'),
+      server: await restoreServer(password),
+      jobs: [
+        {
+          name: 'site',
+          compression: 'tar.gz',
+          sources: [
+            { type: 'local', name: 'files', path: join(dir, 'small') },
+            { type: 'sqlite', name: 'db', path: join(dir, 'app.db') },
+          ],
+          storages: [
+            { type: 'local', name: 'one', path: join(dir, 'one') },
+            { type: 'local', name: 'two', path: join(dir, 'two') },
+          ],
+        },
+        {
+          name: 'large',
+          compression: 'tar',
+          sources: [{ type: 'local', name: 'files', path: join(dir, 'large') }],
+          storages: [{ type: 'local', name: 'disk', path: join(dir, 'disk') }],
+        },
+      ],
+    }
+    ;({ daemon, api } = await serveConfig(dir, config, password))
+  })
+  after(async () => {
+    await daemon?.stop()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('drills the newest snapshot on every storage: a drill task, shown by tasks/current, recorded in the history', async () => {
+    const snapshot = await api.backup('site')
+    const res = await api.post('/jobs/site/drill')
+    expect(res.status, await res.clone().text()).to.equal(202)
+    const { task } = (await res.json()) as { task: { kind: string; snapshot: string; status: string } }
+    expect(task).to.include({ kind: 'drill', snapshot, status: 'running' })
+    const done = await api.waitTask('site', ended)
+    expect(done.status, done.error).to.equal('success')
+    expect(done.summary).to.match(
+      /^restore proven on 2 storage\(s\): storage "one": .* match the record's sizes and crc32; source "db": db\/app\.sqlite: integrity_check ok, 1 table\(s\)/,
+    )
+    expect(done.summary).to.include('storage "two"')
+    expect(done.progress?.kind).to.equal('drill')
+    const history = (await (await api.get('/jobs/site/history?limit=5')).json()) as { runs: { kind: string; result: string; snapshot?: string }[] }
+    expect(history.runs[0]).to.include({ kind: 'drill', result: 'success', snapshot })
+    expect(scratch()).to.deep.equal([])
+
+    const one = await api.post('/jobs/site/drill?storage=two')
+    expect(one.status).to.equal(202)
+    const second = await api.waitTask('site', ended)
+    expect(second.summary).to.match(/^restore proven on 1 storage\(s\): storage "two"/)
+    const unknown = await api.post('/jobs/site/drill?storage=nope')
+    expect(unknown.status).to.equal(400)
+    expect(((await unknown.json()) as { detail: string }).detail).to.include('has no storage "nope"')
+  })
+
+  it('never beside another task or a backup of the job (409); a cancel ends it cancelled and leaves no scratch folder', async () => {
+    await api.backup('large')
+    const first = await api.post('/jobs/large/drill')
+    expect(first.status).to.equal(202)
+    const again = await api.post('/jobs/large/drill')
+    expect(again.status).to.equal(409)
+    const run = await api.post('/jobs/large/run')
+    expect(run.status).to.equal(409)
+    const cancel = await api.post('/jobs/large/tasks/current/cancel')
+    expect(cancel.status).to.equal(200)
+    const done = await api.waitTask('large', ended)
+    expect(done.status).to.equal('cancelled')
+    expect(scratch()).to.deep.equal([])
+  })
+})
