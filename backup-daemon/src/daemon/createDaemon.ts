@@ -52,7 +52,12 @@ export async function createDaemon(config: DaemonConfig, options: DaemonOptions 
   for (const name of await sweepDrillScratch(config.dataDir)) log.system('warn', `removed ${name}, the scratch folder of a drill that did not finish (killed?)`)
 
   // The runner holds the tasks in flight: the engine asks it before a run and stops it with itself.
-  const runner = new TaskRunner({ history, log: (name, level, message) => log.job(name)(level, message) })
+  const runner = new TaskRunner({
+    history,
+    log: (name, level, message) => log.job(name)(level, message),
+    // Called only when a task ends, long after `engine` below is built.
+    onEnded: (record) => engine.taskEnded(record),
+  })
   const engine = await createEngine(config, {
     ...options,
     logs,

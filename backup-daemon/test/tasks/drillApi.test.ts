@@ -2,10 +2,11 @@
  * Restore drills from the API (a real daemon): `POST /jobs/{name}/drill` starts a task of kind `drill`
  * (202), which `tasks/current` shows and the run history records; a second one, or a backup, while it runs
  * is refused (409); a cancel ends it `cancelled` and leaves no scratch folder; an unknown storage is a 400.
+ * `GET /metrics` carries the last successful drill's time and the failed drills per job.
  */
 import { expect } from 'chai'
 import { createRequire } from 'node:module'
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { DaemonProcess } from '../api/support/daemonProcess.js'
@@ -90,6 +91,31 @@ describe('restore drills from the API (real daemon)', function () {
     const unknown = await api.post('/jobs/site/drill?storage=nope')
     expect(unknown.status).to.equal(400)
     expect(((await unknown.json()) as { detail: string }).detail).to.include('has no storage "nope"')
+  })
+
+  it('GET /metrics: the last successful drill and the failed ones, per job', async () => {
+    const metric = async (name: string) => {
+      const text = await (await fetch(`${daemon!.url}/metrics`, { headers: { cookie: await api.cookie() } })).text()
+      return Number(new RegExp(`^${name}\\{job="site"\\} (\\S+)$`, 'm').exec(text)?.[1])
+    }
+    const proven = await metric('backup_daemon_drill_last_success_timestamp_seconds')
+    expect(proven).to.be.within(Date.now() / 1000 - 600, Date.now() / 1000 + 1)
+    expect(await metric('backup_daemon_drill_failures_total')).to.equal(0)
+    // A byte flipped in storage "two"'s copy: the drill fails, counted; the last success stays.
+    const folder = join(dir, 'two', 'site')
+    const name = readdirSync(folder)
+      .filter((n) => n.endsWith('.tar.gz'))
+      .sort()
+      .at(-1)!
+    const bytes = readFileSync(join(folder, name))
+    bytes[200]! ^= 0x01
+    writeFileSync(join(folder, name), bytes)
+    expect((await api.post('/jobs/site/drill')).status).to.equal(202)
+    const failed = await api.waitTask('site', ended)
+    expect(failed.status).to.equal('failed')
+    expect(failed.error).to.include(`storage "two": ${name}: damaged, not restored`)
+    expect(await metric('backup_daemon_drill_failures_total')).to.equal(1)
+    expect(await metric('backup_daemon_drill_last_success_timestamp_seconds')).to.equal(proven)
   })
 
   it('never beside another task or a backup of the job (409); a cancel ends it cancelled and leaves no scratch folder', async () => {
