@@ -85,6 +85,6 @@ export async function drillCopies({ job, dataDir, copies }: DrillWork, context: 
       await scratch.remove()
     }
   }
-  if (problems.length > 0) throw new Error(`drill failed: ${problems.join(' | ')}`)
+  if (problems.length > 0) throw new Error(problems.join(' | '))
   return { summary: `restore proven on ${proven.length} storage(s): ${proven.join(' | ')}` }
 }
