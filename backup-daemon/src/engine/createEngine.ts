@@ -13,6 +13,7 @@ import { RunWatchers, type RunListener } from '../runs/RunWatchers.js'
 import type { RunProgress } from '../runs/progress.js'
 import type { JobRepository } from '../repository/jobRepository.js'
 import { createLogHub, type DaemonLogHub } from './createLogHub.js'
+import { drillEnded } from './drillEnded.js'
 import { FileRunHistory } from './history/FileRunHistory.js'
 import { engineLog, jobRuntimes, runtimeLookup } from './jobRuntime.js'
 import { jobViews } from './jobViews.js'
@@ -47,7 +48,7 @@ export interface DaemonEngine extends Engine {
   readonly logs: DaemonLogHub
   /** The job's snapshots over its storages, as built from the config. */
   repositoryOf(name: string): JobRepository
-  /** A restore, verify or drill task ended (its history record): a drill goes into the metrics. */
+  /** A restore, verify or drill task ended (its history record): a drill goes into the metrics and to the notifiers (`drillEnded`). */
   taskEnded(record: RunRecord): void
   /** Whether the job's backup runs (from its start until it is idle again). Throws `JobNotFoundError`. */
   busy(name: string): boolean
@@ -115,7 +116,8 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
     busy: (name) => runtime(name).status !== 'idle',
     metrics: () => metrics.render(),
     taskEnded: (record) => {
-      if (record.kind === 'drill') metrics.recordDrill({ job: record.job, status: record.result, finishedAt: new Date(record.endedAt) })
+      const job = jobs.get(record.job)
+      if (job) void drillEnded(record, { metrics, notifiers: job.notifiers, log: log.job(record.job) })
     },
     listJobs: views.listJobs,
     getJob: (name) => views.getJob(runtime(name)),

@@ -2,10 +2,13 @@
  * Restore drills from the API (a real daemon): `POST /jobs/{name}/drill` starts a task of kind `drill`
  * (202), which `tasks/current` shows and the run history records; a second one, or a backup, while it runs
  * is refused (409); a cancel ends it `cancelled` and leaves no scratch folder; an unknown storage is a 400.
- * `GET /metrics` carries the last successful drill's time and the failed drills per job.
+ * `GET /metrics` carries the last successful drill's time and the failed drills per job; a webhook with
+ * `on: [failure, drill-success]` hears both (kind `drill`), one with `on: [success]` neither.
  */
 import { expect } from 'chai'
 import { createRequire } from 'node:module'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -15,11 +18,18 @@ import { ended, restoreServer, serveConfig, writeRandomTree, type TaskClient } f
 const password = 'drill-api-password'
 const Database = createRequire(import.meta.url)('libsql') as new (path: string) => { exec(sql: string): void; close(): void }
 
+const waitUntil = async (check: () => boolean) => {
+  for (let i = 0; i < 500 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 20))
+  expect(check(), 'waited 10 s').to.equal(true)
+}
+
 describe('restore drills from the API (real daemon)', function () {
   this.timeout(240_000)
   let dir: string
   let daemon: DaemonProcess | undefined
   let api: TaskClient
+  let hooks: Server
+  const heard: { path: string; body: { kind?: string; job: string; status: string; error: string; snapshot: unknown } }[] = []
   const scratch = () => {
     try {
       return readdirSync(join(dir, 'data', 'drills'))
@@ -29,6 +39,16 @@ describe('restore drills from the API (real daemon)', function () {
   }
 
   before(async () => {
+    hooks = createServer((req, res) => {
+      let body = ''
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()))
+      req.on('end', () => {
+        heard.push({ path: req.url!, body: JSON.parse(body) as (typeof heard)[number]['body'] })
+        res.end('ok')
+      })
+    })
+    await new Promise<void>((resolve) => hooks.listen(0, '127.0.0.1', resolve))
+    const hookUrl = (path: string) => `http://127.0.0.1:${(hooks.address() as AddressInfo).port}${path}`
     dir = mkdtempSync(join(tmpdir(), 'bd-drill-api-'))
     writeRandomTree(join(dir, 'small'), 2, 5)
     writeRandomTree(join(dir, 'large'), 40, 50)
@@ -51,6 +71,10 @@ describe('restore drills from the API (real daemon)', function () {
             { type: 'local', name: 'one', path: join(dir, 'one') },
             { type: 'local', name: 'two', path: join(dir, 'two') },
           ],
+          notify: [
+            { type: 'webhook', url: hookUrl('/drills'), on: ['failure', 'drill-success'] },
+            { type: 'webhook', url: hookUrl('/backups'), on: ['success'] },
+          ],
         },
         {
           name: 'large',
@@ -63,6 +87,7 @@ describe('restore drills from the API (real daemon)', function () {
     ;({ daemon, api } = await serveConfig(dir, config, password))
   })
   after(async () => {
+    hooks.close()
     await daemon?.stop()
     rmSync(dir, { recursive: true, force: true })
   })
@@ -116,6 +141,16 @@ describe('restore drills from the API (real daemon)', function () {
     expect(failed.error).to.include(`storage "two": ${name}: damaged, not restored`)
     expect(await metric('backup_daemon_drill_failures_total')).to.equal(1)
     expect(await metric('backup_daemon_drill_last_success_timestamp_seconds')).to.equal(proven)
+
+    // The notifiers: drills reach `/drills` only (success by `drill-success`, the failure by `failure`); backups reach `/backups`.
+    const drillReports = () => heard.filter((h) => h.body.kind === 'drill')
+    await waitUntil(() => drillReports().some((h) => h.body.status === 'failure'))
+    expect(drillReports().every((h) => h.path === '/drills')).to.equal(true)
+    expect(drillReports().map((h) => h.body.status)).to.deep.equal(['success', 'success', 'failure'])
+    const failure = drillReports().at(-1)!.body
+    expect(failure).to.include({ job: 'site', kind: 'drill', snapshot: null })
+    expect(failure.error).to.include(`storage "two": ${name}: damaged, not restored`)
+    expect(heard.filter((h) => h.path === '/backups').map((h) => h.body.kind)).to.deep.equal(['backup'])
   })
 
   it('never beside another task or a backup of the job (409); a cancel ends it cancelled and leaves no scratch folder', async () => {
