@@ -20,6 +20,7 @@ import { FileRunHistory } from '../engine/history/FileRunHistory.js'
 import { engineLog } from '../engine/jobRuntime.js'
 import { createJobTasks, type JobTasks } from '../tasks/createJobTasks.js'
 import { sweepDrillScratch } from '../restore/drill/drillScratch.js'
+import { scheduleDrills } from './drillSchedule.js'
 import { recoverRestores } from '../tasks/restoreJournal.js'
 import { TaskRunner } from '../tasks/TaskRunner.js'
 
@@ -72,5 +73,14 @@ export async function createDaemon(config: DaemonConfig, options: DaemonOptions 
     backupRunning: (name) => engine.busy(name),
     runner,
   })
-  return { config, engine, tasks, stop: () => engine.stop() }
+  const stopDrills = options.schedule === false ? () => {} : scheduleDrills(config, tasks, (job, level, message) => log.job(job)(level, message))
+  return {
+    config,
+    engine,
+    tasks,
+    stop: () => {
+      stopDrills()
+      return engine.stop()
+    },
+  }
 }
