@@ -30,6 +30,10 @@ jobs:
       - { type: local, name: tree, path: ./src }
       - { type: sqlite, name: db, path: ./app.db }
     storages: [{ type: local, name: store, path: ./store }]
+  - name: zipped
+    compression: zip
+    sources: [{ type: local, name: tree, path: ./src }]
+    storages: [{ type: local, name: zipstore, path: ./zipstore }]
   - name: big
     compression: tar
     sources: [{ type: local, name: big, path: ./bigsrc }]
@@ -153,6 +157,14 @@ describe('restore drills: backup-daemon drill (child processes)', function () {
     const result = await drill('site')
     expect(result.code, result.out).to.equal(1)
     expect(result.out).to.include('source "db": db/app.sqlite: table "posts" has 37 row(s), the backup recorded 38')
+    expect(await drills()).to.deep.equal([])
+  })
+
+  it('a zip (no record): it unpacks, but the drill fails saying nothing can be compared', async () => {
+    await backup('zipped')
+    const result = await drill('zipped')
+    expect(result.code, result.out).to.equal(1)
+    expect(result.out).to.include('the snapshot holds no record (.backup-daemon/record.json)')
     expect(await drills()).to.deep.equal([])
   })
 
