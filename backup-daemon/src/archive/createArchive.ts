@@ -18,7 +18,8 @@ import { pipeline } from 'node:stream/promises'
 import type { Compression } from '../config/types.js'
 import type { Source, SourceEntry } from '../sources/types.js'
 import { recordDigest, type DigestKind } from '../tar/fileDigest.js'
-import { recordEntryName, serializeRecord, type RecordedFile, type SnapshotRecord } from '../tar/snapshotRecord.js'
+import { recordEntryName, type RecordedFile, type SnapshotRecord } from '../tar/snapshotRecord.js'
+import { RecordSpool } from './recordSpool.js'
 import { createZip } from './createZip.js'
 import { memoryGovernor } from './memoryGovernor.js'
 import { compressionThreads } from './compressionThreads.js'
@@ -87,55 +88,65 @@ async function* tarChunks(sources: Source[], options: ArchiveOptions, ownBuilder
   const { signal } = options
   const record = options.record ?? recordOf(process.env.BACKUP_DAEMON_RECORD)
   const tar = new TarWriter(undefined, record || undefined)
-  // Files whose tar bytes a source built itself (the local source's worker); the writer keeps the rest.
-  const ownFiles: RecordedFile[] = []
-  const onRecorded = (files: RecordedFile[]) => {
-    for (const file of files) ownFiles.push(file)
-  }
+  // The record's files go to a temporary file as they are archived (`recordSpool.ts`: flat memory).
+  const spool = record ? new RecordSpool(record, signal) : undefined
+  const onRecorded = (files: RecordedFile[]) => spool!.add(files)
   const recordedBySource: SnapshotRecord['sources'] = {}
   const changed = (entry: SourceEntry, read: number) => options.onFileChanged?.(entry.name, entry.size ?? 0, read)
-  for (const source of sources) {
-    options.onSource?.(source)
-    // Tar bytes the source builds itself (the local source, in a worker thread): what is written so far goes first.
-    const hooks = { onFileChanged: options.onFileChanged, ...(record && { record, onRecorded }) }
-    const own = ownBuilders ? source.tarChunks?.(signal, hooks) : undefined
-    if (own) {
-      tar.flush()
-      yield* tar.take()
-      for await (const chunk of own) yield chunk
-      keepRecorded(source, recordedBySource)
-      continue
-    }
-    for await (const batch of source.batches(signal)) {
-      for (const entry of batch) {
-        signal.throwIfAborted()
-        if (entry.type !== 'file' || (!entry.data && !entry.open)) {
-          tar.entry(entry)
-        } else if (entry.data) {
-          // Copied into the tar's chunks before the next batch is asked for (`Source.batches`), or passed on
-          // whole from 64 KiB; the local source reuses memory only for files under 32 KiB (`localWalk.ts`).
-          const { data } = entry
-          if (entry.size === undefined || data.length === entry.size) {
-            tar.entry(entry, data)
+  let done = false
+  try {
+    for (const source of sources) {
+      options.onSource?.(source)
+      // Tar bytes the source builds itself (the local source, in a worker thread): what is written so far goes first.
+      const hooks = { onFileChanged: options.onFileChanged, ...(record && { record, onRecorded }) }
+      const own = ownBuilders ? source.tarChunks?.(signal, hooks) : undefined
+      if (own) {
+        tar.flush()
+        spool?.add(tar.takeRecorded())
+        yield* tar.take()
+        for await (const chunk of own) yield chunk
+        keepRecorded(source, recordedBySource)
+        continue
+      }
+      for await (const batch of source.batches(signal)) {
+        for (const entry of batch) {
+          signal.throwIfAborted()
+          if (entry.type !== 'file' || (!entry.data && !entry.open)) {
+            tar.entry(entry)
+          } else if (entry.data) {
+            // Copied into the tar's chunks before the next batch is asked for (`Source.batches`), or passed on
+            // whole from 64 KiB; the local source reuses memory only for files under 32 KiB (`localWalk.ts`).
+            const { data } = entry
+            if (entry.size === undefined || data.length === entry.size) {
+              tar.entry(entry, data)
+            } else {
+              changed(entry, data.length)
+              tar.entry(entry, fitTo(data, entry.size))
+            }
           } else {
-            changed(entry, data.length)
-            tar.entry(entry, fitTo(data, entry.size))
+            yield* streamEntry(tar, entry, signal, (read) => changed(entry, read))
           }
-        } else {
-          yield* streamEntry(tar, entry, signal, (read) => changed(entry, read))
+          if (tar.pending >= 256 * 1024) yield* tar.take()
         }
-        if (tar.pending >= 256 * 1024) yield* tar.take()
+        spool?.add(tar.takeRecorded())
+      }
+      keepRecorded(source, recordedBySource)
+    }
+    if (spool) {
+      tar.stopRecording()
+      spool.add(tar.takeRecorded())
+      const spooled = await spool.finish(recordedBySource)
+      // A fixed mtime: the same sources give the same tar bytes, whichever way they were built.
+      const entry: SourceEntry = { name: recordEntryName, type: 'file', mode: 0o644, mtime: new Date(0), size: spooled.size, open: () => spooled.open() }
+      try {
+        yield* streamEntry(tar, entry, signal, () => {})
+      } finally {
+        await spooled.cleanup()
       }
     }
-    keepRecorded(source, recordedBySource)
-  }
-  if (record) {
-    tar.stopRecording()
-    const files = tar.takeRecorded()
-    for (const file of ownFiles) files.push(file)
-    const bytes = serializeRecord({ version: 1, digest: record, files, sources: recordedBySource })
-    // A fixed mtime: the same sources give the same tar bytes, whichever way they were built.
-    tar.entry({ name: recordEntryName, type: 'file', mode: 0o644, mtime: new Date(0) }, bytes)
+    done = true
+  } finally {
+    if (!done) await spool?.discard()
   }
   tar.end()
   yield* tar.take()

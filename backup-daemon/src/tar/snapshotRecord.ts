@@ -34,11 +34,6 @@ export function isRecordEntry(name: string): boolean {
   return clean === recordFolder || clean === `${recordFolder}/` || clean.startsWith(`${recordFolder}/`)
 }
 
-/** The record's JSON bytes. */
-export function serializeRecord(record: SnapshotRecord): Buffer {
-  return Buffer.from(JSON.stringify(record), 'utf8')
-}
-
 /** Parses and checks the record's shape; throws a message naming what is wrong. */
 export function parseRecord(bytes: Buffer): SnapshotRecord {
   let value: unknown
