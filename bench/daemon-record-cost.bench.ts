@@ -133,7 +133,7 @@ async function main() {
       printResult(
         `record-cost ${kase.name} ${digest}`,
         cpu(false) / cpu(digest),
-        'throughput per CPU-second with the record vs without',
+        'backup throughput per CPU-second with the record vs without',
         chosen ? '>= 0.95' : undefined,
       )
     }
