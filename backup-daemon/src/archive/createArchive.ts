@@ -7,12 +7,19 @@
  * read (`data`, the local source) cost a few copies each, streamed ones are read as the tar needs them;
  * a source's own tar bytes (`Source.tarChunks`) are taken as they are when a core is spare. Aborting
  * `signal` destroys the stream with the abort reason (the file being read is closed too).
+ *
+ * A tar ends with the snapshot's record (`tar/snapshotRecord.ts`): every file entry's path, size and
+ * digest (the tar writer computes them as it writes, the local source's worker likewise), and what each
+ * source recorded (`Source.recorded`). A zip carries none.
  */
 import { availableParallelism } from 'node:os'
 import { PassThrough, Readable, Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type { Compression } from '../config/types.js'
 import type { Source, SourceEntry } from '../sources/types.js'
+import { recordDigest, type DigestKind } from '../tar/fileDigest.js'
+import { recordEntryName, type RecordedFile, type SnapshotRecord } from '../tar/snapshotRecord.js'
+import { RecordSpool } from './recordSpool.js'
 import { createZip } from './createZip.js'
 import { memoryGovernor } from './memoryGovernor.js'
 import { compressionThreads } from './compressionThreads.js'
@@ -33,6 +40,11 @@ export interface ArchiveOptions {
   onSource?(source: Source): void
   /** A file's length changed while it was read: its copy was zero-padded (`read` < `announced`) or cut. */
   onFileChanged?(name: string, announced: number, read: number): void
+  /**
+   * The digest of the record's files, or `false` for no record (the record's cost bench).
+   * @default `BACKUP_DAEMON_RECORD` (`off`, `crc32`, `md5`, `sha256`: the bench's switch for a whole run), else `recordDigest` (crc32)
+   */
+  record?: DigestKind | false
 }
 
 export function createArchive(sources: Source[], options: ArchiveOptions): Readable {
@@ -74,42 +86,82 @@ export function createArchive(sources: Source[], options: ArchiveOptions): Reada
 /** The tar's bytes in ~256 KiB chunks (1 MiB ones raised peak RSS by ~15 MiB, measured), built as the stream pulls them. */
 async function* tarChunks(sources: Source[], options: ArchiveOptions, ownBuilders: boolean): AsyncGenerator<Buffer> {
   const { signal } = options
-  const tar = new TarWriter()
+  const record = options.record ?? recordOf(process.env.BACKUP_DAEMON_RECORD)
+  const tar = new TarWriter(undefined, record || undefined)
+  // The record's files go to a temporary file as they are archived (`recordSpool.ts`: flat memory).
+  const spool = record ? new RecordSpool(record, signal) : undefined
+  const onRecorded = (files: RecordedFile[]) => spool!.add(files)
+  const recordedBySource: SnapshotRecord['sources'] = {}
   const changed = (entry: SourceEntry, read: number) => options.onFileChanged?.(entry.name, entry.size ?? 0, read)
-  for (const source of sources) {
-    options.onSource?.(source)
-    // Tar bytes the source builds itself (the local source, in a worker thread): what is written so far goes first.
-    const own = ownBuilders ? source.tarChunks?.(signal, { onFileChanged: options.onFileChanged }) : undefined
-    if (own) {
-      tar.flush()
-      yield* tar.take()
-      for await (const chunk of own) yield chunk
-      continue
-    }
-    for await (const batch of source.batches(signal)) {
-      for (const entry of batch) {
-        signal.throwIfAborted()
-        if (entry.type !== 'file' || (!entry.data && !entry.open)) {
-          tar.entry(entry)
-        } else if (entry.data) {
-          // Copied into the tar's chunks before the next batch is asked for (`Source.batches`), or passed on
-          // whole from 64 KiB; the local source reuses memory only for files under 32 KiB (`localWalk.ts`).
-          const { data } = entry
-          if (entry.size === undefined || data.length === entry.size) {
-            tar.entry(entry, data)
+  let done = false
+  try {
+    for (const source of sources) {
+      options.onSource?.(source)
+      // Tar bytes the source builds itself (the local source, in a worker thread): what is written so far goes first.
+      const hooks = { onFileChanged: options.onFileChanged, ...(record && { record, onRecorded }) }
+      const own = ownBuilders ? source.tarChunks?.(signal, hooks) : undefined
+      if (own) {
+        tar.flush()
+        spool?.add(tar.takeRecorded())
+        yield* tar.take()
+        for await (const chunk of own) yield chunk
+        keepRecorded(source, recordedBySource)
+        continue
+      }
+      for await (const batch of source.batches(signal)) {
+        for (const entry of batch) {
+          signal.throwIfAborted()
+          if (entry.type !== 'file' || (!entry.data && !entry.open)) {
+            tar.entry(entry)
+          } else if (entry.data) {
+            // Copied into the tar's chunks before the next batch is asked for (`Source.batches`), or passed on
+            // whole from 64 KiB; the local source reuses memory only for files under 32 KiB (`localWalk.ts`).
+            const { data } = entry
+            if (entry.size === undefined || data.length === entry.size) {
+              tar.entry(entry, data)
+            } else {
+              changed(entry, data.length)
+              tar.entry(entry, fitTo(data, entry.size))
+            }
           } else {
-            changed(entry, data.length)
-            tar.entry(entry, fitTo(data, entry.size))
+            yield* streamEntry(tar, entry, signal, (read) => changed(entry, read))
           }
-        } else {
-          yield* streamEntry(tar, entry, signal, (read) => changed(entry, read))
+          if (tar.pending >= 256 * 1024) yield* tar.take()
         }
-        if (tar.pending >= 256 * 1024) yield* tar.take()
+        spool?.add(tar.takeRecorded())
+      }
+      keepRecorded(source, recordedBySource)
+    }
+    if (spool) {
+      tar.stopRecording()
+      spool.add(tar.takeRecorded())
+      const spooled = await spool.finish(recordedBySource)
+      // A fixed mtime: the same sources give the same tar bytes, whichever way they were built.
+      const entry: SourceEntry = { name: recordEntryName, type: 'file', mode: 0o644, mtime: new Date(0), size: spooled.size, open: () => spooled.open() }
+      try {
+        yield* streamEntry(tar, entry, signal, () => {})
+      } finally {
+        await spooled.cleanup()
       }
     }
+    done = true
+  } finally {
+    if (!done) await spool?.discard()
   }
   tar.end()
   yield* tar.take()
+}
+
+/** `BACKUP_DAEMON_RECORD`'s digest: `off` for none; unset or unknown: the default. */
+function recordOf(value: string | undefined): DigestKind | false {
+  if (value === 'off') return false
+  return value === 'crc32' || value === 'md5' || value === 'sha256' ? value : recordDigest
+}
+
+/** What the source recorded for the drill (`Source.recorded`), asked once its entries are all read. */
+function keepRecorded(source: Source, into: SnapshotRecord['sources']): void {
+  const recorded = source.recorded?.()
+  if (recorded) into[source.name] = { type: source.type, recorded }
 }
 
 /**

@@ -84,6 +84,22 @@ Examples:
   backup-daemon verify site --config /etc/backup-daemon/backup-daemon.yaml
   backup-daemon verify site site-2026-01-31T02-00-00-000Z.tar.zst --storage offsite --limit-download 10M
 `,
+  drill: `Usage: backup-daemon drill JOB --config FILE [--storage NAME] [output options]
+
+A restore drill: the newest snapshot on every storage of the job is verified, restored into a scratch
+folder under the data folder (<dataDir>/drills/, removed afterwards) and compared with the record the
+backup wrote: every file's size and digest, and each database's checks (SQLite: integrity_check, tables
+and row counts). No source's own target is touched. Exit 1 naming what differed.
+
+${configOption}
+  --storage NAME          only this storage of the job
+  --limit-download RATE   read at most RATE from the storages (KiB/s, or with a unit: 512K, 10M)
+${output}
+
+Examples:
+  backup-daemon drill site --config /etc/backup-daemon/backup-daemon.yaml
+  backup-daemon drill site --storage offsite --json
+`,
   restore: `Usage: backup-daemon restore JOB SNAPSHOT --config FILE (--to DIR | --into-database) [options]
 
 Verifies the snapshot (the first intact copy over the job's storages), then decrypts, decompresses and
@@ -119,6 +135,7 @@ export const commandOptions: Record<string, string[]> = {
   run: outputOptions,
   snapshots: ['storage', 'json'],
   verify: ['storage', 'limit-download', ...outputOptions],
+  drill: ['storage', 'limit-download', ...outputOptions],
   restore: ['to', 'into-database', 'source', 'force', 'identity', 'storage', 'limit-download', ...outputOptions],
 }
 

@@ -136,6 +136,16 @@ async function main(argv: string[]): Promise<number> {
       if (!file || extra(2)) return 2
       return (await import('./verifyCommand.js')).verifyCommand(file, job, rest[1], values.storage, reporter(), { limitBytesPerSecond })
     }
+    case 'drill': {
+      const job = rest[0]
+      if (!job) {
+        process.stderr.write('drill: which job? give its name: backup-daemon drill JOB --config FILE\n')
+        return 2
+      }
+      const file = needConfig()
+      if (!file || extra(1)) return 2
+      return (await import('./drillCommand.js')).drillCommand(file, job, values.storage, reporter(), { limitBytesPerSecond })
+    }
     case 'restore': {
       const [job, snapshot] = rest
       if (!job || !snapshot) {

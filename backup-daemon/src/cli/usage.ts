@@ -10,6 +10,8 @@ Commands:
   snapshots JOB           list the job's snapshots on every storage (name, created, size, parts, storages, state)
   verify JOB [SNAPSHOT]   re-read a snapshot (default: the newest) on every storage of the job and check
                           every part against the manifest's sha256; exit 1 naming any bad part
+  drill JOB               restore drill: the newest snapshot on every storage verified, restored into a
+                          scratch folder and compared with what the backup recorded; exit 1 naming it
   restore JOB SNAPSHOT    verify, then decrypt, decompress and restore the snapshot:
                           --to DIR        unpack the files into DIR (entries escaping DIR are refused)
                           --into-database restore the job's database sources in place (sqlite, postgresql,
@@ -21,11 +23,11 @@ Options:
   -h, --help              show this help (backup-daemon COMMAND --help: the command's options and examples)
   -v, --version           print the version
   --debug                 on failure, print the stack trace below the one-line message (also DEBUG=1)
-  --storage NAME          snapshots/verify/restore: only this storage of the job
+  --storage NAME          snapshots/verify/drill/restore: only this storage
   --source NAME           restore --into-database: only this source (repeatable)
   --identity FILE         restore: age identity file for snapshots encrypted to recipients
   --force                 restore: replace existing files / databases (sqlite file, pg --clean, mongo drop)
-  --limit-download RATE   verify/restore: read at most RATE from the storages (KiB/s, or 512K, 10M)
+  --limit-download RATE   verify/drill/restore: at most RATE from the storages (KiB/s, or 512K, 10M)
   --json                  run/verify/restore/snapshots: one JSON object per line
   --quiet                 run/verify/restore: errors only
   --progress-interval S   run/verify/restore, not on a terminal: a progress line every S seconds (default 30)

@@ -41,6 +41,16 @@ export function crossChecks(raw: unknown, report: Report): void {
       const problem = validCron(job.schedule, timezone && validTimezone(timezone) ? timezone : undefined)
       if (problem) report(['jobs', index, 'schedule'], `invalid cron expression: ${problem}`)
     }
+    const drill = record(job.drill)
+    if (typeof drill?.schedule === 'string' && drill.schedule) {
+      const problem = validCron(drill.schedule, timezone && validTimezone(timezone) ? timezone : undefined)
+      if (problem) report(['jobs', index, 'drill', 'schedule'], `invalid cron expression: ${problem}`)
+    }
+    if (typeof drill?.storage === 'string' && Array.isArray(job.storages)) {
+      const names = job.storages.map((s) => record(s)?.name).filter((n): n is string => typeof n === 'string')
+      if (!names.includes(drill.storage))
+        report(['jobs', index, 'drill', 'storage'], `no storage named "${drill.storage}" in this job (storages: ${names.join(', ')})`)
+    }
     uniqueNames(job.sources, ['jobs', index, 'sources'], 'source', report)
     uniqueNames(job.storages, ['jobs', index, 'storages'], 'storage', report)
     if (typeof job.defaultStorage === 'string' && Array.isArray(job.storages)) {

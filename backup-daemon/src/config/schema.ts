@@ -64,6 +64,8 @@ const job = z.strictObject({
   beforeScript: z.string().optional(),
   afterScript: z.string().optional(),
   notify: z.array(notifySchema).default([]),
+  /** Restore drills on a schedule of their own (`daemon/drillSchedule.ts`); `storage`: only that one (checked in `crossChecks`). */
+  drill: z.strictObject({ schedule: z.string().min(1), storage: z.string().min(1).optional() }).optional(),
 })
 
 export function validTimezone(zone: string): boolean {

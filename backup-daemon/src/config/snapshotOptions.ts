@@ -92,8 +92,12 @@ export const retentionSchema = z.strictObject({
   monthly: z.int().min(1).optional(),
 })
 
-/** `[]` is "off" (what the original's `onSuccess: false, onFailure: false` maps to). */
-const events = z.array(z.enum(['success', 'failure'])).default(['failure'])
+/**
+ * `[]` is "off" (what the original's `onSuccess: false, onFailure: false` maps to). `failure` also hears a failed
+ * restore drill; `drill-success` / `drill-failure` name drills alone (`notify/webhookNotifier.wantsEvent`).
+ */
+const eventNames = ['success', 'failure', 'drill-success', 'drill-failure'] as const
+const events = z.array(z.enum(eventNames)).default(['failure'])
 
 const httpUrl = z.string().regex(/^https?:\/\/[^\s]+$/, 'expected an http:// or https:// URL')
 
@@ -144,7 +148,7 @@ export const healthchecksSchema = z.strictObject({
   type: z.literal('healthchecks'),
   ...common,
   // A check that hears only failures would raise "down" after every good run: both by default.
-  on: z.array(z.enum(['success', 'failure'])).default(['success', 'failure']),
+  on: z.array(z.enum(eventNames)).default(['success', 'failure']),
   url: httpUrl,
 })
 

@@ -117,6 +117,8 @@ export interface JobConfig {
   afterScript?: string
   /** Told about each run's end (YAML: `notify`, or the original's `notifiers`). @default [] */
   notify: NotifyConfig[]
+  /** Restore drills on a cron schedule (same syntax and `timezone` as `schedule`), of every storage or `storage` only. */
+  drill?: { schedule: string; storage?: string }
 }
 
 export type EncryptionConfig = AgeEncryptionConfig | OpensslEncryptionConfig

@@ -19,6 +19,8 @@ import { createLogHub } from '../engine/createLogHub.js'
 import { FileRunHistory } from '../engine/history/FileRunHistory.js'
 import { engineLog } from '../engine/jobRuntime.js'
 import { createJobTasks, type JobTasks } from '../tasks/createJobTasks.js'
+import { sweepDrillScratch } from '../restore/drill/drillScratch.js'
+import { scheduleDrills } from './drillSchedule.js'
 import { recoverRestores } from '../tasks/restoreJournal.js'
 import { TaskRunner } from '../tasks/TaskRunner.js'
 
@@ -47,8 +49,16 @@ export async function createDaemon(config: DaemonConfig, options: DaemonOptions 
     else log.system(level, `[${job}] ${message}`)
   })
 
+  // A drill killed mid-way: its scratch folder removed.
+  for (const name of await sweepDrillScratch(config.dataDir)) log.system('warn', `removed ${name}, the scratch folder of a drill that did not finish (killed?)`)
+
   // The runner holds the tasks in flight: the engine asks it before a run and stops it with itself.
-  const runner = new TaskRunner({ history, log: (name, level, message) => log.job(name)(level, message) })
+  const runner = new TaskRunner({
+    history,
+    log: (name, level, message) => log.job(name)(level, message),
+    // Called only when a task ends, long after `engine` below is built.
+    onEnded: (record) => engine.taskEnded(record),
+  })
   const engine = await createEngine(config, {
     ...options,
     logs,
@@ -63,5 +73,14 @@ export async function createDaemon(config: DaemonConfig, options: DaemonOptions 
     backupRunning: (name) => engine.busy(name),
     runner,
   })
-  return { config, engine, tasks, stop: () => engine.stop() }
+  const stopDrills = options.schedule === false ? () => {} : scheduleDrills(config, tasks, (job, level, message) => log.job(job)(level, message))
+  return {
+    config,
+    engine,
+    tasks,
+    stop: () => {
+      stopDrills()
+      return engine.stop()
+    },
+  }
 }

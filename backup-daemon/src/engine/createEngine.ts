@@ -8,11 +8,12 @@
  */
 import type { DaemonConfig } from '../config/types.js'
 import { RunMetrics } from '../metrics/RunMetrics.js'
-import type { RunHistory } from '../runs/history.js'
+import type { RunHistory, RunRecord } from '../runs/history.js'
 import { RunWatchers, type RunListener } from '../runs/RunWatchers.js'
 import type { RunProgress } from '../runs/progress.js'
 import type { JobRepository } from '../repository/jobRepository.js'
 import { createLogHub, type DaemonLogHub } from './createLogHub.js'
+import { drillEnded } from './drillEnded.js'
 import { FileRunHistory } from './history/FileRunHistory.js'
 import { engineLog, jobRuntimes, runtimeLookup } from './jobRuntime.js'
 import { jobViews } from './jobViews.js'
@@ -47,6 +48,8 @@ export interface DaemonEngine extends Engine {
   readonly logs: DaemonLogHub
   /** The job's snapshots over its storages, as built from the config. */
   repositoryOf(name: string): JobRepository
+  /** A restore, verify or drill task ended (its history record): a drill goes into the metrics and to the notifiers (`drillEnded`). */
+  taskEnded(record: RunRecord): void
   /** Whether the job's backup runs (from its start until it is idle again). Throws `JobNotFoundError`. */
   busy(name: string): boolean
   /** Resolves with the run's metadata once the job is idle again (at once if it is). */
@@ -78,7 +81,12 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
   const metrics = new RunMetrics(
     config.jobs.map(({ name }) => {
       const saved = state.get(name)
-      return { name, lastSuccessAt: saved.lastResult.success && saved.run.endTime ? new Date(saved.run.endTime) : undefined }
+      const drilled = history.list(name).find((r) => r.kind === 'drill' && r.result === 'success')
+      return {
+        name,
+        lastSuccessAt: saved.lastResult.success && saved.run.endTime ? new Date(saved.run.endTime) : undefined,
+        lastDrillSuccessAt: drilled ? new Date(drilled.endedAt) : undefined,
+      }
     }),
   )
   const busyElsewhere = options.busyElsewhere ?? (() => false)
@@ -107,6 +115,10 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
     repositoryOf: (name) => runtime(name).repository,
     busy: (name) => runtime(name).status !== 'idle',
     metrics: () => metrics.render(),
+    taskEnded: (record) => {
+      const job = jobs.get(record.job)
+      if (job) void drillEnded(record, { metrics, notifiers: job.notifiers, log: log.job(record.job) })
+    },
     listJobs: views.listJobs,
     getJob: (name) => views.getJob(runtime(name)),
     jobConfig: (name) => redactJob(runtime(name).config),

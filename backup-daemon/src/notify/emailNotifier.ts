@@ -8,12 +8,13 @@ import type { Notifier, RunReport } from './types.js'
 import { wantsEvent } from './webhookNotifier.js'
 
 export function subjectOf(report: RunReport): string {
-  return `[backup-daemon] ${report.job}: ${report.status}${report.status === 'success' ? '' : ` (${report.error.slice(0, 120)})`}`
+  return `[backup-daemon] ${report.job}: ${report.kind === 'drill' ? 'restore drill ' : ''}${report.status}${report.status === 'success' ? '' : ` (${report.error.slice(0, 120)})`}`
 }
 
 export function textOf(report: RunReport): string {
   const lines = [
     `job:      ${report.job}`,
+    ...(report.kind === 'drill' ? ['what:     restore drill (the newest snapshot restored into scratch and compared with its record)'] : []),
     `status:   ${report.status}`,
     `host:     ${report.host}`,
     `started:  ${report.startedAt}`,

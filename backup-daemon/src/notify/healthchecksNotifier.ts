@@ -50,7 +50,8 @@ export function healthchecksNotifier(config: HealthchecksNotifyConfig, index: nu
   }
   return {
     label: `notify[${index}]${config.name ? ` "${config.name}"` : ''} healthchecks ${new URL(base).host}`,
-    wants: (report) => wantsEvent(config.on, report),
+    // Its pings are the backup's heartbeat: a drill pings only where `on` names drills.
+    wants: (report) => wantsEvent(config.on, report, { failureHearsDrills: false }),
     async started() {
       runId = randomUUID()
       await ping('/start', '')

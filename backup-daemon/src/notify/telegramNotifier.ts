@@ -13,7 +13,8 @@ const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '
 
 /** The message text: status, job, duration, snapshot or error (HTML, the Bot API's `parse_mode`). */
 export function telegramText(report: RunReport): string {
-  const head = report.status === 'success' ? '✅ <b>Backup OK</b>' : report.status === 'cancelled' ? '⚠️ <b>Backup CANCELLED</b>' : '❌ <b>Backup FAILED</b>'
+  const what = report.kind === 'drill' ? 'Restore drill' : 'Backup'
+  const head = report.status === 'success' ? `✅ <b>${what} OK</b>` : report.status === 'cancelled' ? `⚠️ <b>${what} CANCELLED</b>` : `❌ <b>${what} FAILED</b>`
   const lines = [
     head,
     `<b>Job:</b> <code>${escapeHtml(report.job)}</code>`,

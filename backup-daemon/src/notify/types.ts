@@ -4,6 +4,8 @@
  */
 
 export interface RunReport {
+  /** What ended: a backup run, or a restore drill (issue 25: its `snapshot` is null, `error` says what differed). Absent: a backup. */
+  kind?: 'backup' | 'drill'
   job: string
   /** `cancelled` runs are reported to the notifiers listening for `failure`. */
   status: 'success' | 'failure' | 'cancelled'

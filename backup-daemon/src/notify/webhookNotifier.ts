@@ -6,7 +6,17 @@
 import type { WebhookNotifyConfig } from '../config/types.js'
 import type { Notifier, RunReport } from './types.js'
 
-export const wantsEvent = (on: string[], report: RunReport) => on.includes(report.status === 'success' ? 'success' : 'failure')
+/**
+ * Whether a notifier listening for `on` is told of `report`. A drill: `drill-success` hears a proven one;
+ * `drill-failure` (and `failure`, unless `failureHearsDrills` is false: healthchecks) a failed one; never a cancelled one.
+ */
+export const wantsEvent = (on: string[], report: RunReport, { failureHearsDrills = true } = {}): boolean => {
+  if (report.kind === 'drill') {
+    if (report.status === 'success') return on.includes('drill-success')
+    return report.status === 'failure' && (on.includes('drill-failure') || (failureHearsDrills && on.includes('failure')))
+  }
+  return on.includes(report.status === 'success' ? 'success' : 'failure')
+}
 
 export function webhookNotifier(config: WebhookNotifyConfig, index: number): Notifier {
   const host = new URL(config.url).host

@@ -7,7 +7,8 @@
  * `lnk/x/y`) is refused, so nothing is ever created outside the folder. Symbolic links themselves are
  * restored as they were archived (the `local` source stores links to anywhere without following them),
  * but nothing is ever written through one: an existing link at a file's path is replaced, never followed.
- * Existing files are not replaced unless `overwrite` is set.
+ * Existing files are not replaced unless `overwrite` is set. The snapshot's record (`tar/snapshotRecord.ts`)
+ * is never written: it is handed to `onRecord` (a drill compares with it) or skipped.
  */
 import { constants } from 'node:fs'
 import { lstat, mkdir, open, realpath, rm, symlink, utimes } from 'node:fs/promises'
@@ -16,6 +17,7 @@ import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { escapeName } from '../logs/escapeControl.js'
 import { forEachTarEntry } from '../archive/forEachTarEntry.js'
+import { isRecordEntry, recordEntryName } from '../tar/snapshotRecord.js'
 
 export interface ExtractOptions {
   /** Replace files that exist. @default false */
@@ -28,6 +30,8 @@ export interface ExtractOptions {
    * path that a swap could redirect. @default false
    */
   held?: boolean
+  /** Given the snapshot record's bytes (read into memory instead of written). */
+  onRecord?: (bytes: Buffer) => void
 }
 
 export interface ExtractResult {
@@ -92,6 +96,12 @@ export async function extractTo(archive: Readable, dir: string, options: Extract
 
   await forEachTarEntry(archive, async (header, stream) => {
     if (header.type === 'directory' && /^(\.\/?)+$/.test(header.name)) return // `tar -C dir .` names the root itself `./`
+    if (isRecordEntry(header.name)) {
+      const chunks: Buffer[] = []
+      for await (const chunk of stream as AsyncIterable<Buffer>) chunks.push(chunk)
+      if (header.name.replace(/^(\.\/)+/, '') === recordEntryName) options.onRecord?.(Buffer.concat(chunks))
+      return
+    }
     const path = target(header.name)
     options.onEntry?.(header.name)
     const mtime = header.mtime ?? new Date()

@@ -8,7 +8,7 @@ export interface RunRecord {
   /** Unique and sortable: start time (ms, base 36, fixed width) + random. */
   id: string
   job: string
-  kind: 'backup' | 'restore' | 'verify'
+  kind: 'backup' | 'restore' | 'verify' | 'drill'
   trigger: 'schedule' | 'manual' | 'cli' | 'api'
   /** RFC 3339. */
   startedAt: string

@@ -16,7 +16,7 @@ export interface StorageProgress {
 }
 
 export interface RunProgress {
-  kind: 'backup' | 'restore' | 'verify'
+  kind: 'backup' | 'restore' | 'verify' | 'drill'
   phase: RunPhase
   /** RFC 3339. */
   startedAt: string

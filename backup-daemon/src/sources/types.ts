@@ -6,6 +6,8 @@
  */
 import type { Readable } from 'node:stream'
 import type { z } from 'zod'
+import type { DigestKind } from '../tar/fileDigest.js'
+import type { RecordedFile, SourceRecord } from '../tar/snapshotRecord.js'
 
 export interface SourceEntry {
   /** Path inside the archive, `/`-separated, relative (the job prefixes nothing: sources name their own top folder). */
@@ -61,6 +63,12 @@ export interface Source {
    * compressors (measured slower on 2 cores).
    */
   tarChunks?(signal: AbortSignal, hooks: TarChunkHooks): AsyncIterable<Buffer> | undefined
+  /**
+   * What this run recorded for a restore drill to compare with (a database: its tables and row counts at
+   * dump time, read from the copy it dumped), asked once its entries have all been read; undefined when
+   * nothing. Goes into the snapshot's record (`tar/snapshotRecord.ts`) under the source's name.
+   */
+  recorded?(): SourceRecord | undefined
 }
 
 /** What a source building its own tar bytes reports (it reads the files itself). */
@@ -69,6 +77,10 @@ export interface TarChunkHooks {
   onProgress?(files: number, bytes: number, currentFile: string | undefined): void
   /** A file's length changed while it was read: its copy was zero-padded (`read` < `announced`) or cut. */
   onFileChanged?(name: string, announced: number, read: number): void
+  /** Record every file entry's size and digest with this digest, handed over through `onRecorded`. */
+  record?: DigestKind
+  /** Files whose bytes are all built, with their digests (per chunk or so), in archive order. */
+  onRecorded?(files: RecordedFile[]): void
 }
 
 /** Context handed to a source: where to log progress (lines go to the job's log). */
@@ -129,6 +141,33 @@ export interface RestoreInto<C extends SourceConfigBase = SourceConfigBase> {
   failureNote?: string
 }
 
+/** What a restore drill hands a kind's check (`SourceDrill`). */
+export interface DrillCheckOptions<C extends SourceConfigBase = SourceConfigBase> {
+  config: C
+  /** The source's file entries as restored into the drill's scratch folder: archive name and absolute path. */
+  files: { name: string; path: string }[]
+  /** What the source recorded at backup time (`Source.recorded`); undefined when the snapshot holds nothing for it. */
+  recorded: SourceRecord | undefined
+  /** A folder of the drill's scratch space the check may write into (removed with it). */
+  scratch: string
+  signal: AbortSignal
+}
+
+/** What a kind's drill check found: what it checked, in words, and every difference (none: it passed). */
+export interface DrillCheck {
+  checked: string
+  differences: string[]
+}
+
+/**
+ * How a restore drill proves a kind's dump restores (SQLite: the restored file passes `PRAGMA
+ * integrity_check` and holds the tables and row counts recorded at dump time). It never touches the
+ * source's own target: it works on the restored files of the drill's scratch folder.
+ */
+export interface SourceDrill<C extends SourceConfigBase = SourceConfigBase> {
+  check(options: DrillCheckOptions<C>): Promise<DrillCheck>
+}
+
 /** One source type: the schema of its config entry and how to build it. Registered in `sources/all.ts`. */
 export interface SourceFactory<C extends SourceConfigBase = SourceConfigBase> {
   type: C['type']
@@ -144,6 +183,8 @@ export interface SourceFactory<C extends SourceConfigBase = SourceConfigBase> {
   dumps?: boolean
   /** Present for a database kind: how its dumps are restored (`DatabaseRestore`). */
   restore?: DatabaseRestore<C>
+  /** Present for a kind that records something at backup (`Source.recorded`): how a drill checks it. */
+  drill?: SourceDrill<C>
   create(config: C, context: SourceContext): Source
   /**
    * The bytes a run of this source will read, counted before (and while) it runs, for a first run's

@@ -13,7 +13,13 @@
  *
  * The writer is synchronous and does no I/O: `take()` hands over the finished chunks, the caller decides
  * when to pass them on (and so keeps backpressure).
+ *
+ * With `record`, it also keeps every file entry's path, size and digest of the body bytes as written
+ * (`tar/snapshotRecord.ts`): done here, where every byte of every path (batches, streams, the tar worker)
+ * passes once, so no path can forget it. `takeRecorded()` hands them over.
  */
+import { newDigest, type DigestKind, type FileDigest } from './fileDigest.js'
+import type { RecordedFile } from './snapshotRecord.js'
 
 export interface TarHeader {
   name: string
@@ -43,9 +49,36 @@ export class TarWriter {
   private offset = 0
   private ready: Buffer[] = []
   private readyLength = 0
+  /** The file entry whose body is being written, when recording. */
+  private recording: { name: string; size: number; digest: FileDigest } | undefined
+  private recorded: RecordedFile[] = []
 
-  constructor(private readonly chunkSize = 256 * 1024) {
+  /** `record`: the digest kept for every file entry from here on (none without it). */
+  constructor(
+    private readonly chunkSize = 256 * 1024,
+    private record?: DigestKind,
+  ) {
     this.chunk = Buffer.allocUnsafe(chunkSize)
+  }
+
+  /** The file entries finished so far (each once; a file is finished by the next header, `stopRecording` or `end`). */
+  takeRecorded(): RecordedFile[] {
+    const out = this.recorded
+    this.recorded = []
+    return out
+  }
+
+  /** No more recording (the record entry itself is written after this). */
+  stopRecording(): void {
+    this.endRecording()
+    this.record = undefined
+  }
+
+  private endRecording(): void {
+    const file = this.recording
+    if (!file) return
+    this.recording = undefined
+    this.recorded.push([file.name, file.size, file.digest.hex()])
   }
 
   /** Bytes in finished chunks waiting for `take()`. */
@@ -78,6 +111,7 @@ export class TarWriter {
   /** Header block(s) of an entry; a file's body of `size` bytes follows through `write` and `pad`. */
   header(header: TarHeader, fileSize = 0): void {
     const size = header.type === 'file' ? fileSize : 0
+    this.endRecording()
     // Folders without a trailing '/', as tar-stream wrote them (readers compare names): the type flag says it.
     let name = header.name
     const linkname = header.type === 'symlink' ? (header.linkname ?? '') : ''
@@ -108,10 +142,12 @@ export class TarWriter {
       this.pad(body.length)
     }
     this.headerBlock(name, prefix, typeFlags[header.type], header.mode, header.mtime, size, link)
+    if (this.record && header.type === 'file') this.recording = { name: header.name, size, digest: newDigest(this.record) }
   }
 
   /** Bytes of the current file's body: copied into the chunk, or handed on as they are when large. */
   write(data: Buffer): void {
+    this.recording?.digest.update(data)
     if (data.length >= passThroughSize) {
       this.flush()
       this.ready.push(data)
@@ -136,6 +172,7 @@ export class TarWriter {
 
   /** The end of the archive (two zero blocks); every chunk is then ready. */
   end(): void {
+    this.endRecording()
     this.zeros(2 * block)
     this.flush()
   }

@@ -9,7 +9,7 @@ import { ProgressGauge } from '../runs/ProgressGauge.js'
 import type { RunPhase, RunProgress } from '../runs/progress.js'
 
 export interface ProgressMeterOptions {
-  kind: 'restore' | 'verify'
+  kind: 'restore' | 'verify' | 'drill'
   startedAt: Date
   totalBytes?: number
   /** Called with each new snapshot (every tick while running, and once at `stop`). */

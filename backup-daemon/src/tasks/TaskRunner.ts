@@ -21,6 +21,8 @@ export interface TaskRunnerOptions {
   log(job: string, level: LogLevel, message: string): void
   /** Each progress snapshot of a running task (for live streams). */
   onProgress?(job: string, progress: RunProgress): void
+  /** A task ended: its record, once it is in the history (the composition root feeds the metrics). */
+  onEnded?(record: RunRecord): void
   /** Progress timer period. @default 250 */
   progressIntervalMs?: number
 }
@@ -199,6 +201,7 @@ export class TaskRunner {
     }
     await this.options.history.append(record).catch((err: Error) => log('warn', `could not record the task in the history: ${err.message}`))
     task.record = record
+    this.options.onEnded?.(record)
     this.watchers.end(spec.job, record)
   }
 }

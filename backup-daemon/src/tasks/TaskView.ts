@@ -5,7 +5,7 @@
  */
 import type { RunProgress } from '../runs/progress.js'
 
-export type TaskKind = 'verify' | 'restore'
+export type TaskKind = 'verify' | 'restore' | 'drill'
 export type TaskStatus = 'running' | 'cancelling' | 'success' | 'failed' | 'cancelled'
 
 export interface TaskView {

@@ -10,6 +10,8 @@
  * - restore: the first copy that verifies is read (so the total is twice the snapshot's size), then
  *   unpacked into a folder below `restore.roots` (`restoreFiles`) or one database source's dump is
  *   restored into a database of `restore.databases` (`restoreDatabase`).
+ * - drill: the newest snapshot of each storage (or the one named) verified, restored into a scratch folder
+ *   and compared with the record the backup wrote (`drillTask`).
  */
 import type { DaemonConfig, JobConfig } from '../config/types.js'
 import type { JobRepository } from '../repository/jobRepository.js'
@@ -22,6 +24,7 @@ import { restoreOf } from '../restore/restoreDatabases.js'
 import { resolveRestoreFolder } from './resolveRestoreFolder.js'
 import { restoreDatabase, retargetSource } from './restoreDatabase.js'
 import { restoreFiles } from './restoreFiles.js'
+import { drillCopies, drilledNames, drillTotalBytes } from './drillTask.js'
 import { beginRestoreJournal } from './restoreJournal.js'
 import { restoreTargetLocks } from './restoreTargetLocks.js'
 import type { TaskContext, TaskRunner } from './TaskRunner.js'
@@ -31,6 +34,8 @@ import type { RestoreTarget, TaskView } from './TaskView.js'
 export interface JobTasks {
   verify(job: string, snapshot: string, trigger?: RunRecord['trigger']): Promise<TaskView>
   restore(job: string, snapshot: string, target: RestoreTarget, trigger?: RunRecord['trigger']): Promise<TaskView>
+  /** A restore drill of the newest snapshot on every storage of the job, or on `storage` only. */
+  drill(job: string, storage?: string, trigger?: RunRecord['trigger']): Promise<TaskView>
   /** The newest task of the job (running or ended); undefined before the first. */
   current(job: string): TaskView | undefined
   /**
@@ -220,6 +225,19 @@ export function createJobTasks({ config, job, backupRunning, runner }: JobTasksD
         release()
         throw err
       }
+    },
+
+    async drill(name, storage, trigger = 'api') {
+      const { config: jobConfig, repository } = job(name)
+      refuseIfBusy(name)
+      if (storage !== undefined && !jobConfig.storages.some((s) => s.name === storage)) {
+        throw new TaskRefusedError(400, `job "${name}" has no storage "${storage}" (storages: ${jobConfig.storages.map((s) => s.name).join(', ')})`)
+      }
+      const copies = (await repository.copies()).filter((c) => storage === undefined || c.repository.name === storage)
+      if (copies.every((c) => 'missing' in c)) throw new SnapshotNotFoundError(name, 'newest')
+      refuseIfBusy(name)
+      const spec = { job: name, kind: 'drill' as const, snapshot: drilledNames(copies), totalBytes: drillTotalBytes(copies), trigger }
+      return runner.start(spec, (context) => drillCopies({ job: jobConfig, dataDir: config.dataDir, copies }, context))
     },
 
     current: (name) => {

@@ -73,11 +73,11 @@ describe('backup-daemon help and error messages', function () {
     const run = await cli('run', 'site', '--config', file, '--storage', 'disk')
     expect(run.code).to.equal(2)
     expect(run.stderr).to.equal(
-      'run: --storage is not an option of run (an option of snapshots, verify, restore); leave it out, see backup-daemon run --help\n',
+      'run: --storage is not an option of run (an option of snapshots, verify, drill, restore); leave it out, see backup-daemon run --help\n',
     )
     const listing = await cli('snapshots', 'site', '--config', file, '--limit-download', '1M')
     expect(listing.code).to.equal(2)
-    expect(listing.stderr).to.match(/^snapshots: --limit-download is not an option of snapshots \(an option of verify, restore\)/)
+    expect(listing.stderr).to.match(/^snapshots: --limit-download is not an option of snapshots \(an option of verify, drill, restore\)/)
   })
 
   it('run of an unknown job names the nearest, even with --json (plain on stderr, exit 2)', async () => {

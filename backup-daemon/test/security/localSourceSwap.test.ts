@@ -36,7 +36,7 @@ function beforeOpenOf(name: string, before: (path: string) => void): () => void 
   }
 }
 
-/** Every file entry of the archive: name -> content. */
+/** Every file entry of the archive: name -> content (without the snapshot record, which only restates them). */
 async function archiveFiles(source: LocalSource): Promise<Map<string, string>> {
   const files = new Map<string, string>()
   const extract = tar.extract()
@@ -52,7 +52,7 @@ async function archiveFiles(source: LocalSource): Promise<Map<string, string>> {
     extract.on('finish', resolve)
     extract.on('error', reject)
   })
-  createArchive([source], { compression: 'tar', signal: new AbortController().signal }).pipe(extract)
+  createArchive([source], { compression: 'tar', record: false, signal: new AbortController().signal }).pipe(extract)
   await done
   return files
 }

@@ -14,6 +14,7 @@ import type { JobConfig } from '../../src/config/types.js'
 import type { JobRepository } from '../../src/repository/jobRepository.js'
 import type { WriteRun } from '../../src/repository/types.js'
 import { SnapshotNotFoundError } from '../../src/runs/errors.js'
+import { isRecordEntry, parseRecord, type SnapshotRecord } from '../../src/tar/snapshotRecord.js'
 import { oneByOne } from '../../src/sources/support/oneByOne.js'
 import type { Source, SourceEntry } from '../../src/sources/types.js'
 
@@ -82,13 +83,16 @@ const rejection = (promise: Promise<unknown>): Promise<unknown> =>
   )
 
 /** The files of a tar stream, by name. */
-async function tarFiles(tar: Readable): Promise<Record<string, Buffer>> {
+/** The tar's files, and the snapshot record (`tar/snapshotRecord.ts`) when the kind writes one. */
+async function tarFiles(tar: Readable): Promise<{ files: Record<string, Buffer>; record?: SnapshotRecord }> {
   const files: Record<string, Buffer> = {}
+  let record: SnapshotRecord | undefined
   await forEachTarEntry(tar, async (header, stream) => {
     const data = await buffer(stream)
-    if (header.type === 'file') files[header.name] = data
+    if (isRecordEntry(header.name)) record = parseRecord(data)
+    else if (header.type === 'file') files[header.name] = data
   })
-  return files
+  return { files, ...(record && { record }) }
 }
 
 export function runRepositorySuite(options: RepositorySuiteOptions): void {
@@ -110,8 +114,10 @@ export function runRepositorySuite(options: RepositorySuiteOptions): void {
     const [copy] = await repository.copies(written.name)
     if (!copy || 'missing' in copy) throw new Error(`no copy: ${copy?.missing}`)
     let counted = 0
-    const files = await tarFiles(await copy.snapshot.openTar({ onBytes: (n) => (counted += n) }))
+    const { files, record } = await tarFiles(await copy.snapshot.openTar({ onBytes: (n) => (counted += n) }))
     expect(files).to.deep.equal({ 'files/a.txt': contents['a.txt'], 'files/b.bin': contents['b.bin'] })
+    // A record (a restore drill's reference), when there is one, lists exactly these files and sizes.
+    if (record) expect(record.files.map(([name, size]) => [name, size])).to.deep.equal(Object.entries(files).map(([name, data]) => [name, data.length]))
     expect(counted).to.equal(written.size)
     const result = await copy.snapshot.verify({})
     expect(result, result.problems.join('; ')).to.include({ ok: true, bytes: written.size })

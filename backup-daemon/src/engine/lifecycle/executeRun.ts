@@ -99,6 +99,7 @@ export async function executeRun(deps: RunDeps, { name, job, controller, started
   if (status === 'success') systemLog('info', `[${name}] run succeeded in ${duration}`)
   if (job.notifiers.length > 0) {
     const report: RunReport = {
+      kind: 'backup',
       job: name,
       status: status === 'failed' ? 'failure' : status,
       startedAt: started.toISOString(),

@@ -85,6 +85,8 @@ export class ProgressTracker implements RunTracker {
       name: source.name,
       batches: (signal: AbortSignal) => this.batches(source, signal),
       ...(source.tarChunks && { tarChunks: (signal: AbortSignal, hooks: TarChunkHooks) => this.tarChunks(source, signal, hooks) }),
+      // What the source recorded for a restore drill, passed on as it is.
+      ...(source.recorded && { recorded: () => source.recorded!() }),
     }))
   }
 

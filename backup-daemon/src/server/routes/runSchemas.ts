@@ -7,7 +7,7 @@
 import { z } from '@hono/zod-openapi'
 
 const phases = ['preparing', 'hooks', 'dumping', 'archiving', 'uploading', 'retention', 'verifying', 'restoring', 'finishing'] as const
-const kinds = ['backup', 'restore', 'verify'] as const
+const kinds = ['backup', 'restore', 'verify', 'drill'] as const
 
 export const StorageProgressSchema = z
   .object({

@@ -1,7 +1,7 @@
 /**
  * @module server/routes/taskRoutes
- * Restore and verify of a listed snapshot as background tasks (one per job at a time, never while the
- * job's backup runs): start (202 with the task), the job's current task (the newest, running or ended;
+ * Restore and verify of a listed snapshot, and restore drills of a job's newest one, as background tasks
+ * (one per job at a time, never while the job's backup runs): start (202 with the task), the job's current task (the newest, running or ended;
  * 204 before the first) and cancel. Starting and cancelling are refused with 403 while
  * `server.permissions.allowRestore` is off (the default). Every refusal is a Problem and writes nothing.
  */
@@ -20,7 +20,7 @@ export const TaskSchema = z
   .object({
     id: z.string(),
     job: z.string(),
-    kind: z.enum(['verify', 'restore']),
+    kind: z.enum(['verify', 'restore', 'drill']),
     snapshot: z.string(),
     target: z.string().optional().openapi({ description: 'Restore: the resolved folder, or `database <name>` of `restore.databases`' }),
     status: z.enum(['running', 'cancelling', 'success', 'failed', 'cancelled']),
@@ -32,7 +32,7 @@ export const TaskSchema = z
   })
   .openapi('Task', {
     description:
-      'A restore or verify task. Its `progress` counts bytes read from the storage against the total (a restore reads the snapshot twice: verify, then restore)',
+      'A restore, verify or drill task. Its `progress` counts bytes read from the storage against the total (a restore reads the snapshot twice: verify, then restore)',
   })
 
 const TaskResponseSchema = z.object({ task: TaskSchema }).openapi('TaskResponse')
@@ -125,6 +125,33 @@ export function taskRoutes(api: OpenAPIHono<AppEnv>, { config, tasks: jobTasks, 
       const { name, filename } = c.req.valid('param')
       const { target } = c.req.valid('json')
       const task = await tasks().restore(name, filename, target).catch(refusal)
+      return c.json({ task }, 202)
+    },
+  )
+
+  api.openapi(
+    createRoute({
+      ...common,
+      method: 'post',
+      path: '/jobs/{name}/drill',
+      summary: "A restore drill of the job's newest snapshot, in the background",
+      description:
+        'On every storage of the job (or the one `storage` names): the newest snapshot is verified, restored into a scratch folder under the ' +
+        "daemon's data folder (removed afterwards) and compared with the record the backup wrote: every file's size and digest, and each " +
+        "database source's checks (SQLite: integrity_check, tables and row counts). The task (kind `drill`) fails naming what differed. " +
+        '400 for a storage the job does not have, 403 when `server.permissions.allowRestore` is off, 404 when no storage holds a snapshot, ' +
+        '409 while a backup or another task of the job runs.',
+      request: {
+        params: JobParamsSchema,
+        query: z.object({ storage: z.string().min(1).max(200).optional().openapi({ description: 'Only this storage of the job' }) }),
+      },
+      responses: { 202: jsonResponse(TaskResponseSchema, 'Drill started'), ...problemResponses(401, 403, 404, 409, 501) },
+    }),
+    async (c) => {
+      allowed()
+      const { name } = c.req.valid('param')
+      const { storage } = c.req.valid('query')
+      const task = await tasks().drill(name, storage).catch(refusal)
       return c.json({ task }, 202)
     },
   )

@@ -2,28 +2,30 @@
  * @module sources/sqlite
  * The `sqlite` source: one database file, copied consistently (`snapshotSqlite`) to a temporary file
  * that becomes one archive entry `<name>/<stem>.sqlite` of known size. The temporary file is removed
- * once the archive moved past the entry, or on abort.
+ * once the archive moved past the entry, or on abort. The copy's tables and row counts are recorded for
+ * the restore drill (`recorded`, checked by `drill.ts`).
  */
 import { createReadStream } from 'node:fs'
 import { mkdtemp, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { basename, extname, join } from 'node:path'
+import { join } from 'node:path'
 import { oneByOne } from '../support/oneByOne.js'
 import type { Source, SourceContext, SourceEntry, SourceFactory } from '../types.js'
+import type { SourceRecord } from '../../tar/snapshotRecord.js'
+import { sqliteDrill, type SqliteRecord } from './drill.js'
+import { sqliteEntryName } from './entryName.js'
+import { inspectSqlite } from './inspectSqlite.js'
 import { snapshotSqlite } from './snapshotSqlite.js'
 import { sqliteRestore } from './restore.js'
 import { sqliteSourceSchema, type SqliteSourceConfig } from './schema.js'
 
 export type { SqliteSourceConfig }
 
-/** The entry name of a database file: `<name>/<file name without extension>.sqlite`. */
-export function sqliteEntryName(name: string, path: string): string {
-  const file = basename(path)
-  return `${name}/${basename(file, extname(file)) || file}.sqlite`
-}
+export { sqliteEntryName }
 
 export class SqliteSource implements Source {
   readonly type = 'sqlite'
+  private tables: SqliteRecord['tables'] | undefined
 
   constructor(
     readonly name: string,
@@ -36,6 +38,10 @@ export class SqliteSource implements Source {
     return oneByOne(this.entries(signal))
   }
 
+  recorded(): SourceRecord | undefined {
+    return this.tables && { tables: this.tables }
+  }
+
   /** The folder, then a consistent copy of the database, removed once the archive moved past it. */
   private async *entries(signal: AbortSignal): AsyncIterable<SourceEntry> {
     const folder = await mkdtemp(join(this.tempDir, 'backup-daemon-sqlite-'))
@@ -44,6 +50,7 @@ export class SqliteSource implements Source {
       const started = Date.now()
       await snapshotSqlite(this.path, copy, signal)
       const info = await stat(copy)
+      this.tables = (await inspectSqlite(copy, { integrityCheck: false, signal })).tables
       this.context.log('info', `source "${this.name}": consistent copy of ${this.path} (${info.size} bytes) in ${Date.now() - started} ms`)
       const mtime = new Date()
       yield { name: this.name, type: 'directory', mode: 0o755, mtime }
@@ -69,5 +76,6 @@ export const sqliteSource: SourceFactory<SqliteSourceConfig> = {
   readPaths: [{ key: 'path', kind: 'file' }],
   dumps: true,
   restore: sqliteRestore,
+  drill: sqliteDrill,
   create: (config, context) => new SqliteSource(config.name, config.path, context),
 }

@@ -129,6 +129,8 @@ export const api = {
   verify: (name: string, filename: string) => request<{ task: TaskView }>('POST', `${job(name)}/backups/${encodeURIComponent(filename)}/verify`),
   restore: (name: string, filename: string, target: RestoreTarget) =>
     request<{ task: TaskView }>('POST', `${job(name)}/backups/${encodeURIComponent(filename)}/restore`, { target }),
+  /** A restore drill of the job's newest snapshot on every storage (a task of kind `drill`). */
+  drill: (name: string) => request<{ task: TaskView }>('POST', `${job(name)}/drill`),
   /** The job's running or newest task; `{}` (204) before the first. */
   currentTask: (name: string) => request<{ task?: TaskView }>('GET', `${job(name)}/tasks/current`),
   cancelTask: (name: string) => request<{ task: TaskView }>('POST', `${job(name)}/tasks/current/cancel`),

@@ -5,6 +5,8 @@
  * waits on it with `Atomics.wait`), a cancel flag (checked before every entry and read) and the steps
  * the worker holds while it sleeps on that wait (0 while it works: tests see the hold as it happens).
  */
+import type { DigestKind } from '../../../tar/fileDigest.js'
+import type { RecordedFile } from '../../../tar/snapshotRecord.js'
 import type { ChangedFile } from './treeTar.js'
 
 export interface TarWorkerData {
@@ -16,6 +18,8 @@ export interface TarWorkerData {
   control: SharedArrayBuffer
   /** Steps the worker may post before it waits for the main thread to consume one. */
   maxInFlight: number
+  /** The digest of every file's record (`tar/snapshotRecord.ts`); none recorded without it. */
+  record?: DigestKind
 }
 
 export const inFlightSlot = 0
@@ -30,6 +34,8 @@ export interface StepMessage {
   bytes: number
   current: string | undefined
   changed: ChangedFile[]
+  /** Files finished in this step: path, size, digest (when recording). */
+  recorded: RecordedFile[]
   logs: [level: 'info' | 'warn', message: string][]
   done: boolean
 }

@@ -26,6 +26,7 @@ const tree = new TreeTar({
   top: { mode: data.top.mode, mtime: new Date(data.top.mtimeMs) },
   log: (level, message) => void logs.push([level, message]),
   check,
+  ...(data.record && { record: data.record }),
 })
 
 try {
@@ -49,8 +50,8 @@ try {
       return [own.buffer as ArrayBuffer, own.byteOffset, own.byteLength]
     })
     Atomics.add(control, inFlightSlot, 1)
-    const { files, bytes, changed, done } = step
-    post({ kind: 'step', chunks, files, bytes, current: step.current, changed, logs: logs.splice(0), done }, [...moved])
+    const { files, bytes, changed, recorded, done } = step
+    post({ kind: 'step', chunks, files, bytes, current: step.current, changed, recorded, logs: logs.splice(0), done }, [...moved])
     if (done) break
   }
 } catch (err) {

@@ -71,14 +71,16 @@ export async function* tarWorkerTree(options: TarWorkerTreeOptions): AsyncGenera
 }
 
 /** What a step tells the hooks and the log. */
-function report(options: TarWorkerTreeOptions, step: Pick<TreeTarStep, 'files' | 'bytes' | 'current' | 'changed'>): void {
+function report(options: TarWorkerTreeOptions, step: Pick<TreeTarStep, 'files' | 'bytes' | 'current' | 'changed' | 'recorded'>): void {
   if (step.files > 0 || step.bytes > 0) options.hooks.onProgress?.(step.files, step.bytes, step.current)
   for (const file of step.changed) options.hooks.onFileChanged?.(file.name, file.announced, file.read)
+  if (step.recorded.length > 0) options.hooks.onRecorded?.(step.recorded)
 }
 
 async function* inThread(options: TarWorkerTreeOptions, top: { mode: number; mtime: Date }): AsyncGenerator<Buffer> {
   const { signal } = options
-  const tree = new TreeTar({ ...options, top, check: () => signal.throwIfAborted() })
+  const record = options.hooks.record
+  const tree = new TreeTar({ ...options, top, check: () => signal.throwIfAborted(), ...(record && { record }) })
   try {
     while (!tree.done) {
       const step = tree.step()
@@ -104,6 +106,7 @@ function startWorker(url: URL, options: TarWorkerTreeOptions, top: TarWorkerData
     top,
     control: control.buffer as SharedArrayBuffer,
     maxInFlight: options.maxInFlight ?? 4,
+    ...(options.hooks.record && { record: options.hooks.record }),
   }
   let worker: Worker
   try {

@@ -10,6 +10,8 @@ import { closeSync, readSync } from 'node:fs'
 import { excludeMatcher } from '../../support/excludeMatcher.js'
 import { walkTree, type Walked } from '../localWalk.js'
 import type { SourceContext } from '../../types.js'
+import type { DigestKind } from '../../../tar/fileDigest.js'
+import type { RecordedFile } from '../../../tar/snapshotRecord.js'
 import { TarWriter } from '../../../tar/tarWriter.js'
 
 export interface TreeTarOptions {
@@ -20,6 +22,8 @@ export interface TreeTarOptions {
   log: SourceContext['log']
   /** Throws to stop (an abort); called before every entry and every read of a large file. */
   check?(): void
+  /** Record every file's size and digest (`tar/snapshotRecord.ts`), handed over in each step's `recorded`. */
+  record?: DigestKind
 }
 
 /** A file whose length changed between its fstat and its read (cut or zero-padded to `announced`). */
@@ -39,6 +43,8 @@ export interface TreeTarStep {
   /** The last file read from, archive name. */
   current: string | undefined
   changed: ChangedFile[]
+  /** Files finished in this step, with their digests (when recording). */
+  recorded: RecordedFile[]
   done: boolean
 }
 
@@ -46,20 +52,21 @@ export interface TreeTarStep {
 const readSize = 256 * 1024
 
 export class TreeTar {
-  readonly tar = new TarWriter()
+  readonly tar: TarWriter
   private readonly walk: Generator<Walked, void, void>
   /** The large file being copied: its descriptor (ours), announced size and bytes copied so far. */
   private large: { fd: number; name: string; size: number; seen: number } | undefined
   private finished = false
 
   constructor(private readonly options: TreeTarOptions) {
+    this.tar = new TarWriter(undefined, options.record)
     const excluded = options.exclude.length > 0 ? excludeMatcher(options.exclude) : undefined
     this.walk = walkTree({ root: options.root, name: options.name, top: options.top, excluded, log: options.log, check: options.check })
   }
 
   /** Builds until at least `budget` bytes of chunks are ready or the tree ends. */
   step(budget = 256 * 1024): TreeTarStep {
-    const out: TreeTarStep = { chunks: [], files: 0, bytes: 0, current: undefined, changed: [], done: false }
+    const out: TreeTarStep = { chunks: [], files: 0, bytes: 0, current: undefined, changed: [], recorded: [], done: false }
     const tar = this.tar
     while (tar.pending < budget) {
       if (this.large) {
@@ -70,6 +77,7 @@ export class TreeTar {
       if (next.done) {
         this.finished = true
         out.done = true
+        tar.stopRecording()
         tar.flush()
         break
       }
@@ -97,6 +105,7 @@ export class TreeTar {
       }
     }
     out.chunks = tar.take()
+    out.recorded = tar.takeRecorded()
     return out
   }
 

@@ -7,6 +7,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { cronToWords } from '../../lib/cronToWords.js'
 import { api, ApiError, jobLogSource, type JobView, type Settings } from '../api.js'
+import { DrillStatus } from '../components/DrillStatus.js'
 import { RelativeTime } from '../components/RelativeTime.js'
 import { RunHistorySection } from '../components/RunHistorySection.js'
 import { RunProgressView } from '../components/RunProgressView.js'
@@ -138,6 +139,17 @@ export function JobPage({ name, settings }: { name: string; settings: Settings }
                 </dd>
               </div>
             )}
+            <div class="fact-wide">
+              <dt>Restore drill</dt>
+              <dd>
+                <DrillStatus
+                  name={name}
+                  canDrill={settings.permissions.allowRestore ?? false}
+                  version={live.ended + tasksEnded}
+                  onEnded={() => setTasksEnded((n) => n + 1)}
+                />
+              </dd>
+            </div>
           </dl>
           {settings.permissions.allowManualRun && (
             <JobActions

@@ -1,0 +1,90 @@
+/**
+ * @module tasks/drillTask
+ * The work of a restore drill task (kind `drill`), shared by the API (`createJobTasks`) and the CLI
+ * (`cli/drillCommand`): for the newest snapshot of each storage chosen, verify the stored bytes (each part's
+ * sha256), then restore it into a scratch folder (`restore/drill/drillScratch`: free space checked first,
+ * removed afterwards whatever happens) and compare what was restored with the record the backup wrote
+ * (`restore/drill/drillSnapshot`). Fails naming the storage and the first differences (file, table, part).
+ */
+import type { JobConfig } from '../config/types.js'
+import { archiveKeys } from '../repository/archiveKeys.js'
+import type { SnapshotCopy } from '../repository/jobRepository.js'
+import type { ReadOptions } from '../repository/types.js'
+import { createDrillScratch } from '../restore/drill/drillScratch.js'
+import { drillSnapshot } from '../restore/drill/drillSnapshot.js'
+import type { TaskContext, TaskOutcome } from './TaskRunner.js'
+
+export interface DrillWork {
+  job: JobConfig
+  /** The daemon's data folder: the scratch space goes in `<dataDir>/drills/`. */
+  dataDir: string
+  /** The newest snapshot of each storage chosen (or why a storage has none). */
+  copies: readonly SnapshotCopy[]
+}
+
+/** How many differences a failure message names (the log lists more). */
+const shownInMessage = 5
+const loggedPerCopy = 50
+
+/** The progress total: every copy is read twice (verified, then restored). */
+export const drillTotalBytes = (copies: readonly SnapshotCopy[]): number => copies.reduce((sum, c) => sum + ('missing' in c ? 0 : 2 * c.snapshot.size), 0)
+
+/** The snapshot name(s) a drill reads, for the task's `snapshot`. */
+export const drilledNames = (copies: readonly SnapshotCopy[]): string =>
+  [...new Set(copies.flatMap((c) => ('missing' in c ? [] : [c.snapshot.view.name])))].join(', ') || 'newest'
+
+export async function drillCopies({ job, dataDir, copies }: DrillWork, context: TaskContext): Promise<TaskOutcome> {
+  const { signal, meter, log } = context
+  const readOptions: ReadOptions = { ...archiveKeys(job), signal, onBytes: (n) => meter.addBytes(n) }
+  const problems: string[] = []
+  const proven: string[] = []
+  for (const copy of copies) {
+    const where = `storage "${copy.repository.name}"`
+    if ('missing' in copy) {
+      log('error', `${where}: ${copy.missing}`)
+      problems.push(`${where}: ${copy.missing}`)
+      continue
+    }
+    const { snapshot } = copy
+    const what = `${where}: ${snapshot.view.name}`
+    meter.currentSource = copy.repository.name
+    meter.phase = 'verifying'
+    const verified = await snapshot.verify(readOptions)
+    signal.throwIfAborted()
+    if (!verified.ok) {
+      for (const problem of verified.problems) log('error', `${what}: ${problem}`)
+      problems.push(`${what}: damaged, not restored: ${verified.problems.join('; ')}`)
+      continue
+    }
+    log('info', `${what}: verified (${verified.partsChecked} part(s), ${verified.bytes} bytes); restoring into a scratch folder`)
+    meter.phase = 'restoring'
+    const scratch = await createDrillScratch(dataDir, snapshot.size)
+    try {
+      const outcome = await drillSnapshot({
+        openTar: () => snapshot.openTar(readOptions),
+        sources: job.sources,
+        scratch: scratch.dir,
+        signal,
+        log: (level, message) => log(level, `${what}: ${message}`),
+        onEntry: (name) => meter.file(name),
+      })
+      if (outcome.differences.length === 0) {
+        log('info', `${what}: restore proven: ${outcome.summary}`)
+        proven.push(`${what}: ${outcome.summary}`)
+      } else {
+        for (const difference of outcome.differences.slice(0, loggedPerCopy)) log('error', `${what}: ${difference}`)
+        const more = outcome.differences.length > shownInMessage ? `, and ${outcome.differences.length - shownInMessage} more` : ''
+        problems.push(`${what}: ${outcome.differences.length} difference(s): ${outcome.differences.slice(0, shownInMessage).join('; ')}${more}`)
+      }
+    } catch (err) {
+      if (signal.aborted) throw signal.reason
+      const message = snapshot.explainReadError(err as Error).message
+      log('error', `${what}: the restore failed: ${message}`)
+      problems.push(`${what}: the restore failed: ${message}`)
+    } finally {
+      await scratch.remove()
+    }
+  }
+  if (problems.length > 0) throw new Error(problems.join(' | '))
+  return { summary: `restore proven on ${proven.length} storage(s): ${proven.join(' | ')}` }
+}

@@ -1,0 +1,143 @@
+/**
+ * @module bench/daemon-record-cost
+ * What the snapshot's record costs a backup (issue 25: < 5% of throughput): the same job run in-process
+ * (`runJob`, local source, local storage: walk, tar, the archive's sha256, writes) with the record (every
+ * file's size and digest, `tar/snapshotRecord.ts`) against none (`BACKUP_DAEMON_RECORD=off`), alternating,
+ * in the same run. Cases: plain `tar` (the local source's worker digests beside the walk: the per-byte
+ * cost is most visible) with each candidate digest (crc32, the one chosen; md5; sha256), plain `tar` of a
+ * tree of 20k tiny files (one record line each: the per-file cost), and `tar.gz` (the usual job) with crc32.
+ *
+ * The ratio is of CPU time (user + system of the whole process, worker threads included), median of the
+ * rounds, as in `daemon-progress-cost`: wall-clock times on a shared two-core machine vary by 3x with the
+ * neighbours' load. The trees (~270 MiB mixed, 20k tiny files) are generated once into the OS temp folder
+ * (`BENCH_RECORD_FRESH=1` regenerates them); `BENCH_RECORD_ROUNDS` sets the runs per variant (default 5).
+ */
+import { randomBytes } from 'node:crypto'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { printResult } from './support/measure.js'
+
+// The daemon's sources belong to its own TypeScript project: loaded by URL, with only what is used typed.
+const daemonModule = (path: string) => new URL(`../backup-daemon/src/${path}`, import.meta.url).href
+type Digest = 'crc32' | 'md5' | 'sha256'
+interface JobConfig {
+  storages: unknown[]
+}
+const { openJobRepository } = (await import(daemonModule('repository/jobRepository.ts'))) as { openJobRepository(job: JobConfig): unknown }
+const { loadConfig } = (await import(daemonModule('config/loadConfig.ts'))) as { loadConfig(file: string): Promise<{ jobs: JobConfig[] }> }
+const { noopTracker } = (await import(daemonModule('engine/progress/RunTracker.ts'))) as { noopTracker: unknown }
+const { runJob } = (await import(daemonModule('engine/runJob.ts'))) as {
+  runJob(options: { job: JobConfig; repository: unknown; signal: AbortSignal; log(): void; tracker: unknown }): Promise<unknown>
+}
+const MiB = 1 << 20
+const rounds = Number(process.env.BENCH_RECORD_ROUNDS ?? 5)
+const mixed = join(tmpdir(), 'bench-daemon-record-mixed')
+const tiny = join(tmpdir(), 'bench-daemon-record-tiny')
+
+function makeMixed(): number {
+  rmSync(mixed, { recursive: true, force: true })
+  const text = Buffer.from('backup daemon record digest archive stream storage '.repeat(20_000))
+  let total = 0
+  for (let i = 0; i < 6000; i++) {
+    const folder = join(mixed, 'small', `d${Math.floor(i / 200)}`)
+    if (i % 200 === 0) mkdirSync(folder, { recursive: true })
+    const size = 1024 + ((i * 7919) % (48 * 1024))
+    writeFileSync(join(folder, `f${i}.dat`), i % 3 === 0 ? randomBytes(size) : text.subarray(i % 1000, (i % 1000) + size))
+    total += size
+  }
+  mkdirSync(join(mixed, 'large'), { recursive: true })
+  for (let i = 0; i < 4; i++) {
+    const parts: Buffer[] = []
+    for (let j = 0; j < 32; j++) parts.push(j % 2 ? randomBytes(MiB) : text.subarray(0, MiB))
+    writeFileSync(join(mixed, 'large', `big${i}.bin`), Buffer.concat(parts))
+    total += 32 * MiB
+  }
+  writeFileSync(join(mixed, '.complete'), String(total))
+  return total
+}
+
+function makeTiny(): number {
+  rmSync(tiny, { recursive: true, force: true })
+  for (let i = 0; i < 20_000; i++) {
+    const folder = join(tiny, `d${Math.floor(i / 500)}`)
+    if (i % 500 === 0) mkdirSync(folder, { recursive: true })
+    writeFileSync(join(folder, `f${i}`), randomBytes(64 + (i % 200)))
+  }
+  writeFileSync(join(tiny, '.complete'), '20000')
+  return 20_000
+}
+
+interface Case {
+  name: string
+  tree: string
+  compression: 'tar' | 'tar.gz'
+  digests: Digest[]
+}
+
+let dir = ''
+
+/** CPU seconds of one backup run (into an emptied local storage). */
+async function once(kase: Case, record: Digest | false): Promise<number> {
+  const file = join(dir, 'job.yaml')
+  const job = {
+    name: 'bench',
+    compression: kase.compression,
+    sources: [{ type: 'local', name: 'tree', path: kase.tree }],
+    storages: [{ type: 'local', name: 'disk', path: join(dir, 'out') }],
+  }
+  writeFileSync(file, JSON.stringify({ dataDir: join(dir, 'data'), jobs: [job] }))
+  const config = (await loadConfig(file)).jobs[0]!
+  rmSync(join(dir, 'out'), { recursive: true, force: true })
+  mkdirSync(join(dir, 'out'))
+  process.env.BACKUP_DAEMON_RECORD = record || 'off'
+  const cpuBefore = process.cpuUsage()
+  await runJob({ job: config, repository: openJobRepository(config), signal: new AbortController().signal, log: () => {}, tracker: noopTracker })
+  const used = process.cpuUsage(cpuBefore)
+  delete process.env.BACKUP_DAEMON_RECORD
+  return (used.user + used.system) / 1e6
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+
+async function main() {
+  const fresh = Boolean(process.env.BENCH_RECORD_FRESH)
+  const total = !fresh && existsSync(join(mixed, '.complete')) ? Number(readFileSync(join(mixed, '.complete'), 'utf8')) : makeMixed()
+  if (fresh || !existsSync(join(tiny, '.complete'))) makeTiny()
+  console.log(`trees: ${(total / MiB).toFixed(0)} MiB mixed in ${mixed}, 20000 tiny files in ${tiny}; ${rounds} round(s) per variant, alternating`)
+  const cases: Case[] = [
+    { name: 'tar', tree: mixed, compression: 'tar', digests: ['crc32', 'md5', 'sha256'] },
+    { name: 'tar tiny files', tree: tiny, compression: 'tar', digests: ['crc32'] },
+    { name: 'tar.gz', tree: mixed, compression: 'tar.gz', digests: ['crc32'] },
+  ]
+  dir = mkdtempSync(join(tmpdir(), 'bench-record-'))
+  for (const kase of cases) {
+    const variants: (Digest | false)[] = [false, ...kase.digests]
+    const times = new Map<Digest | false, number[]>(variants.map((v) => [v, []]))
+    await once(kase, false) // warm-up (page cache, JIT), not measured
+    for (let round = 0; round < rounds; round++) {
+      // Alternate the order so drift on a shared machine hits every variant alike.
+      const order = round % 2 ? [...variants].reverse() : variants
+      for (const variant of order) times.get(variant)!.push(await once(kase, variant))
+    }
+    const cpu = (v: Digest | false) => median(times.get(v)!)
+    for (const variant of variants)
+      console.log(
+        `${kase.name} ${variant || 'no record'}: CPU median ${cpu(variant).toFixed(3)} s (runs: ${times
+          .get(variant)!
+          .map((t) => t.toFixed(2))
+          .join(', ')})`,
+      )
+    for (const digest of kase.digests) {
+      const chosen = digest === 'crc32'
+      printResult(
+        `record-cost ${kase.name} ${digest}`,
+        cpu(false) / cpu(digest),
+        'backup throughput per CPU-second with the record vs without',
+        chosen ? '>= 0.95' : undefined,
+      )
+    }
+  }
+}
+
+await main()
