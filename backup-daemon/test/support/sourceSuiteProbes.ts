@@ -7,6 +7,7 @@
 import { readdir, readFile } from 'node:fs/promises'
 import { Readable, Transform } from 'node:stream'
 import tar from 'tar-stream'
+import { recordEntryName } from '../../src/tar/snapshotRecord.js'
 import type { Source, SourceEntry } from '../../src/sources/types.js'
 
 export interface ArchivedEntry {
@@ -43,8 +44,11 @@ export async function eventually(check: () => Promise<void>, attempts = 100): Pr
   }
 }
 
-/** Reads a tar stream into memory (fixtures are a few MB). */
-export async function readArchive(archive: Readable): Promise<ArchivedEntry[]> {
+/**
+ * Reads a tar stream into memory (fixtures are a few MB): the sources' entries, without the record the
+ * archive writer appends (`.backup-daemon/record.json`, not a source's entry; `withRecord` keeps it).
+ */
+export async function readArchive(archive: Readable, { withRecord = false } = {}): Promise<ArchivedEntry[]> {
   const extract = tar.extract()
   const entries: ArchivedEntry[] = []
   const done = new Promise<void>((resolve, reject) => {
@@ -53,7 +57,8 @@ export async function readArchive(archive: Readable): Promise<ArchivedEntry[]> {
       stream.on('error', reject)
       stream.on('data', (chunk: unknown) => void chunks.push(chunk as Buffer))
       stream.on('end', () => {
-        entries.push({ name: header.name, type: header.type ?? 'file', size: header.size ?? 0, data: Buffer.concat(chunks) })
+        if (withRecord || header.name !== recordEntryName)
+          entries.push({ name: header.name, type: header.type ?? 'file', size: header.size ?? 0, data: Buffer.concat(chunks) })
         next()
       })
     })
