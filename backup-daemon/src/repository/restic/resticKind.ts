@@ -1,0 +1,40 @@
+/**
+ * @module repository/restic/resticKind
+ * The restic kind (issue 27): the job's `type: restic` storage entries as repositories, and a run written
+ * into each of them in turn (sources are single-use: each repository backs up from new ones). The daemon's
+ * id (`<dataDir>/daemon-id`) tags its snapshots, so daemons sharing a repository list only their own.
+ */
+import type { ResticStorageConfig } from '../../storages/restic/index.js'
+import type { RepositoryKind, WriteRun, WrittenSnapshot } from '../types.js'
+import { resticRepository, type ResticRepository } from './resticRepository.js'
+import { runName } from './resticRuns.js'
+import { daemonId, ensureRepository, targetOf } from './resticSession.js'
+import { describeVersion, resticVersion } from './resticVersion.js'
+import { writeResticRun } from './resticWrite.js'
+
+export interface ResticKindOptions {
+  /** The daemon's data folder: its id and restic's cache live there. */
+  dataDir: string
+}
+
+export function resticKind(job: string, entries: readonly ResticStorageConfig[], options: ResticKindOptions): RepositoryKind {
+  const identity = async () => ({ job, daemon: await daemonId(options.dataDir) })
+  const repositories = entries.map((entry) => resticRepository(entry.name, job, targetOf(entry, options.dataDir), identity))
+  return { repositories, write: (run) => writeRepositories(repositories, run) }
+}
+
+async function writeRepositories(repositories: readonly ResticRepository[], run: WriteRun): Promise<WrittenSnapshot> {
+  const name = runName(run.job.name, run.createdAt)
+  let size = 0
+  for (const repository of repositories) {
+    const version = await resticVersion(repository.target.binary)
+    const [line, ...missing] = describeVersion(version)
+    run.log('info', `restic "${repository.name}": ${line}${missing.length ? `; ${missing.join('; ')}` : ''}`)
+    await ensureRepository(repository.target, run.signal)
+    const identity = await repository.identity()
+    size = await writeResticRun({ target: repository.target, identity, version, name: repository.name }, run, name, run.createSources())
+    run.log('info', `committed ${name} to restic "${repository.name}"`)
+  }
+  // restic checks every blob by its hash; the run's tar has no one checksum of its own.
+  return { name, size, sha256: '', partsCount: 1 }
+}

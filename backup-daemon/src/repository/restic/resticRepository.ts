@@ -1,0 +1,121 @@
+/**
+ * @module repository/restic/resticRepository
+ * One job's runs in one restic repository as the layer's `SnapshotRepository`: this daemon's committed
+ * runs of the job (`snapshots --json --tag job=…,daemon=…`, grouped by run), each a `StoredSnapshot`
+ * read through `restic dump` (`resticTar.ts`) and verified with `restic check` and a full read (restic
+ * checks every blob's hash as it reads). Forgetting and removing leftovers run `forget --prune`, after
+ * removing this host's dead locks (`resticLocks.ts`).
+ */
+import type { ReadOptions, SnapshotRepository, StoredSnapshot, VerifyResult } from '../types.js'
+import { describeForeignLocks, removeOwnDeadLocks } from './resticLocks.js'
+import { resticJson, type ResticTarget } from './resticProcess.js'
+import { groupRuns, listFilter, type ResticRunRecord, type ResticSnapshot, type RunIdentity } from './resticRuns.js'
+import { ensureRepository, resticLocked } from './resticSession.js'
+import { openRunTar } from './resticTar.js'
+import { resticVersion } from './resticVersion.js'
+
+export interface ResticRepository extends SnapshotRepository {
+  readonly target: ResticTarget
+  /** The job and daemon whose snapshots these are (resolved on first use: the daemon id is read from disk). */
+  identity(): Promise<RunIdentity>
+}
+
+export function resticRepository(name: string, job: string, target: ResticTarget, identity: () => Promise<RunIdentity>): ResticRepository {
+  const runs = async (): Promise<ResticRunRecord[]> => {
+    await ensureRepository(target)
+    const snapshots = await resticJson<ResticSnapshot[] | null>(target, ['snapshots', '--no-lock', ...listFilter(await identity())])
+    return groupRuns(snapshots ?? [])
+  }
+  /** Removes this host's dead locks; a stale lock of another host stops an exclusive command, saying whose. */
+  const unlockOwn = async () => {
+    const { foreign } = await removeOwnDeadLocks(target)
+    if (foreign.length) throw new Error(`restic "${name}": ${describeForeignLocks(foreign)}`)
+  }
+  const forgetIds = async (ids: string[]) => {
+    if (ids.length === 0) return
+    await unlockOwn()
+    await resticLocked(target, ['forget', '--prune', ...ids])
+  }
+  const repository: ResticRepository = {
+    name,
+    type: 'restic',
+    target,
+    identity,
+    async list() {
+      return (await runs()).filter((run) => run.commit).map((run) => storedRun(repository, job, run))
+    },
+    async find(wanted) {
+      const listed = await this.list()
+      return wanted === undefined ? listed[0] : listed.find((snapshot) => snapshot.view.name === wanted)
+    },
+    async removeLeftovers() {
+      const leftovers = (await runs()).filter((run) => !run.commit).flatMap((run) => run.ids)
+      await forgetIds(leftovers)
+      return leftovers.length
+    },
+    async forget(names) {
+      const doomed = (await runs()).filter((run) => run.commit && names.includes(run.name))
+      // The commit snapshots first: a forget stopped half-way leaves unlisted leftovers, never a listed run missing a source.
+      await unlockOwn()
+      if (doomed.length) await resticLocked(target, ['forget', ...doomed.map((run) => run.commit!.id)])
+      await forgetIds(doomed.flatMap((run) => run.ids.filter((id) => id !== run.commit!.id)))
+      return doomed.map((run) => run.name)
+    },
+  }
+  return repository
+}
+
+function storedRun(repository: ResticRepository, job: string, run: ResticRunRecord): StoredSnapshot {
+  const { target } = repository
+  const snapshot: StoredSnapshot = {
+    view: {
+      id: run.name,
+      name: run.name,
+      jobName: job,
+      path: run.name,
+      size: run.size,
+      createdAt: run.createdAt.toISOString(),
+      storageType: 'restic',
+      isSplit: false,
+      fullDownloadSupported: true,
+      partsCount: 1,
+      checksummed: true,
+      damaged: false,
+      storage: repository.name,
+      storages: [repository.name],
+    },
+    size: run.size,
+    async download(filename) {
+      if (filename !== run.name && filename !== `${run.name}.tar`) return undefined
+      return {
+        kind: 'stream',
+        filename: `${run.name}.tar`,
+        size: run.size,
+        contentType: 'application/x-tar',
+        open: async () => openRunTar(target, run.sources),
+      }
+    },
+    openTar: async (options: ReadOptions) => openRunTar(target, run.sources, options),
+    async verify(options: ReadOptions): Promise<VerifyResult> {
+      const problems: string[] = []
+      try {
+        await resticLocked(target, ['check'], options.signal ? { signal: options.signal } : {}, await resticVersion(target.binary))
+      } catch (err) {
+        options.signal?.throwIfAborted()
+        problems.push((err as Error).message)
+      }
+      let bytes = 0
+      try {
+        const tar = openRunTar(target, run.sources, { ...options, onBytes: (n) => ((bytes += n), options.onBytes?.(n)) })
+        for await (const _chunk of tar) options.signal?.throwIfAborted()
+      } catch (err) {
+        options.signal?.throwIfAborted()
+        problems.push(`reading ${run.name}: ${(err as Error).message}`)
+      }
+      if (!problems.length && bytes !== run.size) problems.push(`${run.name}: read ${bytes} bytes, the run recorded ${run.size}`)
+      return { ok: problems.length === 0, problems, partsChecked: 1, bytes }
+    },
+    explainReadError: (err) => err,
+  }
+  return snapshot
+}
