@@ -86,6 +86,8 @@ export class ProgressTracker implements RunTracker {
       entries: (signal: AbortSignal) => this.entries(source, signal),
       ...(source.entryBatches && { entryBatches: (signal: AbortSignal) => this.batches(source, signal) }),
       ...(source.tarChunks && { tarChunks: (signal: AbortSignal, hooks: TarChunkHooks) => this.tarChunks(source, signal, hooks) }),
+      // A repository that backs the folder up itself (restic) reports its bytes through `written`.
+      ...(source.tree && { tree: (signal: AbortSignal) => (this.enterSource(source), source.tree!(signal)) }),
     }))
   }
 

@@ -8,7 +8,7 @@
  */
 import type { ReadOptions, SnapshotRepository, StoredSnapshot, VerifyResult } from '../types.js'
 import { describeForeignLocks, removeOwnDeadLocks } from './resticLocks.js'
-import { resticJson, type ResticTarget } from './resticProcess.js'
+import { restic, resticJson, type ResticTarget } from './resticProcess.js'
 import { groupRuns, listFilter, type ResticRunRecord, type ResticSnapshot, type RunIdentity } from './resticRuns.js'
 import { ensureRepository, resticLocked } from './resticSession.js'
 import { openRunTar } from './resticTar.js'
@@ -102,7 +102,7 @@ function storedRun(repository: ResticRepository, job: string, run: ResticRunReco
         await resticLocked(target, ['check'], options.signal ? { signal: options.signal } : {}, await resticVersion(target.binary))
       } catch (err) {
         options.signal?.throwIfAborted()
-        problems.push((err as Error).message)
+        problems.push(`${(err as Error).message}${await packOfDamagedBlob(target, (err as Error).message)}`)
       }
       let bytes = 0
       try {
@@ -110,7 +110,7 @@ function storedRun(repository: ResticRepository, job: string, run: ResticRunReco
         for await (const _chunk of tar) options.signal?.throwIfAborted()
       } catch (err) {
         options.signal?.throwIfAborted()
-        problems.push(`reading ${run.name}: ${(err as Error).message}`)
+        problems.push(`reading ${run.name}: ${(err as Error).message}${await packOfDamagedBlob(target, (err as Error).message)}`)
       }
       if (!problems.length && bytes !== run.size) problems.push(`${run.name}: read ${bytes} bytes, the run recorded ${run.size}`)
       return { ok: problems.length === 0, problems, partsChecked: 1, bytes }
@@ -118,4 +118,21 @@ function storedRun(repository: ResticRepository, job: string, run: ResticRunReco
     explainReadError: (err) => err,
   }
   return snapshot
+}
+
+/** `; in pack file data/ab/abcd…` for a read error naming a blob (restic names the blob, the operator needs the file). */
+async function packOfDamagedBlob(target: ResticTarget, message: string): Promise<string> {
+  const blob = /blob ([0-9a-f]{64})/.exec(message)?.[1]
+  if (!blob) return ''
+  // A data blob or a tree (folder listing) blob: `find` asks for one kind at a time.
+  for (const kind of ['--blob', '--tree']) {
+    try {
+      const found = await restic(target, ['find', kind, blob, '--show-pack-id', '--no-lock'])
+      const pack = /belongs to pack ([0-9a-f]{64})/.exec(found)?.[1]
+      if (pack) return `; the blob is in pack file data/${pack.slice(0, 2)}/${pack}`
+    } catch {
+      // Not found as this kind, or the repository cannot say: the message stays as restic wrote it.
+    }
+  }
+  return ''
 }
