@@ -1,8 +1,9 @@
 /**
  * @module test/repository/restic/resticContract
  * The repository contract (`test/support/runRepositorySuite.ts`) for restic repositories (issue 27), with
- * the real `restic` binary, on a local repository, over SFTP (the suite's sshd) and on S3 (s3rver over HTTPS). What a killed run leaves is a source snapshot of a run
- * with no commit snapshot (what `kill -9` between two sources leaves).
+ * the real `restic` binary, on a local repository, over SFTP (the suite's sshd) and on S3 (s3rver over
+ * HTTPS). What a killed run leaves is a source snapshot of a run with no commit snapshot (what `kill -9`
+ * between two sources leaves).
  */
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
