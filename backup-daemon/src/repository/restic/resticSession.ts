@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import type { Readable } from 'node:stream'
 import type { ResticStorageConfig } from '../../storages/restic/index.js'
 import { restic, ResticError, type ResticRun, type ResticTarget } from './resticProcess.js'
 import { resticVersion, supports, type ResticVersion } from './resticVersion.js'
@@ -87,19 +88,27 @@ async function initialise(target: ResticTarget, signal?: AbortSignal): Promise<v
   })
 }
 
+/** A command that may start again: stdin is made anew per attempt, and `retryIf` says whether it can be. */
+export interface LockedRun extends Omit<ResticRun, 'stdin'> {
+  stdin?: () => Readable
+  retryIf?: () => boolean
+}
+
 /**
  * Runs `restic <args>`, waiting up to 5 minutes for a lock another process holds: with `--retry-lock 5m`
  * where restic has it (0.16), else by retrying every 5 s.
  */
-export async function resticLocked(target: ResticTarget, args: string[], run: ResticRun = {}, version?: ResticVersion): Promise<string> {
+export async function resticLocked(target: ResticTarget, args: string[], run: LockedRun = {}, version?: ResticVersion): Promise<string> {
   const known = version ?? (await resticVersion(target.binary))
-  if (supports(known, 'retryLock')) return restic(target, [...args, '--retry-lock', '5m'], run)
+  const { stdin, retryIf, ...rest } = run
+  const attempt = () => restic(target, args, { ...rest, ...(stdin && { stdin: stdin() }) })
+  if (supports(known, 'retryLock')) return restic(target, [...args, '--retry-lock', '5m'], { ...rest, ...(stdin && { stdin: stdin() }) })
   const until = Date.now() + lockWaitMs
   for (;;) {
     try {
-      return await restic(target, args, run)
+      return await attempt()
     } catch (err) {
-      if (!isLocked(err) || Date.now() > until) throw err
+      if (!isLocked(err) || Date.now() > until || (retryIf && !retryIf())) throw err
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(resolve, lockRetryMs)
         run.signal?.addEventListener('abort', () => (clearTimeout(timer), reject(run.signal!.reason as Error)), { once: true })

@@ -14,6 +14,7 @@ import type { Source } from '../../sources/types.js'
 import type { WriteRun } from '../types.js'
 import { excludedPaths, writeExcludeFile } from './excludeFile.js'
 import { restic, type ResticTarget } from './resticProcess.js'
+import { replayableStdin } from './replayableStdin.js'
 import { commitFilename, runTags, tagArgs, type RunIdentity, type RunSource } from './resticRuns.js'
 import { resticLocked } from './resticSession.js'
 import { tarEnd, tarSizeOfTree } from './resticTar.js'
@@ -61,7 +62,7 @@ export async function writeResticRun(into: ResticWriteTarget, run: WriteRun, nam
         }
         log('info', `restic "${into.name}": backing up source "${source.name}" (${source.type}) from ${tree.path}`)
         const args = [...common, ...tagArgs([...tags, `source=${source.name}`]), ...excludeArgs, tree.path]
-        summary = await backup(into, args, run, undefined, true)
+        summary = await backup(into, args, run)
         const stored: RunSource = { name: source.name, id: summary.snapshot_id, form: 'tree', root: tree.path }
         size += await tarSizeOfTree(into.target, stored, signal)
         written.push(stored)
@@ -75,7 +76,7 @@ export async function writeResticRun(into: ResticWriteTarget, run: WriteRun, nam
             log('warn', `${file} changed while read (${announced} bytes announced, ${read} read); the copy is not what is on disk now`),
         })
         const args = [...common, ...retry, '--stdin', '--stdin-filename', `${source.name}.tar`, ...tagArgs([...tags, `source=${source.name}`, 'dump'])]
-        summary = await backup(into, args, run, tar, false)
+        summary = await backup(into, args, run, tar)
         size += summary.total_bytes_processed - tarEnd
         written.push({ name: source.name, id: summary.snapshot_id, form: 'dump', root: `/${source.name}.tar` })
       }
@@ -86,8 +87,8 @@ export async function writeResticRun(into: ResticWriteTarget, run: WriteRun, nam
     }
     run.progress.phase('uploading')
     const record = Buffer.from(`${JSON.stringify({ job: into.identity.job, run: name, size, sources: written }, null, 2)}\n`)
-    const commitArgs = [...common, ...retry, '--stdin', '--stdin-filename', commitFilename, ...tagArgs([...tags, 'commit', `size=${size}`])]
-    await restic(into.target, commitArgs, { signal, stdin: Readable.from([record]) })
+    const commitArgs = [...common, '--stdin', '--stdin-filename', commitFilename, ...tagArgs([...tags, 'commit', `size=${size}`])]
+    await resticLocked(into.target, commitArgs, { signal, stdin: () => Readable.from([record]) }, into.version)
     return size
   } finally {
     await rm(scratch, { recursive: true, force: true })
@@ -95,7 +96,7 @@ export async function writeResticRun(into: ResticWriteTarget, run: WriteRun, nam
 }
 
 /** `restic backup --json` with status lines into the run's progress; resolves with the summary. */
-async function backup(into: ResticWriteTarget, args: string[], run: WriteRun, stdin: Readable | undefined, retryable: boolean): Promise<BackupSummary> {
+async function backup(into: ResticWriteTarget, args: string[], run: WriteRun, stdin?: Readable): Promise<BackupSummary> {
   let summary: BackupSummary | undefined
   let counted = 0
   const onLine = (line: string) => {
@@ -111,10 +112,13 @@ async function backup(into: ResticWriteTarget, args: string[], run: WriteRun, st
       counted = message.bytes_done
     } else if (message.message_type === 'summary') summary = message as BackupSummary
   }
-  const options = { signal: run.signal, onLine, ...(stdin && { stdin }) }
-  // A folder backup can start again after a lock held elsewhere; stdin cannot be read twice.
-  if (retryable) await resticLocked(into.target, args, options, into.version)
-  else await restic(into.target, args, options)
+  if (!stdin) await resticLocked(into.target, args, { signal: run.signal, onLine }, into.version)
+  else if (supports(into.version, 'retryLock')) await restic(into.target, args, { signal: run.signal, onLine, stdin })
+  else {
+    // restic < 0.16 refuses at once when another process holds the lock: the same bytes go to a new attempt.
+    const replayable = replayableStdin(stdin)
+    await resticLocked(into.target, args, { signal: run.signal, onLine, stdin: replayable.attempt, retryIf: () => replayable.replayable }, into.version)
+  }
   if (!summary?.snapshot_id) throw new Error(`restic "${into.name}": backup printed no summary`)
   // Status lines come every so often: the last bytes are counted from the summary.
   if (summary.total_bytes_processed > counted) run.progress.written.bytesWritten += summary.total_bytes_processed - counted
