@@ -15,7 +15,7 @@ import type { Storage, StorageContext } from '../storages/types.js'
 import { archiveKind } from './archives/archiveKind.js'
 import { archiveRepository } from './archives/archiveRepository.js'
 import { jobLayout } from './archives/layout.js'
-import { resticKind } from './restic/resticKind.js'
+import { describeRestic, resticKind } from './restic/resticKind.js'
 import { describePolicy, snapshotsToKeep } from './retentionPlan.js'
 import type { RepositoryKind, SnapshotDownload, SnapshotRepository, StoredSnapshot, WriteRun, WrittenSnapshot } from './types.js'
 
@@ -53,15 +53,35 @@ export interface OpenJobRepositoryOptions {
   dataDir?: string
 }
 
+/** A repository kind other than archives: how a job's entries of it are opened, and what `check-config` says of it. */
+interface RepositoryKindEntry {
+  open(job: JobConfig, entries: StorageConfig[], options: OpenJobRepositoryOptions): RepositoryKind
+  /** Lines about the tool the kind runs (its version, what a newer one adds), for the entries using it. */
+  describe?(entries: StorageConfig[]): Promise<string[]>
+}
+
 /**
  * Storage entries whose type declares a repository kind (`StorageEntryType.repository`), by that kind;
  * every other entry is an archive repository in an object store.
  */
-const repositoryKinds: Record<string, (job: JobConfig, entries: StorageConfig[], options: OpenJobRepositoryOptions) => RepositoryKind> = {
-  restic: (job, entries, { dataDir }) => {
-    if (!dataDir) throw new Error(`job "${job.name}": a restic storage needs the daemon's dataDir`)
-    return resticKind(job.name, entries as ResticStorageConfig[], { dataDir })
+const repositoryKinds: Record<string, RepositoryKindEntry> = {
+  restic: {
+    open: (job, entries, { dataDir }) => {
+      if (!dataDir) throw new Error(`job "${job.name}": a restic storage needs the daemon's dataDir`)
+      return resticKind(job.name, entries as ResticStorageConfig[], { dataDir })
+    },
+    describe: (entries) => describeRestic(entries as ResticStorageConfig[]),
   },
+}
+
+/** What `check-config` says of the repository kinds the jobs use (e.g. the restic version and what a newer one adds). */
+export async function describeRepositoryKinds(jobs: readonly JobConfig[]): Promise<string[]> {
+  const lines: string[] = []
+  for (const [kind, entry] of Object.entries(repositoryKinds)) {
+    const entries = jobs.flatMap((job) => job.storages.filter((storage) => storageFactory(storage.type)?.repository === kind))
+    if (entries.length && entry.describe) lines.push(...(await entry.describe(entries)))
+  }
+  return lines
 }
 
 /** `jobs[].defaultStorage` (a storage name), when the config has one. */
@@ -81,7 +101,7 @@ export function openJobRepository(job: JobConfig, options: OpenJobRepositoryOpti
   const kinds: RepositoryKind[] = archives.length ? [archiveKind(archives)] : []
   for (const [kind, open] of Object.entries(repositoryKinds)) {
     const ofKind = entries.filter((entry) => kindOf(entry) === kind)
-    if (ofKind.length) kinds.push(open(job, ofKind, options))
+    if (ofKind.length) kinds.push(open.open(job, ofKind, options))
   }
   return jobRepository(job.name, kinds, defaultStorageOf(job))
 }

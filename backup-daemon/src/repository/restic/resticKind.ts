@@ -38,3 +38,17 @@ async function writeRepositories(repositories: readonly ResticRepository[], run:
   // restic checks every blob by its hash; the run's tar has no one checksum of its own.
   return { name, size, sha256: '', partsCount: 1 }
 }
+
+/** `check-config`'s lines: each restic binary the entries use, its version and what a newer one would add (or why it cannot run). */
+export async function describeRestic(entries: readonly ResticStorageConfig[]): Promise<string[]> {
+  const lines: string[] = []
+  for (const binary of new Set(entries.map((entry) => entry.binary ?? 'restic'))) {
+    try {
+      const [version, ...missing] = describeVersion(await resticVersion(binary))
+      lines.push(`restic: ${version}`, ...missing.map((line) => `restic: ${line}`))
+    } catch (err) {
+      lines.push(`restic: ${binary}: ${(err as Error).message}`)
+    }
+  }
+  return lines
+}

@@ -95,6 +95,20 @@ jobs:
   })
   after(() => tmp?.remove())
 
+  it('check-config names the restic version and what a newer one would add; a missing binary fails the run, naming it', async () => {
+    const check = await cli('check-config')
+    expect(check.code, check.out).to.equal(0)
+    expect(check.out).to.match(/restic: restic \d+\.\d+\.\d+ \(minimum 0\.14\)/)
+    const missing = join(tmp.dir, 'missing.yaml')
+    await writeFile(
+      missing,
+      `dataDir: ./data-missing\njobs:\n  - name: nobin\n    sources: [{ type: local, name: files, path: ./src }]\n    storages: [{ type: restic, name: r, repository: ./repo-missing, password: x, binary: ./no-such-restic }]\n`,
+    )
+    const run = await runCli(['run', 'nobin', '--config', missing], { cwd: tmp.dir, env })
+    expect(run.code, run.out).to.not.equal(0)
+    expect(run.out).to.include('no-such-restic').and.include('install the "restic" package')
+  })
+
   let first = ''
   it('runs into a new repository; the run is listed in the spec shape and restores files and the database', async () => {
     const run = await cli('run', 'site')
