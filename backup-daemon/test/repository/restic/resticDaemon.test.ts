@@ -7,15 +7,14 @@
  * pack file, naming it; retention through `forget --prune`.
  */
 import { expect } from 'chai'
-import { createHash } from 'node:crypto'
-import { readdir, readFile, readlink, lstat, writeFile, appendFile } from 'node:fs/promises'
+import { appendFile, lstat, readdir, readFile, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
-import { join, relative } from 'node:path'
-import { resticJson, type ResticTarget } from '../../../src/repository/restic/resticProcess.js'
-import { restic } from '../../../src/repository/restic/resticProcess.js'
+import { join } from 'node:path'
+import { restic, resticJson, type ResticTarget } from '../../../src/repository/restic/resticProcess.js'
 import { resticVersion } from '../../../src/repository/restic/resticVersion.js'
 import { makeTree, tempDir } from '../../engine/helpers.js'
 import { runCli } from '../../support/runCli.js'
+import { treeOf } from './support/treeOf.js'
 
 interface Db {
   exec(sql: string): void
@@ -23,27 +22,6 @@ interface Db {
   close(): void
 }
 const Database = createRequire(import.meta.url)('libsql') as new (path: string) => Db
-
-/** Every file, folder and link below `root`: relative path → sha256, `dir` or `-> target`. */
-export async function treeOf(root: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {}
-  const walk = async (dir: string) => {
-    for (const entry of await readdir(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name)
-      const key = relative(root, path)
-      if (entry.isDirectory()) {
-        out[key] = 'dir'
-        await walk(path)
-      } else if (entry.isSymbolicLink()) out[key] = `-> ${await readlink(path)}`
-      else
-        out[key] = createHash('sha256')
-          .update(await readFile(path))
-          .digest('hex')
-    }
-  }
-  await walk(root)
-  return out
-}
 
 const withoutExcluded = (tree: Record<string, string>) =>
   Object.fromEntries(Object.entries(tree).filter(([path]) => !path.endsWith('.tmp') && path !== 'cache' && !path.startsWith('cache/')))
