@@ -30,9 +30,12 @@ async function writeRepositories(repositories: readonly ResticRepository[], run:
     const version = await resticVersion(repository.target.binary)
     const [line, ...missing] = describeVersion(version)
     run.log('info', `restic "${repository.name}": ${line}${missing.length ? `; ${missing.join('; ')}` : ''}`)
+    // Listed first: a listing that finds the repository spares `ensureRepository` its own restic command.
+    const [previous] = await repository.previousRuns()
     await ensureRepository(repository.target, run.signal)
     const identity = await repository.identity()
-    size = await writeResticRun({ target: repository.target, identity, version, name: repository.name }, run, name, run.createSources())
+    const into = { target: repository.target, identity, version, name: repository.name, ...(previous && { previous }) }
+    size = await writeResticRun(into, run, name, run.createSources())
     run.log('info', `committed ${name} to restic "${repository.name}"`)
   }
   // restic checks every blob by its hash; the run's tar has no one checksum of its own.

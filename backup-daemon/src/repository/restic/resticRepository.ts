@@ -10,7 +10,7 @@ import type { ReadOptions, SnapshotRepository, StoredSnapshot, VerifyResult } fr
 import { describeForeignLocks, removeOwnDeadLocks } from './resticLocks.js'
 import { restic, resticJson, type ResticTarget } from './resticProcess.js'
 import { groupRuns, listFilter, type ResticRunRecord, type ResticSnapshot, type RunIdentity } from './resticRuns.js'
-import { ensureRepository, resticLocked } from './resticSession.js'
+import { isMissing, markRepositoryExists, resticLocked } from './resticSession.js'
 import { openRunTar } from './resticTar.js'
 import { resticVersion } from './resticVersion.js'
 
@@ -18,13 +18,24 @@ export interface ResticRepository extends SnapshotRepository {
   readonly target: ResticTarget
   /** The job and daemon whose snapshots these are (resolved on first use: the daemon id is read from disk). */
   identity(): Promise<RunIdentity>
+  /** Committed runs as last listed by this object (listed now when never): a write's parent snapshots. */
+  previousRuns(): Promise<ResticRunRecord[]>
 }
 
 export function resticRepository(name: string, job: string, target: ResticTarget, identity: () => Promise<RunIdentity>): ResticRepository {
+  /** The last listing, kept for the write that follows `removeLeftovers` in a run (its parent snapshots). */
+  let listed: ResticRunRecord[] | undefined
   const runs = async (): Promise<ResticRunRecord[]> => {
-    await ensureRepository(target)
-    const snapshots = await resticJson<ResticSnapshot[] | null>(target, ['snapshots', '--no-lock', ...listFilter(await identity())])
-    return groupRuns(snapshots ?? [])
+    let snapshots: ResticSnapshot[] | null
+    try {
+      snapshots = await resticJson<ResticSnapshot[] | null>(target, ['snapshots', '--no-lock', ...listFilter(await identity())])
+    } catch (err) {
+      // No repository yet: no runs (the first write creates it).
+      if (isMissing(err)) return (listed = [])
+      throw err
+    }
+    markRepositoryExists(target)
+    return (listed = groupRuns(snapshots ?? []))
   }
   /** Removes this host's dead locks; a stale lock of another host stops an exclusive command, saying whose. */
   const unlockOwn = async () => {
@@ -53,7 +64,14 @@ export function resticRepository(name: string, job: string, target: ResticTarget
       await forgetIds(leftovers)
       return leftovers.length
     },
+    async previousRuns() {
+      // Once: the run about to be written makes this listing old.
+      const known = listed ?? (await runs())
+      listed = undefined
+      return known.filter((run) => run.commit)
+    },
     async forget(names) {
+      listed = undefined
       const doomed = (await runs()).filter((run) => run.commit && names.includes(run.name))
       // The commit snapshots first: a forget stopped half-way leaves unlisted leftovers, never a listed run missing a source.
       await unlockOwn()

@@ -5,7 +5,8 @@
  * - `job=<job>`, `daemon=<daemon id>`, `run=<run name>` on every one;
  * - `source=<source name>` on a source's snapshot, and `dump` when it holds the source's entries as one
  *   tar (`/<source name>.tar`, a database dump) rather than the source's folder;
- * - `commit` and `size=<bytes of the run's tar>` on the commit snapshot, written last.
+ * - `commit`, `size=<bytes of the run's tar>` and `part=<source>=<bytes>` per source on the commit
+ *   snapshot, written last (a source unchanged since the previous run takes its recorded size).
  * A run is listed only with its commit snapshot: what a killed run left has none and is a leftover.
  */
 
@@ -24,6 +25,8 @@ export interface RunSource {
   /** `tree`: the folder at `root`; `dump`: the source's entries as the tar file `root` (`/<name>.tar`). */
   form: 'tree' | 'dump'
   root: string
+  /** Its bytes in the run's tar, as the commit recorded them (`part=<source>=<bytes>`). */
+  size?: number
 }
 
 export interface ResticRunRecord {
@@ -78,6 +81,11 @@ export function groupRuns(snapshots: ResticSnapshot[]): ResticRunRecord[] {
     if (snapshot.tags?.includes('commit')) {
       run.commit = snapshot
       run.size = Number(tagValue(snapshot.tags, 'size') ?? 0)
+      for (const tag of snapshot.tags) {
+        const part = /^part=([^=]+)=(\d+)$/.exec(tag)
+        const source = part && run.sources.find((s) => s.name === part[1])
+        if (source) source.size = Number(part![2])
+      }
       continue
     }
     const source = tagValue(snapshot.tags, 'source')

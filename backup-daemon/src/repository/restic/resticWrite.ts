@@ -15,7 +15,7 @@ import type { WriteRun } from '../types.js'
 import { excludedPaths, writeExcludeFile } from './excludeFile.js'
 import { restic, type ResticTarget } from './resticProcess.js'
 import { replayableStdin } from './replayableStdin.js'
-import { commitFilename, runTags, tagArgs, type RunIdentity, type RunSource } from './resticRuns.js'
+import { commitFilename, runTags, tagArgs, type ResticRunRecord, type RunIdentity, type RunSource } from './resticRuns.js'
 import { resticLocked } from './resticSession.js'
 import { tarEnd, tarSizeOfTree } from './resticTar.js'
 import { supports, type ResticVersion } from './resticVersion.js'
@@ -26,11 +26,17 @@ export interface ResticWriteTarget {
   version: ResticVersion
   /** The storage entry's name (log lines). */
   name: string
+  /** The job's newest committed run: its folder snapshots are the parents of this run's. */
+  previous?: ResticRunRecord
 }
 
 /** restic's `backup --json` summary (the fields used). */
 interface BackupSummary {
   snapshot_id: string
+  files_new: number
+  files_changed: number
+  dirs_new: number
+  dirs_changed: number
   data_added: number
   total_bytes_processed: number
 }
@@ -61,10 +67,16 @@ export async function writeResticRun(into: ResticWriteTarget, run: WriteRun, nam
             log('warn', `source "${source.name}": ${JSON.stringify(path)} matches an exclude but restic cannot be told so; it is backed up`)
         }
         log('info', `restic "${into.name}": backing up source "${source.name}" (${source.type}) from ${tree.path}`)
-        const args = [...common, ...tagArgs([...tags, `source=${source.name}`]), ...excludeArgs, tree.path]
+        // The previous run's snapshot of this folder as the parent, named (restic 0.14 picks by host and paths only).
+        const parent = into.previous?.sources.find((s) => s.name === source.name && s.form === 'tree' && s.root === tree.path)
+        const parentArgs = parent ? ['--parent', parent.id] : []
+        const args = [...common, ...parentArgs, ...tagArgs([...tags, `source=${source.name}`]), ...excludeArgs, tree.path]
         summary = await backup(into, args, run)
         const stored: RunSource = { name: source.name, id: summary.snapshot_id, form: 'tree', root: tree.path }
-        size += await tarSizeOfTree(into.target, stored, signal)
+        // Nothing new or changed against the parent: the same entries, so the same tar size (one restic command less).
+        const unchanged = parent?.size !== undefined && summary.files_new + summary.files_changed + summary.dirs_new + summary.dirs_changed === 0
+        stored.size = unchanged ? parent.size : await tarSizeOfTree(into.target, stored, signal)
+        size += stored.size!
         written.push(stored)
       } else {
         run.progress.phase('dumping')
@@ -77,8 +89,9 @@ export async function writeResticRun(into: ResticWriteTarget, run: WriteRun, nam
         })
         const args = [...common, ...retry, '--stdin', '--stdin-filename', `${source.name}.tar`, ...tagArgs([...tags, `source=${source.name}`, 'dump'])]
         summary = await backup(into, args, run, tar)
-        size += summary.total_bytes_processed - tarEnd
-        written.push({ name: source.name, id: summary.snapshot_id, form: 'dump', root: `/${source.name}.tar` })
+        const dumped = summary.total_bytes_processed - tarEnd
+        size += dumped
+        written.push({ name: source.name, id: summary.snapshot_id, form: 'dump', root: `/${source.name}.tar`, size: dumped })
       }
       log(
         'info',
@@ -87,7 +100,13 @@ export async function writeResticRun(into: ResticWriteTarget, run: WriteRun, nam
     }
     run.progress.phase('uploading')
     const record = Buffer.from(`${JSON.stringify({ job: into.identity.job, run: name, size, sources: written }, null, 2)}\n`)
-    const commitArgs = [...common, '--stdin', '--stdin-filename', commitFilename, ...tagArgs([...tags, 'commit', `size=${size}`])]
+    const commitArgs = [
+      ...common,
+      '--stdin',
+      '--stdin-filename',
+      commitFilename,
+      ...tagArgs([...tags, 'commit', `size=${size}`, ...written.map((s) => `part=${s.name}=${s.size}`)]),
+    ]
     await resticLocked(into.target, commitArgs, { signal, stdin: () => Readable.from([record]) }, into.version)
     return size
   } finally {
