@@ -57,7 +57,8 @@ function makeTree(dir: string, bytes: number): number {
   mkdirSync(join(dir, 'large'), { recursive: true })
   const large = Math.ceil((bytes - written) / 4)
   for (let i = 0; i < 4; i++) {
-    for (let done = 0; done < large; done += 16 * MiB) writeFileSync(join(dir, 'large', `big${i}.bin`), content(Math.min(16 * MiB, large - done)), { flag: done ? 'a' : 'w' })
+    for (let done = 0; done < large; done += 16 * MiB)
+      writeFileSync(join(dir, 'large', `big${i}.bin`), content(Math.min(16 * MiB, large - done)), { flag: done ? 'a' : 'w' })
     written += large
   }
   return written
@@ -163,14 +164,24 @@ async function main(): Promise<void> {
     )
   }
   printResult('restic-first-run', totals.pipeline / totals.firstDaemon, 'the speed of tar | zstd -3 -T0 (first run into a new repository)')
-  printResult('restic-unchanged-run', totals.pipeline / totals.secondDaemon, `the speed of tar | zstd -3 -T0, +${(added / 1024).toFixed(1)} KiB (target < 1024 KiB)`, '>= 1.5x')
+  printResult(
+    'restic-unchanged-run',
+    totals.pipeline / totals.secondDaemon,
+    `the speed of tar | zstd -3 -T0, +${(added / 1024).toFixed(1)} KiB (target < 1024 KiB)`,
+    '>= 1.5x',
+  )
 
   const before = sizeOf(join(work, 'repo'))
   const changed = changeOnePercent(tree)
   const third = await daemonRun(work)
   peak = Math.max(peak, third.peakMiB)
   const growth = sizeOf(join(work, 'repo')) - before
-  printResult('restic-1pct-changed', growth / changed, `the changed bytes added (${mib(growth)} for ${mib(changed)} changed, ${third.seconds.toFixed(2)} s)`, '<= 2x')
+  printResult(
+    'restic-1pct-changed',
+    growth / changed,
+    `the changed bytes added (${mib(growth)} for ${mib(changed)} changed, ${third.seconds.toFixed(2)} s)`,
+    '<= 2x',
+  )
   printResult('restic-peak-rss', peak / 150, `of 150 MiB (peak RSS ${peak.toFixed(0)} MiB)`, '< 1x')
 
   if (nights > 0) {
@@ -183,7 +194,11 @@ async function main(): Promise<void> {
     }
     const repository = sizeOf(join(work, 'repo'))
     // The repository holds the runs above too; the archives count only the nights (the repository's side is the larger).
-    printResult('restic-nights-storage', archives / repository, `less storage than ${nights} nightly tar.zst archives (repository ${mib(repository)}, archives ${mib(archives)}, one archive ${mib(zstBytes)})`)
+    printResult(
+      'restic-nights-storage',
+      archives / repository,
+      `less storage than ${nights} nightly tar.zst archives (repository ${mib(repository)}, archives ${mib(archives)}, one archive ${mib(zstBytes)})`,
+    )
   }
   rmSync(work, { recursive: true, force: true })
 }

@@ -74,7 +74,10 @@ export async function writeResticRun(into: ResticWriteTarget, run: WriteRun, nam
         summary = await backup(into, args, run)
         const stored: RunSource = { name: source.name, id: summary.snapshot_id, form: 'tree', root: tree.path }
         // Nothing new or changed against the parent: the same entries, so the same tar size (one restic command less).
-        const unchanged = parent?.size !== undefined && summary.files_new + summary.files_changed + summary.dirs_new + summary.dirs_changed === 0
+        // restic also stores the folders above the path (`/srv`, `/srv/media`), whose times change with their
+        // other contents: changed, they count in dirs_changed; a change below the path changes the folder itself too.
+        const above = tree.path.split('/').filter(Boolean).length - 1
+        const unchanged = parent?.size !== undefined && summary.files_new + summary.files_changed + summary.dirs_new === 0 && summary.dirs_changed <= above
         stored.size = unchanged ? parent.size : await tarSizeOfTree(into.target, stored, signal)
         size += stored.size!
         written.push(stored)
