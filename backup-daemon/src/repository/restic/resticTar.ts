@@ -7,12 +7,14 @@
  * - A dump source's snapshot is one file, `/<source name>.tar`, our own tar of its entries (already named
  *   `<source name>/…`): `restic dump <id> /<source name>.tar` gives its bytes, passed on without its two end blocks.
  * The length is known before reading (a download's Content-Length): the writer computes it from the
- * snapshot's listing (`restic find --json`), with the very header code the read uses (`tarSizeOfTree`).
+ * snapshot's listing (`restic find --json`, parsed node by node), with the very header code the read uses
+ * (`tarSizeOfTree`).
  */
 import { PassThrough, type Readable } from 'node:stream'
 import { forEachTarEntry } from '../../archive/forEachTarEntry.js'
 import { TarWriter, type TarHeader } from '../../tar/tarWriter.js'
-import { resticJson, resticStream, type ResticTarget } from './resticProcess.js'
+import { jsonObjectsAt } from './jsonObjects.js'
+import { resticStream, type ResticTarget } from './resticProcess.js'
 import type { RunSource } from './resticRuns.js'
 
 const block = 512
@@ -46,10 +48,11 @@ function headerSize(writer: TarWriter, header: TarHeader, size: number): number 
 
 /** The bytes a folder snapshot takes in the run's tar (headers, bodies, padding), from its listing. */
 export async function tarSizeOfTree(target: ResticTarget, source: RunSource, signal?: AbortSignal): Promise<number> {
-  const found = await resticJson<{ matches: FoundNode[] }[]>(target, ['find', '--snapshot', source.id, '*'], signal ? { signal } : {})
+  // `[{"matches":[{node},…],…}]`: the nodes are the objects at depth 3, parsed as they come.
+  const found = resticStream(target, ['find', '--json', '--snapshot', source.id, '*'], signal ? { signal } : {})
   const writer = new TarWriter(64 * 1024)
   let total = 0
-  for (const node of found.flatMap((f) => f.matches)) {
+  for await (const node of jsonObjectsAt<FoundNode>(found, 3)) {
     const type = tarTypes[node.type as keyof typeof tarTypes]
     const name = entryName(node.path, source.root, source.name)
     if (!type || !name) continue
