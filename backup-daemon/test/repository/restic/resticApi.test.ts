@@ -92,6 +92,8 @@ describe('restic storage through the API (served daemon: list, download, verify,
     const verified: TaskBody = await start('verify')
     expect(verified.status, verified.error).to.equal('success')
     expect(verified.progress!.bytesRead).to.equal(verified.progress!.totalBytes)
+    const log = ((await (await api.get('/jobs/site/logs?tail=50')).json()) as { logs: string[] }).logs.join('\n')
+    expect(log).to.match(/\[verify\] storage "dedup": intact \(1 part\(s\), \d+ bytes; restic check passed/)
 
     const restored = await start('restore', { target: { kind: 'files', path: join(tmp.dir, 'root', 'back') } })
     expect(restored.status, restored.error).to.equal('success')

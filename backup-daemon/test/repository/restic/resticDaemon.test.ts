@@ -135,6 +135,7 @@ jobs:
     const [newest] = await names()
     const good = await cli('verify', 'site', newest!)
     expect(good.code, good.out).to.equal(0)
+    expect(good.out).to.include('restic check passed and every blob of the run was read back')
     const packs = (await readdir(join(tmp.dir, 'repo/data'), { recursive: true, withFileTypes: true })).filter((e) => e.isFile())
     const pack = packs.sort((a, b) => a.name.localeCompare(b.name))[0]!
     const path = join(pack.parentPath, pack.name)
