@@ -54,7 +54,8 @@ describe('repository contract: restic', function () {
   describe('on a local repository', () => {
     const dataDir = () => join(tmp.dir, 'data')
     runRepositorySuite({
-      newJob: (name) => jobWith(tmp.dir, name, `{ type: restic, name: dedup, repository: ./repo-${name}, password: "correct horse battery" }`),
+      newJob: (name) =>
+        jobWith(tmp.dir, name, `{ type: restic, name: dedup, repository: ${join(tmp.dir, `repo-${name}`)}, password: "correct horse battery" }`),
       open: (job) => openJobRepository(job, { dataDir: dataDir() }),
       leaveLeftovers: (job) => leaveResticLeftovers(job, dataDir()),
     })
