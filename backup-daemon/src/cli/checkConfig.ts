@@ -1,9 +1,11 @@
 /**
  * @module cli/checkConfig
  * `backup-daemon check-config --config FILE`: every error with its place (exit 1), or `config OK`
- * after a notice per key written in the original service's spelling where we prefer ours.
+ * after a notice per key written in the original service's spelling where we prefer ours, and what the
+ * repository kinds in use run on (the restic version and what a newer one adds).
  */
 import { formatIssue } from '../config/ConfigError.js'
+import { describeRepositoryKinds } from '../repository/jobRepository.js'
 import { loadWithNotices, out } from './output.js'
 
 export async function checkConfig(file: string): Promise<number> {
@@ -11,6 +13,7 @@ export async function checkConfig(file: string): Promise<number> {
   const loaded = await loadWithNotices(file, { checkPaths: true })
   if (!loaded) return 1
   for (const notice of loaded.notices) out(`notice: ${formatIssue(file, notice)}`)
+  for (const line of await describeRepositoryKinds(loaded.config.jobs)) out(line)
   out(`config OK: ${loaded.config.jobs.length} job(s)`)
   return 0
 }

@@ -13,11 +13,13 @@ export interface JobContext {
   job: JobConfig
   /** The storage entries to read (all of the job's, or the one `--storage` names). */
   entries: StorageConfig[]
+  /** The daemon's data folder (a restic repository's daemon id). */
+  dataDir?: string
 }
 
 /** The job's snapshots on the chosen entries (`wrapStorage`: e.g. the `--limit-download` pace). */
 export const repositoryOf = (opened: JobContext, options: Omit<OpenJobRepositoryOptions, 'entries'> = {}): JobRepository =>
-  openJobRepository(opened.job, { ...options, entries: opened.entries })
+  openJobRepository(opened.job, { ...options, entries: opened.entries, ...(opened.dataDir && { dataDir: opened.dataDir }) })
 
 /** `did you mean "x"? ` when a known name is near `name`. */
 const nearest = (name: string, known: string[]) => {
@@ -46,5 +48,5 @@ export async function openJob(file: string, name: string, storage?: string, comm
     process.stderr.write(`${command}: --storage "${storage}": job "${name}" has no such storage; ${nearest(storage!, names)}(storages: ${names.join(', ')})\n`)
     return 2
   }
-  return { job, entries }
+  return { job, entries, dataDir: config.dataDir }
 }

@@ -58,9 +58,11 @@ export async function verifyIn(
       context.signal.throwIfAborted()
       const what = `${where}: ${location.snapshot.view.name}`
       if (result.ok) {
-        const checked = result.sha256
-          ? `sha256 ${result.sha256}`
-          : `no checksum to compare (not written by this daemon): ${result.entries ?? 0} entries read to the end`
+        const checked = result.checkedBy
+          ? result.checkedBy
+          : result.sha256
+            ? `sha256 ${result.sha256}`
+            : `no checksum to compare (not written by this daemon): ${result.entries ?? 0} entries read to the end`
         context.log('info', `${what}: OK (${result.partsChecked} part(s), ${result.bytes} bytes, ${checked})`)
       } else {
         failed++

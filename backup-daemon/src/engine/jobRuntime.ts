@@ -70,7 +70,7 @@ export function jobRuntimes(config: DaemonConfig, log: EngineLog): Map<string, J
       job.name,
       {
         config: job,
-        repository: openJobRepository(job, { context: { log: log.job(job.name) } }),
+        repository: openJobRepository(job, { context: { log: log.job(job.name) }, dataDir: config.dataDir }),
         notifiers: createNotifiers(job.notify),
         status: 'idle',
       },

@@ -111,6 +111,8 @@ const storageKeys: Record<string, string> = {
   downloadMode: 'downloadMode',
   signedUrlTTL: 'signedUrlTTL',
   pullZoneTokenTTL: 'pullZoneTokenTTL',
+  repository: 'repository',
+  passwordFile: 'passwordFile',
 }
 
 function copyAllowed(entry: Record<string, unknown>, keys: Record<string, string>, out: Detail): void {
@@ -150,6 +152,8 @@ function storageDetail(storage: StorageConfig): StorageDetail {
   copyAllowed(entry, storageKeys, out)
   if (typeof entry.privateKey === 'string') out.hasPrivateKey = entry.privateKey !== ''
   if (typeof entry.knownHosts === 'string') out.hasKnownHosts = entry.knownHosts !== ''
+  // A restic repository's backend variables: their names, never their values.
+  if (entry.env && typeof entry.env === 'object') out.envNames = Object.keys(entry.env)
   if (typeof entry.url === 'string') {
     out.hasUrl = entry.url !== ''
     out.urlHost = urlHost(entry.url)

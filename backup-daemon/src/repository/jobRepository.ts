@@ -9,11 +9,13 @@
 import type { JobConfig, RetentionConfig, StorageConfig } from '../config/types.js'
 import type { LogLevel } from '../logs/formatLine.js'
 import { SnapshotNotFoundError } from '../runs/errors.js'
-import { createStorage } from '../storages/all.js'
+import { createStorage, storageFactory } from '../storages/all.js'
+import type { ResticStorageConfig } from '../storages/restic/index.js'
 import type { Storage, StorageContext } from '../storages/types.js'
 import { archiveKind } from './archives/archiveKind.js'
 import { archiveRepository } from './archives/archiveRepository.js'
 import { jobLayout } from './archives/layout.js'
+import { describeRestic, resticKind } from './restic/resticKind.js'
 import { describePolicy, snapshotsToKeep } from './retentionPlan.js'
 import type { RepositoryKind, SnapshotDownload, SnapshotRepository, StoredSnapshot, WriteRun, WrittenSnapshot } from './types.js'
 
@@ -47,6 +49,39 @@ export interface OpenJobRepositoryOptions {
   context?: StorageContext
   /** Wraps every storage as built (the CLI's `--limit-download`). */
   wrapStorage?(storage: Storage): Storage
+  /** The daemon's data folder (a restic repository's daemon id and cache); needed by a job with a `type: restic` entry. */
+  dataDir?: string
+}
+
+/** A repository kind other than archives: how a job's entries of it are opened, and what `check-config` says of it. */
+interface RepositoryKindEntry {
+  open(job: JobConfig, entries: StorageConfig[], options: OpenJobRepositoryOptions): RepositoryKind
+  /** Lines about the tool the kind runs (its version, what a newer one adds), for the entries using it. */
+  describe?(entries: StorageConfig[]): Promise<string[]>
+}
+
+/**
+ * Storage entries whose type declares a repository kind (`StorageEntryType.repository`), by that kind;
+ * every other entry is an archive repository in an object store.
+ */
+const repositoryKinds: Record<string, RepositoryKindEntry> = {
+  restic: {
+    open: (job, entries, { dataDir }) => {
+      if (!dataDir) throw new Error(`job "${job.name}": a restic storage needs the daemon's dataDir`)
+      return resticKind(job.name, entries as ResticStorageConfig[], { dataDir })
+    },
+    describe: (entries) => describeRestic(entries as ResticStorageConfig[]),
+  },
+}
+
+/** What `check-config` says of the repository kinds the jobs use (e.g. the restic version and what a newer one adds). */
+export async function describeRepositoryKinds(jobs: readonly JobConfig[]): Promise<string[]> {
+  const lines: string[] = []
+  for (const [kind, entry] of Object.entries(repositoryKinds)) {
+    const entries = jobs.flatMap((job) => job.storages.filter((storage) => storageFactory(storage.type)?.repository === kind))
+    if (entries.length && entry.describe) lines.push(...(await entry.describe(entries)))
+  }
+  return lines
 }
 
 /** `jobs[].defaultStorage` (a storage name), when the config has one. */
@@ -54,12 +89,21 @@ export const defaultStorageOf = (job: JobConfig): string | undefined => (job as 
 
 /** The job's repositories, one per storage entry. */
 export function openJobRepository(job: JobConfig, options: OpenJobRepositoryOptions = {}): JobRepository {
-  const archives = (options.entries ?? job.storages).map((entry) => {
-    const storage = createStorage(entry, options.context)
-    const includeJobName = (entry as { includeJobName?: boolean }).includeJobName !== false
-    return archiveRepository(options.wrapStorage ? options.wrapStorage(storage) : storage, jobLayout(job.name, includeJobName))
-  })
-  return jobRepository(job.name, [archiveKind(archives)], defaultStorageOf(job))
+  const entries = options.entries ?? job.storages
+  const kindOf = (entry: StorageConfig) => storageFactory(entry.type)?.repository
+  const archives = entries
+    .filter((entry) => kindOf(entry) === undefined)
+    .map((entry) => {
+      const storage = createStorage(entry, options.context)
+      const includeJobName = (entry as { includeJobName?: boolean }).includeJobName !== false
+      return archiveRepository(options.wrapStorage ? options.wrapStorage(storage) : storage, jobLayout(job.name, includeJobName))
+    })
+  const kinds: RepositoryKind[] = archives.length ? [archiveKind(archives)] : []
+  for (const [kind, open] of Object.entries(repositoryKinds)) {
+    const ofKind = entries.filter((entry) => kindOf(entry) === kind)
+    if (ofKind.length) kinds.push(open.open(job, ofKind, options))
+  }
+  return jobRepository(job.name, kinds, defaultStorageOf(job))
 }
 
 /** The job's archive repositories in storages built elsewhere (tests, tools), each in the default layout `J/`. */

@@ -53,6 +53,8 @@ export interface VerifyResult {
   entries?: number
   /** The whole snapshot's sha256 that every byte was checked against; absent when there was none to compare. */
   sha256?: string
+  /** What was checked, in words, for a kind that checks otherwise than by a manifest's sha256 (restic: its blobs' hashes). */
+  checkedBy?: string
 }
 
 /** How a download is answered: bytes from the daemon, or a redirect to a signed storage URL. */

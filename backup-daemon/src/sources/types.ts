@@ -69,6 +69,20 @@ export interface Source {
    * nothing. Goes into the snapshot's record (`tar/snapshotRecord.ts`) under the source's name.
    */
   recorded?(): SourceRecord | undefined
+  /**
+   * Optional: the source as a folder on this machine (the local source's folder; a remote source's mirror,
+   * synced first), for a repository that backs folders up itself (restic: an unchanged file costs a stat).
+   * Undefined when there is none this time (a remote source without a mirror): its entries are read then.
+   */
+  tree?(signal: AbortSignal): Promise<SourceTree | undefined>
+}
+
+/** A source's folder (`Source.tree`): its contents go under `<source name>/`, minus what `excluded` matches. */
+export interface SourceTree {
+  /** Absolute path of the folder. */
+  path: string
+  /** True for a path (relative to `path`, `/`-separated) left out; a folder left out is left out whole. */
+  excluded?(relativePath: string): boolean
 }
 
 /** What a source building its own tar bytes reports (it reads the files itself). */

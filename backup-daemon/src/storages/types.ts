@@ -74,12 +74,12 @@ export interface StorageConfigBase {
 }
 
 /**
- * One storage type: the schema of its config entry and how to build it. Registered in `storages/all.ts`.
- * The config type is the schema's output (`z.output<typeof schema>`, defaults applied by the schema) and
- * `config/types.ts` derives its union from the registry, so a new type is one folder plus one line in
- * `storages/all.ts`.
+ * What the config knows of one storage type: the schema of its entry, its secret and path keys. An
+ * object store adds how to build it (`StorageFactory`); an entry that is a repository of another kind
+ * (a restic repository, `storages/restic`) names that kind in `repository` instead, and the repository
+ * layer opens it (`repository/jobRepository.ts`).
  */
-export interface StorageFactory<C extends StorageConfigBase = StorageConfigBase> {
+export interface StorageEntryType<C extends StorageConfigBase = StorageConfigBase> {
   type: C['type']
   /** Strict zod object for one `jobs[].storages[]` entry with `type` as a literal; its output is `C`. */
   configSchema: z.ZodObject
@@ -87,6 +87,19 @@ export interface StorageFactory<C extends StorageConfigBase = StorageConfigBase>
   secretKeys: string[]
   /** Keys that are filesystem paths, resolved against the config file's folder. */
   pathKeys?: string[]
+  /** The repository kind of an entry that is not an object store (e.g. `restic`); absent for a `StorageFactory`. */
+  repository?: string
+  /** Builds the storage (object stores only); `context` is where it may log. */
+  create?(config: C, context?: StorageContext): Storage
+}
+
+/**
+ * One storage type: the schema of its config entry and how to build it. Registered in `storages/all.ts`.
+ * The config type is the schema's output (`z.output<typeof schema>`, defaults applied by the schema) and
+ * `config/types.ts` derives its union from the registry, so a new type is one folder plus one line in
+ * `storages/all.ts`.
+ */
+export interface StorageFactory<C extends StorageConfigBase = StorageConfigBase> extends StorageEntryType<C> {
   /** Builds the storage; `context` is where it may log (absent: warnings go to the process's stderr). */
   create(config: C, context?: StorageContext): Storage
 }

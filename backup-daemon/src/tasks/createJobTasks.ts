@@ -97,7 +97,8 @@ export function createJobTasks({ config, job, backupRunning, runner }: JobTasksD
       context.meter.currentSource = copy.repository.name
       const result = await copy.snapshot.verify(readOptions(jobConfig, context))
       if (result.ok) {
-        const checked = result.sha256 ? 'sha256 of every part matches the manifest' : `no manifest: ${result.entries ?? 0} entries read to the end`
+        const checked =
+          result.checkedBy ?? (result.sha256 ? 'sha256 of every part matches the manifest' : `no manifest: ${result.entries ?? 0} entries read to the end`)
         context.log('info', `${where}: intact (${result.partsChecked} part(s), ${result.bytes} bytes; ${checked})`)
         intact.push(copy)
         if (!all) break

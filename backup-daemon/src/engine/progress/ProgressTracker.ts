@@ -87,6 +87,8 @@ export class ProgressTracker implements RunTracker {
       ...(source.tarChunks && { tarChunks: (signal: AbortSignal, hooks: TarChunkHooks) => this.tarChunks(source, signal, hooks) }),
       // What the source recorded for a restore drill, passed on as it is.
       ...(source.recorded && { recorded: () => source.recorded!() }),
+      // A repository that backs the folder up itself (restic) reports its bytes through `written`.
+      ...(source.tree && { tree: (signal: AbortSignal) => (this.enterSource(source), source.tree!(signal)) }),
     }))
   }
 

@@ -16,8 +16,8 @@ import { isHostRetryable } from '../../storages/host/isHostRetryable.js'
 import { retry } from '../../storages/remote/retry.js'
 import { UpstreamStatusError } from '../../storages/remote/UpstreamStatusError.js'
 import type { RemoteObject } from '../support/mirrorRemote.js'
-import { mirroredBatches } from '../support/mirroredBatches.js'
-import type { Source, SourceContext, SourceEntry } from '../types.js'
+import { mirroredBatches, mirroredTree, type MirroredSourceSpec } from '../support/mirroredBatches.js'
+import type { Source, SourceContext, SourceEntry, SourceTree } from '../types.js'
 import type { HostSourceConfig } from './schema.js'
 
 /** The API's `LastChanged` is UTC without a zone suffix (`2024-05-01T10:00:00.123`). */
@@ -50,21 +50,26 @@ export class HostSource implements Source {
   }
 
   batches(signal: AbortSignal): AsyncIterable<SourceEntry[]> {
-    const what = `zone "${this.config.zoneName}"${this.root ? `, folder "${this.root}/"` : ''}`
-    return mirroredBatches(
-      {
-        name: this.name,
-        type: this.type,
-        context: this.context,
-        what,
-        syncPath: this.config.syncPath,
-        excludes: this.config.excludes,
-        workers: this.config.extraParams.workers,
-        list: (s) => this.list(s),
-        download: (object, s) => this.download(object, s),
-      },
-      signal,
-    )
+    return mirroredBatches(this.mirror(), signal)
+  }
+
+  /** With `syncPath`: the mirror folder, synced (a restic repository backs it up as a path). */
+  tree(signal: AbortSignal): Promise<SourceTree | undefined> {
+    return mirroredTree(this.mirror(), signal)
+  }
+
+  private mirror(): MirroredSourceSpec {
+    return {
+      name: this.name,
+      type: this.type,
+      context: this.context,
+      what: `zone "${this.config.zoneName}"${this.root ? `, folder "${this.root}/"` : ''}`,
+      syncPath: this.config.syncPath,
+      excludes: this.config.excludes,
+      workers: this.config.extraParams.workers,
+      list: (s) => this.list(s),
+      download: (object, s) => this.download(object, s),
+    }
   }
 
   private zonePath(relative: string): string {

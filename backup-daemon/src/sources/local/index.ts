@@ -13,7 +13,7 @@ import { countLocalTrees } from './countLocalTrees.js'
 import { excludeMatcher } from '../support/excludeMatcher.js'
 import { topOf, walkTree } from './localWalk.js'
 import { sourceName } from '../support/sourceName.js'
-import type { Source, SourceContext, SourceEntry, SourceFactory, TarChunkHooks } from '../types.js'
+import type { Source, SourceContext, SourceEntry, SourceFactory, SourceTree, TarChunkHooks } from '../types.js'
 
 /** A batch ends after this many entries or bytes of small files: the event loop gets a turn between batches. */
 const batchEntries = 64
@@ -114,6 +114,13 @@ export class LocalSource implements Source {
     if (this.tarBuilder === 'batches') return undefined
     const inThread = this.tarBuilder === 'thread'
     return tarWorkerTree({ root: this.root, name: this.name, exclude: this.exclude, signal, hooks, log: this.context.log, inThread })
+  }
+
+  /** The folder itself (a restic repository backs it up as a path). */
+  async tree(signal: AbortSignal): Promise<SourceTree> {
+    signal.throwIfAborted()
+    await topOf(this.root, this.name)
+    return { path: this.root, ...(this.excluded && { excluded: this.excluded }) }
   }
 }
 

@@ -8,8 +8,8 @@ import { escapeName } from '../../logs/escapeControl.js'
 import type { S3Client } from '@aws-sdk/client-s3'
 import { Readable } from 'node:stream'
 import type { RemoteObject } from '../support/mirrorRemote.js'
-import { mirroredBatches } from '../support/mirroredBatches.js'
-import type { Source, SourceContext, SourceEntry } from '../types.js'
+import { mirroredBatches, mirroredTree, type MirroredSourceSpec } from '../support/mirroredBatches.js'
+import type { Source, SourceContext, SourceEntry, SourceTree } from '../types.js'
 import type { S3SourceConfig } from './schema.js'
 
 /** The key prefix of `path`: no leading slash, one trailing slash (empty for the whole bucket). */
@@ -55,22 +55,28 @@ export class S3Source implements Source {
   }
 
   batches(signal: AbortSignal): AsyncIterable<SourceEntry[]> {
+    return mirroredBatches(this.mirror(), signal)
+  }
+
+  /** With `syncPath`: the mirror folder, synced (a restic repository backs it up as a path). */
+  tree(signal: AbortSignal): Promise<SourceTree | undefined> {
+    return mirroredTree(this.mirror(), signal)
+  }
+
+  private mirror(): MirroredSourceSpec {
     const prefix = s3Prefix(this.config.path)
     const what = `bucket "${this.config.bucket}"${prefix ? `, prefix "${prefix}"` : ''}`
-    return mirroredBatches(
-      {
-        name: this.name,
-        type: this.type,
-        context: this.context,
-        what,
-        syncPath: this.config.syncPath,
-        excludes: this.config.excludes,
-        workers: this.config.extraParams.workers,
-        list: (s) => this.list(prefix, what, s),
-        download: (object, s) => this.download(prefix, object, s),
-      },
-      signal,
-    )
+    return {
+      name: this.name,
+      type: this.type,
+      context: this.context,
+      what,
+      syncPath: this.config.syncPath,
+      excludes: this.config.excludes,
+      workers: this.config.extraParams.workers,
+      list: (s) => this.list(prefix, what, s),
+      download: (object, s) => this.download(prefix, object, s),
+    }
   }
 
   private async *list(prefix: string, what: string, signal: AbortSignal): AsyncIterable<RemoteObject> {

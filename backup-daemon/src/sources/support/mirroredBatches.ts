@@ -4,14 +4,15 @@
  * a warning, `excludes` applied), mirrored into a local folder (`mirrorRemote`), and that folder is
  * archived like a `local` source as `<name>/<relative path>`. Without `syncPath` the folder is a
  * temporary one, removed once the archive moved past the source, or on failure or cancel; with
- * `syncPath` it is kept between runs so only new or changed objects are fetched next time.
+ * `syncPath` it is kept between runs so only new or changed objects are fetched next time, and the
+ * source can be handed over as that folder (`mirroredTree`: a restic repository backs it up as a path).
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import type { Readable } from 'node:stream'
 import { LocalSource } from '../local/index.js'
-import type { SourceContext, SourceEntry } from '../types.js'
+import type { SourceContext, SourceEntry, SourceTree } from '../types.js'
 import { formatBytes } from './countingStream.js'
 import { excludeMatcher } from './excludeMatcher.js'
 import { mirrorRemote, safeRelativePath, type RemoteObject } from './mirrorRemote.js'
@@ -32,6 +33,28 @@ export interface MirroredSourceSpec {
 
 export async function* mirroredBatches(spec: MirroredSourceSpec, signal: AbortSignal): AsyncIterable<SourceEntry[]> {
   signal.throwIfAborted()
+  const dir = spec.syncPath ?? (await mkdtemp(join(tmpdir(), `backup-daemon-${spec.type}-`)))
+  try {
+    await syncMirror(spec, dir, signal)
+    yield* new LocalSource(spec.name, dir, [], spec.context).batches(signal)
+  } finally {
+    if (spec.syncPath === undefined) await rm(dir, { recursive: true, force: true })
+  }
+}
+
+/**
+ * The source as its mirror folder (`Source.tree`), brought up to date first: only with `syncPath` (a
+ * temporary mirror would be downloaded whole every run; without one the entries are read instead).
+ */
+export async function mirroredTree(spec: MirroredSourceSpec, signal: AbortSignal): Promise<SourceTree | undefined> {
+  if (spec.syncPath === undefined) return undefined
+  signal.throwIfAborted()
+  await syncMirror(spec, spec.syncPath, signal)
+  return { path: resolve(spec.syncPath) }
+}
+
+/** Lists the remote (unsafe paths skipped, excludes applied) and mirrors it into `dir`. */
+async function syncMirror(spec: MirroredSourceSpec, dir: string, signal: AbortSignal): Promise<void> {
   const log = (level: 'info' | 'warn', message: string) => spec.context.log(level, `source "${spec.name}": ${message}`)
   const excluded = excludeMatcher(spec.excludes)
   const objects: RemoteObject[] = []
@@ -50,19 +73,13 @@ export async function* mirroredBatches(spec: MirroredSourceSpec, signal: AbortSi
     bytes += object.size
   }
   log('info', `listed ${objects.length} object(s) (${formatBytes(bytes)}) in ${spec.what}${excludedCount ? `, ${excludedCount} excluded` : ''}`)
-  const dir = spec.syncPath ?? (await mkdtemp(join(tmpdir(), `backup-daemon-${spec.type}-`)))
-  try {
-    await mirrorRemote({
-      dir,
-      objects,
-      download: spec.download,
-      incremental: spec.syncPath !== undefined,
-      workers: spec.workers,
-      signal,
-      log: (message) => log('info', message),
-    })
-    yield* new LocalSource(spec.name, dir, [], spec.context).batches(signal)
-  } finally {
-    if (spec.syncPath === undefined) await rm(dir, { recursive: true, force: true })
-  }
+  await mirrorRemote({
+    dir,
+    objects,
+    download: spec.download,
+    incremental: spec.syncPath !== undefined,
+    workers: spec.workers,
+    signal,
+    log: (message) => log('info', message),
+  })
 }

@@ -1,0 +1,57 @@
+/**
+ * @module repository/restic/resticKind
+ * The restic kind (issue 27): the job's `type: restic` storage entries as repositories, and a run written
+ * into each of them in turn (sources are single-use: each repository backs up from new ones). The daemon's
+ * id (`<dataDir>/daemon-id`) tags its snapshots, so daemons sharing a repository list only their own.
+ */
+import type { ResticStorageConfig } from '../../storages/restic/index.js'
+import type { RepositoryKind, WriteRun, WrittenSnapshot } from '../types.js'
+import { resticRepository, type ResticRepository } from './resticRepository.js'
+import { runName } from './resticRuns.js'
+import { daemonId, ensureRepository, targetOf } from './resticSession.js'
+import { describeVersion, resticVersion } from './resticVersion.js'
+import { writeResticRun } from './resticWrite.js'
+
+export interface ResticKindOptions {
+  /** The daemon's data folder: its id and restic's cache live there. */
+  dataDir: string
+}
+
+export function resticKind(job: string, entries: readonly ResticStorageConfig[], options: ResticKindOptions): RepositoryKind {
+  const identity = async () => ({ job, daemon: await daemonId(options.dataDir) })
+  const repositories = entries.map((entry) => resticRepository(entry.name, job, targetOf(entry, options.dataDir), identity))
+  return { repositories, write: (run) => writeRepositories(repositories, run) }
+}
+
+async function writeRepositories(repositories: readonly ResticRepository[], run: WriteRun): Promise<WrittenSnapshot> {
+  const name = runName(run.job.name, run.createdAt)
+  let size = 0
+  for (const repository of repositories) {
+    const version = await resticVersion(repository.target.binary)
+    const [line, ...missing] = describeVersion(version)
+    run.log('info', `restic "${repository.name}": ${line}${missing.length ? `; ${missing.join('; ')}` : ''}`)
+    // Listed first: a listing that finds the repository spares `ensureRepository` its own restic command.
+    const [previous] = await repository.previousRuns()
+    await ensureRepository(repository.target, run.signal)
+    const identity = await repository.identity()
+    const into = { target: repository.target, identity, version, name: repository.name, ...(previous && { previous }) }
+    size = await writeResticRun(into, run, name, run.createSources())
+    run.log('info', `committed ${name} to restic "${repository.name}"`)
+  }
+  // restic checks every blob by its hash; the run's tar has no one checksum of its own.
+  return { name, size, sha256: '', partsCount: 1 }
+}
+
+/** `check-config`'s lines: each restic binary the entries use, its version and what a newer one would add (or why it cannot run). */
+export async function describeRestic(entries: readonly ResticStorageConfig[]): Promise<string[]> {
+  const lines: string[] = []
+  for (const binary of new Set(entries.map((entry) => entry.binary ?? 'restic'))) {
+    try {
+      const [version, ...missing] = describeVersion(await resticVersion(binary))
+      lines.push(`restic: ${version}`, ...missing.map((line) => `restic: ${line}`))
+    } catch (err) {
+      lines.push(`restic: ${binary}: ${(err as Error).message}`)
+    }
+  }
+  return lines
+}

@@ -1,0 +1,159 @@
+/**
+ * @module repository/restic/resticRepository
+ * One job's runs in one restic repository as the layer's `SnapshotRepository`: this daemon's committed
+ * runs of the job (`snapshots --json --tag job=…,daemon=…`, grouped by run), each a `StoredSnapshot`
+ * read through `restic dump` (`resticTar.ts`) and verified with `restic check` and a full read (restic
+ * checks every blob's hash as it reads). Forgetting and removing leftovers run `forget --prune`, after
+ * removing this host's dead locks (`resticLocks.ts`).
+ */
+import type { ReadOptions, SnapshotRepository, StoredSnapshot, VerifyResult } from '../types.js'
+import { describeForeignLocks, removeOwnDeadLocks } from './resticLocks.js'
+import { restic, resticJson, type ResticTarget } from './resticProcess.js'
+import { groupRuns, listFilter, type ResticRunRecord, type ResticSnapshot, type RunIdentity } from './resticRuns.js'
+import { isMissing, markRepositoryExists, resticLocked } from './resticSession.js'
+import { openRunTar } from './resticTar.js'
+import { resticVersion } from './resticVersion.js'
+
+export interface ResticRepository extends SnapshotRepository {
+  readonly target: ResticTarget
+  /** The job and daemon whose snapshots these are (resolved on first use: the daemon id is read from disk). */
+  identity(): Promise<RunIdentity>
+  /** Committed runs as last listed by this object (listed now when never): a write's parent snapshots. */
+  previousRuns(): Promise<ResticRunRecord[]>
+}
+
+export function resticRepository(name: string, job: string, target: ResticTarget, identity: () => Promise<RunIdentity>): ResticRepository {
+  /** The last listing, kept for the write that follows `removeLeftovers` in a run (its parent snapshots). */
+  let listed: ResticRunRecord[] | undefined
+  const runs = async (): Promise<ResticRunRecord[]> => {
+    let snapshots: ResticSnapshot[] | null
+    try {
+      snapshots = await resticJson<ResticSnapshot[] | null>(target, ['snapshots', '--no-lock', ...listFilter(await identity())])
+    } catch (err) {
+      // No repository yet: no runs (the first write creates it).
+      if (isMissing(err)) return (listed = [])
+      throw err
+    }
+    markRepositoryExists(target)
+    return (listed = groupRuns(snapshots ?? []))
+  }
+  /** Removes this host's dead locks; a stale lock of another host stops an exclusive command, saying whose. */
+  const unlockOwn = async () => {
+    const { foreign } = await removeOwnDeadLocks(target)
+    if (foreign.length) throw new Error(`restic "${name}": ${describeForeignLocks(foreign)}`)
+  }
+  const forgetIds = async (ids: string[]) => {
+    if (ids.length === 0) return
+    await unlockOwn()
+    await resticLocked(target, ['forget', '--prune', ...ids])
+  }
+  const repository: ResticRepository = {
+    name,
+    type: 'restic',
+    target,
+    identity,
+    async list() {
+      return (await runs()).filter((run) => run.commit).map((run) => storedRun(repository, job, run))
+    },
+    async find(wanted) {
+      const listed = await this.list()
+      return wanted === undefined ? listed[0] : listed.find((snapshot) => snapshot.view.name === wanted)
+    },
+    async removeLeftovers() {
+      const leftovers = (await runs()).filter((run) => !run.commit).flatMap((run) => run.ids)
+      await forgetIds(leftovers)
+      return leftovers.length
+    },
+    async previousRuns() {
+      // Once: the run about to be written makes this listing old.
+      const known = listed ?? (await runs())
+      listed = undefined
+      return known.filter((run) => run.commit)
+    },
+    async forget(names) {
+      listed = undefined
+      const doomed = (await runs()).filter((run) => run.commit && names.includes(run.name))
+      // The commit snapshots first: a forget stopped half-way leaves unlisted leftovers, never a listed run missing a source.
+      await unlockOwn()
+      if (doomed.length) await resticLocked(target, ['forget', ...doomed.map((run) => run.commit!.id)])
+      await forgetIds(doomed.flatMap((run) => run.ids.filter((id) => id !== run.commit!.id)))
+      return doomed.map((run) => run.name)
+    },
+  }
+  return repository
+}
+
+function storedRun(repository: ResticRepository, job: string, run: ResticRunRecord): StoredSnapshot {
+  const { target } = repository
+  const snapshot: StoredSnapshot = {
+    view: {
+      id: run.name,
+      name: run.name,
+      jobName: job,
+      path: run.name,
+      size: run.size,
+      createdAt: run.createdAt.toISOString(),
+      storageType: 'restic',
+      isSplit: false,
+      fullDownloadSupported: true,
+      partsCount: 1,
+      checksummed: true,
+      damaged: false,
+      storage: repository.name,
+      storages: [repository.name],
+    },
+    size: run.size,
+    async download(filename) {
+      if (filename !== run.name && filename !== `${run.name}.tar`) return undefined
+      return {
+        kind: 'stream',
+        filename: `${run.name}.tar`,
+        size: run.size,
+        contentType: 'application/x-tar',
+        open: async () => openRunTar(target, run.sources),
+      }
+    },
+    openTar: async (options: ReadOptions) => openRunTar(target, run.sources, options),
+    async verify(options: ReadOptions): Promise<VerifyResult> {
+      const problems: string[] = []
+      try {
+        // A lock this host's killed restic left would hold `check` (it locks the repository) for 5 minutes.
+        await removeOwnDeadLocks(target, options.signal)
+        await resticLocked(target, ['check'], options.signal ? { signal: options.signal } : {}, await resticVersion(target.binary))
+      } catch (err) {
+        options.signal?.throwIfAborted()
+        problems.push(`${(err as Error).message}${await packOfDamagedBlob(target, (err as Error).message)}`)
+      }
+      let bytes = 0
+      try {
+        const tar = openRunTar(target, run.sources, { ...options, onBytes: (n) => ((bytes += n), options.onBytes?.(n)) })
+        for await (const _chunk of tar) options.signal?.throwIfAborted()
+      } catch (err) {
+        options.signal?.throwIfAborted()
+        problems.push(`reading ${run.name}: ${(err as Error).message}${await packOfDamagedBlob(target, (err as Error).message)}`)
+      }
+      if (!problems.length && bytes !== run.size) problems.push(`${run.name}: read ${bytes} bytes, the run recorded ${run.size}`)
+      const checkedBy = 'restic check passed and every blob of the run was read back, each checked against its hash'
+      return { ok: problems.length === 0, problems, partsChecked: 1, bytes, checkedBy }
+    },
+    explainReadError: (err) => err,
+  }
+  return snapshot
+}
+
+/** `; in pack file data/ab/abcd…` for a read error naming a blob (restic names the blob, the operator needs the file). */
+async function packOfDamagedBlob(target: ResticTarget, message: string): Promise<string> {
+  const blob = /blob ([0-9a-f]{64})/.exec(message)?.[1]
+  if (!blob) return ''
+  // A data blob or a tree (folder listing) blob: `find` asks for one kind at a time.
+  for (const kind of ['--blob', '--tree']) {
+    try {
+      const found = await restic(target, ['find', kind, blob, '--show-pack-id', '--no-lock'])
+      const pack = /belongs to pack ([0-9a-f]{64})/.exec(found)?.[1]
+      if (pack) return `; the blob is in pack file data/${pack.slice(0, 2)}/${pack}`
+    } catch {
+      // Not found as this kind, or the repository cannot say: the message stays as restic wrote it.
+    }
+  }
+  return ''
+}

@@ -1,0 +1,148 @@
+/**
+ * @module repository/restic/resticWrite
+ * One run into one restic repository: per source one snapshot (a folder source's folder as a path, so an
+ * unchanged file costs a stat; any other source's entries as an uncompressed tar through restic's stdin
+ * under the stable name `<source name>.tar`, so unchanged dump content deduplicates), then the commit
+ * snapshot (`resticRuns.ts`). Progress comes from restic's `--json` status lines.
+ */
+import { mkdtemp, rm } from 'node:fs/promises'
+import { hostname, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Readable } from 'node:stream'
+import { createArchive } from '../../archive/createArchive.js'
+import type { Source } from '../../sources/types.js'
+import type { WriteRun } from '../types.js'
+import { excludedPaths, writeExcludeFile } from './excludeFile.js'
+import { restic, type ResticTarget } from './resticProcess.js'
+import { replayableStdin } from './replayableStdin.js'
+import { commitFilename, runTags, tagArgs, type ResticRunRecord, type RunIdentity, type RunSource } from './resticRuns.js'
+import { resticLocked } from './resticSession.js'
+import { tarEnd, tarSizeOfTree } from './resticTar.js'
+import { supports, type ResticVersion } from './resticVersion.js'
+
+export interface ResticWriteTarget {
+  target: ResticTarget
+  identity: RunIdentity
+  version: ResticVersion
+  /** The storage entry's name (log lines). */
+  name: string
+  /** The job's newest committed run: its folder snapshots are the parents of this run's. */
+  previous?: ResticRunRecord
+}
+
+/** restic's `backup --json` summary (the fields used). */
+interface BackupSummary {
+  snapshot_id: string
+  files_new: number
+  files_changed: number
+  dirs_new: number
+  dirs_changed: number
+  data_added: number
+  total_bytes_processed: number
+}
+
+const mib = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MiB`
+
+/** Writes the run's sources and commits it; resolves with the run's tar size. */
+export async function writeResticRun(into: ResticWriteTarget, run: WriteRun, name: string, sources: Source[]): Promise<number> {
+  const { signal, log } = run
+  const tags = runTags(into.identity, name)
+  const retry = supports(into.version, 'retryLock') ? ['--retry-lock', '5m'] : []
+  const common = ['backup', '--json', '--host', hostname()]
+  const written: RunSource[] = []
+  let size = tarEnd
+  const scratch = await mkdtemp(join(tmpdir(), 'backup-daemon-restic-'))
+  try {
+    for (const source of sources) {
+      const tree = await source.tree?.(signal)
+      let summary: BackupSummary
+      if (tree) {
+        run.progress.phase('archiving')
+        const excludeArgs: string[] = []
+        if (tree.excluded) {
+          const file = join(scratch, `${source.name}.exclude`)
+          const { written: listed, unlisted } = await writeExcludeFile(file, await excludedPaths(tree.path, tree.excluded, signal))
+          if (listed) excludeArgs.push('--exclude-file', file)
+          for (const path of unlisted)
+            log('warn', `source "${source.name}": ${JSON.stringify(path)} matches an exclude but restic cannot be told so; it is backed up`)
+        }
+        log('info', `restic "${into.name}": backing up source "${source.name}" (${source.type}) from ${tree.path}`)
+        // The previous run's snapshot of this folder as the parent, named (restic 0.14 picks by host and paths only).
+        const parent = into.previous?.sources.find((s) => s.name === source.name && s.form === 'tree' && s.root === tree.path)
+        const parentArgs = parent ? ['--parent', parent.id] : []
+        const args = [...common, ...parentArgs, ...tagArgs([...tags, `source=${source.name}`]), ...excludeArgs, tree.path]
+        summary = await backup(into, args, run)
+        const stored: RunSource = { name: source.name, id: summary.snapshot_id, form: 'tree', root: tree.path }
+        // Nothing new or changed against the parent: the same entries, so the same tar size (one restic command less).
+        // restic also stores the folders above the path (`/srv`, `/srv/media`), whose times change with their
+        // other contents: changed, they count in dirs_changed; a change below the path changes the folder itself too.
+        const above = tree.path.split('/').filter(Boolean).length - 1
+        const unchanged = parent?.size !== undefined && summary.files_new + summary.files_changed + summary.dirs_new === 0 && summary.dirs_changed <= above
+        stored.size = unchanged ? parent.size : await tarSizeOfTree(into.target, stored, signal)
+        size += stored.size!
+        written.push(stored)
+      } else {
+        run.progress.phase('dumping')
+        log('info', `restic "${into.name}": backing up source "${source.name}" (${source.type}) as ${source.name}.tar`)
+        const tar = createArchive([source], {
+          compression: 'tar',
+          signal,
+          onFileChanged: (file, announced, read) =>
+            log('warn', `${file} changed while read (${announced} bytes announced, ${read} read); the copy is not what is on disk now`),
+        })
+        const args = [...common, ...retry, '--stdin', '--stdin-filename', `${source.name}.tar`, ...tagArgs([...tags, `source=${source.name}`, 'dump'])]
+        summary = await backup(into, args, run, tar)
+        const dumped = summary.total_bytes_processed - tarEnd
+        size += dumped
+        written.push({ name: source.name, id: summary.snapshot_id, form: 'dump', root: `/${source.name}.tar`, size: dumped })
+      }
+      log(
+        'info',
+        `restic "${into.name}": source "${source.name}": ${mib(summary.total_bytes_processed)} read, ${mib(summary.data_added)} added to the repository`,
+      )
+    }
+    run.progress.phase('uploading')
+    const record = Buffer.from(`${JSON.stringify({ job: into.identity.job, run: name, size, sources: written }, null, 2)}\n`)
+    const commitArgs = [
+      ...common,
+      '--stdin',
+      '--stdin-filename',
+      commitFilename,
+      ...tagArgs([...tags, 'commit', `size=${size}`, ...written.map((s) => `part=${s.name}=${s.size}`)]),
+    ]
+    await resticLocked(into.target, commitArgs, { signal, stdin: () => Readable.from([record]) }, into.version)
+    return size
+  } finally {
+    await rm(scratch, { recursive: true, force: true })
+  }
+}
+
+/** `restic backup --json` with status lines into the run's progress; resolves with the summary. */
+async function backup(into: ResticWriteTarget, args: string[], run: WriteRun, stdin?: Readable): Promise<BackupSummary> {
+  let summary: BackupSummary | undefined
+  let counted = 0
+  const onLine = (line: string) => {
+    if (!line.startsWith('{')) return
+    let message: { message_type?: string; bytes_done?: number } & Partial<BackupSummary>
+    try {
+      message = JSON.parse(line) as typeof message
+    } catch {
+      return
+    }
+    if (message.message_type === 'status' && typeof message.bytes_done === 'number' && message.bytes_done > counted) {
+      run.progress.written.bytesWritten += message.bytes_done - counted
+      counted = message.bytes_done
+    } else if (message.message_type === 'summary') summary = message as BackupSummary
+  }
+  if (!stdin) await resticLocked(into.target, args, { signal: run.signal, onLine }, into.version)
+  else if (supports(into.version, 'retryLock')) await restic(into.target, args, { signal: run.signal, onLine, stdin })
+  else {
+    // restic < 0.16 refuses at once when another process holds the lock: the same bytes go to a new attempt.
+    const replayable = replayableStdin(stdin)
+    await resticLocked(into.target, args, { signal: run.signal, onLine, stdin: replayable.attempt, retryIf: () => replayable.replayable }, into.version)
+  }
+  if (!summary?.snapshot_id) throw new Error(`restic "${into.name}": backup printed no summary`)
+  // Status lines come every so often: the last bytes are counted from the summary.
+  if (summary.total_bytes_processed > counted) run.progress.written.bytesWritten += summary.total_bytes_processed - counted
+  return summary
+}

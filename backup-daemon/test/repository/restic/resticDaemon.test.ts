@@ -1,0 +1,149 @@
+/**
+ * @module test/repository/restic/resticDaemon
+ * A job with a `type: restic` storage, end to end through the real command (`backup-daemon run`,
+ * `snapshots`, `restore`, `verify`) and the real `restic` binary: a folder (with excludes) and a SQLite
+ * database backed up; the files restored with `--to`, the database with `--into-database`; the folder
+ * restored with the plain `restic` CLI and compared (no lock-in); verify good, then failing on a damaged
+ * pack file, naming it; retention through `forget --prune`.
+ */
+import { expect } from 'chai'
+import { appendFile, lstat, readdir, readFile, writeFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import { restic, resticJson, type ResticTarget } from '../../../src/repository/restic/resticProcess.js'
+import { resticVersion } from '../../../src/repository/restic/resticVersion.js'
+import { makeTree, tempDir } from '../../engine/helpers.js'
+import { runCli } from '../../support/runCli.js'
+import { treeOf } from './support/treeOf.js'
+
+interface Db {
+  exec(sql: string): void
+  prepare(sql: string): { get(): Record<string, unknown> }
+  close(): void
+}
+const Database = createRequire(import.meta.url)('libsql') as new (path: string) => Db
+
+const withoutExcluded = (tree: Record<string, string>) =>
+  Object.fromEntries(Object.entries(tree).filter(([path]) => !path.endsWith('.tmp') && path !== 'cache' && !path.startsWith('cache/')))
+
+describe('restic storage through the daemon (run, snapshots, restore, verify, retention)', function () {
+  this.timeout(240_000)
+  let tmp: { dir: string; remove(): Promise<void> }
+  let file: string
+  const env = { RESTIC_TEST_PASSWORD: 'restic daemon passphrase' }
+  const cli = (...args: string[]) => runCli([...args, '--config', file], { cwd: tmp.dir, env })
+  const target = (): ResticTarget => ({ repository: join(tmp.dir, 'repo'), password: env.RESTIC_TEST_PASSWORD, cacheDir: join(tmp.dir, 'cache') })
+  const count = () => {
+    const db = new Database(join(tmp.dir, 'app.db'))
+    const row = db.prepare('SELECT count(*) AS n, group_concat(name) AS names FROM items').get()
+    db.close()
+    return row
+  }
+  /** `snapshots --json`: one Snapshot per line. */
+  const listed = async () =>
+    (await cli('snapshots', 'site', '--json')).out
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+  const names = async () => (await listed()).map((s) => s.name as string)
+
+  before(async () => {
+    await resticVersion().catch((err: Error) => {
+      throw new Error(`the restic binary is needed (apt-get install restic): ${err.message}`)
+    })
+    tmp = await tempDir('bd-restic-daemon-')
+    await makeTree(join(tmp.dir, 'src'))
+    const db = new Database(join(tmp.dir, 'app.db'))
+    db.exec("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO items (name) VALUES ('alpha'), ('beta'), ('gamma')")
+    db.close()
+    file = join(tmp.dir, 'backup-daemon.yaml')
+    await writeFile(
+      file,
+      `dataDir: ./data
+jobs:
+  - name: site
+    retention: { last: 2 }
+    sources:
+      - { type: local, name: files, path: ./src, exclude: ["*.tmp", "cache/"] }
+      - { type: sqlite, name: db, path: ./app.db }
+    storages:
+      - { type: restic, name: dedup, repository: ./repo, password: env:RESTIC_TEST_PASSWORD }
+`,
+    )
+  })
+  after(() => tmp?.remove())
+
+  it('check-config names the restic version and what a newer one would add; a missing binary fails the run, naming it', async () => {
+    const check = await cli('check-config')
+    expect(check.code, check.out).to.equal(0)
+    expect(check.out).to.match(/restic: restic \d+\.\d+\.\d+ \(minimum 0\.14\)/)
+    const missing = join(tmp.dir, 'missing.yaml')
+    await writeFile(
+      missing,
+      `dataDir: ./data-missing\njobs:\n  - name: nobin\n    sources: [{ type: local, name: files, path: ./src }]\n    storages: [{ type: restic, name: r, repository: ./repo-missing, password: x, binary: ./no-such-restic }]\n`,
+    )
+    const run = await runCli(['run', 'nobin', '--config', missing], { cwd: tmp.dir, env })
+    expect(run.code, run.out).to.not.equal(0)
+    expect(run.out).to.include('no-such-restic').and.include('install the "restic" package')
+  })
+
+  let first = ''
+  it('runs into a new repository; the run is listed in the spec shape and restores files and the database', async () => {
+    const run = await cli('run', 'site')
+    expect(run.code, run.out).to.equal(0)
+    expect(run.out).to.not.include(env.RESTIC_TEST_PASSWORD)
+    const views = await listed()
+    expect(views).to.have.length(1)
+    expect(views[0]).to.include({ storageType: 'restic', isSplit: false, fullDownloadSupported: true, partsCount: 1, storage: 'dedup' })
+    first = views[0]!.name as string
+    expect(first).to.match(/^site-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z$/)
+
+    const restore = await cli('restore', 'site', first, '--to', './out')
+    expect(restore.code, restore.out).to.equal(0)
+    expect(await treeOf(join(tmp.dir, 'out/files'))).to.deep.equal(withoutExcluded(await treeOf(join(tmp.dir, 'src'))))
+    expect((await lstat(join(tmp.dir, 'out/db'))).isDirectory()).to.equal(true)
+
+    const db = new Database(join(tmp.dir, 'app.db'))
+    db.exec("DELETE FROM items WHERE name = 'beta'; INSERT INTO items (name) VALUES ('delta')")
+    db.close()
+    const intoDb = await cli('restore', 'site', first, '--into-database', '--force')
+    expect(intoDb.code, intoDb.out).to.equal(0)
+    expect(count()).to.deep.equal({ n: 3, names: 'alpha,beta,gamma' })
+  })
+
+  it('the folder restored with the plain restic CLI equals the source (no lock-in)', async () => {
+    const snapshots = await resticJson<{ id: string; paths: string[]; tags: string[] }[]>(target(), ['snapshots', '--tag', 'source=files'])
+    expect(snapshots).to.have.length(1)
+    await restic(target(), ['restore', snapshots[0]!.id, '--target', join(tmp.dir, 'plain')])
+    const restored = join(tmp.dir, 'plain', snapshots[0]!.paths[0]!)
+    expect(await treeOf(restored)).to.deep.equal(withoutExcluded(await treeOf(join(tmp.dir, 'src'))))
+  })
+
+  it('a second run of the unchanged folder adds little; retention keeps the last 2', async () => {
+    for (let i = 0; i < 2; i++) {
+      await appendFile(join(tmp.dir, 'src/readme.txt'), `run ${i}\n`)
+      const run = await cli('run', 'site')
+      expect(run.code, run.out).to.equal(0)
+      expect(run.out).to.match(/source "files": [\d.]+ MiB read, 0\.0 MiB added/)
+    }
+    const kept = await names()
+    expect(kept).to.have.length(2)
+    expect(kept).to.not.include(first)
+  })
+
+  it('verify passes, then fails on a damaged pack file, naming it', async () => {
+    const [newest] = await names()
+    const good = await cli('verify', 'site', newest!)
+    expect(good.code, good.out).to.equal(0)
+    expect(good.out).to.include('restic check passed and every blob of the run was read back')
+    const packs = (await readdir(join(tmp.dir, 'repo/data'), { recursive: true, withFileTypes: true })).filter((e) => e.isFile())
+    const pack = packs.sort((a, b) => a.name.localeCompare(b.name))[0]!
+    const path = join(pack.parentPath, pack.name)
+    const bytes = await readFile(path)
+    bytes[bytes.length >> 1]! ^= 0xff
+    await writeFile(path, bytes)
+    const bad = await cli('verify', 'site', newest!)
+    expect(bad.code, bad.out).to.not.equal(0)
+    expect(bad.out, bad.out).to.include(pack.name.slice(0, 8))
+  })
+})
