@@ -14,6 +14,9 @@ const output = `Output:
   --no-color              no ANSI colours (also NO_COLOR=1)`
 
 const configOption = `  -c, --config FILE       the YAML config (default: $BACKUP_DAEMON_CONFIG, $SNAPR_CONFIG_FILE, ./snapr.yaml, ...)`
+/** The options of the commands that read a snapshot back (verify, restore, drill). */
+const readFromStorages = `  --storage NAME          only this storage of the job
+  --limit-download RATE   read at most RATE from the storages (KiB/s, or with a unit: 512K, 10M)`
 
 export const commandHelp: Record<string, string> = {
   serve: `Usage: backup-daemon [serve] --config FILE
@@ -76,8 +79,7 @@ the manifest's sha256; one without a manifest is decrypted and read to its end. 
 part or a storage without the snapshot.
 
 ${configOption}
-  --storage NAME          only this storage of the job
-  --limit-download RATE   read at most RATE from the storages (KiB/s, or with a unit: 512K, 10M)
+${readFromStorages}
 ${output}
 
 Examples:
@@ -92,8 +94,7 @@ backup wrote: every file's size and digest, and each database's checks (SQLite: 
 and row counts). No source's own target is touched. Exit 1 naming what differed.
 
 ${configOption}
-  --storage NAME          only this storage of the job
-  --limit-download RATE   read at most RATE from the storages (KiB/s, or with a unit: 512K, 10M)
+${readFromStorages}
 ${output}
 
 Examples:
@@ -113,8 +114,7 @@ ${configOption}
   --source NAME           with --into-database: only this source (repeatable)
   --force                 replace existing files / databases (sqlite file, pg --clean, mongo drop)
   --identity FILE         age identity file, for snapshots encrypted to recipients
-  --storage NAME          only this storage of the job
-  --limit-download RATE   read at most RATE from the storages (KiB/s, or with a unit: 512K, 10M)
+${readFromStorages}
 ${output}
 
 Examples:
