@@ -3,6 +3,7 @@
  * Rules that span entries (unique names) or need a parser (cron, time zones). They run on the raw
  * document, independent of the schema, so they are reported even when other keys are wrong too.
  */
+import { namesScratchDatabase, scratchDatabasePrefix } from '../sources/support/scratchDatabase.js'
 import { validCron, validTimezone } from './schema.js'
 
 type Path = (string | number)[]
@@ -22,7 +23,24 @@ function uniqueNames(items: unknown, path: Path, what: string, report: Report): 
   })
 }
 
+/**
+ * Every string of an entry (nested too) that names a restore drill's scratch database: a drill creates and
+ * drops databases with that prefix, so no source or restore target may name one (it could be dropped).
+ */
+function noScratchDatabases(entry: unknown, path: Path, report: Report): void {
+  if (typeof entry === 'string') {
+    if (namesScratchDatabase(entry))
+      report(path, `names a database starting with "${scratchDatabasePrefix}": restore drills create and drop databases with that prefix; rename it`)
+  } else if (Array.isArray(entry)) {
+    entry.forEach((item, index) => noScratchDatabases(item, [...path, index], report))
+  } else if (entry && typeof entry === 'object') {
+    for (const [key, value] of Object.entries(entry)) if (key !== 'name' && key !== 'type') noScratchDatabases(value, [...path, key], report)
+  }
+}
+
 export function crossChecks(raw: unknown, report: Report): void {
+  const databases = record(record(record(raw)?.restore)?.databases)
+  for (const [name, target] of Object.entries(databases ?? {})) noScratchDatabases(target, ['restore', 'databases', name], report)
   const server = record(record(raw)?.server)
   // As the original documents it: the UI cannot be served without a listener. Only an explicit
   // `ui.enabled: true` is refused; the default just goes away with the listener.
@@ -52,6 +70,7 @@ export function crossChecks(raw: unknown, report: Report): void {
         report(['jobs', index, 'drill', 'storage'], `no storage named "${drill.storage}" in this job (storages: ${names.join(', ')})`)
     }
     uniqueNames(job.sources, ['jobs', index, 'sources'], 'source', report)
+    if (Array.isArray(job.sources)) job.sources.forEach((source, at) => noScratchDatabases(source, ['jobs', index, 'sources', at], report))
     uniqueNames(job.storages, ['jobs', index, 'storages'], 'storage', report)
     if (typeof job.defaultStorage === 'string' && Array.isArray(job.storages)) {
       const names = job.storages.map((s) => record(s)?.name).filter((n): n is string => typeof n === 'string')

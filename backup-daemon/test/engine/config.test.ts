@@ -87,6 +87,19 @@ ${extra}`
     ])
   })
 
+  it("refuses a source or restore target that names a restore drill's scratch database (a drill could drop it)", async () => {
+    const second = `  - name: b
+    sources: [{ type: postgresql, name: db, database: "postgres://u@h/backup_daemon_drill_7_0123456789ab" }]
+    storages: [{ type: local, name: d, path: . }]
+restore:
+  databases:
+    scratch: { type: mariadb, database: Backup_Daemon_Drill_x }
+`
+    const issues = await issuesOf(`jobs:\n${job('a')}${second}`)
+    expect(issues.map((i) => i.path)).to.deep.equal(['jobs[1].sources[0].database', 'restore.databases.scratch.database'])
+    for (const issue of issues) expect(issue.message).to.match(/starting with "backup_daemon_drill_": restore drills create and drop/)
+  })
+
   it('resolves env: secrets and names the key when the variable is missing', async () => {
     const yaml = `server:\n  secret: env:BD_SECRET\n  auth:\n    username: admin\n    password: env:BD_PASSWORD\n`
     const config = await load(yaml, { BD_SECRET: 's3cret', BD_PASSWORD: 'pw' })
