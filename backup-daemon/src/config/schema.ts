@@ -64,8 +64,19 @@ const job = z.strictObject({
   beforeScript: z.string().optional(),
   afterScript: z.string().optional(),
   notify: z.array(notifySchema).default([]),
-  /** Restore drills on a schedule of their own (`daemon/drillSchedule.ts`); `storage`: only that one (checked in `crossChecks`). */
-  drill: z.strictObject({ schedule: z.string().min(1), storage: z.string().min(1).optional() }).optional(),
+  /**
+   * Restore drills: on a schedule of their own when `schedule` is set (`daemon/drillSchedule.ts`); `storage`:
+   * only that one (checked in `crossChecks`); `databaseServer`: where a database dump is restored to be
+   * checked, a scratch database on the source's own server (`configured`) or a temporary server the drill
+   * starts from the installed binaries (`temporary`).
+   */
+  drill: z
+    .strictObject({
+      schedule: z.string().min(1).optional(),
+      storage: z.string().min(1).optional(),
+      databaseServer: z.enum(['configured', 'temporary']).default('configured'),
+    })
+    .optional(),
 })
 
 export function validTimezone(zone: string): boolean {

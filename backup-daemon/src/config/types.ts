@@ -117,8 +117,12 @@ export interface JobConfig {
   afterScript?: string
   /** Told about each run's end (YAML: `notify`, or the original's `notifiers`). @default [] */
   notify: NotifyConfig[]
-  /** Restore drills on a cron schedule (same syntax and `timezone` as `schedule`), of every storage or `storage` only. */
-  drill?: { schedule: string; storage?: string }
+  /**
+   * Restore drills: on a cron schedule when `schedule` is set (same syntax and `timezone` as `schedule`), of
+   * every storage or `storage` only; database dumps are checked in a scratch database on the source's own
+   * server (`configured`) or on a temporary server the drill starts (`temporary`).
+   */
+  drill?: { schedule?: string; storage?: string; databaseServer: 'configured' | 'temporary' }
 }
 
 export type EncryptionConfig = AgeEncryptionConfig | OpensslEncryptionConfig

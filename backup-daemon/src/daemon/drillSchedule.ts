@@ -16,7 +16,7 @@ import { TaskRefusedError } from '../tasks/TaskRefusedError.js'
 export function scheduleDrills(config: DaemonConfig, tasks: JobTasks, log: (job: string, level: LogLevel, message: string) => void): () => void {
   const crons: Cron[] = []
   for (const job of config.jobs) {
-    if (!job.active || !job.drill) continue
+    if (!job.active || !job.drill?.schedule) continue
     const { schedule, storage } = job.drill
     // `protect`: no second fire while a drill of this schedule is still going.
     const cron = new Cron(schedule, { timezone: job.timezone, protect: true, catch: true, name: `drill:${job.name}` }, async () => {

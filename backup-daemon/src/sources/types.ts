@@ -164,6 +164,13 @@ export interface DrillCheckOptions<C extends SourceConfigBase = SourceConfigBase
   recorded: SourceRecord | undefined
   /** A folder of the drill's scratch space the check may write into (removed with it). */
   scratch: string
+  /**
+   * Where a database dump is restored to be checked (`jobs[].drill.databaseServer`): a scratch database
+   * (`sources/support/scratchDatabase`) created and dropped on the source's own server, or a temporary server.
+   */
+  databaseServer: 'configured' | 'temporary'
+  /** Lines for the job's log (what was created, dropped, started). */
+  log(level: 'info' | 'warn', message: string): void
   signal: AbortSignal
 }
 

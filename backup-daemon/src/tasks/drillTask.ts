@@ -64,6 +64,7 @@ export async function drillCopies({ job, dataDir, copies }: DrillWork, context: 
         openTar: () => snapshot.openTar(readOptions),
         sources: job.sources,
         scratch: scratch.dir,
+        databaseServer: job.drill?.databaseServer ?? 'configured',
         signal,
         log: (level, message) => log(level, `${what}: ${message}`),
         onEntry: (name) => meter.file(name),

@@ -24,6 +24,8 @@ export interface DrillSnapshotOptions {
   sources: readonly SourceConfig[]
   /** The drill's scratch folder (`drillScratch`), empty. */
   scratch: string
+  /** Where database dumps are restored to be checked (`jobs[].drill.databaseServer`). @default 'configured' */
+  databaseServer?: 'configured' | 'temporary'
   signal: AbortSignal
   log(level: LogLevel, message: string): void
   /** Each entry as it is unpacked, and each file as it is read back (progress). */
@@ -64,7 +66,15 @@ export async function drillSnapshot(options: DrillSnapshotOptions): Promise<Dril
     const entries = record.files.filter(([name]) => name.startsWith(prefix)).map(([name]) => ({ name, path: join(filesDir, name) }))
     const scratch = join(options.scratch, 'checks', source.name)
     await mkdir(scratch, { recursive: true, mode: 0o700 })
-    const check = await drill.check({ config: source, files: entries, recorded: record.sources[source.name]?.recorded, scratch, signal })
+    const check = await drill.check({
+      config: source,
+      files: entries,
+      recorded: record.sources[source.name]?.recorded,
+      scratch,
+      databaseServer: options.databaseServer ?? 'configured',
+      log: (level, message) => options.log(level, `source "${source.name}": ${message}`),
+      signal,
+    })
     options.log(check.differences.length ? 'warn' : 'info', `source "${source.name}" (${source.type}): ${check.checked}`)
     differences.push(...check.differences.map((d) => `source "${source.name}": ${d}`))
     if (check.differences.length === 0) proven.push(`source "${source.name}": ${check.checked}`)
