@@ -10,6 +10,7 @@
 import { randomBytes } from 'node:crypto'
 import { mkdir, readdir, rm, statfs } from 'node:fs/promises'
 import { join } from 'node:path'
+import { stopScratchProcesses } from '../../sources/support/scratchProcess.js'
 
 export const drillsFolder = (dataDir: string) => join(dataDir, 'drills')
 const scratchPattern = /^drill-(\d+)-[0-9a-f]{12}$/
@@ -47,7 +48,10 @@ export async function createDrillScratch(dataDir: string, needBytes: number): Pr
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) }
 }
 
-/** Removes the scratch folders of drills whose process is gone; resolves with their names. */
+/**
+ * Removes the scratch folders of drills whose process is gone; resolves with their names. A process a
+ * check left running (a temporary database server, noted by `sources/support/scratchProcess`) is stopped first.
+ */
 export async function sweepDrillScratch(dataDir: string): Promise<string[]> {
   const folder = drillsFolder(dataDir)
   const names = await readdir(folder).catch(() => [] as string[])
@@ -55,6 +59,7 @@ export async function sweepDrillScratch(dataDir: string): Promise<string[]> {
   for (const name of names) {
     const pid = Number(scratchPattern.exec(name)?.[1])
     if (!pid || pid === process.pid || alive(pid)) continue
+    await stopScratchProcesses(join(folder, name))
     await rm(join(folder, name), { recursive: true, force: true })
     removed.push(name)
   }

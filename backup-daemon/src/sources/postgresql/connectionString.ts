@@ -86,3 +86,24 @@ export function splitPassword(database: string): SplitConnection {
   if (database.includes('=')) return splitKeyValue(database)
   return { database, label: database }
 }
+
+/**
+ * `database` (a name, a URI or a key/value string) with the database it names replaced by `name`, the rest
+ * (host, options, password) kept: how a drill connects to its scratch database with the source's connection.
+ */
+export function withDatabase(database: string, name: string): string {
+  if (uriPrefix.test(database)) {
+    const query = database.indexOf('?')
+    const base = query === -1 ? database : database.slice(0, query)
+    const params = query === -1 ? '' : database.slice(query + 1)
+    const authorityStart = uriPrefix.exec(base)![0].length
+    const slash = base.indexOf('/', authorityStart)
+    const kept = params.split('&').filter((pair) => pair && decode(pair.split('=')[0] ?? '') !== 'dbname')
+    return `${slash === -1 ? base : base.slice(0, slash)}/${encodeURIComponent(name)}${kept.length ? `?${kept.join('&')}` : ''}`
+  }
+  if (database.includes('=')) {
+    const pattern = /(^|\s)dbname\s*=\s*('(?:[^'\\]|\\.)*'|(?:[^\s'\\]|\\.)*)/
+    return pattern.test(database) ? database.replace(pattern, `$1dbname=${name}`) : `${database} dbname=${name}`
+  }
+  return name
+}

@@ -14,7 +14,8 @@ export interface PgDumpInvocation {
   env: NodeJS.ProcessEnv
 }
 
-export function pgDumpArgs(config: PostgresqlSourceConfig, baseEnv: NodeJS.ProcessEnv = process.env): PgDumpInvocation {
+/** `snapshot`: a snapshot exported by a transaction still open (`pg_export_snapshot()`), for pg_dump to read. */
+export function pgDumpArgs(config: PostgresqlSourceConfig, baseEnv: NodeJS.ProcessEnv = process.env, snapshot?: string): PgDumpInvocation {
   // `--no-password`: never wait for a prompt on a terminal that a daemon does not have.
   const connection = splitPassword(config.database)
   const args = ['--format=custom', '--no-password', `--dbname=${connection.database}`]
@@ -22,6 +23,7 @@ export function pgDumpArgs(config: PostgresqlSourceConfig, baseEnv: NodeJS.Proce
   if (config.port !== undefined) args.push(`--port=${config.port}`)
   if (config.user) args.push(`--username=${config.user}`)
   for (const table of config.excludeTables ?? []) args.push(`--exclude-table=${table}`)
+  if (snapshot) args.push(`--snapshot=${snapshot}`)
   args.push(...(config.params ?? []))
   const env: NodeJS.ProcessEnv = { ...baseEnv }
   delete env.PGPASSWORD
