@@ -9,7 +9,7 @@
  */
 import { expect } from 'chai'
 import { spawn } from 'node:child_process'
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
+import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { tmpdir } from 'node:os'
 import { buffer } from 'node:stream/consumers'
@@ -59,8 +59,9 @@ describe('sources/postgresql drills (a real PostgreSQL cluster)', function () {
   async function check(
     file: string,
     recorded: SourceRecord | undefined,
-    options: { config?: PostgresqlSourceConfig; databaseServer?: 'configured' | 'temporary'; scratch?: string } = {},
+    options: { config?: PostgresqlSourceConfig; databaseServer?: 'configured' | 'temporary'; scratch?: string; abortOn?: RegExp } = {},
   ): Promise<DrillCheck> {
+    const abort = new AbortController()
     const scratch = options.scratch ?? join(tmp.dir, `scratch-${Math.random().toString(16).slice(2)}`)
     await mkdir(scratch, { recursive: true })
     return postgresqlSource.drill!.check({
@@ -69,8 +70,11 @@ describe('sources/postgresql drills (a real PostgreSQL cluster)', function () {
       recorded,
       scratch,
       databaseServer: options.databaseServer ?? 'configured',
-      log: (_level, line) => logs.push(line),
-      signal: never(),
+      log: (_level, line) => {
+        logs.push(line)
+        if (options.abortOn?.test(line)) abort.abort(new Error('cancelled by the test'))
+      },
+      signal: abort.signal,
     })
   }
 
@@ -173,6 +177,42 @@ describe('sources/postgresql drills (a real PostgreSQL cluster)', function () {
     expect(await scratchDatabases()).to.equal('')
   })
 
+  it('cancelled mid-drill: the scratch database is dropped, the temporary server stopped and removed', async () => {
+    const file = join(tmp.dir, 'good.dump')
+    const recorded = await dump(base, file)
+    const configured = await check(file, recorded, { abortOn: /^created scratch database/ }).then(
+      () => undefined,
+      (e: Error) => e,
+    )
+    expect(configured?.message).to.equal('cancelled by the test')
+    expect(await scratchDatabases()).to.equal('')
+    const scratch = join(tmp.dir, 'cancelled-temp')
+    const temporary = await check(file, recorded, { databaseServer: 'temporary', scratch, abortOn: /^started a temporary PostgreSQL server/ }).then(
+      () => undefined,
+      (e: Error) => e,
+    )
+    expect(temporary?.message).to.equal('cancelled by the test')
+    const pid = Number(/pid (\d+), socket only/.exec(logs.filter((l) => l.startsWith('started a temporary')).at(-1)!)![1])
+    await waitFor(() => !alive(pid), 10_000, 'the temporary server has exited')
+    expect(await readdir(scratch)).to.deep.equal([])
+  })
+
+  it('a backup without psql, or whose params choose tables, records why nothing was counted; its drill proves the restore only', async () => {
+    // pg_dump alone in a folder: the psql beside it is missing.
+    const lone = join(tmp.dir, 'lone-bin')
+    await mkdir(lone, { recursive: true })
+    await symlink(join(bin, 'pg_dump'), join(lone, 'pg_dump')).catch(() => {})
+    const file = join(tmp.dir, 'no-psql.dump')
+    const recorded = (await dump({ ...base, pgDump: join(lone, 'pg_dump') }, file)) as { uncounted?: string }
+    expect(recorded.uncounted).to.match(/^psql could not export a snapshot: .*ENOENT/)
+    expect(logs.join('\n')).to.include('source "pg": row counts not recorded for the restore drill: psql could not export a snapshot')
+    const result = await check(file, recorded)
+    expect(result.differences).to.deep.equal([])
+    expect(result.checked).to.match(/2 table\(s\) \(row counts not compared: psql could not export a snapshot/)
+    const selected = await dump({ ...base, params: ['--schema=blog'] }, join(tmp.dir, 'selected.dump'))
+    expect(selected).to.deep.equal({ uncounted: 'params choose what pg_dump dumps (--schema=blog)' })
+  })
+
   it('an unreachable server fails clearly (configured mode) and leaves nothing', async () => {
     const port = await freePort()
     const scratch = join(tmp.dir, 'unreachable')
@@ -203,12 +243,15 @@ describe('sources/postgresql drills (a real PostgreSQL cluster)', function () {
     const live = `backup_daemon_drill_${process.ppid}_0123456789ab`
     await pg.sql('postgres', `CREATE DATABASE ${dead}`)
     await pg.sql('postgres', `CREATE DATABASE ${live}`)
-    const file = join(tmp.dir, 'good.dump')
-    const result = await check(file, await dump(base, file))
-    expect(result.differences).to.deep.equal([])
-    expect(logs.join('\n')).to.include(`dropped scratch database ${dead}, left by a drill that did not finish`)
-    expect(await scratchDatabases()).to.equal(live)
-    await pg.sql('postgres', `DROP DATABASE ${live}`)
+    try {
+      const file = join(tmp.dir, 'good.dump')
+      const result = await check(file, await dump(base, file))
+      expect(result.differences).to.deep.equal([])
+      expect(logs.join('\n')).to.include(`dropped scratch database ${dead}, left by a drill that did not finish`)
+      expect(await scratchDatabases()).to.equal(live)
+    } finally {
+      await pg.sql('postgres', `DROP DATABASE IF EXISTS ${live}`)
+    }
   })
 
   it('the scratch sweep stops a temporary server a killed drill left running, and removes its folders', async () => {

@@ -60,6 +60,7 @@ async function dropLeftovers(admin: PsqlTarget, log: Log, signal: AbortSignal): 
 /** Restores the dump into `target` (an empty database) and counts its tables' rows. */
 async function restoreAndCount(dump: string, target: PsqlTarget, pgRestore: string, signal: AbortSignal): Promise<Record<string, number>> {
   const { database, host, port, user, password } = target
+  signal.throwIfAborted()
   await restorePostgres(
     createReadStream(dump),
     { database, ...(host && { host }), ...(port !== undefined && { port }), ...(user && { user }), ...(password !== undefined && { password }) },
