@@ -15,6 +15,9 @@ import { tmpdir } from 'node:os'
 import { buffer } from 'node:stream/consumers'
 import { sweepDrillScratch } from '../../src/restore/drill/drillScratch.js'
 import { PostgresqlSource, postgresqlSource, type PostgresqlSourceConfig } from '../../src/sources/postgresql/index.js'
+import { withDatabase } from '../../src/sources/postgresql/connectionString.js'
+import { patternRegex, selectingParam } from '../../src/sources/postgresql/countTables.js'
+import { pgDumpArgs } from '../../src/sources/postgresql/pgDumpArgs.js'
 import { startTempPostgres } from '../../src/sources/postgresql/tempServer.js'
 import { scratchTempPrefix } from '../../src/sources/support/scratchProcess.js'
 import type { DrillCheck } from '../../src/sources/types.js'
@@ -256,12 +259,13 @@ describe('sources/postgresql drills (a real PostgreSQL cluster)', function () {
 
   it('the scratch sweep stops a temporary server a killed drill left running, and removes its folders', async () => {
     const dataDir = join(tmp.dir, 'data')
-    const scratch = join(dataDir, 'drills', `drill-${await deadPid()}-0123456789ab`, 'checks', 'pg')
+    const dead = await deadPid()
+    const scratch = join(dataDir, 'drills', `drill-${dead}-0123456789ab`, 'checks', 'pg')
     await mkdir(scratch, { recursive: true })
     const server = await startTempPostgres({ bin, scratch, signal: never() })
     const note = JSON.parse(await readFile(join(scratch, 'postgres.scratch-process.json'), 'utf8')) as { pid: number }
     expect(alive(note.pid)).to.equal(true)
-    expect(await sweepDrillScratch(dataDir)).to.have.length(1)
+    expect(await sweepDrillScratch(dataDir)).to.deep.equal([`drill-${dead}-0123456789ab (stopped postgres (pid ${note.pid}) left running by a killed drill)`])
     expect(alive(note.pid)).to.equal(false)
     expect(await readdir(tmpdir())).to.not.include(server.socketDir.split('/').pop())
     expect(await readdir(join(dataDir, 'drills'))).to.deep.equal([])
@@ -288,5 +292,31 @@ jobs:
     expect(drill.out).to.not.include(pg.password)
     expect(await scratchDatabases()).to.equal('')
     expect(await readdir(join(dir, 'data', 'drills'))).to.deep.equal([])
+  })
+})
+
+describe('sources/postgresql drills (no server needed)', () => {
+  it('retargets a name, a URI or a key/value string to the scratch database, keeping the rest', () => {
+    expect(withDatabase('shop', 'scratch')).to.equal('scratch')
+    expect(withDatabase('postgresql://u:pw@db:5433/shop?sslmode=require&dbname=shop', 'scratch')).to.equal('postgresql://u:pw@db:5433/scratch?sslmode=require')
+    expect(withDatabase('postgres://db', 'scratch')).to.equal('postgres://db/scratch')
+    expect(withDatabase("host=db dbname='my shop' password=pw", 'scratch')).to.equal('host=db dbname=scratch password=pw')
+    expect(withDatabase('host=db user=u', 'scratch')).to.equal('host=db user=u dbname=scratch')
+  })
+
+  it("reads pg_dump's table patterns as pg_dump does (lower-cased, * and ?, quoted parts literal)", () => {
+    expect(patternRegex('Posts')).to.deep.equal({ table: '^(posts)$' })
+    expect(patternRegex('blog.p*')).to.deep.equal({ schema: '^(blog)$', table: '^(p.*)$' })
+    expect(patternRegex('"My.Schema"."T?"')).to.deep.equal({ schema: '^(My\\.Schema)$', table: '^(T\\?)$' })
+    expect(patternRegex('db.s.t$')).to.deep.equal({ schema: '^(s)$', table: '^(t\\$)$' })
+  })
+
+  it('hands the exported snapshot to pg_dump, and finds the params that choose tables', () => {
+    const config = { type: 'postgresql', name: 'pg', database: 'shop' } as const
+    expect(pgDumpArgs(config, {}, '00000003-00000002-1').args).to.include('--snapshot=00000003-00000002-1')
+    expect(pgDumpArgs(config, {}).args.some((a) => a.startsWith('--snapshot'))).to.equal(false)
+    expect(selectingParam(['--no-owner', '-n', 'blog'])).to.equal('-n')
+    expect(selectingParam(['--exclude-table-data=logs'])).to.equal('--exclude-table-data=logs')
+    expect(selectingParam(['--no-owner', '--no-comments', '-Z0'])).to.equal(undefined)
   })
 })

@@ -59,9 +59,9 @@ export async function sweepDrillScratch(dataDir: string): Promise<string[]> {
   for (const name of names) {
     const pid = Number(scratchPattern.exec(name)?.[1])
     if (!pid || pid === process.pid || alive(pid)) continue
-    await stopScratchProcesses(join(folder, name))
+    const stopped = await stopScratchProcesses(join(folder, name))
     await rm(join(folder, name), { recursive: true, force: true })
-    removed.push(name)
+    removed.push(stopped.length ? `${name} (${stopped.join('; ')})` : name)
   }
   return removed
 }
