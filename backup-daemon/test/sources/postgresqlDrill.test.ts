@@ -18,7 +18,7 @@ import { PostgresqlSource, postgresqlSource, type PostgresqlSourceConfig } from 
 import { withDatabase } from '../../src/sources/postgresql/connectionString.js'
 import { patternRegex, selectingParam } from '../../src/sources/postgresql/countTables.js'
 import { pgDumpArgs } from '../../src/sources/postgresql/pgDumpArgs.js'
-import { startTempPostgres } from '../../src/sources/postgresql/tempServer.js'
+import { findPostgresBin, startTempPostgres } from '../../src/sources/postgresql/tempServer.js'
 import { scratchTempPrefix } from '../../src/sources/support/scratchProcess.js'
 import type { DrillCheck } from '../../src/sources/types.js'
 import type { SourceRecord } from '../../src/tar/snapshotRecord.js'
@@ -309,6 +309,23 @@ describe('sources/postgresql drills (no server needed)', () => {
     expect(patternRegex('blog.p*')).to.deep.equal({ schema: '^(blog)$', table: '^(p.*)$' })
     expect(patternRegex('"My.Schema"."T?"')).to.deep.equal({ schema: '^(My\\.Schema)$', table: '^(T\\?)$' })
     expect(patternRegex('db.s.t$')).to.deep.equal({ schema: '^(s)$', table: '^(t\\$)$' })
+  })
+
+  it('a temporary server without its binaries fails naming the missing ones', async () => {
+    const tmp = await tempDir('bd-pgbin-')
+    try {
+      await mkdir(join(tmp.dir, 'lone'))
+      await writeFile(join(tmp.dir, 'lone', 'pg_dump'), '')
+      await writeFile(join(tmp.dir, 'lone', 'psql'), '')
+      const err = await findPostgresBin(join(tmp.dir, 'lone', 'pg_dump'), join(tmp.dir, 'none')).catch((e: Error) => e)
+      expect((err as Error).message).to.equal(
+        `a temporary PostgreSQL server needs the server binaries (initdb, pg_ctl, postgres, pg_restore not in ${join(tmp.dir, 'lone')}): install the server package (postgresql) or drill on the configured server`,
+      )
+      const none = await findPostgresBin(undefined, join(tmp.dir, 'none')).catch((e: Error) => e)
+      expect((none as Error).message).to.include(`(initdb, pg_ctl, postgres, pg_restore, psql: no ${join(tmp.dir, 'none')}/<version>/bin)`)
+    } finally {
+      await tmp.remove()
+    }
   })
 
   it('hands the exported snapshot to pg_dump, and finds the params that choose tables', () => {

@@ -26,12 +26,12 @@ export const serverBinaries = ['initdb', 'pg_ctl', 'postgres', 'pg_restore', 'ps
  * The folder holding every `serverBinaries`: beside `preferred` (a configured pg_dump) first, then the newest
  * Debian `/usr/lib/postgresql/<version>/bin`. Throws naming what is missing where it looked.
  */
-export async function findPostgresBin(preferred?: string): Promise<string> {
-  const versions = await readdir('/usr/lib/postgresql').catch(() => [] as string[])
+export async function findPostgresBin(preferred?: string, debianRoot = '/usr/lib/postgresql'): Promise<string> {
+  const versions = await readdir(debianRoot).catch(() => [] as string[])
   const debian = versions
     .filter((v) => /^\d+$/.test(v))
     .sort((a, b) => Number(b) - Number(a))
-    .map((v) => `/usr/lib/postgresql/${v}/bin`)
+    .map((v) => `${debianRoot}/${v}/bin`)
   const candidates = [...(preferred ? [dirname(preferred)] : []), ...debian]
   let closest: { dir: string; missing: string[] } | undefined
   for (const dir of candidates) {
@@ -40,7 +40,7 @@ export async function findPostgresBin(preferred?: string): Promise<string> {
     if (missing.length === 0) return dir
     if (!closest || missing.length < closest.missing.length) closest = { dir, missing }
   }
-  const where = closest ? `${closest.missing.join(', ')} not in ${closest.dir}` : `${serverBinaries.join(', ')}: no /usr/lib/postgresql/<version>/bin`
+  const where = closest ? `${closest.missing.join(', ')} not in ${closest.dir}` : `${serverBinaries.join(', ')}: no ${debianRoot}/<version>/bin`
   throw new Error(
     `a temporary PostgreSQL server needs the server binaries (${where}): install the server package (postgresql) or drill on the configured server`,
   )
