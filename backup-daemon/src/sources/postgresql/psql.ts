@@ -82,6 +82,7 @@ export class PsqlSession {
   /** Runs `sql` and resolves with the first `lines` lines it printed (a statement must print that many). */
   query(sql: string, lines = 1): Promise<string[]> {
     if (this.failure) return Promise.reject(this.failure)
+    if (this.waiting) return Promise.reject(new Error('psql session: one statement at a time'))
     return new Promise((resolve, reject) => {
       this.waiting = { lines, got: [], resolve, reject }
       this.child.stdin!.write(`${sql}\n`)
