@@ -8,8 +8,9 @@
  * Before anything is written, the file system must have the room the snapshot needs (`statfs`).
  */
 import { randomBytes } from 'node:crypto'
-import { mkdir, readdir, rm, statfs } from 'node:fs/promises'
+import { mkdir, readdir, readFile, rm, statfs } from 'node:fs/promises'
 import { join } from 'node:path'
+import { scratchServerPidFile } from '../../sources/support/scratchServer.js'
 
 export const drillsFolder = (dataDir: string) => join(dataDir, 'drills')
 const scratchPattern = /^drill-(\d+)-[0-9a-f]{12}$/
@@ -55,8 +56,26 @@ export async function sweepDrillScratch(dataDir: string): Promise<string[]> {
   for (const name of names) {
     const pid = Number(scratchPattern.exec(name)?.[1])
     if (!pid || pid === process.pid || alive(pid)) continue
+    await stopScratchServers(join(folder, name))
     await rm(join(folder, name), { recursive: true, force: true })
     removed.push(name)
   }
   return removed
+}
+
+/**
+ * Stops the temporary servers a killed drill left running in `dir` (`sources/support/scratchServer`): each
+ * pid file's process is killed only when its command line names `dir` (a pid reused since is left alone).
+ */
+async function stopScratchServers(dir: string): Promise<void> {
+  const files = await readdir(dir, { recursive: true }).catch(() => [] as string[])
+  for (const file of files.filter((f) => f === scratchServerPidFile || f.endsWith(`/${scratchServerPidFile}`))) {
+    const pid = Number((await readFile(join(dir, file), 'utf8').catch(() => '')).trim())
+    const command = pid > 0 ? await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '') : ''
+    if (!command.includes(dir)) continue
+    try {
+      process.kill(pid, 'SIGKILL')
+    } catch {}
+    for (let i = 0; i < 50 && alive(pid); i++) await new Promise((resolve) => setTimeout(resolve, 100))
+  }
 }
