@@ -12,7 +12,7 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { buffer } from 'node:stream/consumers'
 import { mysqlDrill, type MysqlRecord } from '../../src/sources/mysql/drill.js'
-import { MysqlSource } from '../../src/sources/mysql/MysqlSource.js'
+import { mysqlDumpEntryName, MysqlSource } from '../../src/sources/mysql/MysqlSource.js'
 import { mariadbSourceSchema, type MysqlFamilyConfig } from '../../src/sources/mysql/schema.js'
 import type { DrillCheck } from '../../src/sources/types.js'
 import { tempDir, waitFor } from '../engine/helpers.js'
@@ -59,7 +59,7 @@ describe('restore drills of mariadb sources (a real MariaDB server)', function (
     const lines: string[] = []
     const result: DrillCheck = await mysqlDrill.check({
       config: options.cfg ?? config(),
-      files: [{ name: 'db/shop.sql', path: join(scratch, 'shop.sql') }],
+      files: [{ name: mysqlDumpEntryName(options.cfg ?? config()), path: join(scratch, 'shop.sql') }],
       recorded: options.record ?? recorded,
       scratch: join(scratch, 'checks'),
       databaseServer: options.databaseServer ?? 'configured',
@@ -115,6 +115,22 @@ describe('restore drills of mariadb sources (a real MariaDB server)', function (
     expect(result.lines).to.include('stopped the temporary server')
     const pid = Number(await readFile(join(tmp.dir, `check-${checks - 1}`, 'checks', 'server', 'drill-server.pid'), 'utf8'))
     expect(alive(pid)).to.equal(false)
+  })
+
+  it('an all-databases dump: on a temporary server its databases are counted (the mysql tables too); on the configured server it is refused', async () => {
+    const cfg = config({ database: undefined, allDatabases: true })
+    const source = new MysqlSource(cfg, { log: () => {} })
+    let all = Buffer.alloc(0)
+    for await (const entry of entriesOf(source, never())) if (entry.open) all = await buffer(entry.open(never()))
+    const record = source.recorded() as MysqlRecord
+    expect(record.tables).to.include({ 'shop.items': 5000, 'shop.tags': 3 })
+    expect(Object.keys(record.tables).some((t) => t.startsWith('mysql.'))).to.equal(true)
+    const temporary = await check(all, { databaseServer: 'temporary', cfg, record })
+    expect(temporary.differences).to.deep.equal([])
+    const configured = await check(all, { cfg, record })
+    expect(configured.differences).to.deep.equal([
+      "db/all-databases.sql: an all-databases dump names its own databases (and the server's mysql tables): it cannot go into a scratch database on the configured server; set jobs[].drill.databaseServer: temporary",
+    ])
   })
 
   it('an altered dump (a row and a table removed) fails naming the tables and the counts, on both servers', async () => {
