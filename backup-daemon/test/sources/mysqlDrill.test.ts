@@ -156,6 +156,28 @@ describe('restore drills of mariadb sources (a real MariaDB server)', function (
     expect(await scratchDatabases()).to.equal('')
   })
 
+  it('cancelled once the scratch database exists: the check stops and the database is dropped', async () => {
+    const scratch = join(tmp.dir, `check-${checks++}`)
+    await mkdir(scratch, { recursive: true })
+    await writeFile(join(scratch, 'shop.sql'), dump)
+    const controller = new AbortController()
+    const err = await mysqlDrill
+      .check({
+        config: config(),
+        files: [{ name: 'db/shop.sql', path: join(scratch, 'shop.sql') }],
+        recorded,
+        scratch,
+        databaseServer: 'configured',
+        log: (_level, message) => {
+          if (message.startsWith('created scratch database')) controller.abort(new Error('cancelled by the test'))
+        },
+        signal: controller.signal,
+      })
+      .catch((e: Error) => e)
+    expect((err as Error).message).to.equal('cancelled by the test')
+    expect(await scratchDatabases()).to.equal('')
+  })
+
   it('an unreachable server fails clearly, nothing created', async () => {
     const port = await freePort()
     const err = await check(dump, { cfg: config({ port }) }).catch((e: Error) => e)

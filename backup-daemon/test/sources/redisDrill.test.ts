@@ -95,6 +95,25 @@ describe('restore drills of redis sources (a real Redis server)', function () {
     expect(alive(Number(await readFile(result.pidFile, 'utf8')))).to.equal(false)
   })
 
+  it('an RDB holding keys that expired since it was saved (a path source): they are counted, and the drill keeps them', async () => {
+    const other = await startRedisServer()
+    try {
+      await other.cli('EVAL', "for i=1,30 do redis.call('SET', 'e'..i, i, 'PX', 1500) end; redis.call('SET', 'kept', 1)", '0')
+      await other.cli('SAVE')
+      await new Promise((resolve) => setTimeout(resolve, 2000))
+      const source = new RedisSource(redisSourceSchema.parse({ type: 'redis', name: 'cache', path: join(other.dir, 'dump.rdb') }), { log: () => {} })
+      let bytes = Buffer.alloc(0)
+      for await (const entry of entriesOf(source, never())) if (entry.open) bytes = await buffer(entry.open(never()))
+      const record = source.recorded() as RedisRecord
+      expect(record).to.deep.equal({ keys: { db0: 31 } })
+      const result = await check(bytes, record)
+      expect(result.differences).to.deep.equal([])
+      expect(result.checked).to.include('31 key(s) in 1 database(s)')
+    } finally {
+      await other.stop()
+    }
+  })
+
   it('a record that disagrees: the database and both counts are named', async () => {
     const result = await check(rdb, { keys: { db0: 20013, db3: 7, db5: 1 } })
     expect(result.differences).to.deep.equal([
