@@ -32,6 +32,8 @@ const createHead = new RegExp(`^CREATE\\s+TABLE\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?(
 const dropHead = new RegExp(`^DROP\\s+TABLE\\s+(?:IF\\s+EXISTS\\s+)?(?:${name}\\.)?${name}`, 'i')
 const useHead = new RegExp(`^USE\\s+${name}`, 'i')
 const unquote = (quoted: string) => quoted.replace(/``/g, '`')
+/** Per quote kind, what can end or escape inside it. */
+const nextStringStop: Record<string, RegExp> = { single: /['\\]/g, double: /["\\]/g, backtick: /`/g }
 
 export interface DumpRowCounter {
   /** Passes the dump's bytes through unchanged, counting as they go. */
@@ -147,6 +149,19 @@ export function countDumpRows(database: string | undefined): DumpRowCounter {
       } else if (state === 'block-comment') {
         if (c === '/' && text[i - 1] === '*') state = 'code'
       } else {
+        if (classified && !escaped) {
+          // Inside a string of a statement already read (a row's value: most of a dump's bytes): jump to
+          // the next character that can end it or escape.
+          const stop = nextStringStop[state]!
+          stop.lastIndex = i
+          const next = stop.exec(text)
+          if (!next || next.index >= end) {
+            i = end - 1
+            continue
+          }
+          i = next.index
+        }
+        const c = text[i]!
         if (escaped) escaped = false
         else if (c === '\\' && state !== 'backtick') escaped = true
         else if (c === (state === 'single' ? "'" : state === 'double' ? '"' : '`')) state = 'code'
