@@ -227,8 +227,17 @@ jobs:
     expect(drilled.out).to.not.include(server.password)
     expect(await scratchDatabases()).to.equal('')
 
-    await writeFile(file, yaml('temporary'))
     const drills = join(dir, 'data', 'drills')
+    // The same snapshot, the server unreachable: a clear failure, nothing left.
+    const closedPort = await freePort()
+    await writeFile(file, yaml('configured').replace(`port: ${server.port}`, `port: ${closedPort}`))
+    const unreachable = await runCli(['drill', 'shop', '--config', file], { cwd: dir })
+    expect(unreachable.code, unreachable.out).to.equal(1)
+    expect(unreachable.out).to.include(`the drill could not connect to the configured server 127.0.0.1:${closedPort}`)
+    expect(unreachable.out).to.not.include(server.password)
+    expect(await readdir(drills)).to.deep.equal([])
+
+    await writeFile(file, yaml('temporary'))
     const child = spawn(process.execPath, [daemonBin, 'drill', 'shop', '--config', file], { cwd: dir, stdio: 'ignore' })
     const closed = new Promise((resolve) => child.on('close', resolve))
     const pidFile = await waitFor(
