@@ -4,7 +4,8 @@
  * named with a prefix, the drilling process's id and a random part, so it can never be mistaken for (or
  * collide with) anything else. It is removed when the drill ends, whatever the outcome; a drill killed
  * mid-way (its process gone) leaves it behind, and `sweepDrillScratch` removes it at the next start (the
- * daemon's, or the next `drill` command's), as `tasks/restoreJournal` recovers a killed restore.
+ * daemon's, or the next `drill` command's), as `tasks/restoreJournal` recovers a killed restore, after
+ * stopping any temporary database server the drill had started there (a `drill-server.pid` file).
  * Before anything is written, the file system must have the room the snapshot needs (`statfs`).
  */
 import { randomBytes } from 'node:crypto'
@@ -66,11 +67,13 @@ export async function sweepDrillScratch(dataDir: string): Promise<string[]> {
 /**
  * Stops the temporary servers a killed drill left running in `dir` (`sources/support/scratchServer`): each
  * pid file's process is killed only when its command line names `dir` (a pid reused since is left alone).
+ * Only the kinds' check folders (`checks/`, see `drillSnapshot`) are searched, not the restored files.
  */
 async function stopScratchServers(dir: string): Promise<void> {
-  const files = await readdir(dir, { recursive: true }).catch(() => [] as string[])
+  const checks = join(dir, 'checks')
+  const files = await readdir(checks, { recursive: true }).catch(() => [] as string[])
   for (const file of files.filter((f) => f === scratchServerPidFile || f.endsWith(`/${scratchServerPidFile}`))) {
-    const pid = Number((await readFile(join(dir, file), 'utf8').catch(() => '')).trim())
+    const pid = Number((await readFile(join(checks, file), 'utf8').catch(() => '')).trim())
     const command = pid > 0 ? await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '') : ''
     if (!command.includes(dir)) continue
     try {
