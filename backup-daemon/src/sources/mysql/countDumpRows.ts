@@ -57,6 +57,14 @@ export function countDumpRows(database: string | undefined): DumpRowCounter {
   let classified = false
   let carry = ''
   let done = false
+  let failed = false
+  const guarded = (work: () => void) => {
+    try {
+      work()
+    } catch {
+      failed = true
+    }
+  }
 
   const key = (db: string | undefined, table: string) => `${db === undefined ? (current ?? '') : unquote(db)}.${unquote(table)}`
   const endStatement = () => {
@@ -173,14 +181,17 @@ export function countDumpRows(database: string | undefined): DumpRowCounter {
 
   const stream = new Transform({
     transform(chunk: Buffer, _encoding, callback: TransformCallback) {
-      // latin1: one character per byte; the chunk itself goes on untouched.
-      read(carry + chunk.toString('latin1'), false)
+      // latin1: one character per byte; the chunk itself goes on untouched. A count that fails never fails
+      // the backup: nothing is recorded then.
+      if (!failed) guarded(() => read(carry + chunk.toString('latin1'), false))
       callback(null, chunk)
     },
     flush(callback: TransformCallback) {
-      read(carry, true)
-      if (head.trim() !== '') endStatement()
-      done = true
+      guarded(() => {
+        read(carry, true)
+        if (head.trim() !== '') endStatement()
+      })
+      done = !failed
       callback()
     },
   })
