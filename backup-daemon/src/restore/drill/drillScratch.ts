@@ -4,7 +4,8 @@
  * named with a prefix, the drilling process's id and a random part, so it can never be mistaken for (or
  * collide with) anything else. It is removed when the drill ends, whatever the outcome; a drill killed
  * mid-way (its process gone) leaves it behind, and `sweepDrillScratch` removes it at the next start (the
- * daemon's, or the next `drill` command's), as `tasks/restoreJournal` recovers a killed restore.
+ * daemon's, or the next `drill` command's), as `tasks/restoreJournal` recovers a killed restore, after
+ * stopping any temporary database server the drill had started there (a `drill-server.pid` file).
  * Before anything is written, the file system must have the room the snapshot needs (`statfs`).
  */
 import { randomBytes } from 'node:crypto'
@@ -59,7 +60,8 @@ export async function sweepDrillScratch(dataDir: string): Promise<string[]> {
   for (const name of names) {
     const pid = Number(scratchPattern.exec(name)?.[1])
     if (!pid || pid === process.pid || alive(pid)) continue
-    const stopped = await stopScratchProcesses(join(folder, name))
+    // Only the kinds' check folders (`drillSnapshot`): the restored files are the snapshot's, whatever they hold.
+    const stopped = await stopScratchProcesses(join(folder, name, 'checks'))
     await rm(join(folder, name), { recursive: true, force: true })
     removed.push(stopped.length ? `${name} (${stopped.join('; ')})` : name)
   }

@@ -6,32 +6,40 @@
  * when its turn comes, like `mongodump` without `--oplog`.
  */
 import { PassThrough, type Readable } from 'node:stream'
-import { dumpSettings } from './dumpSettings.js'
+import { mongoEntryName } from './entryName.js'
 import { mongodbSourceSchema, type MongodbSourceConfig } from './schema.js'
 import { mongodbRestore } from './restore.js'
 import { oneByOne } from '../support/oneByOne.js'
 import type { Source, SourceContext, SourceEntry, SourceFactory } from '../types.js'
+import type { SourceRecord } from '../../tar/snapshotRecord.js'
+import { mongodbDrill } from './drill.js'
 
 export type { MongodbSourceConfig }
 
 export const toolVersion = 'backup-daemon-0.1.0'
 
-export function mongoEntryName(config: Pick<MongodbSourceConfig, 'name' | 'database' | 'gzip' | 'allDatabases' | 'extraParams'>): string {
-  const { database, gzip } = dumpSettings({ type: 'mongodb', ...config })
-  const base = (database ?? 'all').replace(/[^A-Za-z0-9._-]/g, '_')
-  return `${config.name}/${base}.archive${gzip ? '.gz' : ''}`
-}
+export { mongoEntryName }
 
 /** The driver is loaded on the first dump (`streamMongoArchive`), not when the daemon starts. */
 export class MongodbSource implements Source {
   readonly type = 'mongodb'
   readonly name: string
+  /** Documents per `db.collection` the archive holds, once it is written whole. */
+  private documents: Record<string, number> | undefined
 
   constructor(
     private readonly config: MongodbSourceConfig,
     private readonly context: SourceContext,
   ) {
     this.name = config.name
+  }
+
+  /**
+   * The documents per collection the archive holds, for a restore drill: counted as they are written
+   * (exact for the archive; without `oplog` each collection is read at its own moment, as the dump is).
+   */
+  recorded(): SourceRecord | undefined {
+    return this.documents && { collections: this.documents }
   }
 
   batches(signal: AbortSignal): AsyncIterable<SourceEntry[]> {
@@ -50,7 +58,9 @@ export class MongodbSource implements Source {
     const out = new PassThrough({ highWaterMark: 1 << 20 })
     const log = (level: 'info' | 'warn', message: string) => this.context.log(level, `source "${this.name}": ${message}`)
     import('./streamMongoArchive.js')
-      .then(({ streamMongoArchive }) => streamMongoArchive(this.config, out, { toolVersion, signal, log }))
+      .then(({ streamMongoArchive }) =>
+        streamMongoArchive(this.config, out, { toolVersion, signal, log, onWritten: (documents) => (this.documents = documents) }),
+      )
       .catch((err: unknown) => out.destroy(signal.aborted ? (signal.reason as Error) : (err as Error)))
     return out
   }
@@ -63,5 +73,6 @@ export const mongodbSource: SourceFactory<MongodbSourceConfig> = {
   pathKeys: [],
   dumps: true,
   restore: mongodbRestore,
+  drill: mongodbDrill,
   create: (config, context) => new MongodbSource(config, context),
 }

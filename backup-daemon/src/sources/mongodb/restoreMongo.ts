@@ -12,6 +12,8 @@ import { parseMongoArchive, type ParsedPrelude } from './parseMongoArchive.js'
 export interface RestoreMongoOptions {
   /** Restore into this database instead of the archived one (only for a one-database archive). */
   toDatabase?: string
+  /** Restore each archived database into the one this names (a restore drill's scratch databases); wins over `toDatabase`. */
+  mapDatabase?: (name: string) => string
   /** Drop each collection before restoring it. @default false */
   drop?: boolean
   /** Documents per insertMany. @default 1000 */
@@ -42,7 +44,7 @@ export async function restoreMongo(archive: Readable, uri: string, options: Rest
   const client = await new MongoClient(uri, { appName: 'backup-daemon-restore' }).connect()
   const preludes = new Map<string, ParsedPrelude & { meta: Metadata }>()
   const databases = new Set<string>()
-  const dbOf = (name: string): Db => client.db(options.toDatabase ?? name)
+  const dbOf = (name: string): Db => client.db(options.mapDatabase?.(name) ?? options.toDatabase ?? name)
   const result: RestoreMongoResult = { collections: 0, documents: 0 }
   const prepared = new Set<string>()
   let batch: BSON.Document[] = []

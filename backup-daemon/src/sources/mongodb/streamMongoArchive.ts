@@ -16,9 +16,15 @@ export interface StreamMongoArchiveOptions {
   toolVersion: string
   signal: AbortSignal
   log(level: 'info' | 'warn', message: string): void
+  /** The documents written per `db.collection`, once the archive's last collection is written (`ArchivePlan.onWritten`). */
+  onWritten?(documents: Record<string, number>): void
 }
 
-export async function streamMongoArchive(config: MongodbSourceConfig, out: Writable, { toolVersion, signal, log }: StreamMongoArchiveOptions): Promise<void> {
+export async function streamMongoArchive(
+  config: MongodbSourceConfig,
+  out: Writable,
+  { toolVersion, signal, log, onWritten }: StreamMongoArchiveOptions,
+): Promise<void> {
   const settings = dumpSettings(config)
   const client = new MongoClient(settings.uri, { appName: 'backup-daemon' })
   const close = () => void client.close(true).catch(() => {})
@@ -40,6 +46,7 @@ export async function streamMongoArchive(config: MongodbSourceConfig, out: Writa
     })
     log('info', `dumping ${plan.collections.length} collection(s)${session ? ' at one point in time (snapshot session)' : ''}`)
     const stages: NodeJS.ReadWriteStream[] = settings.gzip ? [createGzip()] : []
+    if (onWritten) plan.onWritten = onWritten
     await pipeline([Readable.from(writeArchive(plan)), ...stages, out], { signal })
   } finally {
     await session?.endSession().catch(() => {})

@@ -23,16 +23,24 @@ export interface ArchivePlan {
   collections: ArchiveCollection[]
   /** Bytes of documents per segment before a new segment starts. @default 16 MiB */
   segmentBytes?: number
+  /**
+   * Called once the last collection is written, with the documents written per `db.collection` (views
+   * left out): what the archive holds, for a restore drill (`MongodbSource.recorded`).
+   */
+  onWritten?(documents: Record<string, number>): void
 }
 
 /** The archive as chunks (a prelude chunk, then about one chunk per document). */
 export async function* writeArchive(plan: ArchivePlan): AsyncGenerator<Buffer> {
   const segmentBytes = plan.segmentBytes ?? 16 * 1024 * 1024
   yield Buffer.concat([encodeMagic(), encodeHeader(plan.header), ...plan.collections.map(encodePrelude), terminator])
+  const written: Record<string, number> = {}
   for (const collection of plan.collections) {
     const crc = new Crc64()
     let inSegment = -1
+    let count = 0
     for await (const document of collection.documents?.() ?? []) {
+      count++
       const bytes = Buffer.from(document.buffer, document.byteOffset, document.byteLength)
       if (bytes.length < 5 || bytes.readInt32LE(0) !== bytes.length)
         throw new Error(`${collection.db}.${collection.collection}: a document is not length-prefixed BSON`)
@@ -51,5 +59,7 @@ export async function* writeArchive(plan: ArchivePlan): AsyncGenerator<Buffer> {
     }
     if (inSegment >= 0) yield terminator
     yield Buffer.concat([encodeNamespaceHeader(collection.db, collection.collection, true, crc.digestInt64()), terminator])
+    if (collection.documents) written[`${collection.db}.${collection.collection}`] = count
   }
+  plan.onWritten?.(written)
 }

@@ -10,7 +10,9 @@ import { childOutput } from '../support/childOutput.js'
 import { countingStream, formatBytes } from '../support/countingStream.js'
 import { findExecutable } from '../support/findExecutable.js'
 import { oneByOne } from '../support/oneByOne.js'
+import type { SourceRecord } from '../../tar/snapshotRecord.js'
 import type { Source, SourceContext, SourceEntry } from '../types.js'
+import { countDumpRows, type DumpRowCounter } from './countDumpRows.js'
 import { mysqlDumpArgs } from './mysqlDumpArgs.js'
 import type { MysqlFamilyConfig } from './schema.js'
 
@@ -29,6 +31,8 @@ export function mysqlDumpEntryName(config: Pick<MysqlFamilyConfig, 'name' | 'dat
 export class MysqlSource implements Source {
   readonly name: string
   readonly type: MysqlFamilyConfig['type']
+  /** Counts the rows of the dump as it streams (`countDumpRows` says why from the dump). */
+  private counter: DumpRowCounter | undefined
 
   constructor(
     private readonly config: MysqlFamilyConfig,
@@ -42,6 +46,12 @@ export class MysqlSource implements Source {
 
   batches(signal: AbortSignal): AsyncIterable<SourceEntry[]> {
     return oneByOne(this.entries(signal))
+  }
+
+  /** The dump's tables and row counts, for a restore drill; undefined unless the dump was read to its end. */
+  recorded(): SourceRecord | undefined {
+    const tables = this.counter?.tables()
+    return tables && { tables }
   }
 
   /** The folder, then the dump, made when the archive writer opens it. */
@@ -66,6 +76,11 @@ export class MysqlSource implements Source {
     this.context.log('info', `source "${this.name}": ${label} of ${what} on ${where}`)
     const started = Date.now()
     const out = childOutput(tool, args, { env, signal, label })
-    return countingStream(out, (bytes) => this.context.log('info', `source "${this.name}": ${label} done, ${formatBytes(bytes)} in ${Date.now() - started} ms`))
+    const counter = (this.counter = countDumpRows(this.config.allDatabases ? undefined : this.config.database))
+    out.once('error', (err) => counter.stream.destroy(err))
+    counter.stream.once('close', () => out.destroy())
+    return countingStream(out.pipe(counter.stream), (bytes) =>
+      this.context.log('info', `source "${this.name}": ${label} done, ${formatBytes(bytes)} in ${Date.now() - started} ms`),
+    )
   }
 }

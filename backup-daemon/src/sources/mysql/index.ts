@@ -5,6 +5,7 @@
  * client (`restore.ts`).
  */
 import type { SourceFactory } from '../types.js'
+import { mysqlDrill } from './drill.js'
 import { MysqlSource } from './MysqlSource.js'
 import { mysqlFamilyRestore } from './restore.js'
 import { mariadbSourceSchema, mysqlSourceSchema, type MariadbSourceConfig, type MysqlSourceConfig } from './schema.js'
@@ -16,6 +17,7 @@ export const mysqlSource: SourceFactory<MysqlSourceConfig> = {
   pathKeys: ['socket'],
   dumps: true,
   restore: mysqlFamilyRestore(),
+  drill: mysqlDrill,
   create: (config, context) => new MysqlSource(config, context),
 }
 
@@ -26,5 +28,6 @@ export const mariadbSource: SourceFactory<MariadbSourceConfig> = {
   pathKeys: ['socket'],
   dumps: true,
   restore: mysqlFamilyRestore(),
+  drill: mysqlDrill,
   create: (config, context) => new MysqlSource(config, context),
 }

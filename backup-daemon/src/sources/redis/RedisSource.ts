@@ -10,7 +10,9 @@ import { stat } from 'node:fs/promises'
 import { Transform, type Readable } from 'node:stream'
 import { countingStream, formatBytes } from '../support/countingStream.js'
 import { oneByOne } from '../support/oneByOne.js'
+import type { SourceRecord } from '../../tar/snapshotRecord.js'
 import type { Source, SourceContext, SourceEntry } from '../types.js'
+import { countRdbKeys, type RdbKeyCounter } from './countRdbKeys.js'
 import type { RedisSourceConfig } from './schema.js'
 import { describeRedis, syncRdb } from './syncRdb.js'
 
@@ -44,6 +46,8 @@ function checked(input: Readable, label: string): Readable {
 export class RedisSource implements Source {
   readonly type = 'redis'
   readonly name: string
+  /** Counts the keys per database of the RDB as it streams (`countRdbKeys` says why from the bytes). */
+  private counter: RdbKeyCounter | undefined
 
   constructor(
     private readonly config: RedisSourceConfig,
@@ -54,6 +58,22 @@ export class RedisSource implements Source {
 
   private log(message: string): void {
     this.context.log('info', `source "${this.name}": ${message}`)
+  }
+
+  /** Keys per database of the archived RDB, for a restore drill; undefined unless it was read to its end. */
+  recorded(): SourceRecord | undefined {
+    const keys = this.counter?.keys()
+    const why = this.counter?.why()
+    if (why) this.context.log('warn', `source "${this.name}": keys per database not recorded for restore drills: ${why}`)
+    return keys && { keys }
+  }
+
+  /** `input` through a new key counter. */
+  private counted(input: Readable): Readable {
+    const counter = (this.counter = countRdbKeys())
+    input.once('error', (err) => counter.stream.destroy(err))
+    counter.stream.once('close', () => input.destroy())
+    return input.pipe(counter.stream)
   }
 
   batches(signal: AbortSignal): AsyncIterable<SourceEntry[]> {
@@ -77,7 +97,7 @@ export class RedisSource implements Source {
         mode: 0o600,
         mtime: info.mtime,
         size: info.size,
-        open: (s) => checked(createReadStream(path, { signal: s }), path),
+        open: (s) => this.counted(checked(createReadStream(path, { signal: s }), path)),
       }
       return
     }
@@ -99,7 +119,7 @@ export class RedisSource implements Source {
         size: transfer.size,
         open: () => {
           opened = true
-          return countingStream(checked(transfer.body, `the SYNC answer of ${where}`), (bytes) =>
+          return countingStream(this.counted(checked(transfer.body, `the SYNC answer of ${where}`)), (bytes) =>
             this.log(`dump.rdb done, ${formatBytes(bytes)} in ${Date.now() - started} ms`),
           )
         },

@@ -4,6 +4,7 @@
  * file. Restored by putting `dump.rdb` where a stopped server loads it (`restore.ts`).
  */
 import type { SourceFactory } from '../types.js'
+import { redisDrill } from './drill.js'
 import { RedisSource } from './RedisSource.js'
 import { redisRestore } from './restore.js'
 import { redisSourceSchema, type RedisSourceConfig } from './schema.js'
@@ -15,5 +16,6 @@ export const redisSource: SourceFactory<RedisSourceConfig> = {
   pathKeys: ['socket', 'path'],
   dumps: true,
   restore: redisRestore,
+  drill: redisDrill,
   create: (config, context) => new RedisSource(config, context),
 }

@@ -23,6 +23,8 @@ export interface ScratchProcess {
   signal: NodeJS.Signals
   /** Folders outside the scratch folder to remove once it is gone (named `scratchTempPrefix…`). */
   remove: string[]
+  /** When set, the process is signalled only if its command line (`/proc/<pid>/cmdline`) also holds this (its data folder). */
+  commandLineHas?: string
 }
 
 /** Writes the note `<dir>/<name>.scratch-process.json`; resolves with its path (removed by the check once it stopped the process). */
@@ -59,10 +61,11 @@ export async function stopScratchProcesses(dir: string, waitMs = 30_000): Promis
   const done: string[] = []
   for (const file of await notes(dir)) {
     const note = JSON.parse(await readFile(file, 'utf8').catch(() => '{}')) as Partial<ScratchProcess>
-    const { pid, command, signal = 'SIGTERM', remove = [] } = note
+    const { pid, command, signal = 'SIGTERM', remove = [], commandLineHas } = note
     if (typeof pid === 'number' && pid > 0 && command && alive(pid)) {
       const exe = await readlink(`/proc/${pid}/exe`).catch(() => undefined)
-      if (exe === command) {
+      const commandLine = commandLineHas ? await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '') : ''
+      if (exe === command && (!commandLineHas || commandLine.includes(commandLineHas))) {
         process.kill(pid, signal)
         const deadline = Date.now() + waitMs
         while (alive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
