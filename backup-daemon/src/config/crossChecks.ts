@@ -3,6 +3,7 @@
  * Rules that span entries (unique names) or need a parser (cron, time zones). They run on the raw
  * document, independent of the schema, so they are reported even when other keys are wrong too.
  */
+import { sourceFactory } from '../sources/all.js'
 import { namesScratchDatabase, scratchDatabasePrefix } from '../sources/support/scratchDatabase.js'
 import { validCron, validTimezone } from './schema.js'
 
@@ -69,6 +70,7 @@ export function crossChecks(raw: unknown, report: Report): void {
       if (!names.includes(drill.storage))
         report(['jobs', index, 'drill', 'storage'], `no storage named "${drill.storage}" in this job (storages: ${names.join(', ')})`)
     }
+    cmsCheckSources(record(drill?.cms), job.sources, ['jobs', index, 'drill', 'cms'], report)
     uniqueNames(job.sources, ['jobs', index, 'sources'], 'source', report)
     if (Array.isArray(job.sources)) job.sources.forEach((source, at) => noScratchDatabases(source, ['jobs', index, 'sources', at], report))
     uniqueNames(job.storages, ['jobs', index, 'storages'], 'storage', report)
@@ -78,4 +80,22 @@ export function crossChecks(raw: unknown, report: Report): void {
         report(['jobs', index, 'defaultStorage'], `no storage named "${job.defaultStorage}" in this job (storages: ${names.join(', ')})`)
     }
   })
+}
+
+/** `drill.cms`'s source names: sources of the job, of a kind that can answer what the CMS check asks of it. */
+function cmsCheckSources(cms: Record<string, unknown> | undefined, sources: unknown, path: (string | number)[], report: Report): void {
+  if (!cms || !Array.isArray(sources)) return
+  const byName = new Map(sources.map((s) => record(s)).flatMap((s) => (s && typeof s.name === 'string' ? [[s.name, String(s.type)] as const] : [])))
+  const roles = [
+    ['database', 'readTables', 'its restored tables cannot be read by the CMS check (it needs the SQLite database for now)'],
+    ['videos', 'restoredIds', 'its restored video ids cannot be listed by the CMS check'],
+    ['uploads', undefined, ''],
+  ] as const
+  for (const [role, needs, why] of roles) {
+    const name = cms[role]
+    if (typeof name !== 'string') continue
+    const type = byName.get(name)
+    if (type === undefined) report([...path, role], `no source named "${name}" in this job (sources: ${[...byName.keys()].join(', ')})`)
+    else if (needs && !sourceFactory(type)?.drill?.[needs]) report([...path, role], `source "${name}" is a ${type} source: ${why}`)
+  }
 }

@@ -8,6 +8,7 @@ import { Cron } from 'croner'
 import { z } from 'zod'
 import { sourceFactories } from '../sources/all.js'
 import { storageFactories } from '../storages/all.js'
+import { cmsCheckSchema } from './cmsCheckConfig.js'
 import { restoreConfigSchema } from './restoreConfig.js'
 import { compressionSchema, encryptionSchema, notifySchema, retentionSchema, splitSchema } from './snapshotOptions.js'
 
@@ -68,13 +69,15 @@ const job = z.strictObject({
    * Restore drills: on a schedule of their own when `schedule` is set (`daemon/drillSchedule.ts`); `storage`:
    * only that one (checked in `crossChecks`); `databaseServer`: where a database dump is restored to be
    * checked, a scratch database on the source's own server (`configured`) or a temporary server the drill
-   * starts from the installed binaries (`temporary`).
+   * starts from the installed binaries (`temporary`); `cms`: the job-level check of a Payload CMS's documents
+   * against the restored files and videos (`config/cmsCheckConfig.ts`, `restore/drill/cmsCheck.ts`).
    */
   drill: z
     .strictObject({
       schedule: z.string().min(1).optional(),
       storage: z.string().min(1).optional(),
       databaseServer: z.enum(['configured', 'temporary']).default('configured'),
+      cms: cmsCheckSchema.optional(),
     })
     .optional(),
 })

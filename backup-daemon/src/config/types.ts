@@ -6,6 +6,7 @@
  */
 import type { SourceConfig } from '../sources/all.js'
 import type { StorageConfig } from '../storages/all.js'
+import type { CmsCheckConfig } from './cmsCheckConfig.js'
 import type { RestoreConfig } from './restoreConfig.js'
 import type { OpensslCipher } from './opensslCiphers.js'
 
@@ -120,9 +121,10 @@ export interface JobConfig {
   /**
    * Restore drills: on a cron schedule when `schedule` is set (same syntax and `timezone` as `schedule`), of
    * every storage or `storage` only; database dumps are checked in a scratch database on the source's own
-   * server (`configured`) or on a temporary server the drill starts (`temporary`).
+   * server (`configured`) or on a temporary server the drill starts (`temporary`); `cms`: a CMS's documents
+   * checked against the restored files and videos (`restore/drill/cmsCheck`).
    */
-  drill?: { schedule?: string; storage?: string; databaseServer: 'configured' | 'temporary' }
+  drill?: { schedule?: string; storage?: string; databaseServer: 'configured' | 'temporary'; cms?: CmsCheckConfig }
 }
 
 export type EncryptionConfig = AgeEncryptionConfig | OpensslEncryptionConfig

@@ -187,6 +187,24 @@ export interface DrillCheck {
  */
 export interface SourceDrill<C extends SourceConfigBase = SourceConfigBase> {
   check(options: DrillCheckOptions<C>): Promise<DrillCheck>
+  /**
+   * Optional, a database kind: the restored dump's tables, read without writing (SQLite: the restored file
+   * opened read-only in a child process), for a job-level check of the documents (`restore/drill/cmsCheck`).
+   */
+  readTables?(options: DrillReadOptions<C>): Promise<RestoredTables>
+  /** Optional, a library kind: the ids the restored source holds (a video library: every GUID its list names). */
+  restoredIds?(options: DrillReadOptions<C>): Promise<Set<string>>
+}
+
+/** What a job-level check hands a kind's reader (`SourceDrill.readTables`, `restoredIds`). */
+export type DrillReadOptions<C extends SourceConfigBase = SourceConfigBase> = Pick<DrillCheckOptions<C>, 'config' | 'files' | 'signal'>
+
+/** A restored database's tables (`SourceDrill.readTables`). */
+export interface RestoredTables {
+  /** Every table's name and its column names. */
+  tables: Record<string, string[]>
+  /** The given columns of every row of `table` (values as the database gives them: text, number or null). */
+  rows(table: string, columns: string[], signal: AbortSignal): Promise<Record<string, unknown>[]>
 }
 
 /** One source type: the schema of its config entry and how to build it. Registered in `sources/all.ts`. */

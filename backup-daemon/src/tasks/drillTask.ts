@@ -65,6 +65,7 @@ export async function drillCopies({ job, dataDir, copies }: DrillWork, context: 
         sources: job.sources,
         scratch: scratch.dir,
         databaseServer: job.drill?.databaseServer ?? 'configured',
+        ...(job.drill?.cms && { cms: job.drill.cms }),
         signal,
         log: (level, message) => log(level, `${what}: ${message}`),
         onEntry: (name) => meter.file(name),

@@ -100,6 +100,28 @@ restore:
     for (const issue of issues) expect(issue.message).to.match(/starting with "backup_daemon_drill_": restore drills create and drop/)
   })
 
+  it('drill.cms: takes source names of the job, of kinds that can answer the check; names the key otherwise', async () => {
+    const sources = `    sources:
+      - { type: sqlite, name: db, path: ./cms.db }
+      - { type: local, name: media, path: ./media }
+      - { type: postgresql, name: pg, database: "postgres://u@h/cms" }
+    storages: [{ type: local, name: d, path: ./out }]
+`
+    const config = await load(
+      `jobs:\n  - name: cms\n${sources}    drill: { cms: { database: db, uploads: media, collections: [{ slug: images, check: uploads }] } }\n`,
+    )
+    expect(config.jobs[0]!.drill!.cms).to.deep.equal({ database: 'db', uploads: 'media', collections: [{ slug: 'images', check: 'uploads', prefix: '' }] })
+    const issues = await issuesOf(`jobs:\n  - name: cms\n${sources}    drill: { cms: { database: pg, uploads: nope, videos: media } }\n`)
+    expect(issues.map((i) => [i.path, i.message])).to.deep.equal([
+      [
+        'jobs[0].drill.cms.database',
+        'source "pg" is a postgresql source: its restored tables cannot be read by the CMS check (it needs the SQLite database for now)',
+      ],
+      ['jobs[0].drill.cms.uploads', 'no source named "nope" in this job (sources: db, media, pg)'],
+      ['jobs[0].drill.cms.videos', 'source "media" is a local source: its restored video ids cannot be listed by the CMS check'],
+    ])
+  })
+
   it('resolves env: secrets and names the key when the variable is missing', async () => {
     const yaml = `server:\n  secret: env:BD_SECRET\n  auth:\n    username: admin\n    password: env:BD_PASSWORD\n`
     const config = await load(yaml, { BD_SECRET: 's3cret', BD_PASSWORD: 'pw' })

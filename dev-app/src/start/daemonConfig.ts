@@ -7,7 +7,8 @@
  * downloads only new or changed videos), on a schedule, to local disk and to the storage host
  * itself: into `private-backups/` of the CMS's zone, a folder its public pull zone refuses (the emulator
  * is started with it blocked; on the real host an Edge Rule does it, or use a zone of its own), because
- * a snapshot holds the database with the users' password hashes (issue 28 #3).
+ * a snapshot holds the database with the users' password hashes (issue 28 #3). A daily restore drill
+ * proves the newest snapshot restores, the CMS's documents included (`drillConfig`).
  *
  * `DEV_APP_ALLOW_RESTORE=1` turns on verify and restore from the daemon's UI and API, into
  * `<data folder>/restore/` only (issue 24 #15).
@@ -56,6 +57,26 @@ function databaseSource(uri: string): Record<string, unknown> {
     case 'sqlite':
       return { type: 'sqlite', name: 'database', path: uri.replace(/^file:/, '') }
   }
+}
+
+/**
+ * A daily restore drill an hour after the midnight backup (issue 25), with the CMS check: every image
+ * document's files in the restored `media` and every video document's GUID in the restored `videos`. The
+ * check reads the restored database, which the daemon can do for SQLite only so far: with MongoDB or
+ * PostgreSQL the drill compares the files and runs the kinds' own checks alone.
+ */
+function drillConfig(input: DaemonConfigInput): Record<string, unknown> {
+  const collections = [...(input.mediaFolder ? [{ slug: 'images', check: 'uploads' }] : []), ...(input.stream ? [{ slug: 'videos', check: 'videos' }] : [])]
+  const cms =
+    databaseKind(input.databaseUri) === 'sqlite' && collections.length > 0
+      ? {
+          database: 'database',
+          ...(input.mediaFolder && { uploads: 'media' }),
+          ...(input.stream && { videos: 'videos' }),
+          collections,
+        }
+      : undefined
+  return { schedule: '0 1 * * *', ...(cms && { cms }) }
 }
 
 export function writeDaemonConfig(input: DaemonConfigInput): string {
@@ -108,6 +129,7 @@ export function writeDaemonConfig(input: DaemonConfigInput): string {
           { type: 'host', name: 'storage-host', ...input.host, path: privateBackupsPath, zoneIsPublic: true, pullZoneBlocksPath: true },
         ],
         retention: { last: 10 },
+        drill: drillConfig(input),
       },
     ],
   }

@@ -5,7 +5,8 @@
  * emulator started as main.ts starts it, then an anonymous GET of the snapshot's CDN URL gets 403 (and
  * the media beside it still 200), and the daemon warns about a host storage in a public zone without
  * such a folder. Issue 24 #15: `DEV_APP_ALLOW_RESTORE=1` turns on verify and restore, into
- * `<data folder>/restore/` (created 0700).
+ * `<data folder>/restore/` (created 0700). Issue 25: the job's daily drill with the CMS check passes on
+ * the snapshot `run` wrote.
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync, mkdirSync, readFileSync } from 'node:fs'
@@ -69,7 +70,12 @@ describe('dev-app: the daemon it configures', function () {
     writeFileSync(path.join(dir, 'db', 'cms.db'), '')
     const sqlite = spawnSync('sqlite3', [
       path.join(dir, 'db', 'cms.db'),
-      "create table users(email text, hash text); insert into users values ('a@b.c', 'scrypt$x');",
+      // The CMS's tables as Payload's SQLite adapter names them (only the columns the drill's CMS check reads).
+      `create table users(email text, hash text); insert into users values ('a@b.c', 'scrypt$x');
+      create table images(id integer primary key, _objectkey text, filename text, mime_type text, sizes_thumbnail_filename text);
+      insert into images values (1, null, 'photo.jpg', 'image/jpeg', null);
+      create table videos(id integer primary key, host_data_stream_video_id text, filename text, mime_type text);
+      insert into videos values (1, '${videoGuid}', 'film.mp4', 'video/mp4');`,
     ])
     if (sqlite.status !== 0) throw new Error(`sqlite3 (Debian package sqlite3) failed: ${sqlite.stderr}`)
     input = {
@@ -118,6 +124,29 @@ describe('dev-app: the daemon it configures', function () {
     // The storage API (with the zone's key) still reads it: verify and restore work.
     const verify = await daemon(['verify', 'cms', '--config', config])
     expect(verify.status, verify.output).to.equal(0)
+  })
+
+  it("the job's daily drill restores the snapshot and runs the CMS check: every image's file and every video's GUID", async () => {
+    const config = writeDaemonConfig(input)
+    const job = (parse(readFileSync(config, 'utf8')) as { jobs: { drill: unknown }[] }).jobs[0]!
+    expect(job.drill).to.deep.equal({
+      schedule: '0 1 * * *',
+      cms: {
+        database: 'database',
+        uploads: 'media',
+        videos: 'videos',
+        collections: [
+          { slug: 'images', check: 'uploads' },
+          { slug: 'videos', check: 'videos' },
+        ],
+      },
+    })
+    const drill = await daemon(['drill', 'cms', '--storage', 'disk', '--config', config])
+    expect(drill.status, drill.output).to.equal(0)
+    expect(drill.output).to.include('CMS check: 1 upload file(s) and 1 video(s) of 2 collection(s) are in the snapshot')
+    // Not the SQLite database: no CMS check (it reads restored SQLite files only), the daily drill stays.
+    const other = parse(readFileSync(writeDaemonConfig({ ...input, databaseUri: 'mongodb://127.0.0.1:27017/cms' }), 'utf8')) as { jobs: { drill: unknown }[] }
+    expect(other.jobs[0]!.drill).to.deep.equal({ schedule: '0 1 * * *' })
   })
 
   it('the daemon warns when a host storage writes into a public zone without a refused folder', async () => {

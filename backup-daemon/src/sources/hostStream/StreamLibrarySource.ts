@@ -17,6 +17,7 @@ import { Transform, type Readable } from 'node:stream'
 import { LocalSource } from '../local/index.js'
 import { mirrorRemote, type RemoteObject } from '../support/mirrorRemote.js'
 import type { Source, SourceContext, SourceEntry } from '../types.js'
+import type { SourceRecord } from '../../tar/snapshotRecord.js'
 import type { HostStreamSourceConfig } from './schema.js'
 import { StreamLibraryApi, type StreamVideo } from './streamLibraryApi.js'
 import { forEachLimited } from './forEachLimited.js'
@@ -39,6 +40,8 @@ export class StreamLibrarySource implements Source {
   readonly type = 'host-stream'
   readonly name: string
   private readonly api: StreamLibraryApi
+  /** The list written to library.json this run, recorded for a restore drill (`drill.ts`). */
+  private library: LibraryJson | undefined
 
   constructor(
     private readonly config: HostStreamSourceConfig,
@@ -56,6 +59,10 @@ export class StreamLibrarySource implements Source {
       pullZoneTokenTTL: config.pullZoneTokenTTL,
       retries,
     })
+  }
+
+  recorded(): SourceRecord | undefined {
+    return this.library && { videos: this.library.videos.map(({ guid, title, file, size, sha256 }) => ({ guid, title, file, size, sha256 })) }
   }
 
   private log(level: 'info' | 'warn', message: string): void {
@@ -154,6 +161,7 @@ export class StreamLibrarySource implements Source {
       })
     }
     await writeFile(join(dir, 'library.json'), `${JSON.stringify(library, null, 2)}\n`)
+    this.library = library
   }
 
   private async collectionName(id: string, signal: AbortSignal): Promise<string | null> {

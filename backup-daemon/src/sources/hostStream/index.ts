@@ -1,9 +1,11 @@
 /**
  * @module sources/hostStream
  * The `host-stream` source factory: a video library of the streaming host (originals, captions,
- * metadata) as a source, with an optional local copy (`syncPath`) kept between runs.
+ * metadata) as a source, with an optional local copy (`syncPath`) kept between runs, and its restore
+ * drill check (`drill.ts`).
  */
 import type { SourceFactory } from '../types.js'
+import { hostStreamDrill } from './drill.js'
 import { hostStreamSourceSchema, type HostStreamSourceConfig } from './schema.js'
 import { StreamLibrarySource } from './StreamLibrarySource.js'
 
@@ -12,5 +14,6 @@ export const hostStreamSource: SourceFactory<HostStreamSourceConfig> = {
   configSchema: hostStreamSourceSchema,
   secretKeys: ['apiKey', 'pullZoneTokenAuthKey'],
   pathKeys: ['syncPath'],
+  drill: hostStreamDrill,
   create: (config, context) => new StreamLibrarySource(config, context),
 }

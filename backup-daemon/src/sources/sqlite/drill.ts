@@ -3,10 +3,11 @@
  * How a restore drill proves a `sqlite` source's snapshot restores (`SourceDrill`): the database entry,
  * restored into the drill's scratch folder, must pass `PRAGMA integrity_check` and hold the tables and
  * row counts the backup read from the copy it archived (`SqliteSource.recorded`). The source's own file
- * is never opened.
+ * is never opened. `readTables` reads the restored file's rows for the CMS check (`readRestoredSqlite`).
  */
 import type { SourceDrill } from '../types.js'
 import { inspectSqlite } from './inspectSqlite.js'
+import { readRestoredSqlite } from './readRestoredSqlite.js'
 import { sqliteEntryName } from './entryName.js'
 import type { SqliteSourceConfig } from './schema.js'
 
@@ -39,4 +40,5 @@ export const sqliteDrill: SourceDrill<SqliteSourceConfig> = {
     const tables = Object.keys(found.tables).length
     return { checked: `${entry}: integrity_check ${found.integrity}, ${tables} table(s) and their row counts`, differences }
   },
+  readTables: readRestoredSqlite,
 }
