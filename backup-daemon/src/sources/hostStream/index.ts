@@ -6,10 +6,12 @@
 import type { SourceFactory } from '../types.js'
 import { hostStreamSourceSchema, type HostStreamSourceConfig } from './schema.js'
 import { StreamLibrarySource } from './StreamLibrarySource.js'
+import { hostStreamUploadRestore } from './uploadRestore.js'
 
 export const hostStreamSource: SourceFactory<HostStreamSourceConfig> = {
   type: 'host-stream',
   configSchema: hostStreamSourceSchema,
+  uploadRestore: hostStreamUploadRestore,
   secretKeys: ['apiKey', 'pullZoneTokenAuthKey'],
   pathKeys: ['syncPath'],
   create: (config, context) => new StreamLibrarySource(config, context),
