@@ -31,7 +31,7 @@ describe('remapStreamVideos (documents moved to restored videos)', function () {
     return { id: ((await saved.json()) as { doc: { id: number } }).doc.id, videoId: auth.videoId! }
   }
   const streamOf = async (id: number) =>
-    ((await cms.payload.findByID({ collection: 'videos', id, depth: 0 })) as { hostData: { stream: StreamHostData } }).hostData.stream
+    ((await cms.payload.findByID({ collection: 'videos', id, depth: 0 })) as unknown as { hostData: { stream: StreamHostData } }).hostData.stream
   /** A video as the daemon's restore makes it: created, its bytes uploaded, encoded. */
   const restoredVideo = async (title: string) => {
     const base = `${emu.stream.apiBase}/library/${emu.stream.libraryId}`
