@@ -65,9 +65,9 @@ describe('restore-site: the whole dev-app site back from a snapshot (database, i
   after(async () => {
     await page?.close()
     await browser?.close()
-    if (!originalStopped) await original?.stop()
     await restored?.stop()
-    for (const dir of [original?.dataDir, restoredDir]) if (dir) rmSync(dir, { force: true, recursive: true })
+    if (!originalStopped) await original?.stop()
+    for (const dir of [original?.dataDir, restoredDir && path.dirname(restoredDir)]) if (dir) rmSync(dir, { force: true, recursive: true })
   })
 
   it('backs the site up: a video uploaded and encoded, the seeded image, the cms job run', async function () {
