@@ -6,7 +6,7 @@ import path from 'node:path'
 import { buildConfig } from 'payload'
 import { lexicalEditor } from '@payloadcms/richtext-lexical'
 import sharp from 'sharp'
-import { hostStoragePlugin } from '@hosted-media/plugin-storage'
+import { hostStoragePlugin, type StorageHostPluginOptions } from '@hosted-media/plugin-storage'
 import { openapiPlugin } from '@hosted-media/plugin-openapi'
 
 import { Images } from './collections/Images.js'
@@ -22,6 +22,32 @@ import { settings } from './settings.js'
 // January 2027 will need Node 22. The dev-app pins its SDK in package-lock.json and supports Node 20.19+
 // (README), so the notice says nothing about this setup; plugin-storage's README records it for apps.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'
+
+/** The storage plugin's options; `start/remapRestoredVideos.ts` resolves them for `remapStreamVideos`. */
+export const storagePluginOptions: StorageHostPluginOptions = {
+  collections: { images: 'storage', videos: 'stream' },
+  storage: {
+    zoneName: settings.storage.zoneName,
+    accessKey: settings.storage.accessKey,
+    region: settings.storage.region,
+    endpoint: settings.storage.endpoint,
+    s3Endpoint: settings.storage.s3Endpoint,
+    cdnUrl: settings.storage.cdnUrl,
+    ...(settings.storage.tokenAuthKey ? { tokenAuth: { key: settings.storage.tokenAuthKey } } : {}),
+    clientUploads: true,
+  },
+  stream: {
+    libraryId: settings.stream.libraryId,
+    apiKey: settings.stream.apiKey,
+    apiBase: settings.stream.apiBase,
+    tusEndpoint: settings.stream.tusEndpoint,
+    cdnUrl: settings.stream.cdnUrl,
+    mp4Fallback: settings.stream.mp4Fallback,
+    thumbnailTime: 2000,
+    tus: true,
+    webhook: { secret: settings.stream.readOnlyKey },
+  },
+}
 
 export default buildConfig({
   serverURL: settings.serverURL,
@@ -44,30 +70,7 @@ export default buildConfig({
   // tus-auth answers 413 above this.
   upload: { limits: { fileSize: 5 * 1024 ** 3 } },
   plugins: [
-    hostStoragePlugin({
-      collections: { images: 'storage', videos: 'stream' },
-      storage: {
-        zoneName: settings.storage.zoneName,
-        accessKey: settings.storage.accessKey,
-        region: settings.storage.region,
-        endpoint: settings.storage.endpoint,
-        s3Endpoint: settings.storage.s3Endpoint,
-        cdnUrl: settings.storage.cdnUrl,
-        ...(settings.storage.tokenAuthKey ? { tokenAuth: { key: settings.storage.tokenAuthKey } } : {}),
-        clientUploads: true,
-      },
-      stream: {
-        libraryId: settings.stream.libraryId,
-        apiKey: settings.stream.apiKey,
-        apiBase: settings.stream.apiBase,
-        tusEndpoint: settings.stream.tusEndpoint,
-        cdnUrl: settings.stream.cdnUrl,
-        mp4Fallback: settings.stream.mp4Fallback,
-        thumbnailTime: 2000,
-        tus: true,
-        webhook: { secret: settings.stream.readOnlyKey },
-      },
-    }),
+    hostStoragePlugin(storagePluginOptions),
     // Describes the sanitized config on first request, the storage plugin's endpoints (custom.openapi) included.
     openapiPlugin({ info: { title: 'Hosted-media demo CMS', version: '1.0.0' } }),
   ],

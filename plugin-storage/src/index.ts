@@ -5,6 +5,8 @@
 export { hostStoragePlugin, storageHostPlugin } from './plugin.js'
 export { sweepOrphanUploads } from './cleanup/sweepOrphanUploads.js'
 export { sweepOrphanVideos } from './cleanup/sweepOrphanVideos.js'
+export { remapStreamVideos } from './restore/remapStreamVideos.js'
+export type { RemapStreamVideosOptions, RemapStreamVideosResult, RemappedDocument } from './restore/remapStreamVideos.js'
 export { HostDataField } from './fields/hostDataField.js'
 export { resolveOptions } from './options/resolveOptions.js'
 export { STORAGE_UPLOAD_PATH, TUS_AUTH_PATH, WEBHOOK_PATH } from './constants.js'

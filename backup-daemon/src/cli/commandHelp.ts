@@ -111,7 +111,11 @@ ${configOption}
   --to DIR                unpack the files into DIR (entries escaping DIR are refused)
   --into-database         restore the job's database sources in place (sqlite, postgresql, mongodb,
                           mysql, mariadb, redis with a path)
-  --source NAME           with --into-database: only this source (repeatable)
+  --source NAME           with --into-database or --into-library: only this source (repeatable)
+  --into-library          with --to: then upload the job's video library sources from DIR into their
+                          library (new videos, new ids); a summary and a log line per video
+  --library-id N          with --into-library: into library N instead (same API and key)
+  --guid-map FILE         with --into-library: write old id → new id per source as JSON (kept on failure)
   --force                 replace existing files / databases (sqlite file, pg --clean, mongo drop)
   --identity FILE         age identity file, for snapshots encrypted to recipients
 ${readFromStorages}
@@ -121,6 +125,7 @@ Examples:
   backup-daemon snapshots site          # find the name
   backup-daemon restore site site-2026-01-31T02-00-00-000Z.tar.zst --to /srv/restore/site
   backup-daemon restore site site-2026-01-31T02-00-00-000Z.tar.zst --into-database --source cms --force
+  backup-daemon restore site site-2026-01-31T02-00-00-000Z.tar.zst --to /srv/restore/site --into-library --guid-map ids.json
 `,
 }
 
@@ -136,7 +141,7 @@ export const commandOptions: Record<string, string[]> = {
   snapshots: ['storage', 'json'],
   verify: ['storage', 'limit-download', ...outputOptions],
   drill: ['storage', 'limit-download', ...outputOptions],
-  restore: ['to', 'into-database', 'source', 'force', 'identity', 'storage', 'limit-download', ...outputOptions],
+  restore: ['to', 'into-database', 'into-library', 'library-id', 'guid-map', 'source', 'force', 'identity', 'storage', 'limit-download', ...outputOptions],
 }
 
 /**

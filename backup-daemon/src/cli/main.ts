@@ -24,6 +24,9 @@ const options = {
   storage: { type: 'string' },
   to: { type: 'string' },
   'into-database': { type: 'boolean' },
+  'into-library': { type: 'boolean' },
+  'library-id': { type: 'string' },
+  'guid-map': { type: 'string' },
   source: { type: 'string', multiple: true },
   identity: { type: 'string' },
   force: { type: 'boolean' },
@@ -155,6 +158,11 @@ async function main(argv: string[]): Promise<number> {
       }
       const file = needConfig()
       if (!file || extra(2)) return 2
+      const libraryId = values['library-id'] === undefined ? undefined : Number(values['library-id'])
+      if (libraryId !== undefined && !(Number.isInteger(libraryId) && libraryId > 0)) {
+        process.stderr.write(`restore: --library-id takes a library's number, e.g. --library-id 1001 (not "${values['library-id']}")\n`)
+        return 2
+      }
       const { restoreCommand } = await import('./restoreCommand.js')
       return restoreCommand(
         {
@@ -163,6 +171,9 @@ async function main(argv: string[]): Promise<number> {
           snapshot,
           to: values.to,
           intoDatabase: values['into-database'] ?? false,
+          intoLibrary: values['into-library'] ?? false,
+          ...(libraryId !== undefined && { libraryId }),
+          ...(values['guid-map'] && { guidMap: values['guid-map'] }),
           sources: values.source ?? [],
           storage: values.storage,
           identity: values.identity,

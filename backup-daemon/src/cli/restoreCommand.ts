@@ -6,6 +6,8 @@
  * the manifest first (a storage whose copy fails is skipped for the next one holding the snapshot),
  * then decrypted (the job's passphrase or openssl password, or `--identity FILE` for age recipients) and
  * decompressed; files are unpacked next to `--to` and moved into place at the end (`tasks/restoreFiles`).
+ * `--into-library` (with `--to`) then uploads the sources that live in a video library from that folder
+ * (`restore/uploadSources`), writing old id → new id to `--guid-map`.
  * A snapshot without a manifest (the original service's) is first read to its end
  * (decrypted, decompressed, every entry), so a truncated one, a split set missing a part or a wrong
  * password is refused before anything is written.
@@ -17,6 +19,7 @@ import type { AgeKeys } from '../archive/ageStream.js'
 import { restoreDatabases, restoreOf } from '../restore/restoreDatabases.js'
 import { sourceFactories } from '../sources/all.js'
 import { restoreFiles } from '../tasks/restoreFiles.js'
+import { uploadableSources, uploadSources } from '../restore/uploadSources.js'
 import type { SnapshotCopy } from '../repository/jobRepository.js'
 import { readLimiterOf, runTask, taskReadOptions, type CliTaskOptions } from './runTask.js'
 import { openJob, repositoryOf, type JobContext } from './snapshotCommand.js'
@@ -38,6 +41,12 @@ export interface RestoreArgs extends CliTaskOptions {
   snapshot: string
   to?: string
   intoDatabase: boolean
+  /** With `to`: upload the job's sources that live in a service (a video library) from the unpacked folder. */
+  intoLibrary?: boolean
+  /** With `intoLibrary`: another library than each source's own. */
+  libraryId?: number
+  /** With `intoLibrary`: where the old → new id map goes (JSON). */
+  guidMap?: string
   sources: string[]
   storage?: string
   identity?: string
@@ -45,6 +54,13 @@ export interface RestoreArgs extends CliTaskOptions {
 }
 
 export async function restoreCommand(args: RestoreArgs, reporter: Reporter): Promise<number> {
+  if ((args.intoLibrary && !args.to) || ((args.libraryId !== undefined || args.guidMap) && !args.intoLibrary)) {
+    reporter.message(
+      'error',
+      'restore: --into-library goes with --to DIR (the videos are uploaded from there); --library-id and --guid-map go with --into-library',
+    )
+    return 2
+  }
   if (Boolean(args.to) === args.intoDatabase) {
     reporter.message('error', 'restore: give either --to DIR (unpack the files into a folder) or --into-database (restore the database sources in place)')
     return 2
@@ -68,6 +84,11 @@ export async function restoreIn(
       'error',
       `restore: job "${job.name}" has no database source${named}; --into-database restores ${databaseKinds()} sources, use --to DIR for files`,
     )
+    return 2
+  }
+  const uploads = args.intoLibrary ? uploadableSources(job.sources.filter((s) => args.sources.length === 0 || args.sources.includes(s.name))) : []
+  if (args.intoLibrary && uploads.length === 0) {
+    reporter.message('error', `restore: job "${job.name}" has no source restored by uploading into a library (--into-library)`)
     return 2
   }
 
@@ -118,8 +139,21 @@ export async function restoreIn(
         const folder = { path, parent, exists: existing !== undefined }
         const onEntry = (entry: string) => context.meter.file(entry)
         const result = await restoreFiles(archive, folder, { overwrite: args.force, signal: context.signal, onEntry })
-        const summary = `restored ${result.files} file(s), ${result.directories} folder(s), ${result.links} link(s), ${result.bytes} bytes into ${args.to}`
+        let summary = `restored ${result.files} file(s), ${result.directories} folder(s), ${result.links} link(s), ${result.bytes} bytes into ${args.to}`
         say(summary)
+        if (uploads.length > 0) {
+          context.meter.phase = 'uploading'
+          const map = await uploadSources(uploads, {
+            dir: path,
+            ...(args.guidMap && { mapFile: resolve(args.guidMap) }),
+            ...(args.libraryId !== undefined && { targetId: args.libraryId }),
+            signal: context.signal,
+            log: (level, line) => context.log(level, line),
+          })
+          const counts = Object.entries(map).map(([name, r]) => `${name}: ${Object.keys(r.ids).length} uploaded, ${r.skipped.length} skipped`)
+          summary += `; ${counts.join('; ')}${args.guidMap ? ` (old → new ids in ${args.guidMap})` : ''}`
+          say(summary)
+        }
         return { summary, bytesWritten: result.bytes }
       }
       const restored = await restoreDatabases(archive, sources, { overwrite: args.force, signal: context.signal, log: say }, job.sources)

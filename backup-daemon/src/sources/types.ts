@@ -155,6 +155,34 @@ export interface RestoreInto<C extends SourceConfigBase = SourceConfigBase> {
   failureNote?: string
 }
 
+/** What `UploadRestore.upload` is handed: where the source's folder was restored and where to report. */
+export interface UploadRestoreOptions {
+  /** The source's folder as restored from a snapshot (`<restore folder>/<source name>`). */
+  folder: string
+  /** Another target than the config's (e.g. another video library of the same account), by its id. */
+  targetId?: number
+  signal?: AbortSignal
+  log(level: 'info' | 'warn', message: string): void
+}
+
+/** What an upload restore did: old id → new id of every item put back, and the items it left out. */
+export interface UploadRestoreResult {
+  /** What it went into, naming no secret (e.g. `{ libraryId: 1001 }`): written beside the map. */
+  target: Record<string, string | number>
+  ids: Record<string, string>
+  skipped: string[]
+}
+
+/**
+ * How a kind whose data lives in a service (a video library) goes back: its restored folder is uploaded
+ * again, and the service gives each item a new id. The CLI's `restore --to DIR --into-library` calls it
+ * for every source of the job that has it, without naming a kind. A failure throws an error carrying
+ * `partial` (an `UploadRestoreResult` of what was put back before it), so the map is never lost.
+ */
+export interface UploadRestore<C extends SourceConfigBase = SourceConfigBase> {
+  upload(config: C, options: UploadRestoreOptions): Promise<UploadRestoreResult>
+}
+
 /** What a restore drill hands a kind's check (`SourceDrill`). */
 export interface DrillCheckOptions<C extends SourceConfigBase = SourceConfigBase> {
   config: C
@@ -222,6 +250,8 @@ export interface SourceFactory<C extends SourceConfigBase = SourceConfigBase> {
   dumps?: boolean
   /** Present for a database kind: how its dumps are restored (`DatabaseRestore`). */
   restore?: DatabaseRestore<C>
+  /** Present for a kind restored by uploading its folder to a service (`UploadRestore`). */
+  uploadRestore?: UploadRestore<C>
   /** Present for a kind that records something at backup (`Source.recorded`): how a drill checks it. */
   drill?: SourceDrill<C>
   create(config: C, context: SourceContext): Source

@@ -8,10 +8,12 @@ import type { SourceFactory } from '../types.js'
 import { hostStreamDrill } from './drill.js'
 import { hostStreamSourceSchema, type HostStreamSourceConfig } from './schema.js'
 import { StreamLibrarySource } from './StreamLibrarySource.js'
+import { hostStreamUploadRestore } from './uploadRestore.js'
 
 export const hostStreamSource: SourceFactory<HostStreamSourceConfig> = {
   type: 'host-stream',
   configSchema: hostStreamSourceSchema,
+  uploadRestore: hostStreamUploadRestore,
   secretKeys: ['apiKey', 'pullZoneTokenAuthKey'],
   pathKeys: ['syncPath'],
   drill: hostStreamDrill,

@@ -5,7 +5,7 @@
  * created with its title and collection (found by name in the target library, created when missing),
  * its bytes uploaded (`PUT`), its chapters, moments and meta tags set and its captions added. Returns
  * old GUID → new GUID, which a CMS-aware step needs to rewrite the documents that point at videos.
- * Not wired into the restore tasks yet (the restore registry decides how a source kind restores).
+ * Offered by the CLI's `restore --to DIR --into-library` through `uploadRestore.ts`.
  */
 import { createReadStream } from 'node:fs'
 import { readFile, stat } from 'node:fs/promises'

@@ -1,0 +1,141 @@
+/**
+ * @module start/restoreSite
+ * `npm run restore-site -- --snapshot NAME|latest --data-dir NEW [--from DIR] [--storage NAME]`: brings the
+ * whole dev-app site back from a snapshot of the daemon's `cms` job into a fresh data folder and a fresh
+ * emulator library. The running dev-app must be stopped first (the emulator's port is the same).
+ *
+ * 1. The emulator is started on `NEW/host` (an empty library, the same id and keys).
+ * 2. The daemon's CLI (`restore cms SNAPSHOT --to … --into-library --guid-map …`, with the job's config
+ *    from `--from`, the data folder that made the snapshot) unpacks the snapshot and uploads every video
+ *    into that library, writing old GUID → new GUID to `NEW/restore-guid-map.json`.
+ * 3. The database file and the storage zone's files go into place (`NEW/db/cms.db`, `NEW/host/storage/…`).
+ * 4. Once every video is encoded, `remapRestoredVideos.ts` moves the documents to the new GUIDs.
+ * The old data folder's `credentials.json` is copied, so the printed login matches the restored users.
+ * SQLite only: on PostgreSQL or MongoDB use the daemon's `restore --into-database` (README).
+ */
+import { cp, copyFile, mkdir, readdir, readFile, rm, stat } from 'node:fs/promises'
+import { spawn } from 'node:child_process'
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import { startEmulator } from '../emulator/index.js'
+import { ports } from '../ports.js'
+import { databaseType, settings } from '../settings.js'
+import { runChild } from './children.js'
+import { prepareDataFolder } from './dataFolder.js'
+import { privateBackupsPath } from './daemonConfig.js'
+import { remapDoneLine } from './remapDone.js'
+
+const step = (message: string) => console.log(`[restore-site] ${message}`)
+const repoRoot = path.resolve(settings.appRoot, '..')
+const daemonBin = path.join(repoRoot, 'backup-daemon', 'bin', 'backup-daemon.js')
+
+const { values } = parseArgs({
+  options: { snapshot: { type: 'string' }, 'data-dir': { type: 'string' }, from: { type: 'string' }, storage: { type: 'string' } },
+})
+if (!values.snapshot || !values['data-dir']) {
+  console.error('usage: npm run restore-site -w dev-app -- --snapshot NAME|latest --data-dir NEW_DIR [--from DATA_DIR] [--storage disk]')
+  process.exit(2)
+}
+if (databaseType !== 'sqlite') {
+  console.error(`restore-site restores the SQLite database only; on ${databaseType} restore it with backup-daemon restore --into-database (dev-app/README.md)`)
+  process.exit(2)
+}
+const from = path.resolve(values.from ?? settings.dataDir)
+const target = path.resolve(values['data-dir'])
+const storage = values.storage ?? 'disk'
+const config = path.join(from, 'daemon', 'backup-daemon.yaml')
+if ((await readdir(target).catch(() => [])).length > 0) {
+  console.error(`restore-site: ${target} is not empty; give a new data folder`)
+  process.exit(2)
+}
+await stat(config).catch(() => {
+  console.error(`restore-site: no daemon config in ${from} (${config}); --from names the data folder whose backups to restore`)
+  process.exit(2)
+})
+
+/** Runs the daemon's CLI; resolves with its stdout (also shown), rejects on a non-zero exit. */
+function daemon(args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [daemonBin, ...args, '--config', config, '--storage', storage], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    let out = ''
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString()
+      if (!args.includes('--json')) process.stdout.write(chunk)
+    })
+    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`backup-daemon ${args[0]} failed (exit code ${code})`))))
+  })
+}
+
+prepareDataFolder(target)
+let snapshot = values.snapshot
+if (snapshot === 'latest') {
+  const listed = (await daemon(['snapshots', 'cms', '--json'])).split('\n').filter(Boolean)
+  if (listed.length === 0) throw new Error(`no snapshot of job "cms" on storage "${storage}"`)
+  snapshot = (JSON.parse(listed[0]!) as { name: string }).name
+}
+step(`restoring ${snapshot} from ${from} into ${target}`)
+
+const emulator = await startEmulator({
+  port: ports.emulator,
+  host: settings.bindAddress,
+  dataDir: path.join(target, 'host'),
+  storage: { zoneName: settings.storage.zoneName, accessKey: settings.storage.accessKey, region: settings.storage.region },
+  pullZone: { blockedPaths: [`${privateBackupsPath}/`] },
+  stream: {
+    libraryId: settings.stream.libraryId,
+    apiKey: settings.stream.apiKey,
+    readOnlyKey: settings.stream.readOnlyKey,
+    // The CMS is not running: the remap reads each video's state from the library instead.
+    webhookUrl: `${settings.serverURL}/api/storage-host/stream/webhook`,
+    encodingStepMs: Number(process.env.EMULATOR_ENCODING_STEP_MS) || undefined,
+  },
+}).catch((err: Error) => {
+  throw new Error(`cannot start the host emulator on port ${ports.emulator} (is the dev-app still running? stop it first): ${err.message}`)
+})
+const unpacked = path.join(target, 'restore-work')
+const mapFile = path.join(target, 'restore-guid-map.json')
+try {
+  await daemon(['restore', 'cms', snapshot, '--to', unpacked, '--into-library', '--guid-map', mapFile])
+  const map = JSON.parse(await readFile(mapFile, 'utf8')) as Record<string, { ids: Record<string, string> }>
+  const guids = Object.values(map).flatMap((entry) => Object.values(entry.ids))
+  step(`waiting for ${guids.length} video(s) to be encoded…`)
+  await Promise.all(guids.map((guid) => emulator.whenEncoded(guid)))
+
+  await copyFile(path.join(unpacked, 'database', 'cms.sqlite'), path.join(target, 'db', 'cms.db'))
+  const media = path.join(unpacked, 'media')
+  if (await stat(media).catch(() => undefined)) {
+    const zone = path.join(target, 'host', 'storage', settings.storage.zoneName)
+    await mkdir(zone, { recursive: true })
+    await cp(media, zone, { recursive: true })
+  }
+  step('database and storage files in place; moving the documents to the new videos')
+  await runChild(
+    'remap',
+    process.execPath,
+    ['--conditions=development', '--import', 'tsx', path.join(settings.appRoot, 'src', 'start', 'remapRestoredVideos.ts')],
+    {
+      cwd: settings.appRoot,
+      env: {
+        ...process.env,
+        NODE_ENV: 'development',
+        DEV_APP_DATA_DIR: target,
+        DATABASE_URI: `file:${path.join(target, 'db', 'cms.db')}`,
+        RESTORE_GUID_MAP: mapFile,
+      },
+      doneLine: remapDoneLine,
+    },
+  )
+  const credentials = path.join(from, 'credentials.json')
+  if (await stat(credentials).catch(() => undefined)) await copyFile(credentials, path.join(target, 'credentials.json'))
+  await rm(unpacked, { recursive: true, force: true })
+  step(`done. Start the restored site: DEV_APP_DATA_DIR=${target} npm start -w dev-app`)
+} catch (err) {
+  // What was restored stays in the new folder for a look (the GUID map names the uploaded videos).
+  console.error(`[restore-site] failed: ${(err as Error).message}`)
+  process.exitCode = 1
+} finally {
+  await emulator.close()
+}
