@@ -17,6 +17,10 @@
  * Each tree is read once before it is timed, so no run pays for a cold page cache. The machines are
  * shared and their speed drifts by 5-10% within minutes, so each daemon run alternates with its baseline
  * over `BENCH_DAEMON_ROUNDS` rounds (default 2), and a ratio is the baseline's total time over the daemon's.
+ * Every daemon run is made under the bench's own Node and under Node 24 (`bench/support/nodes.ts`: where
+ * `.ci/run` installs it, or `BENCH_NODE24`), alternating in the same rounds against the same baseline: a
+ * row per Node, and a `node 24 vs node 20` row per comparison (issue 27: no archive row slower on Node 24),
+ * with each run's CPU seconds beside its wall time (steadier when the neighbours' load varies).
  * Targets (issue 13): >= 1.0x pigz, >= 1.0x the zstd pipeline, >= 1.0x `tar -cf` on tiny files,
  * peak RSS < 150 MiB and flat. The trees are generated once into the OS temp folder and reused
  * (`BENCH_DAEMON_FRESH=1` regenerates them, `BENCH_DAEMON_PREPARE=1` only generates them, e.g. while
