@@ -111,6 +111,15 @@ async function main() {
     { name: 'tar.gz', tree: mixed, compression: 'tar.gz', digests: ['crc32'] },
   ]
   dir = mkdtempSync(join(tmpdir(), 'bench-record-'))
+  try {
+    await runCases(cases)
+  } finally {
+    // The runs' storage and data folders (~100 MiB): the trees are what is kept.
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+async function runCases(cases: Case[]) {
   for (const kase of cases) {
     const variants: (Digest | false)[] = [false, ...kase.digests]
     const times = new Map<Digest | false, number[]>(variants.map((v) => [v, []]))

@@ -17,6 +17,10 @@
  * Each tree is read once before it is timed, so no run pays for a cold page cache. The machines are
  * shared and their speed drifts by 5-10% within minutes, so each daemon run alternates with its baseline
  * over `BENCH_DAEMON_ROUNDS` rounds (default 2), and a ratio is the baseline's total time over the daemon's.
+ * Every daemon run is made under the bench's own Node and under Node 24 (`bench/support/nodes.ts`: where
+ * `.ci/run` installs it, or `BENCH_NODE24`), alternating in the same rounds against the same baseline: a
+ * row per Node, and a `node 24 vs node 20` row per comparison (issue 27: no archive row slower on Node 24),
+ * with each run's CPU seconds beside its wall time (steadier when the neighbours' load varies).
  * Targets (issue 13): >= 1.0x pigz, >= 1.0x the zstd pipeline, >= 1.0x `tar -cf` on tiny files,
  * peak RSS < 150 MiB and flat. The trees are generated once into the OS temp folder and reused
  * (`BENCH_DAEMON_FRESH=1` regenerates them, `BENCH_DAEMON_PREPARE=1` only generates them, e.g. while
@@ -31,7 +35,8 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import { startChild, stopChild } from './support/child.js'
-import { peakRssMiB, printResult } from './support/measure.js'
+import { cpuSeconds, peakRssMiB, printResult } from './support/measure.js'
+import { nodeBinaries, type NodeBinary } from './support/nodes.js'
 
 const MiB = 1 << 20
 const bin = fileURLToPath(new URL('../backup-daemon/bin/backup-daemon.js', import.meta.url))
@@ -197,24 +202,46 @@ function takeOutput(work: string, label: string): number {
   return outBytes
 }
 
-/** Samples a live child's peak RSS (VmHWM) every 50 ms until `stop()`; `peak()` is the highest seen. */
-function watchPeakRss(pid: number): { peak(): number; stop(): void } {
+/**
+ * Samples a live child's peak RSS (VmHWM) and CPU time every 50 ms until `stop()`; `peak()` is the highest
+ * RSS seen, `cpu()` the CPU seconds at the last sample (up to 50 ms short for a process that exits).
+ */
+function watchPeakRss(pid: number): { peak(): number; cpu(): number; stop(): void } {
   let peakMiB = 0
-  const timer = setInterval(() => {
+  let cpu = 0
+  const sample = () => {
     try {
       const peak = peakRssMiB(pid)
-      // An exited (zombie) process has no VmHWM line any more.
-      if (Number.isFinite(peak)) peakMiB = Math.max(peakMiB, peak)
+      // An exited (zombie) process has no VmHWM line any more, and its CPU times are kept as they were.
+      if (Number.isFinite(peak)) {
+        peakMiB = Math.max(peakMiB, peak)
+        cpu = cpuSeconds(pid)
+      }
     } catch {}
-  }, 50)
-  return { peak: () => peakMiB, stop: () => clearInterval(timer) }
+  }
+  const timer = setInterval(sample, 50)
+  return {
+    peak: () => peakMiB,
+    cpu: () => {
+      sample()
+      return cpu
+    },
+    stop: () => clearInterval(timer),
+  }
 }
 
-/** Runs `backup-daemon run bench` on `root`; returns seconds, the child's peak RSS and the archive size. */
-async function timeDaemon(work: string, root: string, label: string, compression: string, env: NodeJS.ProcessEnv = {}): Promise<Timed & { peakMiB: number }> {
+/** Runs `backup-daemon run bench` on `root` under `node`; returns seconds, the child's peak RSS and the archive size. */
+async function timeDaemon(
+  work: string,
+  root: string,
+  label: string,
+  compression: string,
+  node: NodeBinary,
+  env: NodeJS.ProcessEnv = {},
+): Promise<Timed & { peakMiB: number }> {
   const config = writeBenchConfig(work, root, label, compression)
   const start = process.hrtime.bigint()
-  const child = spawn(process.execPath, [bin, 'run', 'bench', '--config', config], {
+  const child = spawn(node.path, [bin, 'run', 'bench', '--config', config], {
     cwd: work,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -228,7 +255,7 @@ async function timeDaemon(work: string, root: string, label: string, compression
   if (code !== 0) throw new Error(`backup-daemon run failed (${code}):\n${log}`)
   const outBytes = takeOutput(work, label)
   rmSync(join(work, `data-${label}`), { recursive: true, force: true })
-  return { seconds, peakMiB: rss.peak(), outBytes }
+  return { seconds, peakMiB: rss.peak(), outBytes, cpuSeconds: rss.cpu() }
 }
 
 /**
@@ -239,9 +266,15 @@ async function timeDaemon(work: string, root: string, label: string, compression
  * The history is polled only every 250 ms, so that the polling costs nothing (the run's time is the
  * daemon's own anyway). Its peak RSS is the serving process's, over every run so far.
  */
-async function servedDaemon(work: string, root: string, label: string, compression: string): Promise<{ run(): Promise<Timed>; stop(): Promise<void> }> {
+async function servedDaemon(
+  work: string,
+  root: string,
+  label: string,
+  compression: string,
+  node: NodeBinary,
+): Promise<{ run(): Promise<Timed>; stop(): Promise<void> }> {
   const config = writeBenchConfig(work, root, label, compression, "server: { address: '127.0.0.1:0', auth: { enabled: false } }")
-  const { child, url: base } = await startChild([bin, 'serve', '--config', config], { cwd: work })
+  const { child, url: base } = await startChild([bin, 'serve', '--config', config], { cwd: work, node: node.path })
   const rss = watchPeakRss(child.pid!)
   const api = `${base}/api/v1/jobs/bench`
   const newestRun = async () => {
@@ -252,6 +285,7 @@ async function servedDaemon(work: string, root: string, label: string, compressi
   return {
     async run() {
       const before = (await newestRun())?.id
+      const cpuBefore = rss.cpu()
       const started = await fetch(`${api}/run`, { method: 'POST' })
       if (started.status !== 202) throw new Error(`run: ${started.status} ${await started.text()}`)
       let record = await newestRun()
@@ -260,7 +294,7 @@ async function servedDaemon(work: string, root: string, label: string, compressi
         record = await newestRun()
       }
       if (record.result !== 'success') throw new Error(`served run ${record.result}: ${record.error ?? ''}`)
-      return { seconds: record.durationMs / 1000, peakMiB: rss.peak(), outBytes: takeOutput(work, label) }
+      return { seconds: record.durationMs / 1000, peakMiB: rss.peak(), outBytes: takeOutput(work, label), cpuSeconds: rss.cpu() - cpuBefore }
     },
     async stop() {
       rss.stop()
@@ -275,6 +309,8 @@ interface Timed {
   seconds: number
   outBytes: number
   peakMiB?: number
+  /** The daemon's CPU seconds (every thread; the served daemon's during the run): steadier than wall time on a shared machine. */
+  cpuSeconds?: number
 }
 
 /**
@@ -289,7 +325,10 @@ async function alternate<Name extends string>(
 ): Promise<{ baseline: Timed } & Record<Name, Timed & { peakMiB: number }>> {
   const base: Timed = { seconds: 0, outBytes: 0 }
   const names = Object.keys(daemons) as Name[]
-  const ours = Object.fromEntries(names.map((name) => [name, { seconds: 0, outBytes: 0, peakMiB: 0 }])) as Record<Name, Timed & { peakMiB: number }>
+  const ours = Object.fromEntries(names.map((name) => [name, { seconds: 0, outBytes: 0, peakMiB: 0, cpuSeconds: 0 }])) as Record<
+    Name,
+    Timed & { peakMiB: number; cpuSeconds: number }
+  >
   const perRound = Object.fromEntries(names.map((name) => [name, [] as string[]])) as Record<Name, string[]>
   for (let round = 0; round < rounds; round++) {
     const b = baseline()
@@ -298,6 +337,7 @@ async function alternate<Name extends string>(
     for (const name of names) {
       const d = await daemons[name]()
       ours[name].seconds += d.seconds
+      ours[name].cpuSeconds += d.cpuSeconds ?? 0
       ours[name].outBytes = d.outBytes
       ours[name].peakMiB = Math.max(ours[name].peakMiB, d.peakMiB ?? 0)
       perRound[name].push((b.seconds / d.seconds).toFixed(2))
@@ -305,21 +345,56 @@ async function alternate<Name extends string>(
   }
   for (const name of names) console.log(`${what} (${name}), round by round: ${perRound[name].join(', ')}`)
   base.seconds /= rounds
-  for (const name of names) ours[name].seconds /= rounds
+  for (const name of names) {
+    ours[name].seconds /= rounds
+    ours[name].cpuSeconds /= rounds
+  }
   return { baseline: base, ...ours }
 }
 
-/** Starts a served daemon for `root`, hands it to `body`, and stops it whatever happens. */
-async function withServedDaemon<T>(root: string, label: string, compression: string, body: (served: () => Promise<Timed>) => Promise<T>): Promise<T> {
-  const served = await servedDaemon(work, root, label, compression)
+/**
+ * Starts a served daemon for `root` under each Node, hands `body` the daemons to alternate with the baseline
+ * (`run, node 20`, `served, node 20`, `run, node 24`, ...: every Node's runs against the same baseline
+ * rounds), and stops them whatever happens.
+ */
+async function withDaemons<T>(
+  root: string,
+  label: string,
+  compression: string,
+  body: (daemons: Record<string, () => Promise<Timed>>) => Promise<T>,
+): Promise<T> {
+  const served: Awaited<ReturnType<typeof servedDaemon>>[] = []
   try {
-    return await body(() => served.run())
+    for (const [i, node] of nodes.entries()) served.push(await servedDaemon(work, root, `${label}served${i}`, compression, node))
+    const daemons: Record<string, () => Promise<Timed>> = {}
+    for (const [i, node] of nodes.entries()) {
+      daemons[`run, ${node.label}`] = () => timeDaemon(work, root, `${label}${i}`, compression, node)
+      daemons[`served, ${node.label}`] = () => served[i]!.run()
+    }
+    return await body(daemons)
   } finally {
-    await served.stop()
+    for (const daemon of served) await daemon.stop()
   }
 }
 
+/**
+ * RESULTs per Node after the first: the daemon's time on the first Node over its time on this one, run and
+ * served, in wall time (the target) and in CPU time (steadier when the neighbours' load varies; no target).
+ */
+function compareNodes(what: string, results: Record<string, Timed>): void {
+  const [first, ...others] = nodes
+  for (const node of others)
+    for (const kind of ['run', 'served']) {
+      const ours = results[`${kind}, ${node.label}`]!
+      const theirs = results[`${kind}, ${first!.label}`]!
+      const name = `daemon ${what}${kind === 'served' ? ' served' : ''}, ${node.label} vs ${first!.label}`
+      printResult(name, theirs.seconds / ours.seconds, `${first!.label} throughput (the same job, alternating in the same rounds)`, '>= 1.0')
+      printResult(`${name}, CPU`, theirs.cpuSeconds! / ours.cpuSeconds!, `${first!.label} throughput per CPU-second`)
+    }
+}
+
 const work = mkdtempSync(join(tmpdir(), 'bench-daemon-'))
+const nodes = nodeBinaries()
 try {
   const p = pools()
   const half = Math.ceil((scale * 1024 * MiB) / 2)
@@ -333,38 +408,47 @@ try {
   }
   const cores = spawnSync('nproc', { encoding: 'utf8' }).stdout.trim()
   console.log(
-    `tree: ${(bytes / MiB).toFixed(0)} MiB in ${tree}; tiny tree: ${tinyCount} files, ${(tiny.bytes / MiB).toFixed(0)} MiB; ${cores} cores; times are means of ${rounds} alternating rounds`,
+    `tree: ${(bytes / MiB).toFixed(0)} MiB in ${tree}; tiny tree: ${tinyCount} files, ${(tiny.bytes / MiB).toFixed(0)} MiB; ${cores} cores; times are means of ${rounds} alternating rounds; daemon on ${nodes.map((n) => `${n.label} (${n.version})`).join(' and ')}`,
   )
 
   const out = join(work, 'baseline.out')
   const line = (what: string, r: Timed, size = bytes) =>
     console.log(
-      `${what}: ${r.seconds.toFixed(1)} s (${(size / MiB / r.seconds).toFixed(1)} MiB/s), ${(r.outBytes / MiB).toFixed(0)} MiB out${r.peakMiB ? `, peak RSS ${r.peakMiB.toFixed(1)} MiB` : ''}`,
+      `${what}: ${r.seconds.toFixed(1)} s (${(size / MiB / r.seconds).toFixed(1)} MiB/s), ${(r.outBytes / MiB).toFixed(0)} MiB out${r.peakMiB ? `, peak RSS ${r.peakMiB.toFixed(1)} MiB` : ''}${r.cpuSeconds ? `, ${r.cpuSeconds.toFixed(1)} CPU-s` : ''}`,
     )
   const peaks: number[] = []
   if (runs('gz') || runs('zst')) warm(tree)
   if (runs('gz')) {
     const tarGz = timeShell(`tar -czf ${q(out)} -C ${q(tree)} .`, out)
-    const {
-      baseline: pigz,
-      run: gz,
-      served: gzServed,
-    } = await withServedDaemon(tree, 'gzserved', 'tar.gz', (served) =>
-      alternate('daemon tar.gz vs tar | pigz -6', () => timeShell(`tar -cf - -C ${q(tree)} . | pigz -6 > ${q(out)}`, out), {
-        run: () => timeDaemon(work, tree, 'gz', 'tar.gz'),
-        served,
-      }),
+    const gzRuns = await withDaemons(tree, 'gz', 'tar.gz', (daemons) =>
+      alternate('daemon tar.gz vs tar | pigz -6', () => timeShell(`tar -cf - -C ${q(tree)} . | pigz -6 > ${q(out)}`, out), daemons),
     )
-    const gzHalf = await timeDaemon(work, join(tree, 'a'), 'gzhalf', 'tar.gz')
-    peaks.push(gz.peakMiB, gzServed.peakMiB)
+    const pigz = gzRuns.baseline
     line('tar -czf', tarGz)
     line('tar -cf - | pigz -6', pigz)
-    line('daemon tar.gz', gz)
-    line('daemon tar.gz, served (run through the API)', gzServed)
-    line('daemon tar.gz, half tree', gzHalf, bytes / 2)
-    printResult('daemon tar.gz vs tar -czf', tarGz.seconds / gz.seconds, 'tar -czf throughput', '>= 0.9')
-    printResult('daemon tar.gz vs tar | pigz -6', pigz.seconds / gz.seconds, `pigz pipeline throughput (${cores} cores)`, '>= 1.0')
-    printResult('served daemon tar.gz vs tar | pigz -6', pigz.seconds / gzServed.seconds, 'pigz pipeline throughput, a running daemon (no process start)')
+    for (const [i, node] of nodes.entries()) {
+      const gz = gzRuns[`run, ${node.label}`]!
+      const gzServed = gzRuns[`served, ${node.label}`]!
+      const gzHalf = await timeDaemon(work, join(tree, 'a'), `gzhalf${i}`, 'tar.gz', node)
+      peaks.push(gz.peakMiB, gzServed.peakMiB)
+      line(`daemon tar.gz, ${node.label}`, gz)
+      line(`daemon tar.gz, ${node.label}, served (run through the API)`, gzServed)
+      line(`daemon tar.gz, ${node.label}, half tree`, gzHalf, bytes / 2)
+      printResult(`daemon tar.gz vs tar -czf, ${node.label}`, tarGz.seconds / gz.seconds, 'tar -czf throughput', '>= 0.9')
+      printResult(`daemon tar.gz vs tar | pigz -6, ${node.label}`, pigz.seconds / gz.seconds, `pigz pipeline throughput (${cores} cores)`, '>= 1.0')
+      printResult(
+        `served daemon tar.gz vs tar | pigz -6, ${node.label}`,
+        pigz.seconds / gzServed.seconds,
+        'pigz pipeline throughput, a running daemon (no process start)',
+      )
+      printResult(
+        `daemon peak RSS, full vs half tree, ${node.label}`,
+        gz.peakMiB / gzHalf.peakMiB,
+        `peak RSS growth for 2x the data (${gzHalf.peakMiB.toFixed(0)} -> ${gz.peakMiB.toFixed(0)} MiB)`,
+        '~1.0',
+      )
+    }
+    compareNodes('tar.gz', gzRuns)
     timeShell(`tar -cf ${q(out)}.tar -C ${q(tree)} .`, `${out}.tar`, false)
     const pigzAlone = timeShell(`pigz -6 < ${q(out)}.tar > ${q(out)}`, out)
     line('pigz -6 alone, on the tar already written', pigzAlone)
@@ -373,30 +457,27 @@ try {
       pigz.seconds / pigzAlone.seconds,
       'pigz pipeline throughput, what zlib -6 on every byte reaches here with no tar to make (no target; the daemon stores random-looking stretches instead)',
     )
-    printResult(
-      'daemon peak RSS, full vs half tree',
-      gz.peakMiB / gzHalf.peakMiB,
-      `peak RSS growth for 2x the data (${gzHalf.peakMiB.toFixed(0)} -> ${gz.peakMiB.toFixed(0)} MiB)`,
-      '~1.0',
-    )
   }
   if (runs('zst')) {
-    const {
-      baseline: zstd,
-      run: zst,
-      served: zstServed,
-    } = await withServedDaemon(tree, 'zstserved', 'tar.zst', (served) =>
-      alternate('daemon tar.zst vs tar | zstd -3 -T0', () => timeShell(`tar -cf - -C ${q(tree)} . | zstd -q -3 -T0 > ${q(out)}`, out), {
-        run: () => timeDaemon(work, tree, 'zst', 'tar.zst'),
-        served,
-      }),
+    const zstRuns = await withDaemons(tree, 'zst', 'tar.zst', (daemons) =>
+      alternate('daemon tar.zst vs tar | zstd -3 -T0', () => timeShell(`tar -cf - -C ${q(tree)} . | zstd -q -3 -T0 > ${q(out)}`, out), daemons),
     )
-    peaks.push(zst.peakMiB, zstServed.peakMiB)
+    const zstd = zstRuns.baseline
     line('tar -cf - | zstd -3 -T0', zstd)
-    line('daemon tar.zst', zst)
-    line('daemon tar.zst, served (run through the API)', zstServed)
-    printResult('daemon tar.zst vs tar | zstd -3 -T0', zstd.seconds / zst.seconds, `zstd pipeline throughput (${cores} cores)`, '>= 1.0')
-    printResult('served daemon tar.zst vs tar | zstd -3 -T0', zstd.seconds / zstServed.seconds, 'zstd pipeline throughput, a running daemon (no process start)')
+    for (const node of nodes) {
+      const zst = zstRuns[`run, ${node.label}`]!
+      const zstServed = zstRuns[`served, ${node.label}`]!
+      peaks.push(zst.peakMiB, zstServed.peakMiB)
+      line(`daemon tar.zst, ${node.label}`, zst)
+      line(`daemon tar.zst, ${node.label}, served (run through the API)`, zstServed)
+      printResult(`daemon tar.zst vs tar | zstd -3 -T0, ${node.label}`, zstd.seconds / zst.seconds, `zstd pipeline throughput (${cores} cores)`, '>= 1.0')
+      printResult(
+        `served daemon tar.zst vs tar | zstd -3 -T0, ${node.label}`,
+        zstd.seconds / zstServed.seconds,
+        'zstd pipeline throughput, a running daemon (no process start)',
+      )
+    }
+    compareNodes('tar.zst', zstRuns)
     if (!existsSync(`${out}.tar`)) timeShell(`tar -cf ${q(out)}.tar -C ${q(tree)} .`, `${out}.tar`, false)
     const zstdAlone = timeShell(`zstd -q -3 -T0 < ${q(out)}.tar > ${q(out)}`, out)
     line('zstd -3 -T0 alone, on the tar already written', zstdAlone)
@@ -409,31 +490,30 @@ try {
   rmSync(`${out}.tar`, { force: true })
   if (runs('tiny')) {
     warm(tiny.dir)
-    const {
-      baseline: tarTiny,
-      run: plainTiny,
-      served: servedTiny,
-    } = await withServedDaemon(tiny.dir, 'tinyserved', 'tar', (served) =>
-      alternate('daemon tar vs tar -cf (tiny files)', () => timeShell(`tar -cf ${q(out)} -C ${q(tiny.dir)} .`, out), {
-        run: () => timeDaemon(work, tiny.dir, 'tiny', 'tar'),
-        served,
-      }),
+    const tinyRuns = await withDaemons(tiny.dir, 'tiny', 'tar', (daemons) =>
+      alternate('daemon tar vs tar -cf (tiny files)', () => timeShell(`tar -cf ${q(out)} -C ${q(tiny.dir)} .`, out), daemons),
     )
-    // The path before the tar worker (walk and tar in the main thread), for the worker's gain in the same run.
-    const batchesTiny = await timeDaemon(work, tiny.dir, 'tinybatches', 'tar', { BACKUP_DAEMON_TAR_WORKER: '0' })
-    peaks.push(plainTiny.peakMiB, servedTiny.peakMiB)
+    const tarTiny = tinyRuns.baseline
     line('tar -cf (tiny files)', tarTiny, tiny.bytes)
-    line('daemon tar (tiny files)', plainTiny, tiny.bytes)
-    line('daemon tar (tiny files), served (run through the API)', servedTiny, tiny.bytes)
-    line('daemon tar (tiny files, no tar worker)', batchesTiny, tiny.bytes)
-    const gain = batchesTiny.seconds / plainTiny.seconds
-    printResult(`tar worker vs main-thread tar, ${tinyCount / 1000}k tiny files`, gain, 'main-thread tar throughput', '> 1.0')
-    printResult(`daemon tar vs tar -cf, ${tinyCount / 1000}k tiny files`, tarTiny.seconds / plainTiny.seconds, 'tar -cf throughput', '>= 1.0')
-    printResult(
-      `served daemon tar vs tar -cf, ${tinyCount / 1000}k tiny files`,
-      tarTiny.seconds / servedTiny.seconds,
-      'tar -cf throughput, a running daemon (no process start)',
-    )
+    for (const [i, node] of nodes.entries()) {
+      const plainTiny = tinyRuns[`run, ${node.label}`]!
+      const servedTiny = tinyRuns[`served, ${node.label}`]!
+      // The path before the tar worker (walk and tar in the main thread), for the worker's gain in the same run.
+      const batchesTiny = await timeDaemon(work, tiny.dir, `tinybatches${i}`, 'tar', node, { BACKUP_DAEMON_TAR_WORKER: '0' })
+      peaks.push(plainTiny.peakMiB, servedTiny.peakMiB)
+      line(`daemon tar (tiny files), ${node.label}`, plainTiny, tiny.bytes)
+      line(`daemon tar (tiny files), ${node.label}, served (run through the API)`, servedTiny, tiny.bytes)
+      line(`daemon tar (tiny files, no tar worker), ${node.label}`, batchesTiny, tiny.bytes)
+      const gain = batchesTiny.seconds / plainTiny.seconds
+      printResult(`tar worker vs main-thread tar, ${tinyCount / 1000}k tiny files, ${node.label}`, gain, 'main-thread tar throughput', '> 1.0')
+      printResult(`daemon tar vs tar -cf, ${tinyCount / 1000}k tiny files, ${node.label}`, tarTiny.seconds / plainTiny.seconds, 'tar -cf throughput', '>= 1.0')
+      printResult(
+        `served daemon tar vs tar -cf, ${tinyCount / 1000}k tiny files, ${node.label}`,
+        tarTiny.seconds / servedTiny.seconds,
+        'tar -cf throughput, a running daemon (no process start)',
+      )
+    }
+    compareNodes(`tar (${tinyCount / 1000}k tiny files)`, tinyRuns)
     for (const threads of [1, 2]) {
       const seconds = await bareWalk(tiny.dir, threads)
       console.log(`node open+fstat+read+close only, ${threads} thread${threads > 1 ? 's' : ''} (tiny files): ${seconds.toFixed(1)} s`)

@@ -5,9 +5,16 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 
-/** Starts `node <args>` and resolves with the first `listening on http://...` URL it prints. */
-export function startChild(args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'inherit'] })
+/** Starts `node <args>` (`options.node`, else the bench's own Node) and resolves with the first `listening on http://...` URL it prints. */
+export function startChild(
+  args: string[],
+  options: { cwd: string; env?: Record<string, string>; node?: string },
+): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(options.node ?? process.execPath, args, {
+    cwd: options.cwd,
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
   return new Promise((resolve, reject) => {
     let out = ''
     child.stdout!.on('data', (chunk: Buffer) => {

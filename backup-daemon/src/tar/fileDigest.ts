@@ -8,7 +8,7 @@
  * (`bench/daemon-record-cost.bench.ts` compares the three inside a whole backup).
  */
 import { createHash } from 'node:crypto'
-import { crc32 } from 'node:zlib'
+import * as zlib from 'node:zlib'
 
 export type DigestKind = 'crc32' | 'md5' | 'sha256'
 
@@ -22,17 +22,55 @@ export interface FileDigest {
   hex(): string
 }
 
-export function newDigest(kind: DigestKind): FileDigest {
-  if (kind === 'crc32') {
-    let value = 0
-    return {
-      update: (data) => void (value = crc32(data, value)),
-      hex: () => (value >>> 0).toString(16).padStart(8, '0'),
-    }
+/**
+ * zlib's crc32 (native; Node 20.15+ and 22.2+, so every supported Node), else the table-driven one below.
+ * A class rather than closures: a digest is made for every file, and on 20k tiny files the two closures
+ * per file (each named by tsx/esbuild's `__name` helper under the test and bench loader) cost about as
+ * much as the crc itself (measured, bench/daemon-record-cost.bench.ts).
+ */
+class Crc32Digest implements FileDigest {
+  private value = 0
+  update(data: Uint8Array): void {
+    this.value = crc32(data, this.value)
   }
-  const hash = createHash(kind)
-  return {
-    update: (data) => void hash.update(data),
-    hex: () => hash.digest('hex'),
+  hex(): string {
+    return (this.value >>> 0).toString(16).padStart(8, '0')
   }
 }
+
+class HashDigest implements FileDigest {
+  private readonly hash
+  constructor(kind: 'md5' | 'sha256') {
+    this.hash = createHash(kind)
+  }
+  update(data: Uint8Array): void {
+    this.hash.update(data)
+  }
+  hex(): string {
+    return this.hash.digest('hex')
+  }
+}
+
+export function newDigest(kind: DigestKind): FileDigest {
+  return kind === 'crc32' ? new Crc32Digest() : new HashDigest(kind)
+}
+
+/** The CRC-32 table (IEEE 802.3, reflected), for a Node without `zlib.crc32`. */
+let table: Int32Array | undefined
+
+/** `zlib.crc32`'s result in JavaScript: ~0.3 GiB/s instead of ~6, but the same digest. */
+export function crc32Fallback(data: Uint8Array, value = 0): number {
+  if (!table) {
+    table = new Int32Array(256)
+    for (let n = 0; n < 256; n++) {
+      let c = n
+      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1
+      table[n] = c
+    }
+  }
+  let crc = ~value
+  for (let i = 0; i < data.length; i++) crc = table[(crc ^ data[i]!) & 0xff]! ^ (crc >>> 8)
+  return ~crc >>> 0
+}
+
+const crc32: (data: Uint8Array, value: number) => number = typeof zlib.crc32 === 'function' ? zlib.crc32 : crc32Fallback
