@@ -23,6 +23,9 @@ export async function serve(file: string): Promise<number> {
   if (config.server.auth.enabled && !isPasswordHash(config.server.auth.password)) {
     engine.logs.log({ kind: 'system' }, 'warn', 'server.auth.password is plain text; store a hash from `backup-daemon hash-password`')
   }
+  // Listening for SIGTERM/SIGINT before saying the daemon runs: a supervisor (or a test) that signals as soon
+  // as it reads the line must get a clean shutdown, not Node's default death by signal.
+  const stopSignal = nextSignal()
   // `server.enabled: false` (the original's scheduler-only mode): schedules and logs, no listener.
   let server
   let keepAlive: NodeJS.Timeout | undefined
@@ -41,7 +44,7 @@ export async function serve(file: string): Promise<number> {
     out('backup-daemon running the schedules only (server.enabled: false, no HTTP listener)')
     engine.logs.log({ kind: 'system' }, 'info', 'HTTP server disabled (server.enabled: false): running the schedules only')
   }
-  const signal = await nextSignal()
+  const signal = await stopSignal
   engine.logs.log({ kind: 'system' }, 'info', `${signal}: shutting down`)
   // A second signal while shutting down means "now".
   void nextSignal().then(() => process.exit(1))
