@@ -149,11 +149,11 @@ export function jobRepository(job: string, kinds: readonly RepositoryKind[], def
         }),
       ),
     async write(run) {
-      // Each kind in turn; the first kind's snapshot is the run's (one kind today: archives).
+      // Each kind in turn; the first kind's snapshot is the run's (archives first), with every kind's references.
       let written: WrittenSnapshot | undefined
       for (const kind of kinds) {
         const result = await kind.write(run)
-        written ??= result
+        written = written ? { ...written, references: [...(written.references ?? []), ...(result.references ?? [])] } : result
       }
       if (!written) throw new Error(`job "${job}" has no storage to write to`)
       return written

@@ -26,6 +26,7 @@ export function resticKind(job: string, entries: readonly ResticStorageConfig[],
 async function writeRepositories(repositories: readonly ResticRepository[], run: WriteRun): Promise<WrittenSnapshot> {
   const name = runName(run.job.name, run.createdAt)
   let size = 0
+  const references: WrittenSnapshot['references'] = []
   for (const repository of repositories) {
     const version = await resticVersion(repository.target.binary)
     const [line, ...missing] = describeVersion(version)
@@ -35,11 +36,13 @@ async function writeRepositories(repositories: readonly ResticRepository[], run:
     await ensureRepository(repository.target, run.signal)
     const identity = await repository.identity()
     const into = { target: repository.target, identity, version, name: repository.name, ...(previous && { previous }) }
-    size = await writeResticRun(into, run, name, run.createSources())
-    run.log('info', `committed ${name} to restic "${repository.name}"`)
+    const written = await writeResticRun(into, run, name, run.createSources())
+    size = written.size
+    references.push({ label: `restic snapshot (commit) in "${repository.name}"`, id: written.commitId })
+    run.log('info', `committed ${name} to restic "${repository.name}" (commit snapshot ${written.commitId.slice(0, 8)})`)
   }
-  // restic checks every blob by its hash; the run's tar has no one checksum of its own.
-  return { name, size, sha256: '', partsCount: 1 }
+  // restic checks every blob by its hash; the run's tar has no one checksum of its own: no sha256, the commit's id instead.
+  return { name, size, partsCount: 1, references }
 }
 
 /** `check-config`'s lines: each restic binary the entries use, its version and what a newer one would add (or why it cannot run). */

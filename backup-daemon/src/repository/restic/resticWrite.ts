@@ -43,8 +43,14 @@ interface BackupSummary {
 
 const mib = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MiB`
 
-/** Writes the run's sources and commits it; resolves with the run's tar size. */
-export async function writeResticRun(into: ResticWriteTarget, run: WriteRun, name: string, sources: Source[]): Promise<number> {
+/** What a committed run is: its tar's size and the commit snapshot's id (what names the run in the repository). */
+export interface ResticWritten {
+  size: number
+  commitId: string
+}
+
+/** Writes the run's sources and commits it. */
+export async function writeResticRun(into: ResticWriteTarget, run: WriteRun, name: string, sources: Source[]): Promise<ResticWritten> {
   const { signal, log } = run
   const tags = runTags(into.identity, name)
   const retry = supports(into.version, 'retryLock') ? ['--retry-lock', '5m'] : []
@@ -110,11 +116,27 @@ export async function writeResticRun(into: ResticWriteTarget, run: WriteRun, nam
       commitFilename,
       ...tagArgs([...tags, 'commit', `size=${size}`, ...written.map((s) => `part=${s.name}=${s.size}`)]),
     ]
-    await resticLocked(into.target, commitArgs, { signal, stdin: () => Readable.from([record]) }, into.version)
-    return size
+    const printed = await resticLocked(into.target, commitArgs, { signal, stdin: () => Readable.from([record]) }, into.version)
+    const commitId = summaryOf(printed)?.snapshot_id
+    if (!commitId) throw new Error(`restic "${into.name}": the commit backup printed no summary`)
+    return { size, commitId }
   } finally {
     await rm(scratch, { recursive: true, force: true })
   }
+}
+
+/** The summary line of `backup --json`'s output. */
+function summaryOf(output: string): BackupSummary | undefined {
+  for (const line of output.split('\n').reverse()) {
+    if (!line.includes('"summary"')) continue
+    try {
+      const message = JSON.parse(line) as { message_type?: string } & BackupSummary
+      if (message.message_type === 'summary') return message
+    } catch {
+      // Not a JSON line.
+    }
+  }
+  return undefined
 }
 
 /** `restic backup --json` with status lines into the run's progress; resolves with the summary. */
