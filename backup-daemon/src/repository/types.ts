@@ -132,4 +132,6 @@ export interface RepositoryKind {
   readonly repositories: readonly SnapshotRepository[]
   /** Writes and commits one snapshot into every repository of the kind; on failure or abort nothing of it is left listed. */
   write(run: WriteRun): Promise<WrittenSnapshot>
+  /** How many times `write` reads the sources (restic: once per repository). @default 1 */
+  readonly sourceReads?: number
 }

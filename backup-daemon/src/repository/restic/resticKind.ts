@@ -20,7 +20,7 @@ export interface ResticKindOptions {
 export function resticKind(job: string, entries: readonly ResticStorageConfig[], options: ResticKindOptions): RepositoryKind {
   const identity = async () => ({ job, daemon: await daemonId(options.dataDir) })
   const repositories = entries.map((entry) => resticRepository(entry.name, job, targetOf(entry, options.dataDir), identity))
-  return { repositories, write: (run) => writeRepositories(repositories, run) }
+  return { repositories, write: (run) => writeRepositories(repositories, run), sourceReads: repositories.length }
 }
 
 async function writeRepositories(repositories: readonly ResticRepository[], run: WriteRun): Promise<WrittenSnapshot> {
