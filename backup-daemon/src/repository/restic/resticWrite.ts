@@ -15,7 +15,7 @@ import type { WriteRun } from '../types.js'
 import { excludedPaths, writeExcludeFile } from './excludeFile.js'
 import { restic, type ResticTarget } from './resticProcess.js'
 import { replayableStdin } from './replayableStdin.js'
-import { commitFilename, runTags, tagArgs, type ResticRunRecord, type RunIdentity, type RunSource } from './resticRuns.js'
+import { commitFilename, runTags, runTime, tagArgs, type ResticRunRecord, type RunIdentity, type RunSource } from './resticRuns.js'
 import { resticLocked } from './resticSession.js'
 import { tarEnd, tarSizeOfTree } from './resticTar.js'
 import { supports, type ResticVersion } from './resticVersion.js'
@@ -47,6 +47,8 @@ const mib = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MiB`
 export interface ResticWritten {
   size: number
   commitId: string
+  /** The run as a listing would give it (the daemon's listing cache takes it). */
+  record: ResticRunRecord
 }
 
 /** Writes the run's sources and commits it. */
@@ -108,18 +110,22 @@ export async function writeResticRun(into: ResticWriteTarget, run: WriteRun, nam
       )
     }
     run.progress.phase('uploading')
-    const record = Buffer.from(`${JSON.stringify({ job: into.identity.job, run: name, size, sources: written }, null, 2)}\n`)
-    const commitArgs = [
-      ...common,
-      '--stdin',
-      '--stdin-filename',
-      commitFilename,
-      ...tagArgs([...tags, 'commit', `size=${size}`, ...written.map((s) => `part=${s.name}=${s.size}`)]),
-    ]
-    const printed = await resticLocked(into.target, commitArgs, { signal, stdin: () => Readable.from([record]) }, into.version)
+    const runFile = Buffer.from(`${JSON.stringify({ job: into.identity.job, run: name, size, sources: written }, null, 2)}\n`)
+    const commitTags = [...tags, 'commit', `size=${size}`, ...written.map((s) => `part=${s.name}=${s.size}`)]
+    const commitArgs = [...common, '--stdin', '--stdin-filename', commitFilename, ...tagArgs(commitTags)]
+    const printed = await resticLocked(into.target, commitArgs, { signal, stdin: () => Readable.from([runFile]) }, into.version)
     const commitId = summaryOf(printed)?.snapshot_id
     if (!commitId) throw new Error(`restic "${into.name}": the commit backup printed no summary`)
-    return { size, commitId }
+    const commit = { id: commitId, time: new Date().toISOString(), paths: [`/${commitFilename}`], tags: commitTags }
+    const listedRun: ResticRunRecord = {
+      name,
+      createdAt: runTime(name) ?? new Date(),
+      commit,
+      size,
+      sources: written,
+      ids: [...written.map((s) => s.id), commitId],
+    }
+    return { size, commitId, record: listedRun }
   } finally {
     await rm(scratch, { recursive: true, force: true })
   }
