@@ -10,8 +10,9 @@ import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { createArchive } from '../../archive/createArchive.js'
-import type { Source } from '../../sources/types.js'
+import type { Source, SourceTree } from '../../sources/types.js'
 import type { WriteRun } from '../types.js'
+import { earlyCommit, type EarlyCommit } from './earlyCommit.js'
 import { excludedPaths, writeExcludeFile } from './excludeFile.js'
 import { restic, type ResticTarget } from './resticProcess.js'
 import { replayableStdin } from './replayableStdin.js'
@@ -60,9 +61,18 @@ export async function writeResticRun(into: ResticWriteTarget, run: WriteRun, nam
   const written: RunSource[] = []
   let size = tarEnd
   const scratch = await mkdtemp(join(tmpdir(), 'backup-daemon-restic-'))
+  let early: EarlyCommit | undefined
   try {
-    for (const source of sources) {
-      const tree = await source.tree?.(signal)
+    // Folders first (mirrors synced): whether the run can be predicted is known before any backup starts.
+    const trees: (SourceTree | undefined)[] = []
+    for (const source of sources) trees.push(await source.tree?.(signal))
+    const predicted = predictParts(into.previous, sources, trees)
+    if (predicted) {
+      const predictedTags = commitTagsOf(tags, predicted)
+      early = earlyCommit(into.target, [...common, '--stdin', '--stdin-filename', commitFilename, ...tagArgs(predictedTags)], predictedTags, signal)
+    }
+    for (const [index, source] of sources.entries()) {
+      const tree = trees[index]
       let summary: BackupSummary
       if (tree) {
         run.progress.phase('archiving')
@@ -111,9 +121,15 @@ export async function writeResticRun(into: ResticWriteTarget, run: WriteRun, nam
     }
     run.progress.phase('uploading')
     const runFile = Buffer.from(`${JSON.stringify({ job: into.identity.job, run: name, size, sources: written }, null, 2)}\n`)
-    const commitTags = [...tags, 'commit', `size=${size}`, ...written.map((s) => `part=${s.name}=${s.size}`)]
+    const commitTags = commitTagsOf(tags, written)
     const commitArgs = [...common, '--stdin', '--stdin-filename', commitFilename, ...tagArgs(commitTags)]
-    const printed = await resticLocked(into.target, commitArgs, { signal, stdin: () => Readable.from([runFile]) }, into.version)
+    let printed: string | undefined
+    if (early && early.tags.join('\n') === commitTags.join('\n')) {
+      // The prediction held: the early commit saves the record (a failure of it, such as a lock, falls back below).
+      printed = await early.finish(runFile).catch(() => undefined)
+    }
+    await early?.cancel()
+    printed ??= await resticLocked(into.target, commitArgs, { signal, stdin: () => Readable.from([runFile]) }, into.version)
     const commitId = summaryOf(printed)?.snapshot_id
     if (!commitId) throw new Error(`restic "${into.name}": the commit backup printed no summary`)
     const commit = { id: commitId, time: new Date().toISOString(), paths: [`/${commitFilename}`], tags: commitTags }
@@ -127,8 +143,28 @@ export async function writeResticRun(into: ResticWriteTarget, run: WriteRun, nam
     }
     return { size, commitId, record: listedRun }
   } finally {
+    await early?.cancel()
     await rm(scratch, { recursive: true, force: true })
   }
+}
+
+/** The commit's tags: the run's, `commit`, the run's tar size and each source's part of it. */
+function commitTagsOf(tags: string[], parts: readonly { name: string; size?: number }[]): string[] {
+  const size = parts.reduce((sum, part) => sum + (part.size ?? 0), tarEnd)
+  return [...tags, 'commit', `size=${size}`, ...parts.map((s) => `part=${s.name}=${s.size}`)]
+}
+
+/** Every source a folder whose previous snapshot (same folder) has a known size: those sizes, else undefined. */
+function predictParts(previous: ResticRunRecord | undefined, sources: Source[], trees: (SourceTree | undefined)[]): RunSource[] | undefined {
+  if (!previous || sources.length === 0) return undefined
+  const parts: RunSource[] = []
+  for (const [index, source] of sources.entries()) {
+    const tree = trees[index]
+    const parent = tree && previous.sources.find((s) => s.name === source.name && s.form === 'tree' && s.root === tree.path)
+    if (!parent || parent.size === undefined) return undefined
+    parts.push(parent)
+  }
+  return parts
 }
 
 /** The summary line of `backup --json`'s output. */

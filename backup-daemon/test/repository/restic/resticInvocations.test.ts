@@ -3,7 +3,8 @@
  * What an unchanged run costs in restic commands (issue 27: each derives the repository key, ~0.3 s):
  * with the listing kept between runs (`listingCache.ts`), the backup of the folder and the commit, no
  * `snapshots`, and no `forget` while retention drops nothing. Counted through a `binary:` wrapper that
- * logs each command's arguments and runs the real restic. A listing cache removed (a run killed
+ * logs each command's arguments and runs the real restic; the commit started early with the previous
+ * run's sizes holds them for an unchanged run, and is dropped for a changed one (both verified). A listing cache removed (a run killed
  * half-way leaves none) makes the next run list again; a run that drops a snapshot forgets it and the
  * listing after it is right.
  */
@@ -60,6 +61,25 @@ jobs:
     expect(await commandsOf('run', 'site')).to.include('init')
     expect(await commandsOf('run', 'site')).to.deep.equal(['backup', 'backup'])
     expect(await commandsOf('snapshots', 'site')).to.deep.equal([])
+    // The unchanged run's commit was started early with the sizes of the run before (`earlyCommit.ts`): they hold.
+    const verify = await cli('verify', 'site')
+    expect(verify.code, verify.out).to.equal(0)
+  })
+
+  it('a changed folder: the early commit is dropped, the commit holds the new size', async () => {
+    await writeFile(join(tmp.dir, 'src/grown.txt'), 'x'.repeat(5000))
+    const commands = await commandsOf('run', 'site')
+    expect(commands.filter((c) => c === 'backup')).to.have.length.of.at.least(2)
+    const verify = await cli('verify', 'site')
+    expect(verify.code, verify.out).to.equal(0)
+    const commits = await resticJson<{ tags: string[] }[]>({ repository: join(tmp.dir, 'repo'), password: 'calls-pass', cacheDir: join(tmp.dir, 'cache') }, [
+      'snapshots',
+      '--no-lock',
+      '--tag',
+      'commit',
+    ])
+    // One commit per run: the dropped early commit saved nothing.
+    expect(new Set(commits.map((c) => c.tags.find((t) => t.startsWith('run='))))).to.have.property('size', commits.length)
   })
 
   it('a run that drops one by retention forgets it; the listing after it matches restic', async () => {
