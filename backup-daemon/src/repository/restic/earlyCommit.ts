@@ -5,7 +5,9 @@
  * key (~0.3 s of CPU) and loads the index while the folders are scanned, then waits on its stdin. Once
  * the sources are done and their sizes are the ones its tags announced, the run's record goes to its
  * stdin and it saves the commit; otherwise it is interrupted before it read a byte (restic saves no
- * snapshot then) and the commit is written the usual way. The commit is still saved after every source.
+ * snapshot then) and the commit is written the usual way. The commit is still saved after every source,
+ * except when the daemon dies: restic then reads the end of its stdin and saves it at once, so a commit
+ * counts only with every source snapshot it names (`resticRuns.groupRuns`); else the run is a leftover.
  */
 import { PassThrough } from 'node:stream'
 import { restic, type ResticTarget } from './resticProcess.js'
