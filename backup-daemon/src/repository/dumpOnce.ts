@@ -6,8 +6,9 @@
  * pays twice. So before any writer starts, every source without a folder (`Source.tree`: database dumps,
  * remote sources without a mirror) is read once and its entries spooled to files under the daemon's data
  * folder; every writer then reads those files. A source with a folder (a local folder, a synced mirror)
- * is read by each writer from that folder (a walk, or restic's stat per file): cheap, and the folder is
- * synced once (its tree is handed on as found).
+ * is read by each writer from that folder (a walk, or restic's stat per file): cheap. Its tree is handed
+ * on as found (restic does not sync it again); the archive reads the source's entries, so a mirror is
+ * listed again then, but finds nothing more to download.
  */
 import { createReadStream, createWriteStream } from 'node:fs'
 import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises'
