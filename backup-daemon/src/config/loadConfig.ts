@@ -195,7 +195,11 @@ function finish(parsed: ParsedConfig, baseDir: string): DaemonConfig {
       }),
       ...(encryption?.type === 'openssl' && { encryption }),
       sources: (job.sources as { type: string }[]).map((s) => resolvePaths(s, sourceFactory(s.type)?.pathKeys)),
-      storages: (job.storages as { type: string }[]).map((s) => resolvePaths(s, storageFactory(s.type)?.pathKeys)),
+      storages: (job.storages as { type: string }[]).map((s) => {
+        const entry = storageFactory(s.type)
+        const resolved = resolvePaths(s, entry?.pathKeys)
+        return entry?.resolvePaths ? entry.resolvePaths(resolved as never, abs) : resolved
+      }),
     })) as DaemonConfig['jobs'],
   }
 }

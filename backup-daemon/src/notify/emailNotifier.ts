@@ -22,8 +22,12 @@ export function textOf(report: RunReport): string {
   ]
   if (report.error) lines.push(`error:    ${report.error}`)
   if (report.snapshot) {
-    const { name, size, sha256, parts, storages } = report.snapshot
-    lines.push(`snapshot: ${name}`, `size:     ${size} bytes in ${parts} part(s)`, `sha256:   ${sha256}`, `storages: ${storages.join(', ')}`)
+    const { name, size, sha256, parts, storages, references = [] } = report.snapshot
+    lines.push(`snapshot: ${name}`, `size:     ${size} bytes in ${parts} part(s)`)
+    // A line only for a checksum there is (a restic run has none of its whole tar; its commit's id says which run it is).
+    if (sha256) lines.push(`sha256:   ${sha256}`)
+    for (const { label, id } of references) lines.push(`${label}: ${id}`)
+    lines.push(`storages: ${storages.join(', ')}`)
   }
   return `${lines.join('\n')}\n\n${JSON.stringify(report, null, 2)}\n`
 }

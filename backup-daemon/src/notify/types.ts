@@ -17,7 +17,16 @@ export interface RunReport {
   /** "" on success. */
   error: string
   /** The committed snapshot of a successful run, else null. */
-  snapshot: { name: string; size: number; sha256: string; parts: number; storages: string[] } | null
+  snapshot: {
+    name: string
+    size: number
+    /** The whole snapshot's sha256; absent when no storage of the job keeps one (a restic-only job). */
+    sha256?: string
+    parts: number
+    storages: string[]
+    /** What else names the run where it is stored (the restic commit snapshot's id per repository). */
+    references?: { label: string; id: string }[]
+  } | null
   /** The machine that ran the job (several daemons may report to one endpoint). */
   host: string
 }

@@ -6,6 +6,8 @@
  * of listed objects only, finds every copy of a snapshot for verify and restore, writes a run through
  * each kind, and sweeps leftovers and applies retention per repository.
  */
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { JobConfig, RetentionConfig, StorageConfig } from '../config/types.js'
 import type { LogLevel } from '../logs/formatLine.js'
 import { SnapshotNotFoundError } from '../runs/errors.js'
@@ -15,6 +17,7 @@ import type { Storage, StorageContext } from '../storages/types.js'
 import { archiveKind } from './archives/archiveKind.js'
 import { archiveRepository } from './archives/archiveRepository.js'
 import { jobLayout } from './archives/layout.js'
+import { dumpOnce } from './dumpOnce.js'
 import { describeRestic, resticKind } from './restic/resticKind.js'
 import { describePolicy, snapshotsToKeep } from './retentionPlan.js'
 import type { RepositoryKind, SnapshotDownload, SnapshotRepository, StoredSnapshot, WriteRun, WrittenSnapshot } from './types.js'
@@ -103,7 +106,7 @@ export function openJobRepository(job: JobConfig, options: OpenJobRepositoryOpti
     const ofKind = entries.filter((entry) => kindOf(entry) === kind)
     if (ofKind.length) kinds.push(open.open(job, ofKind, options))
   }
-  return jobRepository(job.name, kinds, defaultStorageOf(job))
+  return jobRepository(job.name, kinds, defaultStorageOf(job), options.dataDir)
 }
 
 /** The job's archive repositories in storages built elsewhere (tests, tools), each in the default layout `J/`. */
@@ -111,7 +114,7 @@ export const jobRepositoryOn = (job: JobConfig, storages: readonly Storage[]): J
   jobRepository(job.name, [archiveKind(storages.map((storage) => archiveRepository(storage, jobLayout(job.name))))], defaultStorageOf(job))
 
 /** The facade over the kinds of one job (`openJobRepository` builds them from the config). */
-export function jobRepository(job: string, kinds: readonly RepositoryKind[], defaultStorage?: string): JobRepository {
+export function jobRepository(job: string, kinds: readonly RepositoryKind[], defaultStorage?: string, dataDir?: string): JobRepository {
   const repositories = kinds.flatMap((kind) => kind.repositories)
   return {
     job,
@@ -149,14 +152,22 @@ export function jobRepository(job: string, kinds: readonly RepositoryKind[], def
         }),
       ),
     async write(run) {
-      // Each kind in turn; the first kind's snapshot is the run's (one kind today: archives).
-      let written: WrittenSnapshot | undefined
-      for (const kind of kinds) {
-        const result = await kind.write(run)
-        written ??= result
+      // Sources read more than once (archives and restic, several restic repositories): each dump is taken once, read by all.
+      const reads = kinds.reduce((sum, kind) => sum + (kind.sourceReads ?? 1), 0)
+      const shared = reads > 1 ? await dumpOnce(run, join(dataDir ?? tmpdir(), 'spool')) : undefined
+      try {
+        const each = shared ? { ...run, createSources: shared.createSources } : run
+        // Each kind in turn; the first kind's snapshot is the run's (archives first), with every kind's references.
+        let written: WrittenSnapshot | undefined
+        for (const kind of kinds) {
+          const result = await kind.write(each)
+          written = written ? { ...written, references: [...(written.references ?? []), ...(result.references ?? [])] } : result
+        }
+        if (!written) throw new Error(`job "${job}" has no storage to write to`)
+        return written
+      } finally {
+        await shared?.cleanup()
       }
-      if (!written) throw new Error(`job "${job}" has no storage to write to`)
-      return written
     },
     async removeLeftovers(log) {
       for (const repository of repositories) {

@@ -120,9 +120,11 @@ export interface WrittenSnapshot {
   name: string
   /** Bytes written (once, not per repository). */
   size: number
-  /** Hex sha256 of the whole snapshot as written. */
-  sha256: string
+  /** Hex sha256 of the whole snapshot as written; absent for a kind without one checksum of the whole (restic). */
+  sha256?: string
   partsCount: number
+  /** What else names the run where it is stored, e.g. the restic commit snapshot's id per repository. */
+  references?: { label: string; id: string }[]
 }
 
 /** The repositories of one kind in one job, and how a run is written into all of them. */
@@ -130,4 +132,6 @@ export interface RepositoryKind {
   readonly repositories: readonly SnapshotRepository[]
   /** Writes and commits one snapshot into every repository of the kind; on failure or abort nothing of it is left listed. */
   write(run: WriteRun): Promise<WrittenSnapshot>
+  /** How many times `write` reads the sources (restic: once per repository). @default 1 */
+  readonly sourceReads?: number
 }

@@ -87,6 +87,8 @@ export interface StorageEntryType<C extends StorageConfigBase = StorageConfigBas
   secretKeys: string[]
   /** Keys that are filesystem paths, resolved against the config file's folder. */
   pathKeys?: string[]
+  /** Resolves keys that are paths only sometimes (a restic `repository` may be a folder or `sftp:…`); `abs` resolves one path. */
+  resolvePaths?(config: C, abs: (path: string) => string): C
   /** The repository kind of an entry that is not an object store (e.g. `restic`); absent for a `StorageFactory`. */
   repository?: string
   /** Builds the storage (object stores only); `context` is where it may log. */

@@ -10,6 +10,8 @@ import { join } from 'node:path'
 import { SMTPServer } from 'smtp-server'
 import { createEngine } from '../../src/engine/createEngine.js'
 import type { RunReport } from '../../src/notify/types.js'
+import { resticJson } from '../../src/repository/restic/resticProcess.js'
+import { resticVersion } from '../../src/repository/restic/resticVersion.js'
 import { configIn, makeTree, tempDir } from '../engine/helpers.js'
 
 interface Hit {
@@ -129,6 +131,34 @@ describe('notifications: webhook and email', function () {
     expect(mails[0]!.text).to.include('Subject: [backup-daemon] job: success')
     expect(mails[0]!.text).to.include(snapshot!.name)
     await engine.stop()
+  })
+
+  it('a restic run: no empty sha256, the commit snapshot id instead (webhook and email)', async () => {
+    await resticVersion().catch((err: Error) => {
+      throw new Error(`the restic binary is needed (apt-get install restic): ${err.message}`)
+    })
+    process.env.TEST_SMTP_PASSWORD = smtpPassword
+    const config = await configIn(tmp.dir, [{ name: 'job', extra: notifyYaml('success', 'success') }])
+    delete process.env.TEST_SMTP_PASSWORD
+    const target = { repository: join(tmp.dir, 'repo'), password: 'notify restic pass', cacheDir: join(tmp.dir, 'cache') }
+    config.jobs[0]!.storages = [{ type: 'restic', name: 'dedup', repository: target.repository, password: target.password, extraParams: [], env: {} }]
+    const engine = await createEngine(config, { schedule: false })
+    engine.run('job', 'manual')
+    expect((await engine.whenIdle('job')).status).to.equal('success')
+    await engine.stop()
+    const [commit] = await resticJson<{ id: string }[]>(target, ['snapshots', '--no-lock', '--tag', 'commit'])
+    expect(commit?.id).to.match(/^[0-9a-f]{64}$/)
+    expect(hits).to.have.length(1)
+    expect(hits[0]!.body.snapshot).to.not.have.property('sha256')
+    // restic 0.14's backup summary gives the short id (as `restic snapshots` prints it), newer ones the whole.
+    const [reference] = hits[0]!.body.snapshot!.references!
+    expect(reference!.label).to.equal('restic snapshot (commit) in "dedup"')
+    expect(reference!.id).to.have.length.of.at.least(8)
+    expect(commit!.id.startsWith(reference!.id)).to.equal(true)
+    expect(mails).to.have.length(1)
+    const text = mails[0]!.text.replace(/=\r?\n/g, '')
+    expect(text).to.not.match(/^sha256:/m)
+    expect(text).to.include(`restic snapshot (commit) in "dedup": ${reference!.id}`)
   })
 
   it('a failed run: only the notifiers listening for failure are told, with the error', async () => {

@@ -111,9 +111,10 @@ export async function executeRun(deps: RunDeps, { name, job, controller, started
         ? {
             name: manifest.name,
             size: manifest.size,
-            sha256: manifest.sha256,
+            ...(manifest.sha256 && { sha256: manifest.sha256 }),
             parts: manifest.partsCount,
             storages: job.repository.repositories.map((r) => r.name),
+            ...(manifest.references?.length && { references: manifest.references }),
           }
         : null,
       host: hostname(),

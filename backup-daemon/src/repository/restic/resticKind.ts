@@ -4,8 +4,11 @@
  * into each of them in turn (sources are single-use: each repository backs up from new ones). The daemon's
  * id (`<dataDir>/daemon-id`) tags its snapshots, so daemons sharing a repository list only their own.
  */
+import { createHash } from 'node:crypto'
+import { join } from 'node:path'
 import type { ResticStorageConfig } from '../../storages/restic/index.js'
 import type { RepositoryKind, WriteRun, WrittenSnapshot } from '../types.js'
+import { listingCache } from './listingCache.js'
 import { resticRepository, type ResticRepository } from './resticRepository.js'
 import { runName } from './resticRuns.js'
 import { daemonId, ensureRepository, targetOf } from './resticSession.js'
@@ -19,13 +22,20 @@ export interface ResticKindOptions {
 
 export function resticKind(job: string, entries: readonly ResticStorageConfig[], options: ResticKindOptions): RepositoryKind {
   const identity = async () => ({ job, daemon: await daemonId(options.dataDir) })
-  const repositories = entries.map((entry) => resticRepository(entry.name, job, targetOf(entry, options.dataDir), identity))
-  return { repositories, write: (run) => writeRepositories(repositories, run) }
+  const repositories = entries.map((entry) => {
+    const target = targetOf(entry, options.dataDir)
+    // One file per repository location and job (the daemon id is the data folder's own).
+    const key = createHash('sha256').update(target.repository).digest('hex').slice(0, 16)
+    const cache = listingCache(join(options.dataDir, 'restic-listing', `${key}-${job}.json`))
+    return resticRepository(entry.name, job, target, identity, cache)
+  })
+  return { repositories, write: (run) => writeRepositories(repositories, run), sourceReads: repositories.length }
 }
 
 async function writeRepositories(repositories: readonly ResticRepository[], run: WriteRun): Promise<WrittenSnapshot> {
   const name = runName(run.job.name, run.createdAt)
   let size = 0
+  const references: WrittenSnapshot['references'] = []
   for (const repository of repositories) {
     const version = await resticVersion(repository.target.binary)
     const [line, ...missing] = describeVersion(version)
@@ -35,11 +45,19 @@ async function writeRepositories(repositories: readonly ResticRepository[], run:
     await ensureRepository(repository.target, run.signal)
     const identity = await repository.identity()
     const into = { target: repository.target, identity, version, name: repository.name, ...(previous && { previous }) }
-    size = await writeResticRun(into, run, name, run.createSources())
-    run.log('info', `committed ${name} to restic "${repository.name}"`)
+    await repository.beginWrite()
+    let written: Awaited<ReturnType<typeof writeResticRun>> | undefined
+    try {
+      written = await writeResticRun(into, run, name, run.createSources())
+    } finally {
+      await repository.endWrite(written?.record)
+    }
+    size = written.size
+    references.push({ label: `restic snapshot (commit) in "${repository.name}"`, id: written.commitId })
+    run.log('info', `committed ${name} to restic "${repository.name}" (commit snapshot ${written.commitId.slice(0, 8)})`)
   }
-  // restic checks every blob by its hash; the run's tar has no one checksum of its own.
-  return { name, size, sha256: '', partsCount: 1 }
+  // restic checks every blob by its hash; the run's tar has no one checksum of its own: no sha256, the commit's id instead.
+  return { name, size, partsCount: 1, references }
 }
 
 /** `check-config`'s lines: each restic binary the entries use, its version and what a newer one would add (or why it cannot run). */

@@ -7,6 +7,7 @@
  * removing this host's dead locks (`resticLocks.ts`).
  */
 import type { ReadOptions, SnapshotRepository, StoredSnapshot, VerifyResult } from '../types.js'
+import type { ListingCache } from './listingCache.js'
 import { describeForeignLocks, removeOwnDeadLocks } from './resticLocks.js'
 import { restic, resticJson, type ResticTarget } from './resticProcess.js'
 import { groupRuns, listFilter, type ResticRunRecord, type ResticSnapshot, type RunIdentity } from './resticRuns.js'
@@ -20,12 +21,29 @@ export interface ResticRepository extends SnapshotRepository {
   identity(): Promise<RunIdentity>
   /** Committed runs as last listed by this object (listed now when never): a write's parent snapshots. */
   previousRuns(): Promise<ResticRunRecord[]>
+  /** Around a run's write: the listing cache is dropped before, and after a commit holds the run too. */
+  beginWrite(): Promise<void>
+  endWrite(committed: ResticRunRecord | undefined): Promise<void>
 }
 
-export function resticRepository(name: string, job: string, target: ResticTarget, identity: () => Promise<RunIdentity>): ResticRepository {
+export function resticRepository(
+  name: string,
+  job: string,
+  target: ResticTarget,
+  identity: () => Promise<RunIdentity>,
+  cache?: ListingCache,
+): ResticRepository {
   /** The last listing, kept for the write that follows `removeLeftovers` in a run (its parent snapshots). */
   let listed: ResticRunRecord[] | undefined
+  /** The runs before the write in progress (the cache after it: these and the new run). */
+  let beforeWrite: ResticRunRecord[] = []
   const runs = async (): Promise<ResticRunRecord[]> => {
+    // What this daemon last wrote or listed, kept between runs: one restic command (key derivation) less.
+    const known = await cache?.read()
+    if (known) {
+      markRepositoryExists(target)
+      return (listed = known)
+    }
     let snapshots: ResticSnapshot[] | null
     try {
       snapshots = await resticJson<ResticSnapshot[] | null>(target, ['snapshots', '--no-lock', ...listFilter(await identity())])
@@ -35,16 +53,32 @@ export function resticRepository(name: string, job: string, target: ResticTarget
       throw err
     }
     markRepositoryExists(target)
-    return (listed = groupRuns(snapshots ?? []))
+    listed = groupRuns(snapshots ?? [])
+    await cache?.seed(listed)
+    return listed
+  }
+  /** A change by this daemon: the cache goes before, and comes back with `after` once it succeeded. */
+  const changing = async <T>(change: () => Promise<T>, after: (result: T) => ResticRunRecord[]): Promise<T> => {
+    await cache?.begin()
+    let result: T
+    try {
+      result = await change()
+    } catch (err) {
+      await cache?.abandon()
+      throw err
+    }
+    await cache?.store(after(result))
+    return result
   }
   /** Removes this host's dead locks; a stale lock of another host stops an exclusive command, saying whose. */
   const unlockOwn = async () => {
     const { foreign } = await removeOwnDeadLocks(target)
     if (foreign.length) throw new Error(`restic "${name}": ${describeForeignLocks(foreign)}`)
   }
-  const forgetIds = async (ids: string[]) => {
+  /** `forget --prune`; `unlocked`: this host's dead locks were just removed (`list locks` is one restic command more). */
+  const forgetIds = async (ids: string[], unlocked = false) => {
     if (ids.length === 0) return
-    await unlockOwn()
+    if (!unlocked) await unlockOwn()
     await resticLocked(target, ['forget', '--prune', ...ids])
   }
   const repository: ResticRepository = {
@@ -60,24 +94,45 @@ export function resticRepository(name: string, job: string, target: ResticTarget
       return wanted === undefined ? listed[0] : listed.find((snapshot) => snapshot.view.name === wanted)
     },
     async removeLeftovers() {
-      const leftovers = (await runs()).filter((run) => !run.commit).flatMap((run) => run.ids)
-      await forgetIds(leftovers)
+      const all = await runs()
+      const leftovers = all.filter((run) => !run.commit).flatMap((run) => run.ids)
+      if (leftovers.length)
+        await changing(
+          () => forgetIds(leftovers),
+          () => (listed = all.filter((run) => run.commit)),
+        )
       return leftovers.length
     },
     async previousRuns() {
       // Once: the run about to be written makes this listing old.
       const known = listed ?? (await runs())
       listed = undefined
+      beforeWrite = known
       return known.filter((run) => run.commit)
+    },
+    beginWrite: async () => cache?.begin(),
+    async endWrite(committed) {
+      if (committed) await cache?.store([committed, ...beforeWrite])
+      else await cache?.abandon()
     },
     async forget(names) {
       listed = undefined
-      const doomed = (await runs()).filter((run) => run.commit && names.includes(run.name))
-      // The commit snapshots first: a forget stopped half-way leaves unlisted leftovers, never a listed run missing a source.
-      await unlockOwn()
-      if (doomed.length) await resticLocked(target, ['forget', ...doomed.map((run) => run.commit!.id)])
-      await forgetIds(doomed.flatMap((run) => run.ids.filter((id) => id !== run.commit!.id)))
-      return doomed.map((run) => run.name)
+      const all = await runs()
+      const doomed = all.filter((run) => run.commit && names.includes(run.name))
+      if (!doomed.length) return []
+      return changing(
+        async () => {
+          // The commit snapshots first: a forget stopped half-way leaves unlisted leftovers, never a listed run missing a source.
+          await unlockOwn()
+          await resticLocked(target, ['forget', ...doomed.map((run) => run.commit!.id)])
+          await forgetIds(
+            doomed.flatMap((run) => run.ids.filter((id) => id !== run.commit!.id)),
+            true,
+          )
+          return doomed.map((run) => run.name)
+        },
+        () => all.filter((run) => !doomed.includes(run)),
+      )
     },
   }
   return repository

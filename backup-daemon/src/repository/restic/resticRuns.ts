@@ -81,17 +81,26 @@ export function groupRuns(snapshots: ResticSnapshot[]): ResticRunRecord[] {
     if (snapshot.tags?.includes('commit')) {
       run.commit = snapshot
       run.size = Number(tagValue(snapshot.tags, 'size') ?? 0)
-      for (const tag of snapshot.tags) {
-        const part = /^part=([^=]+)=(\d+)$/.exec(tag)
-        const source = part && run.sources.find((s) => s.name === part[1])
-        if (source) source.size = Number(part![2])
-      }
       continue
     }
     const source = tagValue(snapshot.tags, 'source')
     if (source && snapshot.paths[0]) {
       run.sources.push({ name: source, id: snapshot.id, form: snapshot.tags?.includes('dump') ? 'dump' : 'tree', root: snapshot.paths[0] })
     }
+  }
+  for (const run of runs.values()) {
+    if (!run.commit) continue
+    // Every part the commit names must be there: a commit started early (`earlyCommit.ts`) whose daemon died
+    // saves itself on its stdin's end, possibly before a source's snapshot; such a run is a leftover.
+    for (const tag of run.commit.tags ?? []) {
+      const part = /^part=([^=]+)=(\d+)$/.exec(tag)
+      if (!part) continue
+      const source = run.sources.find((s) => s.name === part[1])
+      if (source) source.size = Number(part[2])
+      else run.commit = undefined
+      if (!run.commit) break
+    }
+    if (!run.commit) run.size = 0
   }
   return [...runs.values()].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || b.name.localeCompare(a.name))
 }

@@ -10,12 +10,13 @@ import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { createArchive } from '../../archive/createArchive.js'
-import type { Source } from '../../sources/types.js'
+import type { Source, SourceTree } from '../../sources/types.js'
 import type { WriteRun } from '../types.js'
+import { earlyCommit, type EarlyCommit } from './earlyCommit.js'
 import { excludedPaths, writeExcludeFile } from './excludeFile.js'
 import { restic, type ResticTarget } from './resticProcess.js'
 import { replayableStdin } from './replayableStdin.js'
-import { commitFilename, runTags, tagArgs, type ResticRunRecord, type RunIdentity, type RunSource } from './resticRuns.js'
+import { commitFilename, runTags, runTime, tagArgs, type ResticRunRecord, type RunIdentity, type RunSource } from './resticRuns.js'
 import { resticLocked } from './resticSession.js'
 import { tarEnd, tarSizeOfTree } from './resticTar.js'
 import { supports, type ResticVersion } from './resticVersion.js'
@@ -43,8 +44,16 @@ interface BackupSummary {
 
 const mib = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MiB`
 
-/** Writes the run's sources and commits it; resolves with the run's tar size. */
-export async function writeResticRun(into: ResticWriteTarget, run: WriteRun, name: string, sources: Source[]): Promise<number> {
+/** What a committed run is: its tar's size and the commit snapshot's id (what names the run in the repository). */
+export interface ResticWritten {
+  size: number
+  commitId: string
+  /** The run as a listing would give it (the daemon's listing cache takes it). */
+  record: ResticRunRecord
+}
+
+/** Writes the run's sources and commits it. */
+export async function writeResticRun(into: ResticWriteTarget, run: WriteRun, name: string, sources: Source[]): Promise<ResticWritten> {
   const { signal, log } = run
   const tags = runTags(into.identity, name)
   const retry = supports(into.version, 'retryLock') ? ['--retry-lock', '5m'] : []
@@ -52,9 +61,18 @@ export async function writeResticRun(into: ResticWriteTarget, run: WriteRun, nam
   const written: RunSource[] = []
   let size = tarEnd
   const scratch = await mkdtemp(join(tmpdir(), 'backup-daemon-restic-'))
+  let early: EarlyCommit | undefined
   try {
-    for (const source of sources) {
-      const tree = await source.tree?.(signal)
+    // Folders first (mirrors synced): whether the run can be predicted is known before any backup starts.
+    const trees: (SourceTree | undefined)[] = []
+    for (const source of sources) trees.push(await source.tree?.(signal))
+    const predicted = predictParts(into.previous, sources, trees)
+    if (predicted) {
+      const predictedTags = commitTagsOf(tags, predicted)
+      early = earlyCommit(into.target, [...common, '--stdin', '--stdin-filename', commitFilename, ...tagArgs(predictedTags)], predictedTags, signal)
+    }
+    for (const [index, source] of sources.entries()) {
+      const tree = trees[index]
       let summary: BackupSummary
       if (tree) {
         run.progress.phase('archiving')
@@ -102,19 +120,65 @@ export async function writeResticRun(into: ResticWriteTarget, run: WriteRun, nam
       )
     }
     run.progress.phase('uploading')
-    const record = Buffer.from(`${JSON.stringify({ job: into.identity.job, run: name, size, sources: written }, null, 2)}\n`)
-    const commitArgs = [
-      ...common,
-      '--stdin',
-      '--stdin-filename',
-      commitFilename,
-      ...tagArgs([...tags, 'commit', `size=${size}`, ...written.map((s) => `part=${s.name}=${s.size}`)]),
-    ]
-    await resticLocked(into.target, commitArgs, { signal, stdin: () => Readable.from([record]) }, into.version)
-    return size
+    const runFile = Buffer.from(`${JSON.stringify({ job: into.identity.job, run: name, size, sources: written }, null, 2)}\n`)
+    const commitTags = commitTagsOf(tags, written)
+    const commitArgs = [...common, '--stdin', '--stdin-filename', commitFilename, ...tagArgs(commitTags)]
+    let printed: string | undefined
+    if (early && early.tags.join('\n') === commitTags.join('\n')) {
+      // The prediction held: the early commit saves the record (a failure of it, such as a lock, falls back below).
+      printed = await early.finish(runFile).catch(() => undefined)
+    }
+    await early?.cancel()
+    printed ??= await resticLocked(into.target, commitArgs, { signal, stdin: () => Readable.from([runFile]) }, into.version)
+    const commitId = summaryOf(printed)?.snapshot_id
+    if (!commitId) throw new Error(`restic "${into.name}": the commit backup printed no summary`)
+    const commit = { id: commitId, time: new Date().toISOString(), paths: [`/${commitFilename}`], tags: commitTags }
+    const listedRun: ResticRunRecord = {
+      name,
+      createdAt: runTime(name) ?? new Date(),
+      commit,
+      size,
+      sources: written,
+      ids: [...written.map((s) => s.id), commitId],
+    }
+    return { size, commitId, record: listedRun }
   } finally {
+    await early?.cancel()
     await rm(scratch, { recursive: true, force: true })
   }
+}
+
+/** The commit's tags: the run's, `commit`, the run's tar size and each source's part of it. */
+function commitTagsOf(tags: string[], parts: readonly { name: string; size?: number }[]): string[] {
+  const size = parts.reduce((sum, part) => sum + (part.size ?? 0), tarEnd)
+  return [...tags, 'commit', `size=${size}`, ...parts.map((s) => `part=${s.name}=${s.size}`)]
+}
+
+/** Every source a folder whose previous snapshot (same folder) has a known size: those sizes, else undefined. */
+function predictParts(previous: ResticRunRecord | undefined, sources: Source[], trees: (SourceTree | undefined)[]): RunSource[] | undefined {
+  if (!previous || sources.length === 0) return undefined
+  const parts: RunSource[] = []
+  for (const [index, source] of sources.entries()) {
+    const tree = trees[index]
+    const parent = tree && previous.sources.find((s) => s.name === source.name && s.form === 'tree' && s.root === tree.path)
+    if (!parent || parent.size === undefined) return undefined
+    parts.push(parent)
+  }
+  return parts
+}
+
+/** The summary line of `backup --json`'s output. */
+function summaryOf(output: string): BackupSummary | undefined {
+  for (const line of output.split('\n').reverse()) {
+    if (!line.includes('"summary"')) continue
+    try {
+      const message = JSON.parse(line) as { message_type?: string } & BackupSummary
+      if (message.message_type === 'summary') return message
+    } catch {
+      // Not a JSON line.
+    }
+  }
+  return undefined
 }
 
 /** `restic backup --json` with status lines into the run's progress; resolves with the summary. */

@@ -7,16 +7,17 @@
  * (every guid with the size and sha256 of what was archived). Downloads come from the library's pull
  * zone, `workers` at a time, through `support/mirrorRemote` into a local folder that is archived like
  * a `local` source; with `syncPath` that folder is kept and only new or changed videos are downloaded
- * (`videoFingerprint`). A failure names the video; the run fails and the writer lists no snapshot.
+ * (`videoFingerprint`), and the source can be handed over as that folder (`tree`: a restic repository
+ * backs it up as a path). A failure names the video; the run fails and the writer lists no snapshot.
  */
 import { createHash } from 'node:crypto'
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { Transform, type Readable } from 'node:stream'
 import { LocalSource } from '../local/index.js'
 import { mirrorRemote, type RemoteObject } from '../support/mirrorRemote.js'
-import type { Source, SourceContext, SourceEntry } from '../types.js'
+import type { Source, SourceContext, SourceEntry, SourceTree } from '../types.js'
 import type { SourceRecord } from '../../tar/snapshotRecord.js'
 import type { HostStreamSourceConfig } from './schema.js'
 import { StreamLibraryApi, type StreamVideo } from './streamLibraryApi.js'
@@ -71,15 +72,32 @@ export class StreamLibrarySource implements Source {
 
   async *batches(signal: AbortSignal): AsyncIterable<SourceEntry[]> {
     signal.throwIfAborted()
-    const videos = await listLibrary(this.api, this.config.pageSize, this.name, signal)
-    this.log('info', `listed ${videos.length} video(s) in library ${this.config.libraryId}`)
     const dir = this.config.syncPath ?? (await mkdtemp(join(tmpdir(), 'backup-daemon-host-stream-')))
     try {
-      await this.fill(dir, videos, signal)
+      await this.sync(dir, signal)
       yield* new LocalSource(this.name, dir, [], this.context).batches(signal)
     } finally {
       if (this.config.syncPath === undefined) await rm(dir, { recursive: true, force: true })
     }
+  }
+
+  /**
+   * With `syncPath`: the mirror folder, brought up to date first (a restic repository backs it up as a
+   * path: an unchanged video costs a stat). Without one, undefined: a temporary mirror would be downloaded
+   * whole every run, so the entries are read instead.
+   */
+  async tree(signal: AbortSignal): Promise<SourceTree | undefined> {
+    if (this.config.syncPath === undefined) return undefined
+    signal.throwIfAborted()
+    await this.sync(this.config.syncPath, signal)
+    return { path: resolve(this.config.syncPath) }
+  }
+
+  /** Lists the library and mirrors it into `dir`. */
+  private async sync(dir: string, signal: AbortSignal): Promise<void> {
+    const videos = await listLibrary(this.api, this.config.pageSize, this.name, signal)
+    this.log('info', `listed ${videos.length} video(s) in library ${this.config.libraryId}`)
+    await this.fill(dir, videos, signal)
   }
 
   private async fill(dir: string, videos: StreamVideo[], signal: AbortSignal): Promise<void> {

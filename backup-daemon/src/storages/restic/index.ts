@@ -35,4 +35,18 @@ export const resticStorage: StorageEntryType<ResticStorageConfig> = {
   configSchema: resticStorageSchema,
   secretKeys: ['password', 'env'],
   pathKeys: ['passwordFile'],
+  resolvePaths: (config, abs) => ({ ...config, repository: resolveRepository(config.repository, abs) }),
+}
+
+/** restic's backend prefixes (`restic/internal/location`): any other repository string is a folder. */
+const backends = /^(sftp|s3|rest|rclone|b2|azure|gs|swift):/
+
+/**
+ * A folder repository (`./repo`, `local:./repo`) made absolute like every path key, so it does not
+ * depend on the daemon's working folder; a backend's location (`sftp:host:/srv`, `s3:…`) is left as is.
+ */
+export function resolveRepository(repository: string, abs: (path: string) => string): string {
+  if (backends.test(repository)) return repository
+  if (repository.startsWith('local:')) return `local:${abs(repository.slice('local:'.length))}`
+  return abs(repository)
 }

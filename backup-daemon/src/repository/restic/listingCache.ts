@@ -1,0 +1,98 @@
+/**
+ * @module repository/restic/listingCache
+ * The job's runs in one restic repository as this daemon last knew them, kept in a file under the data
+ * folder between runs (and between processes: `backup-daemon run` is a new process each time). Every
+ * restic command derives the repository key (~0.3 s of CPU), and an unchanged run is otherwise three of
+ * them: the listing, the backup, the commit. Only this daemon writes snapshots tagged with its id, so
+ * what it wrote last is what a listing would find, as long as:
+ * - a write or forget removes the file before it starts (a run killed half-way leaves no file: the next
+ *   run lists, and finds the leftovers), and writes it again only once done;
+ * - two writers of the same job at once (the daemon and a `run` on the same data folder) write none: each
+ *   leaves a marker `<file>.<pid>.pending` while it works, and the file is written only by a writer that
+ *   finds no other live marker.
+ * Another daemon's snapshots carry another id and are never listed here. Snapshots removed by hand with
+ * plain restic are seen at the next listing after a write of the daemon fails (a failed write removes it).
+ */
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
+import type { ResticRunRecord } from './resticRuns.js'
+
+export interface ListingCache {
+  /** The runs as last written; undefined when unknown (never listed, or a write in progress or killed). */
+  read(): Promise<ResticRunRecord[] | undefined>
+  /** Before a write or forget: the file goes, this process's marker comes. */
+  begin(): Promise<void>
+  /** After a successful write or forget: the runs now, unless another writer was at work meanwhile. */
+  store(runs: ResticRunRecord[]): Promise<void>
+  /** After a listing with no file: the runs listed, unless a writer came or went meanwhile (its file or marker is there). */
+  seed(runs: ResticRunRecord[]): Promise<void>
+  /** After a failed write: the marker goes, the file stays absent (the next run lists). */
+  abandon(): Promise<void>
+}
+
+interface StoredRun extends Omit<ResticRunRecord, 'createdAt'> {
+  createdAt: string
+}
+
+export function listingCache(file: string): ListingCache {
+  const marker = `${file}.${process.pid}.pending`
+  const others = async () => {
+    const prefix = `${basename(file)}.`
+    const names = await readdir(dirname(file)).catch(() => [] as string[])
+    let seen = 0
+    for (const name of names) {
+      const pid = Number(/^(\d+)\.pending$/.exec(name.slice(prefix.length))?.[1])
+      if (!name.startsWith(prefix) || !Number.isInteger(pid) || pid === process.pid) continue
+      seen++
+      // A killed writer's marker: it counts this once (its leftovers may be newer than a listing), then goes.
+      if (!alive(pid)) await rm(join(dirname(file), name), { force: true })
+    }
+    return seen
+  }
+  const write = async (runs: ResticRunRecord[]) => {
+    await mkdir(dirname(file), { recursive: true })
+    const temporary = `${file}.${process.pid}.tmp`
+    await writeFile(temporary, JSON.stringify(runs))
+    await rename(temporary, file)
+  }
+  const exists = () =>
+    readFile(file).then(
+      () => true,
+      () => false,
+    )
+  return {
+    async read() {
+      try {
+        const stored = JSON.parse(await readFile(file, 'utf8')) as StoredRun[]
+        return stored.map((run) => ({ ...run, createdAt: new Date(run.createdAt) }))
+      } catch {
+        return undefined
+      }
+    },
+    async begin() {
+      await mkdir(dirname(file), { recursive: true })
+      await writeFile(marker, '')
+      await rm(file, { force: true })
+    },
+    async store(runs) {
+      try {
+        if ((await others()) === 0) await write(runs)
+      } finally {
+        await rm(marker, { force: true })
+      }
+    },
+    async seed(runs) {
+      if ((await others()) === 0 && !(await exists())) await write(runs)
+    },
+    abandon: () => rm(marker, { force: true }),
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * @module test/repository/restic/resticDumpOnce
+ * A job with an archive storage and a restic storage (issue 27): its database is dumped once per run
+ * (`repository/dumpOnce.ts`), and both storages hold that one dump: restored from each, the files are
+ * the same bytes. The folder source is read by each (a walk, restic's stat per file).
+ */
+import { expect } from 'chai'
+import { readdir, readFile, writeFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import { resticVersion } from '../../../src/repository/restic/resticVersion.js'
+import { makeTree, tempDir } from '../../engine/helpers.js'
+import { runCli } from '../../support/runCli.js'
+import { treeOf } from './support/treeOf.js'
+
+interface Db {
+  exec(sql: string): void
+  close(): void
+}
+const Database = createRequire(import.meta.url)('libsql') as new (path: string) => Db
+
+describe('restic and archives in one job: each dump taken once', function () {
+  this.timeout(180_000)
+  let tmp: { dir: string; remove(): Promise<void> }
+  let file: string
+  const env = { RESTIC_TEST_PASSWORD: 'dump once passphrase' }
+  const cli = (...args: string[]) => runCli([...args, '--config', file], { cwd: tmp.dir, env })
+
+  before(async () => {
+    await resticVersion().catch((err: Error) => {
+      throw new Error(`the restic binary is needed (apt-get install restic): ${err.message}`)
+    })
+    tmp = await tempDir('bd-restic-once-')
+    await makeTree(join(tmp.dir, 'src'))
+    const db = new Database(join(tmp.dir, 'app.db'))
+    db.exec("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO items (name) VALUES ('alpha'), ('beta')")
+    db.close()
+    file = join(tmp.dir, 'backup-daemon.yaml')
+    await writeFile(
+      file,
+      `dataDir: ./data
+jobs:
+  - name: both
+    compression: tar.gz
+    sources:
+      - { type: local, name: files, path: ./src }
+      - { type: sqlite, name: db, path: ./app.db }
+    storages:
+      - { type: local, name: disk, path: ./archives }
+      - { type: restic, name: dedup, repository: ./repo, password: env:RESTIC_TEST_PASSWORD }
+`,
+    )
+  })
+  after(() => tmp?.remove())
+
+  it('dumps the database once; both storages restore it to the same bytes', async () => {
+    const run = await cli('run', 'both')
+    expect(run.code, run.out).to.equal(0)
+    const dumps = run.out.split('\n').filter((line) => line.includes('source "db": consistent copy of'))
+    expect(dumps, run.out).to.have.length(1)
+    const views = (await cli('snapshots', 'both', '--json')).out
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { name: string; storage: string })
+    expect(views.map((v) => v.storage).sort()).to.deep.equal(['dedup', 'disk'])
+    for (const view of views) {
+      const restore = await cli('restore', 'both', view.name, '--storage', view.storage, '--to', `./out-${view.storage}`)
+      expect(restore.code, restore.out).to.equal(0)
+    }
+    const dbFiles = await readdir(join(tmp.dir, 'out-disk/db'))
+    expect(dbFiles).to.have.length(1)
+    const fromArchive = await readFile(join(tmp.dir, 'out-disk/db', dbFiles[0]!))
+    const fromRestic = await readFile(join(tmp.dir, 'out-dedup/db', dbFiles[0]!))
+    expect(fromArchive.length).to.be.greaterThan(0)
+    expect(fromRestic.equals(fromArchive)).to.equal(true)
+    expect(await treeOf(join(tmp.dir, 'out-dedup/files'))).to.deep.equal(await treeOf(join(tmp.dir, 'src')))
+    expect(await treeOf(join(tmp.dir, 'out-disk/files'))).to.deep.equal(await treeOf(join(tmp.dir, 'src')))
+    // The spooled dump is gone with the run.
+    expect(await readdir(join(tmp.dir, 'data/spool'))).to.deep.equal([])
+  })
+})

@@ -1,0 +1,108 @@
+/**
+ * @module test/repository/restic/resticInvocations
+ * What an unchanged run costs in restic commands (issue 27: each derives the repository key, ~0.3 s):
+ * with the listing kept between runs (`listingCache.ts`), the backup of the folder and the commit, no
+ * `snapshots`, and no `forget` while retention drops nothing. Counted through a `binary:` wrapper that
+ * logs each command's arguments and runs the real restic; the commit started early with the previous
+ * run's sizes holds them for an unchanged run, and is dropped for a changed one (both verified). A listing cache removed (a run killed
+ * half-way leaves none) makes the next run list again; a run that drops a snapshot forgets it and the
+ * listing after it is right.
+ */
+import { expect } from 'chai'
+import { chmod, readFile, rm, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { resticJson } from '../../../src/repository/restic/resticProcess.js'
+import { resticVersion } from '../../../src/repository/restic/resticVersion.js'
+import { makeTree, tempDir } from '../../engine/helpers.js'
+import { runCli } from '../../support/runCli.js'
+
+describe('restic storage: the commands of an unchanged run', function () {
+  this.timeout(180_000)
+  let tmp: { dir: string; remove(): Promise<void> }
+  let file: string
+  const calls = () => join(tmp.dir, 'calls.log')
+  const cli = (...args: string[]) => runCli([...args, '--config', file], { cwd: tmp.dir })
+  /** The restic commands (first argument) of `run`, `version` left out (it reads no repository). */
+  async function commandsOf(...args: string[]): Promise<string[]> {
+    await writeFile(calls(), '')
+    const result = await cli(...args)
+    expect(result.code, result.out).to.equal(0)
+    return (await readFile(calls(), 'utf8'))
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.split(' ')[0]!)
+      .filter((command) => command !== 'version')
+  }
+
+  before(async () => {
+    await resticVersion().catch((err: Error) => {
+      throw new Error(`the restic binary is needed (apt-get install restic): ${err.message}`)
+    })
+    tmp = await tempDir('bd-restic-calls-')
+    await makeTree(join(tmp.dir, 'src'))
+    const wrapper = join(tmp.dir, 'restic-counting')
+    await writeFile(wrapper, `#!/bin/sh\necho "$*" >> ${JSON.stringify(calls())}\nexec restic "$@"\n`)
+    await chmod(wrapper, 0o755)
+    file = join(tmp.dir, 'backup-daemon.yaml')
+    await writeFile(
+      file,
+      `dataDir: ./data
+jobs:
+  - name: site
+    retention: { last: 2 }
+    sources: [{ type: local, name: files, path: ./src }]
+    storages: [{ type: restic, name: dedup, repository: ./repo, password: calls-pass, binary: ${JSON.stringify(wrapper)} }]
+`,
+    )
+  })
+  after(() => tmp?.remove())
+
+  it('an unchanged run: the backup and the commit only; listing the snapshots runs no restic command', async () => {
+    expect(await commandsOf('run', 'site')).to.include('init')
+    expect(await commandsOf('run', 'site')).to.deep.equal(['backup', 'backup'])
+    expect(await commandsOf('snapshots', 'site')).to.deep.equal([])
+    // The unchanged run's commit was started early with the sizes of the run before (`earlyCommit.ts`): they hold.
+    const verify = await cli('verify', 'site')
+    expect(verify.code, verify.out).to.equal(0)
+  })
+
+  it('a changed folder: the early commit is dropped, the commit holds the new size', async () => {
+    await writeFile(join(tmp.dir, 'src/grown.txt'), 'x'.repeat(5000))
+    const commands = await commandsOf('run', 'site')
+    expect(commands.filter((c) => c === 'backup')).to.have.length.of.at.least(2)
+    const verify = await cli('verify', 'site')
+    expect(verify.code, verify.out).to.equal(0)
+    const commits = await resticJson<{ tags: string[] }[]>({ repository: join(tmp.dir, 'repo'), password: 'calls-pass', cacheDir: join(tmp.dir, 'cache') }, [
+      'snapshots',
+      '--no-lock',
+      '--tag',
+      'commit',
+    ])
+    // One commit per run: the dropped early commit saved nothing.
+    expect(new Set(commits.map((c) => c.tags.find((t) => t.startsWith('run='))))).to.have.property('size', commits.length)
+  })
+
+  it('a run that drops one by retention forgets it; the listing after it matches restic', async () => {
+    const commands = await commandsOf('run', 'site')
+    expect(commands.slice(0, 2)).to.deep.equal(['backup', 'backup'])
+    expect(commands).to.include('forget')
+    const listed = (await cli('snapshots', 'site', '--json')).out.split('\n').filter(Boolean)
+    expect(listed).to.have.length(2)
+    const commits = await resticJson<unknown[]>({ repository: join(tmp.dir, 'repo'), password: 'calls-pass', cacheDir: join(tmp.dir, 'cache') }, [
+      'snapshots',
+      '--no-lock',
+      '--tag',
+      'commit',
+    ])
+    expect(commits).to.have.length(2)
+  })
+
+  it('without the kept listing (a run killed half-way leaves none) the next run lists first', async () => {
+    await rm(join(tmp.dir, 'data/restic-listing'), { recursive: true, force: true })
+    const commands = await commandsOf('run', 'site')
+    expect(commands[0]).to.equal('snapshots')
+    expect(commands).to.include('forget')
+    // Retention drops one: this host's dead locks looked for once, the commit snapshot forgotten, then the rest with --prune.
+    expect(await commandsOf('run', 'site')).to.deep.equal(['backup', 'backup', 'list', 'forget', 'forget'])
+  })
+})
