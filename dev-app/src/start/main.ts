@@ -16,7 +16,8 @@ import { runChild, startChild, stopChildren, waitForHttp } from './children.js'
 import { cmsStartArgs } from './cmsCommand.js'
 import { loadOrCreateCredentials } from './credentials.js'
 import { prepareDataFolder } from './dataFolder.js'
-import { privateBackupsPath, restoreAllowed, writeDaemonConfig } from './daemonConfig.js'
+import { restoreAllowed, writeDaemonConfig } from './daemonConfig.js'
+import { emulatorOptions } from './emulatorOptions.js'
 import { seedDoneLine } from './seedDone.js'
 
 const startedAt = Date.now()
@@ -37,23 +38,7 @@ const env: NodeJS.ProcessEnv = {
 }
 
 step(`data folder ${dataDir}${{ sqlite: '', mongodb: ' (database: MongoDB)', postgres: ' (database: PostgreSQL)' }[databaseType]}`)
-const emulator = process.env.EMULATOR_URL
-  ? undefined
-  : await startEmulator({
-      port: ports.emulator,
-      host: settings.bindAddress,
-      dataDir: path.join(dataDir, 'host'),
-      storage: { zoneName: settings.storage.zoneName, accessKey: settings.storage.accessKey, region: settings.storage.region },
-      // The daemon's snapshots share the CMS's public zone: its pull zone refuses their folder.
-      pullZone: { blockedPaths: [`${privateBackupsPath}/`] },
-      stream: {
-        libraryId: settings.stream.libraryId,
-        apiKey: settings.stream.apiKey,
-        readOnlyKey: settings.stream.readOnlyKey,
-        webhookUrl: `${settings.serverURL}/api/storage-host/stream/webhook`,
-        encodingStepMs: Number(process.env.EMULATOR_ENCODING_STEP_MS) || undefined,
-      },
-    })
+const emulator = process.env.EMULATOR_URL ? undefined : await startEmulator(emulatorOptions(dataDir))
 if (emulator) step(`host emulator listening on ${emulator.url}`)
 
 let stopping = false

@@ -22,7 +22,7 @@ import { ports } from '../ports.js'
 import { databaseType, settings } from '../settings.js'
 import { runChild } from './children.js'
 import { prepareDataFolder } from './dataFolder.js'
-import { privateBackupsPath } from './daemonConfig.js'
+import { emulatorOptions } from './emulatorOptions.js'
 import { remapDoneLine } from './remapDone.js'
 
 const step = (message: string) => console.log(`[restore-site] ${message}`)
@@ -78,21 +78,7 @@ if (snapshot === 'latest') {
 }
 step(`restoring ${snapshot} from ${from} into ${target}`)
 
-const emulator = await startEmulator({
-  port: ports.emulator,
-  host: settings.bindAddress,
-  dataDir: path.join(target, 'host'),
-  storage: { zoneName: settings.storage.zoneName, accessKey: settings.storage.accessKey, region: settings.storage.region },
-  pullZone: { blockedPaths: [`${privateBackupsPath}/`] },
-  stream: {
-    libraryId: settings.stream.libraryId,
-    apiKey: settings.stream.apiKey,
-    readOnlyKey: settings.stream.readOnlyKey,
-    // The CMS is not running: the remap reads each video's state from the library instead.
-    webhookUrl: `${settings.serverURL}/api/storage-host/stream/webhook`,
-    encodingStepMs: Number(process.env.EMULATOR_ENCODING_STEP_MS) || undefined,
-  },
-}).catch((err: Error) => {
+const emulator = await startEmulator(emulatorOptions(target)).catch((err: Error) => {
   throw new Error(`cannot start the host emulator on port ${ports.emulator} (is the dev-app still running? stop it first): ${err.message}`)
 })
 const unpacked = path.join(target, 'restore-work')

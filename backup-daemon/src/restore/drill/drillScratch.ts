@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto'
 import { mkdir, readdir, rm, statfs } from 'node:fs/promises'
 import { join } from 'node:path'
 import { stopScratchProcesses } from '../../sources/support/scratchProcess.js'
+import { processAlive } from '../../sources/support/processAlive.js'
 
 export const drillsFolder = (dataDir: string) => join(dataDir, 'drills')
 const scratchPattern = /^drill-(\d+)-[0-9a-f]{12}$/
@@ -20,16 +21,6 @@ export interface DrillScratch {
   /** The scratch folder (private to the daemon's user). */
   dir: string
   remove(): Promise<void>
-}
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (err) {
-    // EPERM: a process of another user has the id; it is alive.
-    return (err as NodeJS.ErrnoException).code === 'EPERM'
-  }
 }
 
 /**
@@ -59,7 +50,7 @@ export async function sweepDrillScratch(dataDir: string): Promise<string[]> {
   const removed: string[] = []
   for (const name of names) {
     const pid = Number(scratchPattern.exec(name)?.[1])
-    if (!pid || pid === process.pid || alive(pid)) continue
+    if (!pid || pid === process.pid || processAlive(pid)) continue
     // Only the kinds' check folders (`drillSnapshot`): the restored files are the snapshot's, whatever they hold.
     const stopped = await stopScratchProcesses(join(folder, name, 'checks'))
     await rm(join(folder, name), { recursive: true, force: true })

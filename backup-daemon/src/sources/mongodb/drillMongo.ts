@@ -12,15 +12,7 @@ import type { DrillCheck, DrillCheckOptions } from '../types.js'
 import { mongoUri } from './dumpSettings.js'
 import { restoreMongo } from './restoreMongo.js'
 import type { MongodbSourceConfig } from './schema.js'
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
+import { processAlive } from '../support/processAlive.js'
 
 /** The connection string without credentials and options: `mongodb://host:port,host2`. */
 function describe(uri: string): string {
@@ -59,7 +51,7 @@ export async function drillMongo(
       const { databases } = await client.db('admin').admin().listDatabases({ nameOnly: true })
       for (const { name } of databases) {
         const pid = scratchDatabasePid(name)
-        if (!pid || pid === process.pid || alive(pid)) continue
+        if (!pid || pid === process.pid || processAlive(pid)) continue
         await client.db(name).dropDatabase()
         log('info', `dropped ${name}, the scratch database of a drill that did not finish`)
       }

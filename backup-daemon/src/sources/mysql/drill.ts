@@ -20,6 +20,7 @@ import { mysqlQuery, quoteMysqlName, quoteMysqlString } from './mysqlQuery.js'
 import { restoreMysql, type MysqlConnection } from './restoreMysql.js'
 import type { MysqlFamilyConfig } from './schema.js'
 import { startTemporaryMysqlServer } from './temporaryMysqlServer.js'
+import { processAlive } from '../support/processAlive.js'
 
 /** What the source records at backup time: rows per `database.table`, counted from the dump. */
 export type MysqlRecord = { tables: Record<string, number> }
@@ -31,15 +32,6 @@ const systemSchemas = new Set(['mysql', 'sys', 'performance_schema', 'informatio
  * temporary server recomputes index statistics as the dump loads, so only their presence is compared.
  */
 const serverMaintained = new Set(['mysql.innodb_index_stats', 'mysql.innodb_table_stats', 'mysql.general_log', 'mysql.slow_log'])
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
 
 /** Exact row counts of every base table of `schemas`, keyed `schema.table`. */
 async function countTables(connection: MysqlConnection, schemas: string[], signal: AbortSignal): Promise<Record<string, number>> {
@@ -83,7 +75,7 @@ async function dropLeftovers(connection: MysqlConnection, options: DrillCheckOpt
   const like = quoteMysqlString(scratchDatabasePrefix.replace(/_/g, '\\_') + '%')
   for (const [name] of await mysqlQuery(connection, `SHOW DATABASES LIKE ${like}`, options.signal)) {
     const pid = scratchDatabasePid(name!)
-    if (!pid || pid === process.pid || alive(pid)) continue
+    if (!pid || pid === process.pid || processAlive(pid)) continue
     await mysqlQuery(connection, `DROP DATABASE IF EXISTS ${quoteMysqlName(name!)}`, options.signal)
     options.log('info', `dropped ${name}, the scratch database of a drill that did not finish`)
   }

@@ -22,18 +22,10 @@ import { psqlQuery, sqlIdentifier, sqlLiteral, type PsqlTarget } from './psql.js
 import { restorePostgres } from './restorePostgres.js'
 import type { PostgresqlSourceConfig } from './schema.js'
 import { findPostgresBin, startTempPostgres } from './tempServer.js'
+import { processAlive } from '../support/processAlive.js'
 
 type Log = DrillCheckOptions['log']
 const never = () => new AbortController().signal
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
 
 /** Drops a scratch database, its sessions too (PostgreSQL 13+; plain DROP before). Never cancelled. */
 async function dropDatabase(admin: PsqlTarget, name: string): Promise<void> {
@@ -47,7 +39,7 @@ async function dropLeftovers(admin: PsqlTarget, log: Log, signal: AbortSignal): 
   const names = (await psqlQuery(admin, `SELECT datname FROM pg_catalog.pg_database WHERE datname LIKE ${like};`, signal)).split('\n').filter(Boolean)
   for (const name of names) {
     const pid = scratchDatabasePid(name)
-    if (!pid || pid === process.pid || alive(pid)) continue
+    if (!pid || pid === process.pid || processAlive(pid)) continue
     try {
       await dropDatabase(admin, name)
       log('warn', `dropped scratch database ${name}, left by a drill that did not finish (process ${pid} is gone)`)

@@ -9,6 +9,7 @@
  */
 import { readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises'
 import { basename, isAbsolute, join } from 'node:path'
+import { processAlive } from './processAlive.js'
 
 /** Ends the note's file name. */
 export const scratchProcessSuffix = '.scratch-process.json'
@@ -34,15 +35,6 @@ export async function noteScratchProcess(dir: string, name: string, note: Scratc
   return file
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
-
 async function notes(dir: string): Promise<string[]> {
   const found: string[] = []
   for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
@@ -62,14 +54,14 @@ export async function stopScratchProcesses(dir: string, waitMs = 30_000): Promis
   for (const file of await notes(dir)) {
     const note = JSON.parse(await readFile(file, 'utf8').catch(() => '{}')) as Partial<ScratchProcess>
     const { pid, command, signal = 'SIGTERM', remove = [], commandLineHas } = note
-    if (typeof pid === 'number' && pid > 0 && command && alive(pid)) {
+    if (typeof pid === 'number' && pid > 0 && command && processAlive(pid)) {
       const exe = await readlink(`/proc/${pid}/exe`).catch(() => undefined)
       const commandLine = commandLineHas ? await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '') : ''
       if (exe === command && (!commandLineHas || commandLine.includes(commandLineHas))) {
         process.kill(pid, signal)
         const deadline = Date.now() + waitMs
-        while (alive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
-        if (alive(pid)) process.kill(pid, 'SIGKILL')
+        while (processAlive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+        if (processAlive(pid)) process.kill(pid, 'SIGKILL')
         done.push(`stopped ${basename(command)} (pid ${pid}) left running by a killed drill`)
       }
     }
