@@ -87,7 +87,7 @@ function cmsCheckSources(cms: Record<string, unknown> | undefined, sources: unkn
   if (!cms || !Array.isArray(sources)) return
   const byName = new Map(sources.map((s) => record(s)).flatMap((s) => (s && typeof s.name === 'string' ? [[s.name, String(s.type)] as const] : [])))
   const roles = [
-    ['database', 'readTables', 'its restored tables cannot be read by the CMS check (it needs the SQLite database for now)'],
+    ['database', 'readTables', 'its kind cannot read its restored tables for the CMS check'],
     ['videos', 'restoredIds', 'its restored video ids cannot be listed by the CMS check'],
     ['uploads', undefined, ''],
   ] as const

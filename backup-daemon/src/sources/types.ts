@@ -217,9 +217,11 @@ export interface SourceDrill<C extends SourceConfigBase = SourceConfigBase> {
   check(options: DrillCheckOptions<C>): Promise<DrillCheck>
   /**
    * Optional, a database kind: the restored dump's tables, read without writing (SQLite: the restored file
-   * opened read-only in a child process), for a job-level check of the documents (`restore/drill/cmsCheck`).
+   * opened read-only in a child process; PostgreSQL: the dump restored into a scratch database, as its
+   * check does), for a job-level check of the documents (`restore/drill/cmsCheck`). The caller must
+   * `close` what it gets.
    */
-  readTables?(options: DrillReadOptions<C>): Promise<RestoredTables>
+  readTables?(options: DrillTablesOptions<C>): Promise<RestoredTables>
   /** Optional, a library kind: the ids the restored source holds (a video library: every GUID its list names). */
   restoredIds?(options: DrillReadOptions<C>): Promise<Set<string>>
 }
@@ -227,12 +229,20 @@ export interface SourceDrill<C extends SourceConfigBase = SourceConfigBase> {
 /** What a job-level check hands a kind's reader (`SourceDrill.readTables`, `restoredIds`). */
 export type DrillReadOptions<C extends SourceConfigBase = SourceConfigBase> = Pick<DrillCheckOptions<C>, 'config' | 'files' | 'signal'>
 
+/** What a job-level check hands a database kind's reader (`SourceDrill.readTables`): where it may restore a dump to, too. */
+export type DrillTablesOptions<C extends SourceConfigBase = SourceConfigBase> = Pick<
+  DrillCheckOptions<C>,
+  'config' | 'files' | 'signal' | 'scratch' | 'databaseServer' | 'log'
+>
+
 /** A restored database's tables (`SourceDrill.readTables`). */
 export interface RestoredTables {
   /** Every table's name and its column names. */
   tables: Record<string, string[]>
   /** The given columns of every row of `table` (values as the database gives them: text, number or null). */
   rows(table: string, columns: string[], signal: AbortSignal): Promise<Record<string, unknown>[]>
+  /** Frees what reading needed (a scratch database dropped, a temporary server stopped); never cancelled, idempotent. */
+  close(): Promise<void>
 }
 
 /** One source type: the schema of its config entry and how to build it. Registered in `sources/all.ts`. */

@@ -111,12 +111,12 @@ restore:
       `jobs:\n  - name: cms\n${sources}    drill: { cms: { database: db, uploads: media, collections: [{ slug: images, check: uploads }] } }\n`,
     )
     expect(config.jobs[0]!.drill!.cms).to.deep.equal({ database: 'db', uploads: 'media', collections: [{ slug: 'images', check: 'uploads', prefix: '' }] })
-    const issues = await issuesOf(`jobs:\n  - name: cms\n${sources}    drill: { cms: { database: pg, uploads: nope, videos: media } }\n`)
+    // A PostgreSQL database is read too (the dump restored into a scratch database).
+    const onPostgres = await load(`jobs:\n  - name: cms\n${sources}    drill: { cms: { database: pg, uploads: media } }\n`)
+    expect(onPostgres.jobs[0]!.drill!.cms).to.deep.equal({ database: 'pg', uploads: 'media' })
+    const issues = await issuesOf(`jobs:\n  - name: cms\n${sources}    drill: { cms: { database: media, uploads: nope, videos: media } }\n`)
     expect(issues.map((i) => [i.path, i.message])).to.deep.equal([
-      [
-        'jobs[0].drill.cms.database',
-        'source "pg" is a postgresql source: its restored tables cannot be read by the CMS check (it needs the SQLite database for now)',
-      ],
+      ['jobs[0].drill.cms.database', 'source "media" is a local source: its kind cannot read its restored tables for the CMS check'],
       ['jobs[0].drill.cms.uploads', 'no source named "nope" in this job (sources: db, media, pg)'],
       ['jobs[0].drill.cms.videos', 'source "media" is a local source: its restored video ids cannot be listed by the CMS check'],
     ])

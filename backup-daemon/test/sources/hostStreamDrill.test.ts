@@ -223,7 +223,7 @@ describe('restore drills of videos and of a CMS (host-stream, drill.cms)', funct
     expect(result.differences).to.deep.equal(['CMS check: collection "media-files": no table "media_files" in the restored database'])
     const wrong = await drill(tar, { cms: { ...cms, database: 'media' } })
     expect(wrong.differences).to.deep.equal([
-      'CMS check: source "media" is a local source, whose restored tables cannot be read yet: the CMS check needs the SQLite database for now',
+      'CMS check: source "media" is a local source, whose kind cannot read its restored tables: the CMS check needs the job\'s database source',
     ])
   })
 })

@@ -12,7 +12,7 @@ import { join, posix } from 'node:path'
 import type { CmsCheckConfig, CmsCollectionConfig } from '../../config/cmsCheckConfig.js'
 import type { SourceConfig } from '../../config/types.js'
 import { sourceFactory } from '../../sources/all.js'
-import type { DrillCheck, RestoredTables } from '../../sources/types.js'
+import type { DrillCheck, DrillTablesOptions, RestoredTables } from '../../sources/types.js'
 
 export interface CmsCheckOptions {
   cms: CmsCheckConfig
@@ -21,6 +21,10 @@ export interface CmsCheckOptions {
   entriesOf(source: string): { name: string; path: string }[]
   /** Where the files were restored: `<filesDir>/<source name>/…`. */
   filesDir: string
+  /** A scratch folder of the CMS check's own, where the database's reader may restore a dump to. */
+  scratch: string
+  databaseServer: DrillTablesOptions['databaseServer']
+  log: DrillTablesOptions['log']
   signal: AbortSignal
 }
 
@@ -43,21 +47,32 @@ function detect(tables: RestoredTables['tables'], cms: CmsCheckConfig): CmsColle
   })
 }
 
-export async function cmsCheck({ cms, sources, entriesOf, filesDir, signal }: CmsCheckOptions): Promise<DrillCheck> {
-  const differences: string[] = []
+export async function cmsCheck(options: CmsCheckOptions): Promise<DrillCheck> {
+  const { cms, sources, entriesOf, signal } = options
   const database = sources.find((s) => s.name === cms.database)
   const reader = database && sourceFactory(database.type)?.drill?.readTables
   if (!database || !reader) {
-    const what = database ? `a ${database.type} source, whose restored tables cannot be read yet` : 'not a source of this job'
-    return { checked: '', differences: [`source "${cms.database}" is ${what}: the CMS check needs the SQLite database for now`] }
+    const what = database ? `a ${database.type} source, whose kind cannot read its restored tables` : 'not a source of this job'
+    return { checked: '', differences: [`source "${cms.database}" is ${what}: the CMS check needs the job's database source`] }
   }
   let db: RestoredTables
   try {
-    db = await reader({ config: database, files: entriesOf(database.name), signal })
+    const { scratch, databaseServer, log } = options
+    db = await reader({ config: database, files: entriesOf(database.name), scratch, databaseServer, log, signal })
   } catch (err) {
     if (signal.aborted) throw signal.reason
     return { checked: '', differences: [`the restored database cannot be read: ${(err as Error).message}`] }
   }
+  try {
+    return await checkDocuments(db, options)
+  } finally {
+    await db.close()
+  }
+}
+
+/** Every upload document's files and every video document's GUID against the restored sources. */
+async function checkDocuments(db: RestoredTables, { cms, sources, entriesOf, filesDir, signal }: CmsCheckOptions): Promise<DrillCheck> {
+  const differences: string[] = []
   const collections = cms.collections ?? detect(db.tables, cms)
   if (collections.length === 0) differences.push('found no upload or video collection in the restored database')
   let videoIds: Set<string> | undefined

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto'
 import { readFile, rm } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { runChild } from '../support/runChild.js'
-import type { DrillReadOptions, RestoredTables } from '../types.js'
+import type { DrillTablesOptions, RestoredTables } from '../types.js'
 import { sqliteEntryName } from './entryName.js'
 import type { SqliteSourceConfig } from './schema.js'
 
@@ -57,7 +57,7 @@ async function query<T>(file: string, request: { table?: string; columns?: strin
   }
 }
 
-export async function readRestoredSqlite({ config, files, signal }: DrillReadOptions<SqliteSourceConfig>): Promise<RestoredTables> {
+export async function readRestoredSqlite({ config, files, signal }: DrillTablesOptions<SqliteSourceConfig>): Promise<RestoredTables> {
   const entry = sqliteEntryName(config.name, config.path)
   const file = files.find((f) => f.name === entry)?.path
   if (!file) throw new Error(`${entry}: not in the snapshot`)
@@ -65,5 +65,6 @@ export async function readRestoredSqlite({ config, files, signal }: DrillReadOpt
   return {
     tables,
     rows: (table, columns, s) => query<Record<string, unknown>[]>(file, { table, columns }, s),
+    close: async () => {}, // nothing was created: the file stays in the drill's scratch folder
   }
 }
