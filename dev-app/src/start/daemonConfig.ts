@@ -62,13 +62,14 @@ function databaseSource(uri: string): Record<string, unknown> {
 /**
  * A daily restore drill an hour after the midnight backup (issue 25), with the CMS check: every image
  * document's files in the restored `media` and every video document's GUID in the restored `videos`. The
- * check reads the restored database, which the daemon can do for SQLite only so far: with MongoDB or
- * PostgreSQL the drill compares the files and runs the kinds' own checks alone.
+ * check reads the restored database, which the daemon can do for SQLite and PostgreSQL (the dump restored
+ * into a scratch database, as its own check does): with MongoDB the drill compares the files and runs the
+ * kinds' own checks alone.
  */
 function drillConfig(input: DaemonConfigInput): Record<string, unknown> {
   const collections = [...(input.mediaFolder ? [{ slug: 'images', check: 'uploads' }] : []), ...(input.stream ? [{ slug: 'videos', check: 'videos' }] : [])]
   const cms =
-    databaseKind(input.databaseUri) === 'sqlite' && collections.length > 0
+    databaseKind(input.databaseUri) !== 'mongodb' && collections.length > 0
       ? {
           database: 'database',
           ...(input.mediaFolder && { uploads: 'media' }),

@@ -144,7 +144,7 @@ describe('dev-app: the daemon it configures', function () {
     const drill = await daemon(['drill', 'cms', '--storage', 'disk', '--config', config])
     expect(drill.status, drill.output).to.equal(0)
     expect(drill.output).to.include('CMS check: 1 upload file(s) and 1 video(s) of 2 collection(s) are in the snapshot')
-    // Not the SQLite database: no CMS check (it reads restored SQLite files only), the daily drill stays.
+    // MongoDB: no CMS check (the daemon reads restored SQLite and PostgreSQL databases only), the daily drill stays.
     const other = parse(readFileSync(writeDaemonConfig({ ...input, databaseUri: 'mongodb://127.0.0.1:27017/cms' }), 'utf8')) as { jobs: { drill: unknown }[] }
     expect(other.jobs[0]!.drill).to.deep.equal({ schedule: '0 1 * * *' })
   })

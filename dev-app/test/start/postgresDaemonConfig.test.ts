@@ -89,8 +89,9 @@ describe('dev-app daemon config on PostgreSQL', () => {
     })
 
     const password = 'pg p@ss:w/rd-Unit-42'
-    const writeConfig = (databasePort = 6432) =>
+    const writeConfig = (databasePort = 6432, mediaFolder?: string) =>
       writeDaemonConfig({
+        ...(mediaFolder && { mediaFolder }),
         dataDir: dir,
         port: 1,
         bindAddress: '127.0.0.1',
@@ -101,11 +102,17 @@ describe('dev-app daemon config on PostgreSQL', () => {
         host: { endpoint: `${emulator.url}/storage`, zoneName: 'zone', accessKey: 'zone-key' },
       })
 
-    it('is a postgresql source in parts, which the daemon accepts', async () => {
-      const file = writeConfig()
-      const config = parse(await readFile(file, 'utf8')) as { jobs: { sources: Record<string, unknown>[] }[] }
+    it('is a postgresql source in parts, with the CMS check in its drill, which the daemon accepts', async () => {
+      await mkdir(path.join(dir, 'media'), { recursive: true })
+      const file = writeConfig(6432, path.join(dir, 'media'))
+      const config = parse(await readFile(file, 'utf8')) as { jobs: { sources: Record<string, unknown>[]; drill: unknown }[] }
       const expected = { type: 'postgresql', name: 'database', database: 'cms', host: '127.0.0.1', port: 6432, user: 'cms', password }
       expect(config.jobs[0]!.sources[0]).to.deep.equal(expected)
+      // The daily drill's CMS check reads the PostgreSQL database too (the dump restored into a scratch database).
+      expect(config.jobs[0]!.drill).to.deep.equal({
+        schedule: '0 1 * * *',
+        cms: { database: 'database', uploads: 'media', collections: [{ slug: 'images', check: 'uploads' }] },
+      })
       const daemonCli = path.join(repoRoot, 'backup-daemon', 'bin', 'backup-daemon.js')
       const checked = await run(process.execPath, [daemonCli, 'check-config', '--config', file], { cwd: repoRoot })
       expect(checked.stderr).not.to.contain('error')
