@@ -3,9 +3,10 @@
  * The restore drill's check of a Payload CMS as a whole (`jobs[].drill.cms`, `config/cmsCheckConfig`):
  * the snapshot is only a usable copy of the site if every document's media came with it. From the
  * database restored into the drill's scratch folder, read through its kind's drill (`SourceDrill.readTables`,
- * read-only), every upload document's file and image sizes must be in the restored uploads source's
- * folder, and every video document's `hostData.stream.videoId` among the GUIDs of the restored videos
- * source (`SourceDrill.restoredIds`). No kind is named: the registry says which kinds can answer.
+ * read-only; a dump kind restores it into a scratch database of its own, freed by `close` when done),
+ * every upload document's file and image sizes must be in the restored uploads source's folder, and every
+ * video document's `hostData.stream.videoId` among the GUIDs of the restored videos source
+ * (`SourceDrill.restoredIds`). No kind is named: the registry says which kinds can answer.
  */
 import { stat } from 'node:fs/promises'
 import { join, posix } from 'node:path'
