@@ -244,6 +244,20 @@ export function describeDevAppScenario(database: DevAppDatabase): void {
       for (const file of perJobLogs) for (const secret of database.secrets) expect(readFileSync(file, 'utf8'), file).not.to.contain(secret)
     })
 
+    it("proves the snapshot with the daemon's restore drill: the CMS check reads the restored database and finds every document's media", async function () {
+      const daemonCli = path.join(repoRoot, 'backup-daemon', 'bin', 'backup-daemon.js')
+      const daemonConfig = path.join(dataDir, 'daemon', 'backup-daemon.yaml')
+      const drill = await run(process.execPath, [daemonCli, 'drill', 'cms', '--storage', 'disk', '--config', daemonConfig], { cwd: repoRoot }).catch(
+        (error: { stdout: string; stderr: string }) => {
+          throw new Error(`backup-daemon drill cms failed:\n${error.stdout}${error.stderr}`)
+        },
+      )
+      const output = drill.stdout + drill.stderr
+      // Payload's own tables (SQLite file or PostgreSQL dump restored into a scratch database): images' files found.
+      expect(output).to.match(/CMS check: [1-9]\d* upload file\(s\) and \d+ video\(s\) of \d+ collection\(s\) are in the snapshot/)
+      for (const secret of database.secrets) expect(output).not.to.contain(secret)
+    })
+
     it('restores the snapshot (the daemon’s restore command) into a copy with the same rows and media as the live CMS', async function () {
       const { cmsUrl, daemonUrl } = cms()
       const listing = await fetch(`${daemonUrl}/api/v1/jobs/cms/backups`, { headers: { cookie } })
