@@ -17,6 +17,7 @@ import { pipeline } from 'node:stream/promises'
 import type { Source, SourceEntry, SourceTree } from '../sources/types.js'
 import type { SourceRecord } from '../tar/snapshotRecord.js'
 import type { WriteRun } from './types.js'
+import { processAlive } from '../sources/support/processAlive.js'
 
 export interface DumpedOnce {
   /** The run's sources for one writer: the spooled copies of the dumps, new objects for the folders. */
@@ -108,16 +109,7 @@ async function spool(source: Source, dir: string, signal: AbortSignal): Promise<
 async function removeDeadSpools(spoolRoot: string, job: string): Promise<void> {
   for (const name of await readdir(spoolRoot)) {
     const pid = name.startsWith(`${job}-`) ? Number(/^(\d+)-/.exec(name.slice(job.length + 1))?.[1]) : NaN
-    if (!Number.isInteger(pid) || alive(pid)) continue
+    if (!Number.isInteger(pid) || processAlive(pid)) continue
     await rm(join(spoolRoot, name), { recursive: true, force: true })
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM'
   }
 }

@@ -16,6 +16,7 @@
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import type { ResticRunRecord } from './resticRuns.js'
+import { processAlive } from '../../sources/support/processAlive.js'
 
 export interface ListingCache {
   /** The runs as last written; undefined when unknown (never listed, or a write in progress or killed). */
@@ -45,7 +46,7 @@ export function listingCache(file: string): ListingCache {
       if (!name.startsWith(prefix) || !Number.isInteger(pid) || pid === process.pid) continue
       seen++
       // A killed writer's marker: it counts this once (its leftovers may be newer than a listing), then goes.
-      if (!alive(pid)) await rm(join(dirname(file), name), { force: true })
+      if (!processAlive(pid)) await rm(join(dirname(file), name), { force: true })
     }
     return seen
   }
@@ -85,14 +86,5 @@ export function listingCache(file: string): ListingCache {
       if ((await others()) === 0 && !(await exists())) await write(runs)
     },
     abandon: () => rm(marker, { force: true }),
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM'
   }
 }

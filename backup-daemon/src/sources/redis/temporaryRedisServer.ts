@@ -9,10 +9,11 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
-import { connect, createServer } from 'node:net'
+import { connect } from 'node:net'
 import { delimiter, join } from 'node:path'
 import { findExecutable } from '../support/findExecutable.js'
 import { killScratchServer, recordScratchServer } from '../support/scratchServer.js'
+import { freePort } from '../support/freePort.js'
 
 export interface TemporaryRedisServer {
   port: number
@@ -22,17 +23,6 @@ export interface TemporaryRedisServer {
 }
 
 const searchPath = [process.env.PATH ?? '', '/usr/bin', '/usr/sbin', '/usr/local/bin'].join(delimiter)
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 /** One command over a fresh connection; resolves with the reply's text (an error reply rejects with its text). */
 function command(port: number, args: string[]): Promise<string> {
