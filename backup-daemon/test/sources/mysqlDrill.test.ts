@@ -20,16 +20,9 @@ import { entriesOf } from '../support/entriesOf.js'
 import { freePort } from '../support/freePort.js'
 import { startMariadbServer, type MariadbServer } from '../support/mariadbServer.js'
 import { daemonBin, runCli } from '../support/runCli.js'
+import { processAlive } from '../../src/sources/support/processAlive.js'
 
 const never = () => new AbortController().signal
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 describe('restore drills of mariadb sources (a real MariaDB server)', function () {
   this.timeout(180_000)
@@ -115,7 +108,7 @@ describe('restore drills of mariadb sources (a real MariaDB server)', function (
     expect(result.lines).to.include('stopped the temporary server')
     const pid = (JSON.parse(await readFile(join(tmp.dir, `check-${checks - 1}`, 'checks', 'server', 'server.scratch-process.json'), 'utf8')) as { pid: number })
       .pid
-    expect(alive(pid)).to.equal(false)
+    expect(processAlive(pid)).to.equal(false)
   })
 
   it('an all-databases dump: on a temporary server its databases are counted (the mysql tables too); on the configured server it is refused', async () => {
@@ -255,14 +248,14 @@ jobs:
     const pid = (JSON.parse(await readFile(pidFile, 'utf8')) as { pid: number }).pid
     child.kill('SIGKILL')
     await closed
-    expect(alive(pid), 'the temporary server outlives the killed drill').to.equal(true)
+    expect(processAlive(pid), 'the temporary server outlives the killed drill').to.equal(true)
     const next = await runCli(['drill', 'shop', '--config', file], { cwd: dir })
     expect(next.code, next.out).to.equal(0)
     expect(next.out).to.match(
       /removed drill-\d+-[0-9a-f]{12} \(stopped (mariadbd|mysqld) \(pid \d+\) left running by a killed drill\), the scratch folder of a drill that did not finish/,
     )
     expect(next.out).to.include('restored into a temporary server, 4 table(s)')
-    expect(alive(pid)).to.equal(false)
+    expect(processAlive(pid)).to.equal(false)
     expect(await readdir(drills)).to.deep.equal([])
   })
 })

@@ -27,16 +27,9 @@ import { entriesOf } from '../support/entriesOf.js'
 import { freePort } from '../support/freePort.js'
 import { runCli } from '../support/runCli.js'
 import { requirePostgresBin, startPostgresCluster, type PostgresCluster } from './support/postgresCluster.js'
+import { processAlive } from '../../src/sources/support/processAlive.js'
 
 const never = () => new AbortController().signal
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 /** The id of a process that has exited (a crashed drill's). */
 const deadPid = () =>
   new Promise<number>((resolve) => {
@@ -141,7 +134,7 @@ describe('sources/postgresql drills (a real PostgreSQL cluster)', function () {
     const started = /pid (\d+), socket only/.exec(logs.join('\n'))
     expect(started, logs.join('\n')).to.not.equal(null)
     // pg_ctl -w returns once the server removed its pid file, a moment before the process ends.
-    await waitFor(() => !alive(Number(started![1])), 10_000, 'the temporary server has exited')
+    await waitFor(() => !processAlive(Number(started![1])), 10_000, 'the temporary server has exited')
     expect(await readdir(scratch)).to.deep.equal([])
     expect((await readdir(tmpdir())).filter((n) => n.startsWith(scratchTempPrefix))).to.deep.equal(before)
   })
@@ -196,7 +189,7 @@ describe('sources/postgresql drills (a real PostgreSQL cluster)', function () {
     )
     expect(temporary?.message).to.equal('cancelled by the test')
     const pid = Number(/pid (\d+), socket only/.exec(logs.filter((l) => l.startsWith('started a temporary')).at(-1)!)![1])
-    await waitFor(() => !alive(pid), 10_000, 'the temporary server has exited')
+    await waitFor(() => !processAlive(pid), 10_000, 'the temporary server has exited')
     expect(await readdir(scratch)).to.deep.equal([])
   })
 
@@ -264,9 +257,9 @@ describe('sources/postgresql drills (a real PostgreSQL cluster)', function () {
     await mkdir(scratch, { recursive: true })
     const server = await startTempPostgres({ bin, scratch, signal: never() })
     const note = JSON.parse(await readFile(join(scratch, 'postgres.scratch-process.json'), 'utf8')) as { pid: number }
-    expect(alive(note.pid)).to.equal(true)
+    expect(processAlive(note.pid)).to.equal(true)
     expect(await sweepDrillScratch(dataDir)).to.deep.equal([`drill-${dead}-0123456789ab (stopped postgres (pid ${note.pid}) left running by a killed drill)`])
-    expect(alive(note.pid)).to.equal(false)
+    expect(processAlive(note.pid)).to.equal(false)
     expect(await readdir(tmpdir())).to.not.include(server.socketDir.split('/').pop())
     expect(await readdir(join(dataDir, 'drills'))).to.deep.equal([])
   })

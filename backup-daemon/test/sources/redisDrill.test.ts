@@ -17,16 +17,9 @@ import { tempDir } from '../engine/helpers.js'
 import { entriesOf } from '../support/entriesOf.js'
 import { startRedisServer, type RedisServer } from '../support/redisServer.js'
 import { runCli } from '../support/runCli.js'
+import { processAlive } from '../../src/sources/support/processAlive.js'
 
 const never = () => new AbortController().signal
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 describe('restore drills of redis sources (a real Redis server)', function () {
   this.timeout(120_000)
@@ -92,7 +85,7 @@ describe('restore drills of redis sources (a real Redis server)', function () {
     expect(result.differences).to.deep.equal([])
     expect(result.checked).to.equal('cache/dump.rdb: loaded by a temporary redis-server, 20019 key(s) in 2 database(s)')
     expect(result.lines).to.include('stopped the temporary redis-server')
-    expect(alive((JSON.parse(await readFile(result.pidFile, 'utf8')) as { pid: number }).pid)).to.equal(false)
+    expect(processAlive((JSON.parse(await readFile(result.pidFile, 'utf8')) as { pid: number }).pid)).to.equal(false)
   })
 
   it('an RDB holding keys that expired since it was saved (a path source): they are counted, and the drill keeps them', async () => {
@@ -127,7 +120,7 @@ describe('restore drills of redis sources (a real Redis server)', function () {
     console.log(`      (${result.differences[0]})`)
     expect(result.differences).to.have.length(1)
     expect(result.differences[0]).to.match(/^cache\/dump\.rdb: redis-server did not load dump\.rdb: .*Short read/)
-    expect(alive((JSON.parse(await readFile(result.pidFile, 'utf8')) as { pid: number }).pid)).to.equal(false)
+    expect(processAlive((JSON.parse(await readFile(result.pidFile, 'utf8')) as { pid: number }).pid)).to.equal(false)
   })
 
   it('through the CLI: backup-daemon drill proves a snapshot of a live server; the scratch folder is gone', async () => {

@@ -10,15 +10,7 @@ import { join } from 'node:path'
 import { drillsFolder, sweepDrillScratch } from '../../src/restore/drill/drillScratch.js'
 import { recordScratchServer } from '../../src/sources/support/scratchServer.js'
 import { tempDir, waitFor } from '../engine/helpers.js'
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
+import { processAlive } from '../../src/sources/support/processAlive.js'
 
 describe('restore/drill/drillScratch: temporary servers left by a killed drill', function () {
   this.timeout(20_000)
@@ -48,13 +40,13 @@ describe('restore/drill/drillScratch: temporary servers left by a killed drill',
     await recordScratchServer(serverDir, server)
     // A note in another folder whose pid is now a process of the same executable without that folder on its command line.
     await recordScratchServer(otherDir, unrelated)
-    await waitFor(() => alive(server.pid!) && alive(unrelated.pid!), 5000, 'the processes')
+    await waitFor(() => processAlive(server.pid!) && processAlive(unrelated.pid!), 5000, 'the processes')
     const swept = await sweepDrillScratch(tmp.dir)
     expect(swept).to.have.length(1)
     expect(swept[0]).to.equal(`drill-99999999-0123456789ab (stopped node (pid ${server.pid}) left running by a killed drill)`)
     await waitFor(() => server.exitCode !== null || server.signalCode !== null, 5000, 'the server to exit')
     expect(server.signalCode).to.equal('SIGKILL')
-    expect(alive(unrelated.pid!)).to.equal(true)
+    expect(processAlive(unrelated.pid!)).to.equal(true)
     expect(await readdir(drillsFolder(tmp.dir))).to.deep.equal([])
   })
 })
