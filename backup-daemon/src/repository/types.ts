@@ -100,6 +100,11 @@ export interface WriteProgress {
   phase(phase: RunPhase): void
   /** Incremented for every byte handed to the storages. */
   readonly written: { bytesWritten: number }
+  /**
+   * A writer that reads a source's folder itself (restic backs the path up) reports the files and bytes it read
+   * since its last report: they are the run's bytes read (its progress' percentage, the next run's estimate).
+   */
+  folderRead(files: number, bytes: number): void
 }
 
 /** One backup run, as a kind's writer gets it. */

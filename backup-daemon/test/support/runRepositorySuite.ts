@@ -71,7 +71,7 @@ function runOf(job: JobConfig, createdAt: Date, files: Record<string, Buffer> = 
     createdAt,
     signal,
     log: () => {},
-    progress: { phase: () => {}, written: { bytesWritten: 0 } },
+    progress: { phase: () => {}, written: { bytesWritten: 0 }, folderRead: () => {} },
   }
 }
 

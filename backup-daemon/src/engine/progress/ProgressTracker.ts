@@ -71,6 +71,11 @@ export class ProgressTracker implements RunTracker {
     this.committed = true
   }
 
+  folderRead(files: number, bytes: number): void {
+    this.filesRead += files
+    this.settledBytes += bytes
+  }
+
   bytesRead(): number {
     return this.settledBytes + (this.reading?.bytesRead ?? 0)
   }
@@ -87,7 +92,7 @@ export class ProgressTracker implements RunTracker {
       ...(source.tarChunks && { tarChunks: (signal: AbortSignal, hooks: TarChunkHooks) => this.tarChunks(source, signal, hooks) }),
       // What the source recorded for a restore drill, passed on as it is.
       ...(source.recorded && { recorded: () => source.recorded!() }),
-      // A repository that backs the folder up itself (restic) reports its bytes through `written`.
+      // A repository that backs the folder up itself (restic) reports its bytes through `folderRead` and `written`.
       ...(source.tree && { tree: (signal: AbortSignal) => (this.enterSource(source), source.tree!(signal)) }),
     }))
   }

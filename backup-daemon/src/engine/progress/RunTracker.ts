@@ -13,6 +13,8 @@ export interface RunTracker {
   trackSources(sources: Source[]): Source[]
   /** Incremented by the snapshot writer for every byte handed to the storages. */
   readonly written: { bytesWritten: number }
+  /** Files and bytes of a source's folder read by the storage's own program (restic), not through `trackSources`. */
+  folderRead(files: number, bytes: number): void
   /** Every storage holds the committed snapshot. */
   storagesCommitted(): void
 }
@@ -22,5 +24,6 @@ export const noopTracker: RunTracker = {
   trackSources: (sources) => sources,
   // Shared and never read: adding to it costs what the real counter costs.
   written: { bytesWritten: 0 },
+  folderRead() {},
   storagesCommitted() {},
 }

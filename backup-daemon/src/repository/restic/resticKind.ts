@@ -37,13 +37,12 @@ async function writeRepositories(repositories: readonly ResticRepository[], run:
   let size = 0
   const references: WrittenSnapshot['references'] = []
   for (const repository of repositories) {
-    const version = await resticVersion(repository.target.binary)
+    // Asked together (each may start a process or read a file): every unchanged nightly run waits for them.
+    // The listing comes before `ensureRepository`: one that finds the repository spares it its own restic command.
+    const [version, [previous], identity] = await Promise.all([resticVersion(repository.target.binary), repository.previousRuns(), repository.identity()])
     const [line, ...missing] = describeVersion(version)
     run.log('info', `restic "${repository.name}": ${line}${missing.length ? `; ${missing.join('; ')}` : ''}`)
-    // Listed first: a listing that finds the repository spares `ensureRepository` its own restic command.
-    const [previous] = await repository.previousRuns()
     await ensureRepository(repository.target, run.signal)
-    const identity = await repository.identity()
     const into = { target: repository.target, identity, version, name: repository.name, ...(previous && { previous }) }
     await repository.beginWrite()
     let written: Awaited<ReturnType<typeof writeResticRun>> | undefined

@@ -39,6 +39,7 @@ interface BackupSummary {
   dirs_new: number
   dirs_changed: number
   data_added: number
+  total_files_processed: number
   total_bytes_processed: number
 }
 
@@ -89,7 +90,7 @@ export async function writeResticRun(into: ResticWriteTarget, run: WriteRun, nam
         const parent = into.previous?.sources.find((s) => s.name === source.name && s.form === 'tree' && s.root === tree.path)
         const parentArgs = parent ? ['--parent', parent.id] : []
         const args = [...common, ...parentArgs, ...tagArgs([...tags, `source=${source.name}`]), ...excludeArgs, tree.path]
-        summary = await backup(into, args, run)
+        summary = await backup(into, args, run, { folder: true })
         const stored: RunSource = { name: source.name, id: summary.snapshot_id, form: 'tree', root: tree.path }
         // Nothing new or changed against the parent: the same entries, so the same tar size (one restic command less).
         // restic also stores the folders above the path (`/srv`, `/srv/media`), whose times change with their
@@ -109,7 +110,7 @@ export async function writeResticRun(into: ResticWriteTarget, run: WriteRun, nam
             log('warn', `${file} changed while read (${announced} bytes announced, ${read} read); the copy is not what is on disk now`),
         })
         const args = [...common, ...retry, '--stdin', '--stdin-filename', `${source.name}.tar`, ...tagArgs([...tags, `source=${source.name}`, 'dump'])]
-        summary = await backup(into, args, run, tar)
+        summary = await backup(into, args, run, { stdin: tar })
         const dumped = summary.total_bytes_processed - tarEnd
         size += dumped
         written.push({ name: source.name, id: summary.snapshot_id, form: 'dump', root: `/${source.name}.tar`, size: dumped })
@@ -181,22 +182,32 @@ function summaryOf(output: string): BackupSummary | undefined {
   return undefined
 }
 
-/** `restic backup --json` with status lines into the run's progress; resolves with the summary. */
-async function backup(into: ResticWriteTarget, args: string[], run: WriteRun, stdin?: Readable): Promise<BackupSummary> {
+/**
+ * `restic backup --json` with status lines into the run's progress; resolves with the summary. A folder's
+ * files and bytes are read by restic, so they are reported as the run's reads too (`folderRead`); a dump's
+ * were counted as the daemon read its source.
+ */
+async function backup(into: ResticWriteTarget, args: string[], run: WriteRun, input: { folder: true } | { stdin: Readable }): Promise<BackupSummary> {
+  const stdin = 'stdin' in input ? input.stdin : undefined
   let summary: BackupSummary | undefined
   let counted = 0
+  let filesCounted = 0
+  const count = (files: number, bytes: number) => {
+    if (bytes > counted) run.progress.written.bytesWritten += bytes - counted
+    if (!stdin && (bytes > counted || files > filesCounted)) run.progress.folderRead(Math.max(0, files - filesCounted), Math.max(0, bytes - counted))
+    counted = Math.max(counted, bytes)
+    filesCounted = Math.max(filesCounted, files)
+  }
   const onLine = (line: string) => {
     if (!line.startsWith('{')) return
-    let message: { message_type?: string; bytes_done?: number } & Partial<BackupSummary>
+    let message: { message_type?: string; bytes_done?: number; files_done?: number } & Partial<BackupSummary>
     try {
       message = JSON.parse(line) as typeof message
     } catch {
       return
     }
-    if (message.message_type === 'status' && typeof message.bytes_done === 'number' && message.bytes_done > counted) {
-      run.progress.written.bytesWritten += message.bytes_done - counted
-      counted = message.bytes_done
-    } else if (message.message_type === 'summary') summary = message as BackupSummary
+    if (message.message_type === 'status' && typeof message.bytes_done === 'number') count(message.files_done ?? filesCounted, message.bytes_done)
+    else if (message.message_type === 'summary') summary = message as BackupSummary
   }
   if (!stdin) await resticLocked(into.target, args, { signal: run.signal, onLine }, into.version)
   else if (supports(into.version, 'retryLock')) await restic(into.target, args, { signal: run.signal, onLine, stdin })
@@ -206,7 +217,7 @@ async function backup(into: ResticWriteTarget, args: string[], run: WriteRun, st
     await resticLocked(into.target, args, { signal: run.signal, onLine, stdin: replayable.attempt, retryIf: () => replayable.replayable }, into.version)
   }
   if (!summary?.snapshot_id) throw new Error(`restic "${into.name}": backup printed no summary`)
-  // Status lines come every so often: the last bytes are counted from the summary.
-  if (summary.total_bytes_processed > counted) run.progress.written.bytesWritten += summary.total_bytes_processed - counted
+  // Status lines come every so often: the last files and bytes are counted from the summary.
+  count(summary.total_files_processed ?? filesCounted, summary.total_bytes_processed)
   return summary
 }

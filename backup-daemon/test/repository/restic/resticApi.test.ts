@@ -88,6 +88,13 @@ describe('restic storage through the API (served daemon: list, download, verify,
     expect(config).to.not.include(resticPassword)
   })
 
+  it("counts the folder restic read as the run's reads (its history, the next run's progress total)", async () => {
+    const { runs } = (await (await api.get('/jobs/site/history?limit=1')).json()) as { runs: { bytesRead: number; filesRead?: number }[] }
+    // The folder's 13000 + 300000 bytes and 4 files (5 with the symlink restic counts), read by restic, plus the SQLite dump read by the daemon.
+    expect(runs[0]!.bytesRead).to.be.at.least(313_000)
+    expect(runs[0]!.filesRead).to.be.at.least(5)
+  })
+
   it('verifies with progress to the total, and restores the files and the database through the tasks', async () => {
     const verified: TaskBody = await start('verify')
     expect(verified.status, verified.error).to.equal('success')
