@@ -34,9 +34,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
-import { startChild, stopChild } from './support/child.js'
 import { cpuSeconds, peakRssMiB, printResult } from './support/measure.js'
 import { nodeBinaries, type NodeBinary } from './support/nodes.js'
+import { serveDaemon } from './support/servedDaemon.js'
 
 const MiB = 1 << 20
 const bin = fileURLToPath(new URL('../backup-daemon/bin/backup-daemon.js', import.meta.url))
@@ -259,12 +259,9 @@ async function timeDaemon(
 }
 
 /**
- * A running daemon (`backup-daemon serve`, loopback, no auth) with the job `bench` on `root`. Each `run()`
- * starts the job through `POST /api/v1/jobs/bench/run`, waits for the run's record in the job's history and
- * takes its time from it (`durationMs`, start to end as the daemon counts it): the run of a served daemon,
+ * A running daemon (`support/servedDaemon.ts`) with the job `bench` on `root`: the run of a served daemon,
  * which pays no process start and no module loading, as the original service's runs (a server too) do not.
- * The history is polled only every 250 ms, so that the polling costs nothing (the run's time is the
- * daemon's own anyway). Its peak RSS is the serving process's, over every run so far.
+ * Its peak RSS is the serving process's, over every run so far.
  */
 async function servedDaemon(
   work: string,
@@ -274,31 +271,17 @@ async function servedDaemon(
   node: NodeBinary,
 ): Promise<{ run(): Promise<Timed>; stop(): Promise<void> }> {
   const config = writeBenchConfig(work, root, label, compression, "server: { address: '127.0.0.1:0', auth: { enabled: false } }")
-  const { child, url: base } = await startChild([bin, 'serve', '--config', config], { cwd: work, node: node.path })
-  const rss = watchPeakRss(child.pid!)
-  const api = `${base}/api/v1/jobs/bench`
-  const newestRun = async () => {
-    const response = await fetch(`${api}/history?limit=1`)
-    if (response.status !== 200) throw new Error(`history: ${response.status} ${await response.text()}`)
-    return ((await response.json()) as { runs: { id: string; result: string; durationMs: number; error?: string }[] }).runs[0]
-  }
+  const daemon = await serveDaemon(config, { cwd: work, node: node.path })
+  const rss = watchPeakRss(daemon.child.pid!)
   return {
     async run() {
-      const before = (await newestRun())?.id
       const cpuBefore = rss.cpu()
-      const started = await fetch(`${api}/run`, { method: 'POST' })
-      if (started.status !== 202) throw new Error(`run: ${started.status} ${await started.text()}`)
-      let record = await newestRun()
-      while (!record || record.id === before) {
-        await new Promise((resolve) => setTimeout(resolve, 250))
-        record = await newestRun()
-      }
-      if (record.result !== 'success') throw new Error(`served run ${record.result}: ${record.error ?? ''}`)
+      const record = await daemon.run('bench')
       return { seconds: record.durationMs / 1000, peakMiB: rss.peak(), outBytes: takeOutput(work, label), cpuSeconds: rss.cpu() - cpuBefore }
     },
     async stop() {
       rss.stop()
-      await stopChild(child)
+      await daemon.stop()
       rmSync(join(work, `out-${label}`), { recursive: true, force: true })
       rmSync(join(work, `data-${label}`), { recursive: true, force: true })
     },
