@@ -11,7 +11,8 @@
  *   leaves a marker `<file>.<pid>.pending` while it works, and the file is written only by a writer that
  *   finds no other live marker.
  * Another daemon's snapshots carry another id and are never listed here. Snapshots removed by hand with
- * plain restic are seen at the next listing after a write of the daemon fails (a failed write removes it).
+ * plain restic are seen at the next listing after a write that found its listing stale (its parent snapshot
+ * gone: `resticWrite.ts` keeps no listing then) or failed (a failed write removes it).
  */
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'

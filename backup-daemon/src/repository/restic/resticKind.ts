@@ -49,7 +49,8 @@ async function writeRepositories(repositories: readonly ResticRepository[], run:
     try {
       written = await writeResticRun(into, run, name, run.createSources())
     } finally {
-      await repository.endWrite(written?.record)
+      // A listing found stale during the write is not kept: the next one lists the repository again.
+      await repository.endWrite(written && !written.listingStale ? written.record : undefined)
     }
     size = written.size
     references.push({ label: `restic snapshot (commit) in "${repository.name}"`, id: written.commitId })

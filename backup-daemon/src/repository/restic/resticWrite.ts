@@ -51,6 +51,8 @@ export interface ResticWritten {
   commitId: string
   /** The run as a listing would give it (the daemon's listing cache takes it). */
   record: ResticRunRecord
+  /** The listing the run started from named a snapshot no longer there: it is not to be kept. */
+  listingStale: boolean
 }
 
 /** Writes the run's sources and commits it. */
@@ -63,6 +65,7 @@ export async function writeResticRun(into: ResticWriteTarget, run: WriteRun, nam
   let size = tarEnd
   const scratch = await mkdtemp(join(tmpdir(), 'backup-daemon-restic-'))
   let early: EarlyCommit | undefined
+  let listingStale = false
   try {
     // Folders first (mirrors synced): whether the run can be predicted is known before any backup starts.
     const trees: (SourceTree | undefined)[] = []
@@ -87,17 +90,30 @@ export async function writeResticRun(into: ResticWriteTarget, run: WriteRun, nam
         }
         log('info', `restic "${into.name}": backing up source "${source.name}" (${source.type}) from ${tree.path}`)
         // The previous run's snapshot of this folder as the parent, named (restic 0.14 picks by host and paths only).
-        const parent = into.previous?.sources.find((s) => s.name === source.name && s.form === 'tree' && s.root === tree.path)
-        const parentArgs = parent ? ['--parent', parent.id] : []
-        const args = [...common, ...parentArgs, ...tagArgs([...tags, `source=${source.name}`]), ...excludeArgs, tree.path]
-        summary = await backup(into, args, run, { folder: true })
+        let parent = into.previous?.sources.find((s) => s.name === source.name && s.form === 'tree' && s.root === tree.path)
+        const args = (parentArgs: string[]) => [...common, ...parentArgs, ...tagArgs([...tags, `source=${source.name}`]), ...excludeArgs, tree.path]
+        try {
+          summary = await backup(into, args(parent ? ['--parent', parent.id] : []), run, { folder: true })
+        } catch (err) {
+          if (!parent || !isMissingSnapshot(err)) throw err
+          // Removed by hand with plain restic since the daemon last listed (its kept listing does not know): restic
+          // picks a parent itself, the size is counted, and the run's listing is not kept (the next one lists).
+          log(
+            'warn',
+            `restic "${into.name}": the previous run's snapshot ${parent.id.slice(0, 8)} of source "${source.name}" is no longer in the repository (removed by hand?); backing up without it`,
+          )
+          listingStale = true
+          parent = undefined
+          summary = await backup(into, args([]), run, { folder: true })
+        }
         const stored: RunSource = { name: source.name, id: summary.snapshot_id, form: 'tree', root: tree.path }
         // Nothing new or changed against the parent: the same entries, so the same tar size (one restic command less).
         // restic also stores the folders above the path (`/srv`, `/srv/media`), whose times change with their
         // other contents: changed, they count in dirs_changed; a change below the path changes the folder itself too.
         const above = tree.path.split('/').filter(Boolean).length - 1
-        const unchanged = parent?.size !== undefined && summary.files_new + summary.files_changed + summary.dirs_new === 0 && summary.dirs_changed <= above
-        stored.size = unchanged ? parent.size : await tarSizeOfTree(into.target, stored, signal)
+        const known = parent?.size
+        const unchanged = known !== undefined && summary.files_new + summary.files_changed + summary.dirs_new === 0 && summary.dirs_changed <= above
+        stored.size = unchanged ? known : await tarSizeOfTree(into.target, stored, signal)
         size += stored.size!
         written.push(stored)
       } else {
@@ -142,7 +158,7 @@ export async function writeResticRun(into: ResticWriteTarget, run: WriteRun, nam
       sources: written,
       ids: [...written.map((s) => s.id), commitId],
     }
-    return { size, commitId, record: listedRun }
+    return { size, commitId, record: listedRun, listingStale }
   } finally {
     await early?.cancel()
     await rm(scratch, { recursive: true, force: true })
@@ -166,6 +182,11 @@ function predictParts(previous: ResticRunRecord | undefined, sources: Source[], 
     parts.push(parent)
   }
   return parts
+}
+
+/** restic's answer to an id it does not find (`--parent`): `invalid id "…": no matching ID found for prefix "…"`. */
+function isMissingSnapshot(err: unknown): boolean {
+  return /no matching ID found/i.test((err as Error)?.message ?? '')
 }
 
 /** The summary line of `backup --json`'s output. */

@@ -11,7 +11,7 @@
 import { expect } from 'chai'
 import { chmod, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { resticJson } from '../../../src/repository/restic/resticProcess.js'
+import { restic, resticJson } from '../../../src/repository/restic/resticProcess.js'
 import { resticVersion } from '../../../src/repository/restic/resticVersion.js'
 import { makeTree, tempDir } from '../../engine/helpers.js'
 import { runCli } from '../../support/runCli.js'
@@ -104,5 +104,28 @@ jobs:
     expect(commands).to.include('forget')
     // Retention drops one: this host's dead locks looked for once, the commit snapshot forgotten, then the rest with --prune.
     expect(await commandsOf('run', 'site')).to.deep.equal(['backup', 'backup', 'list', 'forget', 'forget'])
+  })
+  it('a snapshot removed by hand with plain restic: the next run backs up without it, and the listing after it matches restic', async () => {
+    const target = { repository: join(tmp.dir, 'repo'), password: 'calls-pass', cacheDir: join(tmp.dir, 'cache') }
+    const listedNames = async () =>
+      (await cli('snapshots', 'site', '--json')).out
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => (JSON.parse(line) as { name: string }).name)
+    const [newest] = await listedNames()
+    // The newest run's folder snapshot goes, as an operator's `restic forget <id>` would do it: the kept listing still names it.
+    const folders = await resticJson<{ id: string; tags: string[] }[]>(target, ['snapshots', '--no-lock', '--tag', `run=${newest}`])
+    const folder = folders.find((snapshot) => snapshot.tags.includes('source=files'))!
+    await restic(target, ['forget', folder.id])
+    const result = await cli('run', 'site')
+    expect(result.code, result.out).to.equal(0)
+    expect(result.out).to.include(`snapshot ${folder.id.slice(0, 8)} of source "files" is no longer in the repository`)
+    const names = await listedNames()
+    expect(names).to.not.include(newest)
+    const commits = await resticJson<{ tags: string[] }[]>(target, ['snapshots', '--no-lock', '--tag', 'commit'])
+    const complete = commits.map((c) => c.tags.find((t) => t.startsWith('run='))!.slice(4)).filter((run) => run !== newest)
+    expect([...names].sort()).to.deep.equal(complete.sort())
+    const verify = await cli('verify', 'site')
+    expect(verify.code, verify.out).to.equal(0)
   })
 })
