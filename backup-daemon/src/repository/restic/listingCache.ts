@@ -30,6 +30,8 @@ export interface ListingCache {
   seed(runs: ResticRunRecord[]): Promise<void>
   /** After a failed write: the marker goes, the file stays absent (the next run lists). */
   abandon(): Promise<void>
+  /** Found stale (a listed run's snapshot is gone): the file goes, the next listing asks restic. */
+  drop(): Promise<void>
 }
 
 interface StoredRun extends Omit<ResticRunRecord, 'createdAt'> {
@@ -87,5 +89,6 @@ export function listingCache(file: string): ListingCache {
       if ((await others()) === 0 && !(await exists())) await write(runs)
     },
     abandon: () => rm(marker, { force: true }),
+    drop: () => rm(file, { force: true }),
   }
 }

@@ -11,7 +11,7 @@ import type { ListingCache } from './listingCache.js'
 import { describeForeignLocks, removeOwnDeadLocks } from './resticLocks.js'
 import { restic, resticJson, type ResticTarget } from './resticProcess.js'
 import { groupRuns, listFilter, type ResticRunRecord, type ResticSnapshot, type RunIdentity } from './resticRuns.js'
-import { isMissing, markRepositoryExists, resticLocked } from './resticSession.js'
+import { isMissing, isMissingSnapshot, markRepositoryExists, resticLocked } from './resticSession.js'
 import { openRunTar } from './resticTar.js'
 import { resticVersion } from './resticVersion.js'
 
@@ -87,7 +87,12 @@ export function resticRepository(
     target,
     identity,
     async list() {
-      return (await runs()).filter((run) => run.commit).map((run) => storedRun(repository, job, run))
+      // A read that finds a listed run's snapshot gone (removed with plain restic) drops the kept listing.
+      const stale = async () => {
+        listed = undefined
+        await cache?.drop()
+      }
+      return (await runs()).filter((run) => run.commit).map((run) => storedRun(repository, job, run, stale))
     },
     async find(wanted) {
       const listed = await this.list()
@@ -138,7 +143,7 @@ export function resticRepository(
   return repository
 }
 
-function storedRun(repository: ResticRepository, job: string, run: ResticRunRecord): StoredSnapshot {
+function storedRun(repository: ResticRepository, job: string, run: ResticRunRecord, stale: () => Promise<void>): StoredSnapshot {
   const { target } = repository
   const snapshot: StoredSnapshot = {
     view: {
@@ -185,13 +190,23 @@ function storedRun(repository: ResticRepository, job: string, run: ResticRunReco
         for await (const _chunk of tar) options.signal?.throwIfAborted()
       } catch (err) {
         options.signal?.throwIfAborted()
-        problems.push(`reading ${run.name}: ${(err as Error).message}${await packOfDamagedBlob(target, (err as Error).message)}`)
+        if (isMissingSnapshot(err)) {
+          await stale()
+          problems.push(snapshot.explainReadError(err as Error).message)
+        } else problems.push(`reading ${run.name}: ${(err as Error).message}${await packOfDamagedBlob(target, (err as Error).message)}`)
       }
       if (!problems.length && bytes !== run.size) problems.push(`${run.name}: read ${bytes} bytes, the run recorded ${run.size}`)
       const checkedBy = 'restic check passed and every blob of the run was read back, each checked against its hash'
       return { ok: problems.length === 0, problems, partsChecked: 1, bytes, checkedBy }
     },
-    explainReadError: (err) => err,
+    explainReadError(err) {
+      if (!isMissingSnapshot(err)) return err
+      void stale().catch(() => {})
+      return new Error(
+        `${run.name}: a snapshot of this run is no longer in restic "${repository.name}" (removed with plain restic?); the daemon lists the repository again`,
+        { cause: err },
+      )
+    },
   }
   return snapshot
 }

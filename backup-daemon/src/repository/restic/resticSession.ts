@@ -63,6 +63,9 @@ const isLocked = (err: unknown) => err instanceof ResticError && /already locked
 export const isMissing = (err: unknown) =>
   err instanceof ResticError && /unable to open config file|Is there a repository at the following location/i.test(err.stderr)
 
+/** restic's answer to a snapshot id it does not find (`--parent`, `dump`): `no matching ID found for prefix "…"`. */
+export const isMissingSnapshot = (err: unknown) => /no matching ID found/i.test((err as Error | undefined)?.message ?? '')
+
 const initialised = new Map<string, Promise<void>>()
 
 /** A command on the repository succeeded: no `cat config` needed before writing (each restic command costs its key derivation, ~0.3 s of CPU). */

@@ -17,7 +17,7 @@ import { excludedPaths, writeExcludeFile } from './excludeFile.js'
 import { restic, type ResticTarget } from './resticProcess.js'
 import { replayableStdin } from './replayableStdin.js'
 import { commitFilename, runTags, runTime, tagArgs, type ResticRunRecord, type RunIdentity, type RunSource } from './resticRuns.js'
-import { resticLocked } from './resticSession.js'
+import { isMissingSnapshot, resticLocked } from './resticSession.js'
 import { tarEnd, tarSizeOfTree } from './resticTar.js'
 import { supports, type ResticVersion } from './resticVersion.js'
 
@@ -182,11 +182,6 @@ function predictParts(previous: ResticRunRecord | undefined, sources: Source[], 
     parts.push(parent)
   }
   return parts
-}
-
-/** restic's answer to an id it does not find (`--parent`): `invalid id "…": no matching ID found for prefix "…"`. */
-function isMissingSnapshot(err: unknown): boolean {
-  return /no matching ID found/i.test((err as Error)?.message ?? '')
 }
 
 /** The summary line of `backup --json`'s output. */

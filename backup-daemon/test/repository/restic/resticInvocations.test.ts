@@ -128,4 +128,18 @@ jobs:
     const verify = await cli('verify', 'site')
     expect(verify.code, verify.out).to.equal(0)
   })
+  it('a listed run whose snapshot was removed by hand: its restore says so, and the next listing asks restic', async () => {
+    const target = { repository: join(tmp.dir, 'repo'), password: 'calls-pass', cacheDir: join(tmp.dir, 'cache') }
+    const [newest] = (await cli('snapshots', 'site', '--json')).out
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => (JSON.parse(line) as { name: string }).name)
+    const folders = await resticJson<{ id: string; tags: string[] }[]>(target, ['snapshots', '--no-lock', '--tag', `run=${newest}`])
+    await restic(target, ['forget', folders.find((snapshot) => snapshot.tags.includes('source=files'))!.id])
+    const restored = await cli('restore', 'site', newest!, '--to', join(tmp.dir, 'restored'))
+    expect(restored.code).to.not.equal(0)
+    expect(restored.out).to.include(`${newest}: a snapshot of this run is no longer in restic "dedup" (removed with plain restic?)`)
+    expect(await commandsOf('snapshots', 'site')).to.deep.equal(['snapshots'])
+    expect((await cli('snapshots', 'site', '--json')).out).to.not.include(newest)
+  })
 })
