@@ -13,27 +13,19 @@ import { mkdir, mkdtemp, rm, truncate, writeFile, readFile } from 'node:fs/promi
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
-import { createArchive } from '../../src/archive/createArchive.js'
 import { cmsCheckSchema, type CmsCheckConfig } from '../../src/config/cmsCheckConfig.js'
 import type { SourceConfig } from '../../src/config/types.js'
-import { drillSnapshot, type DrillOutcome } from '../../src/restore/drill/drillSnapshot.js'
 import { extractTo } from '../../src/restore/extractTo.js'
 import { hostStreamSource } from '../../src/sources/hostStream/index.js'
-import { hostStreamSourceSchema } from '../../src/sources/hostStream/schema.js'
 import { StreamLibrarySource } from '../../src/sources/hostStream/StreamLibrarySource.js'
 import { LocalSource } from '../../src/sources/local/index.js'
 import { SqliteSource } from '../../src/sources/sqlite/index.js'
 import type { Source } from '../../src/sources/types.js'
-import { libraryClient, mp4Bytes, startStreamEmulator, type StreamEmulator } from './support/streamLibrary.js'
+import { drillTar, tarOf } from './support/drillTar.js'
+import { libraryClient, mp4Bytes, startStreamEmulator, videosSource, type StreamEmulator } from './support/streamLibrary.js'
 
 const Database = createRequire(import.meta.url)('libsql') as new (path: string) => { exec(sql: string): void; close(): void }
 const never = () => new AbortController().signal
-
-async function collect(stream: AsyncIterable<Buffer>): Promise<Buffer> {
-  const chunks: Buffer[] = []
-  for await (const chunk of stream) chunks.push(chunk)
-  return Buffer.concat(chunks)
-}
 
 describe('restore drills of videos and of a CMS (host-stream, drill.cms)', function () {
   this.timeout(120_000)
@@ -52,26 +44,9 @@ describe('restore drills of videos and of a CMS (host-stream, drill.cms)', funct
       new LocalSource('media', join(dir, 'media'), [], context),
       new StreamLibrarySource(sources[2] as never, context),
     ]
-    return collect(createArchive(live, { compression: 'tar', signal: never() }))
+    return tarOf(live)
   }
-
-  async function drill(tar: Buffer, options: { cms?: CmsCheckConfig } = {}): Promise<DrillOutcome & { logs: string[] }> {
-    const scratch = await mkdtemp(join(tmpdir(), 'bd-video-drill-'))
-    const logs: string[] = []
-    try {
-      const outcome = await drillSnapshot({
-        openTar: async () => Readable.from([tar]),
-        sources,
-        scratch,
-        signal: never(),
-        log: (level, message) => logs.push(`${level}: ${message}`),
-        ...options,
-      })
-      return { ...outcome, logs }
-    } finally {
-      await rm(scratch, { recursive: true, force: true })
-    }
-  }
+  const drill = (tar: Buffer, options: { cms?: CmsCheckConfig } = {}) => drillTar(tar, { sources, ...options }, 'bd-video-drill-')
 
   before(async () => {
     emulator = await startStreamEmulator({ stream: { libraryId: 3301, apiKey: 'drill-Lib-key-1' } })
@@ -104,14 +79,7 @@ describe('restore drills of videos and of a CMS (host-stream, drill.cms)', funct
     sources = [
       { type: 'sqlite', name: 'database', path: join(dir, 'cms.db') },
       { type: 'local', name: 'media', path: join(dir, 'media'), exclude: [] },
-      hostStreamSourceSchema.parse({
-        type: 'host-stream',
-        name: 'videos',
-        apiBase: emulator.stream.apiBase,
-        libraryId: 3301,
-        apiKey: 'drill-Lib-key-1',
-        pullZoneHostname: emulator.stream.cdnUrl,
-      }),
+      videosSource(emulator),
     ] as SourceConfig[]
   })
   after(async () => {
