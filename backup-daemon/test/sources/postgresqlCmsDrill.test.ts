@@ -20,7 +20,7 @@ import { PostgresqlSource, type PostgresqlSourceConfig } from '../../src/sources
 import type { Source } from '../../src/sources/types.js'
 import { drillTar, tarOf, type TarDrillOptions } from './support/drillTar.js'
 import { libraryClient, mp4Bytes, startStreamEmulator, videosSource, type StreamEmulator } from './support/streamLibrary.js'
-import { requirePostgresBin, startPostgresCluster, type PostgresCluster } from './support/postgresCluster.js'
+import { startPostgres, tcpSource, type PostgresCluster } from './support/postgresCluster.js'
 
 /** Payload's tables for `images` and `videos` (and a versions table and users, which the check leaves alone) in `schema`. */
 const payloadTables = (schema: string, guids: Record<string, string>) => `
@@ -63,8 +63,7 @@ describe('restore drill of a CMS on PostgreSQL (drill.cms, a real PostgreSQL clu
   const drill = (tar: Buffer, options: Partial<TarDrillOptions> = {}) => drillTar(tar, { sources, ...options }, 'bd-pgcms-drill-')
 
   before(async () => {
-    const bin = await requirePostgresBin()
-    pg = await startPostgresCluster(bin)
+    pg = await startPostgres()
     emulator = await startStreamEmulator({ stream: { libraryId: 3302, apiKey: 'pgcms-Lib-key-1' } })
     const library = libraryClient(emulator)
     guids.launch = await library.video('Launch film', mp4Bytes(120_000))
@@ -76,16 +75,7 @@ describe('restore drill of a CMS on PostgreSQL (drill.cms, a real PostgreSQL clu
     }
     await pg.sql('postgres', 'CREATE DATABASE cms')
     await pg.sql('cms', payloadTables('public', guids))
-    database = {
-      type: 'postgresql',
-      name: 'database',
-      database: 'cms',
-      host: '127.0.0.1',
-      port: pg.port,
-      user: 'postgres',
-      password: pg.password,
-      pgDump: join(bin, 'pg_dump'),
-    }
+    database = tcpSource(pg, 'cms', 'database')
     sources = [database, { type: 'local', name: 'media', path: join(dir, 'media'), exclude: [] }, videosSource(emulator)] as SourceConfig[]
   })
   after(async () => {

@@ -8,7 +8,7 @@ import { expect } from 'chai'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { tempDir } from '../../engine/helpers.js'
-import { requirePostgresBin, startPostgresCluster, type PostgresCluster } from '../../sources/support/postgresCluster.js'
+import { startPostgres, type PostgresCluster } from '../../sources/support/postgresCluster.js'
 import { runCli } from '../../support/runCli.js'
 import { requireRestic } from '../../support/requireRestic.js'
 
@@ -18,9 +18,8 @@ describe('restic storage: a PostgreSQL dump backed up and restored', function ()
   let tmp: Awaited<ReturnType<typeof tempDir>>
   before(async () => {
     await requireRestic()
-    const bin = await requirePostgresBin()
     tmp = await tempDir('bd-restic-pg-')
-    pg = await startPostgresCluster(bin)
+    pg = await startPostgres()
   })
   after(async () => {
     await pg?.stop()
