@@ -18,7 +18,7 @@ import { writeDaemonYaml } from '../support/daemonYaml.js'
 import { dumpOf } from '../support/entriesOf.js'
 import { freePort } from '../support/freePort.js'
 import { checkInScratch } from './support/drillCheck.js'
-import { startMariadbServer, type MariadbServer } from '../support/mariadbServer.js'
+import { startMariadbWith, type MariadbServer } from '../support/mariadbServer.js'
 import { daemonBin, runCli } from '../support/runCli.js'
 import { processAlive } from '../../src/sources/support/processAlive.js'
 
@@ -56,22 +56,17 @@ describe('restore drills of mariadb sources (a real MariaDB server)', function (
 
   before(async () => {
     tmp = await tempDir('bd-mysql-drill-')
-    server = await startMariadbServer()
-    await server.sql('CREATE DATABASE shop')
-    await server.sql(
-      [
-        'CREATE TABLE items (id INT PRIMARY KEY, name VARCHAR(100), note TEXT) ENGINE=InnoDB',
-        'CREATE TABLE tags (name VARCHAR(20)) ENGINE=InnoDB',
-        'CREATE TABLE empty_one (id INT) ENGINE=InnoDB',
-        'CREATE TABLE `odd ``name``` (id INT, txt TEXT) ENGINE=InnoDB',
-        "INSERT INTO items SELECT seq, CONCAT('item ', seq), REPEAT('(x);', seq % 7) FROM seq_1_to_5000",
-        "INSERT INTO tags VALUES ('a'), ('b'), ('c')",
-        // Strings holding what a naive counter would take for rows and statement ends.
-        "INSERT INTO `odd ``name``` VALUES (1, 'it''s (1),(2); -- not a comment'), (2, '\\\\'), (3, ')(/*')",
-        'CREATE VIEW tag_view AS SELECT name FROM tags',
-      ].join(';\n'),
-      'shop',
-    )
+    server = await startMariadbWith('shop', [
+      'CREATE TABLE items (id INT PRIMARY KEY, name VARCHAR(100), note TEXT) ENGINE=InnoDB',
+      'CREATE TABLE tags (name VARCHAR(20)) ENGINE=InnoDB',
+      'CREATE TABLE empty_one (id INT) ENGINE=InnoDB',
+      'CREATE TABLE `odd ``name``` (id INT, txt TEXT) ENGINE=InnoDB',
+      "INSERT INTO items SELECT seq, CONCAT('item ', seq), REPEAT('(x);', seq % 7) FROM seq_1_to_5000",
+      "INSERT INTO tags VALUES ('a'), ('b'), ('c')",
+      // Strings holding what a naive counter would take for rows and statement ends.
+      "INSERT INTO `odd ``name``` VALUES (1, 'it''s (1),(2); -- not a comment'), (2, '\\\\'), (3, ')(/*')",
+      'CREATE VIEW tag_view AS SELECT name FROM tags',
+    ])
     const source = new MysqlSource(config(), { log: () => {} })
     dump = await dumpOf(source)
     recorded = source.recorded() as MysqlRecord
