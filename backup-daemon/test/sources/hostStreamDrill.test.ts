@@ -8,7 +8,6 @@
  * naming the video; an upload file or a video missing from the snapshot fails naming the document.
  */
 import { expect } from 'chai'
-import { createRequire } from 'node:module'
 import { mkdir, mkdtemp, rm, truncate, writeFile, readFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -21,10 +20,10 @@ import { StreamLibrarySource } from '../../src/sources/hostStream/StreamLibraryS
 import { LocalSource } from '../../src/sources/local/index.js'
 import { SqliteSource } from '../../src/sources/sqlite/index.js'
 import type { Source } from '../../src/sources/types.js'
+import { execSqlite } from '../support/sqliteDb.js'
 import { drillTar, tarOf } from './support/drillTar.js'
 import { libraryClient, mp4Bytes, startStreamEmulator, videosSource, type StreamEmulator } from './support/streamLibrary.js'
 
-const Database = createRequire(import.meta.url)('libsql') as new (path: string) => { exec(sql: string): void; close(): void }
 const never = () => new AbortController().signal
 
 describe('restore drills of videos and of a CMS (host-stream, drill.cms)', function () {
@@ -63,8 +62,9 @@ describe('restore drills of videos and of a CMS (host-stream, drill.cms)', funct
     for (const name of ['images/k1/photo.jpg', 'images/k1/photo-320x240.jpg', 'images/k1/photo-768x512.jpg', 'logo.png', 'logo-320x240.jpg']) {
       await writeFile(join(dir, 'media', name), `bytes of ${name}`)
     }
-    const db = new Database(join(dir, 'cms.db'))
-    db.exec(`CREATE TABLE images (id integer PRIMARY KEY, alt text, _objectkey text, prefix text, filename text, mime_type text,
+    execSqlite(
+      join(dir, 'cms.db'),
+      `CREATE TABLE images (id integer PRIMARY KEY, alt text, _objectkey text, prefix text, filename text, mime_type text,
       sizes_thumbnail_filename text, sizes_card_filename text);
       CREATE TABLE videos (id integer PRIMARY KEY, title text, host_data_stream_video_id text, _objectkey text, filename text, mime_type text);
       CREATE TABLE _posts_v (id integer PRIMARY KEY, filename text, mime_type text);
@@ -74,8 +74,8 @@ describe('restore drills of videos and of a CMS (host-stream, drill.cms)', funct
       INSERT INTO videos VALUES (1, 'Launch film', '${guids.launch}', NULL, 'launch.mp4', 'video/mp4');
       INSERT INTO videos VALUES (2, 'Interview', '${guids.interview}', NULL, 'interview.mp4', 'video/mp4');
       INSERT INTO videos VALUES (3, 'Not uploaded yet', NULL, NULL, NULL, NULL);
-      INSERT INTO _posts_v VALUES (1, 'gone-long-ago.jpg', 'image/jpeg');`)
-    db.close()
+      INSERT INTO _posts_v VALUES (1, 'gone-long-ago.jpg', 'image/jpeg');`,
+    )
     sources = [
       { type: 'sqlite', name: 'database', path: join(dir, 'cms.db') },
       { type: 'local', name: 'media', path: join(dir, 'media'), exclude: [] },
