@@ -7,7 +7,8 @@ import type { PostgresqlSourceConfig } from '../../src/sources/postgresql/index.
 import { PostgresqlSource, postgresqlSource } from '../../src/sources/postgresql/index.js'
 import { pgDumpArgs } from '../../src/sources/postgresql/pgDumpArgs.js'
 import type { SourceEntry } from '../../src/sources/types.js'
-import { startPostgres, tcpSource, type PostgresCluster } from './support/postgresCluster.js'
+import { startPostgres, type PostgresCluster } from './support/postgresCluster.js'
+import { tcpSource } from './support/postgresSource.js'
 import { entriesOf } from '../support/entriesOf.js'
 
 const never = () => new AbortController().signal

@@ -20,7 +20,8 @@ import { PostgresqlSource, type PostgresqlSourceConfig } from '../../src/sources
 import type { Source } from '../../src/sources/types.js'
 import { drillTar, tarOf, type TarDrillOptions } from './support/drillTar.js'
 import { libraryClient, mp4Bytes, startStreamEmulator, videosSource, type StreamEmulator } from './support/streamLibrary.js'
-import { startPostgres, tcpSource, type PostgresCluster } from './support/postgresCluster.js'
+import { startPostgres, type PostgresCluster } from './support/postgresCluster.js'
+import { tcpSource } from './support/postgresSource.js'
 
 /** Payload's tables for `images` and `videos` (and a versions table and users, which the check leaves alone) in `schema`. */
 const payloadTables = (schema: string, guids: Record<string, string>) => `

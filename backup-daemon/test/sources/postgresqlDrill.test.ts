@@ -26,7 +26,8 @@ import { tempDir, waitFor } from '../engine/helpers.js'
 import { entriesOf } from '../support/entriesOf.js'
 import { freePort } from '../support/freePort.js'
 import { runCli } from '../support/runCli.js'
-import { startPostgres, tcpSource, type PostgresCluster } from './support/postgresCluster.js'
+import { startPostgres, type PostgresCluster } from './support/postgresCluster.js'
+import { tcpSource } from './support/postgresSource.js'
 import { processAlive } from '../../src/sources/support/processAlive.js'
 
 const never = () => new AbortController().signal

@@ -10,7 +10,6 @@ import { chmod, chown, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir, userInfo } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import type { PostgresqlSourceConfig } from '../../../src/sources/postgresql/index.js'
 import { freePort } from '../../support/freePort.js'
 
 const run = promisify(execFile)
@@ -50,20 +49,6 @@ export async function findPostgresBin(): Promise<string | undefined> {
 /** A cluster of the newest server binaries; without any, the error of `requirePostgresBin`. */
 export async function startPostgres(): Promise<PostgresCluster> {
   return startPostgresCluster(await requirePostgresBin())
-}
-
-/** Database `database` of `pg` as a source named `name`: over TCP with the superuser's password, dumped by the cluster's own pg_dump. */
-export function tcpSource(pg: PostgresCluster, database: string, name = 'pg'): PostgresqlSourceConfig {
-  return {
-    type: 'postgresql',
-    name,
-    database,
-    host: '127.0.0.1',
-    port: pg.port,
-    user: pg.superuser,
-    password: pg.password,
-    pgDump: join(pg.bin, 'pg_dump'),
-  }
 }
 
 export async function startPostgresCluster(bin: string): Promise<PostgresCluster> {
