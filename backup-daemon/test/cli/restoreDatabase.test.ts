@@ -6,7 +6,7 @@
 import { expect } from 'chai'
 import { readdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { requirePostgresBin, startPostgresCluster, type PostgresCluster } from '../sources/support/postgresCluster.js'
+import { startPostgres, type PostgresCluster } from '../sources/support/postgresCluster.js'
 import { tempDir } from '../engine/helpers.js'
 import { runCli } from '../support/runCli.js'
 
@@ -17,9 +17,8 @@ describe('backup-daemon restore --into-database (postgresql)', function () {
   let pg: PostgresCluster | undefined
   let tmp: Awaited<ReturnType<typeof tempDir>>
   before(async () => {
-    const pgBin = await requirePostgresBin()
     tmp = await tempDir()
-    pg = await startPostgresCluster(pgBin)
+    pg = await startPostgres()
   })
   after(async () => {
     await pg?.stop()

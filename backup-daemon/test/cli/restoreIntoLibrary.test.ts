@@ -6,9 +6,10 @@
  * cannot reach (`--library-id`), the restore fails naming the video and still writes the (empty) map.
  */
 import { expect } from 'chai'
-import { readdir, readFile, writeFile } from 'node:fs/promises'
+import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { tempDir } from '../engine/helpers.js'
+import { writeDaemonYaml } from '../support/daemonYaml.js'
 import { runCli } from '../support/runCli.js'
 import { libraryClient, mp4Bytes, startStreamEmulator, type StreamEmulator } from '../sources/support/streamLibrary.js'
 
@@ -29,12 +30,9 @@ describe('backup-daemon restore --into-library (host-stream)', function () {
       const bytes = mp4Bytes(150_000)
       uploaded.set(await library.video(title, bytes, { caption: 'WEBVTT\n\n00:00.000 --> 00:01.000\nHi\n' }), { title, bytes })
     }
-    file = join(tmp.dir, 'backup-daemon.yaml')
-    await writeFile(
-      file,
-      `dataDir: ./data
-jobs:
-  - name: site
+    file = await writeDaemonYaml(
+      tmp.dir,
+      `  - name: site
     compression: tar.gz
     sources:
       - type: host-stream

@@ -11,8 +11,8 @@ import { SMTPServer } from 'smtp-server'
 import { createEngine } from '../../src/engine/createEngine.js'
 import type { RunReport } from '../../src/notify/types.js'
 import { resticJson } from '../../src/repository/restic/resticProcess.js'
-import { resticVersion } from '../../src/repository/restic/resticVersion.js'
 import { configIn, makeTree, tempDir } from '../engine/helpers.js'
+import { requireRestic } from '../support/requireRestic.js'
 
 interface Hit {
   method: string
@@ -134,9 +134,7 @@ describe('notifications: webhook and email', function () {
   })
 
   it('a restic run: no empty sha256, the commit snapshot id instead (webhook and email)', async () => {
-    await resticVersion().catch((err: Error) => {
-      throw new Error(`the restic binary is needed (apt-get install restic): ${err.message}`)
-    })
+    await requireRestic()
     process.env.TEST_SMTP_PASSWORD = smtpPassword
     const config = await configIn(tmp.dir, [{ name: 'job', extra: notifyYaml('success', 'success') }])
     delete process.env.TEST_SMTP_PASSWORD

@@ -5,9 +5,10 @@
  * it is restored by hand), and `restore --to` gives a `dump.rdb` a fresh Redis server loads.
  */
 import { expect } from 'chai'
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { writeDaemonYaml } from '../support/daemonYaml.js'
 import { startMariadbServer, type MariadbServer } from '../support/mariadbServer.js'
 import { startRedisServer, type RedisServer } from '../support/redisServer.js'
 import { runCli } from '../support/runCli.js'
@@ -41,12 +42,9 @@ describe('backup-daemon run / restore with mariadb and redis sources (command li
     const expected = await rows()
     await redis.cli('SET', 'greeting', 'hello')
     await redis.cli('HSET', 'user:1', 'name', 'Ada')
-    const file = join(dir, 'backup-daemon.yaml')
-    await writeFile(
-      file,
-      `dataDir: ./data
-jobs:
-  - name: dbs
+    const file = await writeDaemonYaml(
+      dir,
+      `  - name: dbs
     compression: tar.gz
     sources:
       - { type: mariadb, name: shop, port: ${maria.port}, username: ${maria.username}, password: env:T_MARIA_PASSWORD, database: shop }

@@ -18,7 +18,7 @@ import { hostStreamSourceSchema, type HostStreamSourceConfig } from '../../src/s
 import { StreamLibrarySource } from '../../src/sources/hostStream/StreamLibrarySource.js'
 import type { LibraryJson, VideoJson } from '../../src/sources/hostStream/videoRecord.js'
 import { readArchive, type ArchivedEntry } from '../support/runSourceSuite.js'
-import { libraryClient, mp4Bytes, startStreamEmulator, type StreamEmulator } from './support/streamLibrary.js'
+import { libraryClient, mp4Bytes, startStreamEmulator, videosSource, type StreamEmulator } from './support/streamLibrary.js'
 
 const never = () => new AbortController().signal
 const sha = (data: Buffer) => createHash('sha256').update(data).digest('hex')
@@ -40,17 +40,7 @@ describe('sources/host-stream (the host emulator stream library)', function () {
   ]
 
   const config = (overrides: Partial<HostStreamSourceConfig> = {}): HostStreamSourceConfig =>
-    hostStreamSourceSchema.parse({
-      type: 'host-stream',
-      name: 'videos',
-      apiBase: emulator.stream.apiBase,
-      libraryId: emulator.stream.libraryId,
-      apiKey: emulator.stream.apiKey,
-      pullZoneHostname: emulator.stream.cdnUrl,
-      pageSize: 2,
-      extraParams: { workers: 3 },
-      ...overrides,
-    })
+    videosSource(emulator, { pageSize: 2, extraParams: { workers: 3 }, ...overrides })
 
   async function run(cfg: HostStreamSourceConfig): Promise<{ entries: Map<string, ArchivedEntry>; logs: string; downloads: string[] }> {
     const logs: string[] = []

@@ -8,32 +8,23 @@
  * naming the video; an upload file or a video missing from the snapshot fails naming the document.
  */
 import { expect } from 'chai'
-import { createRequire } from 'node:module'
 import { mkdir, mkdtemp, rm, truncate, writeFile, readFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
-import { createArchive } from '../../src/archive/createArchive.js'
 import { cmsCheckSchema, type CmsCheckConfig } from '../../src/config/cmsCheckConfig.js'
 import type { SourceConfig } from '../../src/config/types.js'
-import { drillSnapshot, type DrillOutcome } from '../../src/restore/drill/drillSnapshot.js'
 import { extractTo } from '../../src/restore/extractTo.js'
 import { hostStreamSource } from '../../src/sources/hostStream/index.js'
-import { hostStreamSourceSchema } from '../../src/sources/hostStream/schema.js'
 import { StreamLibrarySource } from '../../src/sources/hostStream/StreamLibrarySource.js'
 import { LocalSource } from '../../src/sources/local/index.js'
 import { SqliteSource } from '../../src/sources/sqlite/index.js'
 import type { Source } from '../../src/sources/types.js'
-import { libraryClient, mp4Bytes, startStreamEmulator, type StreamEmulator } from './support/streamLibrary.js'
+import { execSqlite } from '../support/sqliteDb.js'
+import { drillTar, tarOf } from './support/drillTar.js'
+import { libraryClient, mp4Bytes, startStreamEmulator, videosSource, type StreamEmulator } from './support/streamLibrary.js'
 
-const Database = createRequire(import.meta.url)('libsql') as new (path: string) => { exec(sql: string): void; close(): void }
 const never = () => new AbortController().signal
-
-async function collect(stream: AsyncIterable<Buffer>): Promise<Buffer> {
-  const chunks: Buffer[] = []
-  for await (const chunk of stream) chunks.push(chunk)
-  return Buffer.concat(chunks)
-}
 
 describe('restore drills of videos and of a CMS (host-stream, drill.cms)', function () {
   this.timeout(120_000)
@@ -52,26 +43,9 @@ describe('restore drills of videos and of a CMS (host-stream, drill.cms)', funct
       new LocalSource('media', join(dir, 'media'), [], context),
       new StreamLibrarySource(sources[2] as never, context),
     ]
-    return collect(createArchive(live, { compression: 'tar', signal: never() }))
+    return tarOf(live)
   }
-
-  async function drill(tar: Buffer, options: { cms?: CmsCheckConfig } = {}): Promise<DrillOutcome & { logs: string[] }> {
-    const scratch = await mkdtemp(join(tmpdir(), 'bd-video-drill-'))
-    const logs: string[] = []
-    try {
-      const outcome = await drillSnapshot({
-        openTar: async () => Readable.from([tar]),
-        sources,
-        scratch,
-        signal: never(),
-        log: (level, message) => logs.push(`${level}: ${message}`),
-        ...options,
-      })
-      return { ...outcome, logs }
-    } finally {
-      await rm(scratch, { recursive: true, force: true })
-    }
-  }
+  const drill = (tar: Buffer, options: { cms?: CmsCheckConfig } = {}) => drillTar(tar, { sources, ...options }, 'bd-video-drill-')
 
   before(async () => {
     emulator = await startStreamEmulator({ stream: { libraryId: 3301, apiKey: 'drill-Lib-key-1' } })
@@ -88,8 +62,9 @@ describe('restore drills of videos and of a CMS (host-stream, drill.cms)', funct
     for (const name of ['images/k1/photo.jpg', 'images/k1/photo-320x240.jpg', 'images/k1/photo-768x512.jpg', 'logo.png', 'logo-320x240.jpg']) {
       await writeFile(join(dir, 'media', name), `bytes of ${name}`)
     }
-    const db = new Database(join(dir, 'cms.db'))
-    db.exec(`CREATE TABLE images (id integer PRIMARY KEY, alt text, _objectkey text, prefix text, filename text, mime_type text,
+    execSqlite(
+      join(dir, 'cms.db'),
+      `CREATE TABLE images (id integer PRIMARY KEY, alt text, _objectkey text, prefix text, filename text, mime_type text,
       sizes_thumbnail_filename text, sizes_card_filename text);
       CREATE TABLE videos (id integer PRIMARY KEY, title text, host_data_stream_video_id text, _objectkey text, filename text, mime_type text);
       CREATE TABLE _posts_v (id integer PRIMARY KEY, filename text, mime_type text);
@@ -99,19 +74,12 @@ describe('restore drills of videos and of a CMS (host-stream, drill.cms)', funct
       INSERT INTO videos VALUES (1, 'Launch film', '${guids.launch}', NULL, 'launch.mp4', 'video/mp4');
       INSERT INTO videos VALUES (2, 'Interview', '${guids.interview}', NULL, 'interview.mp4', 'video/mp4');
       INSERT INTO videos VALUES (3, 'Not uploaded yet', NULL, NULL, NULL, NULL);
-      INSERT INTO _posts_v VALUES (1, 'gone-long-ago.jpg', 'image/jpeg');`)
-    db.close()
+      INSERT INTO _posts_v VALUES (1, 'gone-long-ago.jpg', 'image/jpeg');`,
+    )
     sources = [
       { type: 'sqlite', name: 'database', path: join(dir, 'cms.db') },
       { type: 'local', name: 'media', path: join(dir, 'media'), exclude: [] },
-      hostStreamSourceSchema.parse({
-        type: 'host-stream',
-        name: 'videos',
-        apiBase: emulator.stream.apiBase,
-        libraryId: 3301,
-        apiKey: 'drill-Lib-key-1',
-        pullZoneHostname: emulator.stream.cdnUrl,
-      }),
+      videosSource(emulator),
     ] as SourceConfig[]
   })
   after(async () => {

@@ -21,7 +21,7 @@ import { MysqlSource } from '../../src/sources/mysql/MysqlSource.js'
 import { mariadbSourceSchema, mysqlSourceSchema, type MysqlFamilyConfig } from '../../src/sources/mysql/schema.js'
 import type { SourceContext } from '../../src/sources/types.js'
 import { freePort } from '../support/freePort.js'
-import { startMariadbServer, type MariadbServer } from '../support/mariadbServer.js'
+import { startMariadbWith, type MariadbServer } from '../support/mariadbServer.js'
 import { runSourceSuite } from '../support/runSourceSuite.js'
 import { entriesOf } from '../support/entriesOf.js'
 
@@ -35,23 +35,18 @@ let serverStarts = 0
 async function mariadb(): Promise<MariadbServer> {
   if (server) return server
   serverStarts++
-  server = await startMariadbServer()
-  await server.sql('CREATE DATABASE shop')
-  await server.sql(
-    [
-      'CREATE TABLE items (id INT PRIMARY KEY, name VARCHAR(100) NOT NULL, price DECIMAL(10,2), note TEXT, KEY items_name (name)) ENGINE=InnoDB',
-      'CREATE TABLE blobs (id INT PRIMARY KEY, body LONGBLOB) ENGINE=InnoDB',
-      'CREATE TABLE audit_log (id INT AUTO_INCREMENT PRIMARY KEY, line VARCHAR(200)) ENGINE=InnoDB',
-      'CREATE TABLE `odd ``name``` (id INT PRIMARY KEY, txt VARCHAR(50) CHARACTER SET utf8mb4) ENGINE=InnoDB',
-      // ~3 MB of text and ~1 MB of binary (every byte value, quotes, backslashes and NULs included).
-      "INSERT INTO items SELECT seq, CONCAT('item ', seq), seq * 1.5, REPEAT(MD5(seq), 2) FROM seq_1_to_40000",
-      'INSERT INTO blobs SELECT seq, RANDOM_BYTES(1024) FROM seq_1_to_1000',
-      "INSERT INTO blobs VALUES (0, CONCAT(CHAR(0), CHAR(39), CHAR(92), CHAR(10), 'x'))",
-      "INSERT INTO audit_log (line) SELECT CONCAT('secret line ', seq) FROM seq_1_to_100",
-      "INSERT INTO `odd ``name``` VALUES (1, 'héllo ✓ 🐬'), (2, 'it''s')",
-    ].join(';\n'),
-    'shop',
-  )
+  server = await startMariadbWith('shop', [
+    'CREATE TABLE items (id INT PRIMARY KEY, name VARCHAR(100) NOT NULL, price DECIMAL(10,2), note TEXT, KEY items_name (name)) ENGINE=InnoDB',
+    'CREATE TABLE blobs (id INT PRIMARY KEY, body LONGBLOB) ENGINE=InnoDB',
+    'CREATE TABLE audit_log (id INT AUTO_INCREMENT PRIMARY KEY, line VARCHAR(200)) ENGINE=InnoDB',
+    'CREATE TABLE `odd ``name``` (id INT PRIMARY KEY, txt VARCHAR(50) CHARACTER SET utf8mb4) ENGINE=InnoDB',
+    // ~3 MB of text and ~1 MB of binary (every byte value, quotes, backslashes and NULs included).
+    "INSERT INTO items SELECT seq, CONCAT('item ', seq), seq * 1.5, REPEAT(MD5(seq), 2) FROM seq_1_to_40000",
+    'INSERT INTO blobs SELECT seq, RANDOM_BYTES(1024) FROM seq_1_to_1000',
+    "INSERT INTO blobs VALUES (0, CONCAT(CHAR(0), CHAR(39), CHAR(92), CHAR(10), 'x'))",
+    "INSERT INTO audit_log (line) SELECT CONCAT('secret line ', seq) FROM seq_1_to_100",
+    "INSERT INTO `odd ``name``` VALUES (1, 'héllo ✓ 🐬'), (2, 'it''s')",
+  ])
   return server
 }
 

@@ -10,19 +10,17 @@ import { expect } from 'chai'
 import { spawn } from 'node:child_process'
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { buffer } from 'node:stream/consumers'
 import { mysqlDrill, type MysqlRecord } from '../../src/sources/mysql/drill.js'
 import { mysqlDumpEntryName, MysqlSource } from '../../src/sources/mysql/MysqlSource.js'
 import { mariadbSourceSchema, type MysqlFamilyConfig } from '../../src/sources/mysql/schema.js'
-import type { DrillCheck } from '../../src/sources/types.js'
 import { tempDir, waitFor } from '../engine/helpers.js'
-import { entriesOf } from '../support/entriesOf.js'
+import { writeDaemonYaml } from '../support/daemonYaml.js'
+import { dumpOf } from '../support/entriesOf.js'
 import { freePort } from '../support/freePort.js'
-import { startMariadbServer, type MariadbServer } from '../support/mariadbServer.js'
+import { checkInScratch } from './support/drillCheck.js'
+import { startMariadbWith, type MariadbServer } from '../support/mariadbServer.js'
 import { daemonBin, runCli } from '../support/runCli.js'
 import { processAlive } from '../../src/sources/support/processAlive.js'
-
-const never = () => new AbortController().signal
 
 describe('restore drills of mariadb sources (a real MariaDB server)', function () {
   this.timeout(180_000)
@@ -44,44 +42,33 @@ describe('restore drills of mariadb sources (a real MariaDB server)', function (
     })
 
   /** The drill check on `bytes` as the restored dump, in a fresh scratch folder. */
-  let checks = 0
-  const check = async (bytes: Buffer, options: { databaseServer?: 'configured' | 'temporary'; cfg?: MysqlFamilyConfig; record?: MysqlRecord } = {}) => {
-    const scratch = join(tmp.dir, `check-${checks++}`)
-    await mkdir(join(scratch, 'checks'), { recursive: true })
-    await writeFile(join(scratch, 'shop.sql'), bytes)
-    const lines: string[] = []
-    const result: DrillCheck = await mysqlDrill.check({
-      config: options.cfg ?? config(),
-      files: [{ name: mysqlDumpEntryName(options.cfg ?? config()), path: join(scratch, 'shop.sql') }],
+  const check = (bytes: Buffer, options: { databaseServer?: 'configured' | 'temporary'; cfg?: MysqlFamilyConfig; record?: MysqlRecord } = {}) => {
+    const cfg = options.cfg ?? config()
+    return checkInScratch(mysqlDrill, tmp.dir, {
+      config: cfg,
+      entry: mysqlDumpEntryName(cfg),
+      file: 'shop.sql',
+      bytes,
       recorded: options.record ?? recorded,
-      scratch: join(scratch, 'checks'),
-      databaseServer: options.databaseServer ?? 'configured',
-      log: (_level, message) => lines.push(message),
-      signal: never(),
+      databaseServer: options.databaseServer,
     })
-    return { ...result, lines }
   }
 
   before(async () => {
     tmp = await tempDir('bd-mysql-drill-')
-    server = await startMariadbServer()
-    await server.sql('CREATE DATABASE shop')
-    await server.sql(
-      [
-        'CREATE TABLE items (id INT PRIMARY KEY, name VARCHAR(100), note TEXT) ENGINE=InnoDB',
-        'CREATE TABLE tags (name VARCHAR(20)) ENGINE=InnoDB',
-        'CREATE TABLE empty_one (id INT) ENGINE=InnoDB',
-        'CREATE TABLE `odd ``name``` (id INT, txt TEXT) ENGINE=InnoDB',
-        "INSERT INTO items SELECT seq, CONCAT('item ', seq), REPEAT('(x);', seq % 7) FROM seq_1_to_5000",
-        "INSERT INTO tags VALUES ('a'), ('b'), ('c')",
-        // Strings holding what a naive counter would take for rows and statement ends.
-        "INSERT INTO `odd ``name``` VALUES (1, 'it''s (1),(2); -- not a comment'), (2, '\\\\'), (3, ')(/*')",
-        'CREATE VIEW tag_view AS SELECT name FROM tags',
-      ].join(';\n'),
-      'shop',
-    )
+    server = await startMariadbWith('shop', [
+      'CREATE TABLE items (id INT PRIMARY KEY, name VARCHAR(100), note TEXT) ENGINE=InnoDB',
+      'CREATE TABLE tags (name VARCHAR(20)) ENGINE=InnoDB',
+      'CREATE TABLE empty_one (id INT) ENGINE=InnoDB',
+      'CREATE TABLE `odd ``name``` (id INT, txt TEXT) ENGINE=InnoDB',
+      "INSERT INTO items SELECT seq, CONCAT('item ', seq), REPEAT('(x);', seq % 7) FROM seq_1_to_5000",
+      "INSERT INTO tags VALUES ('a'), ('b'), ('c')",
+      // Strings holding what a naive counter would take for rows and statement ends.
+      "INSERT INTO `odd ``name``` VALUES (1, 'it''s (1),(2); -- not a comment'), (2, '\\\\'), (3, ')(/*')",
+      'CREATE VIEW tag_view AS SELECT name FROM tags',
+    ])
     const source = new MysqlSource(config(), { log: () => {} })
-    for await (const entry of entriesOf(source, never())) if (entry.open) dump = await buffer(entry.open(never()))
+    dump = await dumpOf(source)
     recorded = source.recorded() as MysqlRecord
   })
   after(async () => {
@@ -106,16 +93,14 @@ describe('restore drills of mariadb sources (a real MariaDB server)', function (
     expect(result.differences).to.deep.equal([])
     expect(result.checked).to.include('restored into a temporary server, 4 table(s)')
     expect(result.lines).to.include('stopped the temporary server')
-    const pid = (JSON.parse(await readFile(join(tmp.dir, `check-${checks - 1}`, 'checks', 'server', 'server.scratch-process.json'), 'utf8')) as { pid: number })
-      .pid
+    const pid = (JSON.parse(await readFile(join(result.dir, 'checks', 'server', 'server.scratch-process.json'), 'utf8')) as { pid: number }).pid
     expect(processAlive(pid)).to.equal(false)
   })
 
   it('an all-databases dump: on a temporary server its databases are counted (the mysql tables too); on the configured server it is refused', async () => {
     const cfg = config({ database: undefined, allDatabases: true })
     const source = new MysqlSource(cfg, { log: () => {} })
-    let all = Buffer.alloc(0)
-    for await (const entry of entriesOf(source, never())) if (entry.open) all = await buffer(entry.open(never()))
+    const all = await dumpOf(source)
     const record = source.recorded() as MysqlRecord
     expect(record.tables).to.include({ 'shop.items': 5000, 'shop.tags': 3 })
     expect(Object.keys(record.tables).some((t) => t.startsWith('mysql.'))).to.equal(true)
@@ -151,7 +136,7 @@ describe('restore drills of mariadb sources (a real MariaDB server)', function (
   })
 
   it('cancelled once the scratch database exists: the check stops and the database is dropped', async () => {
-    const scratch = join(tmp.dir, `check-${checks++}`)
+    const scratch = join(tmp.dir, 'check-cancelled')
     await mkdir(scratch, { recursive: true })
     await writeFile(join(scratch, 'shop.sql'), dump)
     const controller = new AbortController()
@@ -202,17 +187,14 @@ describe('restore drills of mariadb sources (a real MariaDB server)', function (
   it('through the CLI: backup-daemon drill proves a snapshot (both servers); a temporary server left by a killed drill is stopped by the next', async () => {
     const dir = join(tmp.dir, 'cli')
     await mkdir(dir)
-    const file = join(dir, 'backup-daemon.yaml')
-    const yaml = (databaseServer: string) => `dataDir: ./data
-jobs:
-  - name: shop
+    const jobs = (databaseServer: string) => `  - name: shop
     compression: tar
     drill: { databaseServer: ${databaseServer} }
     sources:
       - { type: mariadb, name: db, port: ${server.port}, username: ${server.username}, password: ${server.password}, database: shop }
     storages: [{ type: local, name: store, path: ./store }]
 `
-    await writeFile(file, yaml('configured'))
+    const file = await writeDaemonYaml(dir, jobs('configured'))
     const run = await runCli(['run', 'shop', '--config', file], { cwd: dir })
     expect(run.code, run.out).to.equal(0)
     const drilled = await runCli(['drill', 'shop', '--config', file], { cwd: dir })
@@ -224,14 +206,14 @@ jobs:
     const drills = join(dir, 'data', 'drills')
     // The same snapshot, the server unreachable: a clear failure, nothing left.
     const closedPort = await freePort()
-    await writeFile(file, yaml('configured').replace(`port: ${server.port}`, `port: ${closedPort}`))
+    await writeDaemonYaml(dir, jobs('configured').replace(`port: ${server.port}`, `port: ${closedPort}`))
     const unreachable = await runCli(['drill', 'shop', '--config', file], { cwd: dir })
     expect(unreachable.code, unreachable.out).to.equal(1)
     expect(unreachable.out).to.include(`the drill could not connect to the configured server 127.0.0.1:${closedPort}`)
     expect(unreachable.out).to.not.include(server.password)
     expect(await readdir(drills)).to.deep.equal([])
 
-    await writeFile(file, yaml('temporary'))
+    await writeDaemonYaml(dir, jobs('temporary'))
     const child = spawn(process.execPath, [daemonBin, 'drill', 'shop', '--config', file], { cwd: dir, stdio: 'ignore' })
     const closed = new Promise((resolve) => child.on('close', resolve))
     const pidFile = await waitFor(

@@ -7,7 +7,8 @@ import type { PostgresqlSourceConfig } from '../../src/sources/postgresql/index.
 import { PostgresqlSource, postgresqlSource } from '../../src/sources/postgresql/index.js'
 import { pgDumpArgs } from '../../src/sources/postgresql/pgDumpArgs.js'
 import type { SourceEntry } from '../../src/sources/types.js'
-import { requirePostgresBin, startPostgresCluster, type PostgresCluster } from './support/postgresCluster.js'
+import { startPostgres, type PostgresCluster } from './support/postgresCluster.js'
+import { tcpSource } from './support/postgresSource.js'
 import { entriesOf } from '../support/entriesOf.js'
 
 const never = () => new AbortController().signal
@@ -42,8 +43,8 @@ describe('sources/postgresql (a real PostgreSQL cluster)', function () {
 
   before(async () => {
     // No server binaries fail this suite, naming the package to install (the tests below need none).
-    bin = await requirePostgresBin()
-    pg = await startPostgresCluster(bin)
+    pg = await startPostgres()
+    bin = pg.bin
     await pg.sql('postgres', 'CREATE DATABASE shop')
     await pg.sql(
       'shop',
@@ -53,16 +54,7 @@ describe('sources/postgresql (a real PostgreSQL cluster)', function () {
       'shop',
       "INSERT INTO items (name, price, tags, meta) SELECT 'item ' || g, g * 1.5, ARRAY['a', 'b' || g], jsonb_build_object('n', g) FROM generate_series(1, 5000) g; INSERT INTO audit_log (line) SELECT 'secret line ' || g FROM generate_series(1, 100) g",
     )
-    base = {
-      type: 'postgresql',
-      name: 'pg',
-      database: 'shop',
-      host: '127.0.0.1',
-      port: pg.port,
-      user: 'postgres',
-      password: pg.password,
-      pgDump: join(bin, 'pg_dump'),
-    }
+    base = tcpSource(pg, 'shop')
   })
   after(async () => {
     await pg?.stop()

@@ -12,26 +12,16 @@ import { expect } from 'chai'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Readable } from 'node:stream'
-import { createArchive } from '../../src/archive/createArchive.js'
 import { cmsCheckSchema, type CmsCheckConfig } from '../../src/config/cmsCheckConfig.js'
 import type { SourceConfig } from '../../src/config/types.js'
-import { drillSnapshot, type DrillOutcome } from '../../src/restore/drill/drillSnapshot.js'
-import { hostStreamSourceSchema } from '../../src/sources/hostStream/schema.js'
 import { StreamLibrarySource } from '../../src/sources/hostStream/StreamLibrarySource.js'
 import { LocalSource } from '../../src/sources/local/index.js'
 import { PostgresqlSource, type PostgresqlSourceConfig } from '../../src/sources/postgresql/index.js'
 import type { Source } from '../../src/sources/types.js'
-import { libraryClient, mp4Bytes, startStreamEmulator, type StreamEmulator } from './support/streamLibrary.js'
-import { requirePostgresBin, startPostgresCluster, type PostgresCluster } from './support/postgresCluster.js'
-
-const never = () => new AbortController().signal
-
-async function collect(stream: AsyncIterable<Buffer>): Promise<Buffer> {
-  const chunks: Buffer[] = []
-  for await (const chunk of stream) chunks.push(chunk)
-  return Buffer.concat(chunks)
-}
+import { drillTar, tarOf, type TarDrillOptions } from './support/drillTar.js'
+import { libraryClient, mp4Bytes, startStreamEmulator, videosSource, type StreamEmulator } from './support/streamLibrary.js'
+import { startPostgres, type PostgresCluster } from './support/postgresCluster.js'
+import { tcpSource } from './support/postgresSource.js'
 
 /** Payload's tables for `images` and `videos` (and a versions table and users, which the check leaves alone) in `schema`. */
 const payloadTables = (schema: string, guids: Record<string, string>) => `
@@ -69,33 +59,12 @@ describe('restore drill of a CMS on PostgreSQL (drill.cms, a real PostgreSQL clu
       new LocalSource('media', join(dir, 'media'), [], context),
       new StreamLibrarySource(sources[2] as never, context),
     ]
-    return collect(createArchive(live, { compression: 'tar', signal: never() }))
+    return tarOf(live)
   }
-
-  async function drill(
-    tar: Buffer,
-    options: { cms?: CmsCheckConfig; databaseServer?: 'configured' | 'temporary'; sources?: SourceConfig[] } = {},
-  ): Promise<DrillOutcome & { logs: string[] }> {
-    const scratch = await mkdtemp(join(tmpdir(), 'bd-pgcms-drill-'))
-    const logs: string[] = []
-    try {
-      const outcome = await drillSnapshot({
-        openTar: async () => Readable.from([tar]),
-        sources,
-        scratch,
-        signal: never(),
-        log: (level, message) => logs.push(`${level}: ${message}`),
-        ...options,
-      })
-      return { ...outcome, logs }
-    } finally {
-      await rm(scratch, { recursive: true, force: true })
-    }
-  }
+  const drill = (tar: Buffer, options: Partial<TarDrillOptions> = {}) => drillTar(tar, { sources, ...options }, 'bd-pgcms-drill-')
 
   before(async () => {
-    const bin = await requirePostgresBin()
-    pg = await startPostgresCluster(bin)
+    pg = await startPostgres()
     emulator = await startStreamEmulator({ stream: { libraryId: 3302, apiKey: 'pgcms-Lib-key-1' } })
     const library = libraryClient(emulator)
     guids.launch = await library.video('Launch film', mp4Bytes(120_000))
@@ -107,28 +76,8 @@ describe('restore drill of a CMS on PostgreSQL (drill.cms, a real PostgreSQL clu
     }
     await pg.sql('postgres', 'CREATE DATABASE cms')
     await pg.sql('cms', payloadTables('public', guids))
-    database = {
-      type: 'postgresql',
-      name: 'database',
-      database: 'cms',
-      host: '127.0.0.1',
-      port: pg.port,
-      user: 'postgres',
-      password: pg.password,
-      pgDump: join(bin, 'pg_dump'),
-    }
-    sources = [
-      database,
-      { type: 'local', name: 'media', path: join(dir, 'media'), exclude: [] },
-      hostStreamSourceSchema.parse({
-        type: 'host-stream',
-        name: 'videos',
-        apiBase: emulator.stream.apiBase,
-        libraryId: 3302,
-        apiKey: 'pgcms-Lib-key-1',
-        pullZoneHostname: emulator.stream.cdnUrl,
-      }),
-    ] as SourceConfig[]
+    database = tcpSource(pg, 'cms', 'database')
+    sources = [database, { type: 'local', name: 'media', path: join(dir, 'media'), exclude: [] }, videosSource(emulator)] as SourceConfig[]
   })
   after(async () => {
     await emulator?.close()

@@ -26,7 +26,8 @@ import { tempDir, waitFor } from '../engine/helpers.js'
 import { entriesOf } from '../support/entriesOf.js'
 import { freePort } from '../support/freePort.js'
 import { runCli } from '../support/runCli.js'
-import { requirePostgresBin, startPostgresCluster, type PostgresCluster } from './support/postgresCluster.js'
+import { startPostgres, type PostgresCluster } from './support/postgresCluster.js'
+import { tcpSource } from './support/postgresSource.js'
 import { processAlive } from '../../src/sources/support/processAlive.js'
 
 const never = () => new AbortController().signal
@@ -75,8 +76,8 @@ describe('sources/postgresql drills (a real PostgreSQL cluster)', function () {
   }
 
   before(async () => {
-    bin = await requirePostgresBin()
-    pg = await startPostgresCluster(bin)
+    pg = await startPostgres()
+    bin = pg.bin
     tmp = await tempDir('bd-pgdrill-')
     await pg.sql('postgres', 'CREATE DATABASE shop')
     await pg.sql(
@@ -86,17 +87,7 @@ describe('sources/postgresql drills (a real PostgreSQL cluster)', function () {
        INSERT INTO blog.posts (title) SELECT 'post ' || g FROM generate_series(1, 12) g; INSERT INTO public.tags VALUES ('a'), ('b');
        INSERT INTO public.audit_log SELECT 'line' FROM generate_series(1, 5)`,
     )
-    base = {
-      type: 'postgresql',
-      name: 'pg',
-      database: 'shop',
-      host: '127.0.0.1',
-      port: pg.port,
-      user: 'postgres',
-      password: pg.password,
-      pgDump: join(bin, 'pg_dump'),
-      excludeTables: ['audit_log'],
-    }
+    base = { ...tcpSource(pg, 'shop'), excludeTables: ['audit_log'] }
   })
   after(async () => {
     await pg?.stop()

@@ -7,19 +7,18 @@
  * redis-server's own load error. Through the real CLI: a good snapshot drills; nothing is left running.
  */
 import { expect } from 'chai'
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
+import { mkdir, readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { buffer } from 'node:stream/consumers'
 import { redisDrill, type RedisRecord } from '../../src/sources/redis/drill.js'
 import { RedisSource } from '../../src/sources/redis/RedisSource.js'
 import { redisSourceSchema, type RedisSourceConfig } from '../../src/sources/redis/schema.js'
 import { tempDir } from '../engine/helpers.js'
-import { entriesOf } from '../support/entriesOf.js'
+import { writeDaemonYaml } from '../support/daemonYaml.js'
+import { dumpOf } from '../support/entriesOf.js'
+import { checkInScratch } from './support/drillCheck.js'
 import { startRedisServer, type RedisServer } from '../support/redisServer.js'
 import { runCli } from '../support/runCli.js'
 import { processAlive } from '../../src/sources/support/processAlive.js'
-
-const never = () => new AbortController().signal
 
 describe('restore drills of redis sources (a real Redis server)', function () {
   this.timeout(120_000)
@@ -27,24 +26,11 @@ describe('restore drills of redis sources (a real Redis server)', function () {
   let tmp: Awaited<ReturnType<typeof tempDir>>
   let rdb: Buffer
   let recorded: RedisRecord
-  let checks = 0
 
   const config = (): RedisSourceConfig => redisSourceSchema.parse({ type: 'redis', name: 'cache', port: server.port, password: server.password })
   const check = async (bytes: Buffer, record: RedisRecord = recorded) => {
-    const scratch = join(tmp.dir, `check-${checks++}`)
-    await mkdir(join(scratch, 'checks'), { recursive: true })
-    await writeFile(join(scratch, 'dump.rdb'), bytes)
-    const lines: string[] = []
-    const result = await redisDrill.check({
-      config: config(),
-      files: [{ name: 'cache/dump.rdb', path: join(scratch, 'dump.rdb') }],
-      recorded: record,
-      scratch: join(scratch, 'checks'),
-      databaseServer: 'configured',
-      log: (_level, message) => lines.push(message),
-      signal: never(),
-    })
-    return { ...result, lines, pidFile: join(scratch, 'checks', 'server', 'server.scratch-process.json') }
+    const result = await checkInScratch(redisDrill, tmp.dir, { config: config(), entry: 'cache/dump.rdb', file: 'dump.rdb', bytes, recorded: record })
+    return { ...result, pidFile: join(result.dir, 'checks', 'server', 'server.scratch-process.json') }
   }
 
   before(async () => {
@@ -64,7 +50,7 @@ describe('restore drills of redis sources (a real Redis server)', function () {
     )
     await server.cli('-n', '3', 'EVAL', "for i=1,7 do redis.call('SET', 'three'..i, i) end", '0')
     const source = new RedisSource(config(), { log: () => {} })
-    for await (const entry of entriesOf(source, never())) if (entry.open) rdb = await buffer(entry.open(never()))
+    rdb = await dumpOf(source)
     recorded = source.recorded() as RedisRecord
   })
   after(async () => {
@@ -95,8 +81,7 @@ describe('restore drills of redis sources (a real Redis server)', function () {
       await other.cli('SAVE')
       await new Promise((resolve) => setTimeout(resolve, 2000))
       const source = new RedisSource(redisSourceSchema.parse({ type: 'redis', name: 'cache', path: join(other.dir, 'dump.rdb') }), { log: () => {} })
-      let bytes = Buffer.alloc(0)
-      for await (const entry of entriesOf(source, never())) if (entry.open) bytes = await buffer(entry.open(never()))
+      const bytes = await dumpOf(source)
       const record = source.recorded() as RedisRecord
       expect(record).to.deep.equal({ keys: { db0: 31 } })
       const result = await check(bytes, record)
@@ -126,12 +111,9 @@ describe('restore drills of redis sources (a real Redis server)', function () {
   it('through the CLI: backup-daemon drill proves a snapshot of a live server; the scratch folder is gone', async () => {
     const dir = join(tmp.dir, 'cli')
     await mkdir(dir)
-    const file = join(dir, 'backup-daemon.yaml')
-    await writeFile(
-      file,
-      `dataDir: ./data
-jobs:
-  - name: cache
+    const file = await writeDaemonYaml(
+      dir,
+      `  - name: cache
     compression: tar
     sources:
       - { type: redis, name: cache, port: ${server.port}, password: ${server.password} }

@@ -4,6 +4,7 @@
  * then `mariadbd` on a free TCP port of 127.0.0.1 with its socket in the same folder (as root it runs
  * with `--user=root`, as anyone else as themselves). Root logs in over the socket without a password;
  * a `backup` user with a password is created for the TCP path, so tests can check credentials.
+ * `startMariadbWith` also creates a database and fills it.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { mkdir, mkdtemp, readFile } from 'node:fs/promises'
@@ -110,5 +111,18 @@ export async function startMariadbServer(): Promise<MariadbServer> {
     pid: server.pid!,
     sql,
     stop: () => stopServer(server, dir, 'SIGKILL'),
+  }
+}
+
+/** A server holding database `database`, filled by `statements` run in it in order (the server stopped if one fails). */
+export async function startMariadbWith(database: string, statements: string[]): Promise<MariadbServer> {
+  const server = await startMariadbServer()
+  try {
+    await server.sql(`CREATE DATABASE ${database}`)
+    await server.sql(statements.join(';\n'), database)
+    return server
+  } catch (err) {
+    await server.stop()
+    throw err
   }
 }

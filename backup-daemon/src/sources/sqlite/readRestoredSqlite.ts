@@ -5,56 +5,25 @@
  * a child Node process as `inspectSqlite` does (the binding is synchronous; a child can be killed on
  * cancel). One child lists the tables and their columns, one per table reads the columns asked for.
  */
-import { randomBytes } from 'node:crypto'
-import { readFile, rm } from 'node:fs/promises'
-import { createRequire } from 'node:module'
-import { runChild } from '../support/runChild.js'
 import type { DrillTablesOptions, RestoredTables } from '../types.js'
 import { sqliteEntryName } from './entryName.js'
 import type { SqliteSourceConfig } from './schema.js'
+import { readSqliteInChild } from './sqliteChild.js'
 
-// CommonJS on purpose: runs with `node -e`, without this package's TypeScript loader.
-const script = `
-const [libsql, file, out, request] = process.argv.slice(1)
-const Database = require(libsql)
+/** Reads in the child (`sqliteChild`); `arg` is the request as JSON: no table, every table's columns; else a table's columns' rows. */
+const select = `
 const quote = (name) => '"' + name.replace(/"/g, '""') + '"'
-try {
-  const db = new Database(file, { readonly: true, fileMustExist: true })
-  try {
-    const ask = JSON.parse(request)
-    let result
-    if (ask.table === undefined) {
-      result = {}
-      const names = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all()
-      for (const { name } of names) result[name] = db.prepare('PRAGMA table_info(' + quote(name) + ')').all().map((c) => c.name)
-    } else {
-      result = db.prepare('SELECT ' + ask.columns.map(quote).join(', ') + ' FROM ' + quote(ask.table)).all()
-    }
-    require('node:fs').writeFileSync(out, JSON.stringify(result))
-  } finally {
-    db.close()
-  }
-} catch (err) {
-  process.stderr.write(String((err && err.message) || err))
-  process.exit(1)
-}
+const ask = JSON.parse(arg)
+if (ask.table !== undefined) return db.prepare('SELECT ' + ask.columns.map(quote).join(', ') + ' FROM ' + quote(ask.table)).all()
+const result = {}
+const names = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all()
+for (const { name } of names) result[name] = db.prepare('PRAGMA table_info(' + quote(name) + ')').all().map((c) => c.name)
+return result
 `
 
-async function query<T>(file: string, request: { table?: string; columns?: string[] }, signal: AbortSignal): Promise<T> {
-  const libsql = createRequire(import.meta.url).resolve('libsql')
-  const out = `${file}.${randomBytes(4).toString('hex')}.json`
-  try {
-    await runChild(process.execPath, ['--input-type=commonjs', '-e', script, libsql, file, out, JSON.stringify(request)], { signal, tailLines: 3 }).catch(
-      (err: Error) => {
-        if (signal.aborted) throw signal.reason
-        const what = request.table === undefined ? 'the tables' : `table "${request.table}"`
-        throw new Error(`reading ${what} of the restored ${file} failed: ${err.message.replace(/^node exited with \d+: /, '')}`)
-      },
-    )
-    return JSON.parse(await readFile(out, 'utf8')) as T
-  } finally {
-    await rm(out, { force: true })
-  }
+function query<T>(file: string, request: { table?: string; columns?: string[] }, signal: AbortSignal): Promise<T> {
+  const what = request.table === undefined ? 'the tables' : `table "${request.table}"`
+  return readSqliteInChild<T>(file, select, JSON.stringify(request), { what: `${what} of the restored ${file}`, signal })
 }
 
 export async function readRestoredSqlite({ config, files, signal }: DrillTablesOptions<SqliteSourceConfig>): Promise<RestoredTables> {

@@ -13,17 +13,15 @@ import { restoreIn, type RestoreArgs } from '../../../src/cli/restoreCommand.js'
 import { verifyIn } from '../../../src/cli/verifyCommand.js'
 import { loadConfig } from '../../../src/config/loadConfig.js'
 import type { DaemonConfig, JobConfig } from '../../../src/config/types.js'
+import { writeDaemonYaml } from '../../support/daemonYaml.js'
 
 export const exec = promisify(execFile)
 
 /** Writes and loads a config with job `legacy` (a local source `files`, a sqlite source `db`, storages `disk` and `spare`). */
 export async function legacyConfig(dir: string, change: (job: JobConfig) => void = () => {}): Promise<DaemonConfig> {
-  const file = join(dir, 'backup-daemon.yaml')
-  await writeFile(
-    file,
-    `dataDir: ./data
-jobs:
-  - name: legacy
+  const file = await writeDaemonYaml(
+    dir,
+    `  - name: legacy
     compression: tar.gz
     sources:
       - { type: local, name: files, path: ./live }

@@ -7,22 +7,15 @@
  */
 import { expect } from 'chai'
 import { mkdirSync, rmSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { forEachTarEntry } from '../../../src/archive/forEachTarEntry.js'
-import { resticVersion } from '../../../src/repository/restic/resticVersion.js'
 import type { DaemonProcess } from '../../api/support/daemonProcess.js'
 import { makeTree, tempDir } from '../../engine/helpers.js'
+import { requireRestic } from '../../support/requireRestic.js'
+import { execSqlite, openSqlite } from '../../support/sqliteDb.js'
 import { ended, restoreServer, serveConfig, type TaskBody, type TaskClient } from '../../tasks/support.js'
 import { treeOf } from './support/treeOf.js'
-
-interface Db {
-  exec(sql: string): void
-  prepare(sql: string): { get(): Record<string, unknown> }
-  close(): void
-}
-const Database = createRequire(import.meta.url)('libsql') as new (path: string) => Db
 const password = 'restic-api-password'
 const resticPassword = 'restic api repository pass'
 
@@ -33,14 +26,10 @@ describe('restic storage through the API (served daemon: list, download, verify,
   let api: TaskClient
   let name = ''
   before(async () => {
-    await resticVersion().catch((err: Error) => {
-      throw new Error(`the restic binary is needed (apt-get install restic): ${err.message}`)
-    })
+    await requireRestic()
     tmp = await tempDir('bd-restic-api-')
     await makeTree(join(tmp.dir, 'site'))
-    const db = new Database(join(tmp.dir, 'app.db'))
-    db.exec("CREATE TABLE items (name TEXT); INSERT INTO items VALUES ('alpha'), ('beta')")
-    db.close()
+    execSqlite(join(tmp.dir, 'app.db'), "CREATE TABLE items (name TEXT); INSERT INTO items VALUES ('alpha'), ('beta')")
     mkdirSync(join(tmp.dir, 'root'))
     const config = {
       dataDir: join(tmp.dir, 'data'),
@@ -108,7 +97,7 @@ describe('restic storage through the API (served daemon: list, download, verify,
 
     const intoDb = await start('restore', { target: { kind: 'database', source: 'db', database: 'copy' } })
     expect(intoDb.status, intoDb.error).to.equal('success')
-    const copy = new Database(join(tmp.dir, 'copy.db'))
+    const copy = openSqlite(join(tmp.dir, 'copy.db'))
     expect(copy.prepare('SELECT group_concat(name) AS names FROM items').get()).to.deep.equal({ names: 'alpha,beta' })
     copy.close()
   })

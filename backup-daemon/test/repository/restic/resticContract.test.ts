@@ -14,12 +14,12 @@ import { openJobRepository } from '../../../src/repository/jobRepository.js'
 import { restic } from '../../../src/repository/restic/resticProcess.js'
 import { runName, runTags, tagArgs } from '../../../src/repository/restic/resticRuns.js'
 import { daemonId, targetOf } from '../../../src/repository/restic/resticSession.js'
-import { resticVersion } from '../../../src/repository/restic/resticVersion.js'
 import type { ResticStorageConfig } from '../../../src/storages/restic/index.js'
 import { tempDir } from '../../engine/helpers.js'
 import { runRepositorySuite } from '../../support/runRepositorySuite.js'
 import { startSshServer, type SshServer } from '../../support/sshServer.js'
 import { startTlsS3rver, type TlsS3 } from './support/s3rverTls.js'
+import { requireRestic } from '../../support/requireRestic.js'
 
 /** A job `name` whose one storage entry is `storage` (YAML). */
 async function jobWith(dir: string, name: string, storage: string): Promise<JobConfig> {
@@ -46,9 +46,7 @@ describe('repository contract: restic', function () {
   this.timeout(120_000)
   let tmp: { dir: string; remove(): Promise<void> }
   before(async () => {
-    await resticVersion().catch((err: Error) => {
-      throw new Error(`the restic binary is needed (apt-get install restic): ${err.message}`)
-    })
+    await requireRestic()
     tmp = await tempDir('bd-restic-contract-')
   })
   after(() => tmp.remove())

@@ -5,24 +5,16 @@
  * killed run wrote and removes the stale lock, which is provably this host's and dead.
  */
 import { expect } from 'chai'
-import { execFileSync, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdir, writeFile } from 'node:fs/promises'
-import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { restic, resticJson, type ResticTarget } from '../../../src/repository/restic/resticProcess.js'
-import { resticVersion } from '../../../src/repository/restic/resticVersion.js'
 import { tempDir, waitFor } from '../../engine/helpers.js'
-import { daemonBin, runCli } from '../../support/runCli.js'
-
-const Database = createRequire(import.meta.url)('libsql') as new (path: string) => { exec(sql: string): void; close(): void }
-
-/** The processes of process group `group` whose command line includes `text`. */
-const inGroup = (group: number, text: string) =>
-  execFileSync('ps', ['-eo', 'pid=,pgid=,args='], { encoding: 'utf8' })
-    .split('\n')
-    .map((line) => line.trim().split(/\s+/))
-    .filter(([, pgid, ...args]) => Number(pgid) === group && args.join(' ').includes(text))
+import { writeDaemonYaml } from '../../support/daemonYaml.js'
+import { runCli } from '../../support/runCli.js'
+import { execSqlite } from '../../support/sqliteDb.js'
+import { inGroup, spawnInGroup } from './support/killedRun.js'
+import { requireRestic } from '../../support/requireRestic.js'
 
 describe('restic storage: kill -9 in the middle of a run', function () {
   this.timeout(240_000)
@@ -30,26 +22,19 @@ describe('restic storage: kill -9 in the middle of a run', function () {
   const env = { RESTIC_TEST_PASSWORD: 'crash test passphrase' }
   const target = (): ResticTarget => ({ repository: join(tmp.dir, 'repo'), password: env.RESTIC_TEST_PASSWORD, cacheDir: join(tmp.dir, 'cache') })
   before(async () => {
-    await resticVersion().catch((err: Error) => {
-      throw new Error(`the restic binary is needed (apt-get install restic): ${err.message}`)
-    })
+    await requireRestic()
     tmp = await tempDir('bd-restic-crash-')
   })
   after(() => tmp?.remove())
 
   it('lists nothing partial, and the next run succeeds and removes the stale lock', async () => {
     // A database first (its snapshot is written), then a folder large enough to be killed in.
-    const db = new Database(join(tmp.dir, 'app.db'))
-    db.exec("CREATE TABLE t (v TEXT); INSERT INTO t VALUES ('one')")
-    db.close()
+    execSqlite(join(tmp.dir, 'app.db'), "CREATE TABLE t (v TEXT); INSERT INTO t VALUES ('one')")
     await mkdir(join(tmp.dir, 'src'))
     for (let i = 0; i < 12; i++) await writeFile(join(tmp.dir, 'src', `blob-${i}.bin`), randomBytes(16 << 20))
-    const file = join(tmp.dir, 'backup-daemon.yaml')
-    await writeFile(
-      file,
-      `dataDir: ./data
-jobs:
-  - name: crash
+    const file = await writeDaemonYaml(
+      tmp.dir,
+      `  - name: crash
     retention: { last: 5 }
     sources:
       - { type: sqlite, name: db, path: ./app.db }
@@ -59,14 +44,7 @@ jobs:
 `,
     )
     await restic(target(), ['init', '--repository-version', '2'])
-    const child = spawn(process.execPath, [daemonBin, 'run', 'crash', '--config', file], {
-      cwd: tmp.dir,
-      env: { ...process.env, ...env },
-      detached: true,
-      stdio: 'ignore',
-    })
-    const group = child.pid!
-    const exited = new Promise((resolve) => child.once('exit', resolve))
+    const { group, exited } = spawnInGroup(['run', 'crash', '--config', file], { cwd: tmp.dir, env })
     await waitFor(() => inGroup(group, `${join(tmp.dir, 'src')}`).length > 0, 60_000, 'restic backing the folder up')
     await new Promise((resolve) => setTimeout(resolve, 1000))
     process.kill(-group, 'SIGKILL')

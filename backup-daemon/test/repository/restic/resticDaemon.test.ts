@@ -8,20 +8,14 @@
  */
 import { expect } from 'chai'
 import { appendFile, lstat, readdir, readFile, writeFile } from 'node:fs/promises'
-import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { restic, resticJson, type ResticTarget } from '../../../src/repository/restic/resticProcess.js'
-import { resticVersion } from '../../../src/repository/restic/resticVersion.js'
 import { makeTree, tempDir } from '../../engine/helpers.js'
+import { writeDaemonYaml } from '../../support/daemonYaml.js'
+import { requireRestic } from '../../support/requireRestic.js'
 import { runCli } from '../../support/runCli.js'
+import { execSqlite, openSqlite, writeItemsDb } from '../../support/sqliteDb.js'
 import { treeOf } from './support/treeOf.js'
-
-interface Db {
-  exec(sql: string): void
-  prepare(sql: string): { get(): Record<string, unknown> }
-  close(): void
-}
-const Database = createRequire(import.meta.url)('libsql') as new (path: string) => Db
 
 const withoutExcluded = (tree: Record<string, string>) =>
   Object.fromEntries(Object.entries(tree).filter(([path]) => !path.endsWith('.tmp') && path !== 'cache' && !path.startsWith('cache/')))
@@ -34,7 +28,7 @@ describe('restic storage through the daemon (run, snapshots, restore, verify, re
   const cli = (...args: string[]) => runCli([...args, '--config', file], { cwd: tmp.dir, env })
   const target = (): ResticTarget => ({ repository: join(tmp.dir, 'repo'), password: env.RESTIC_TEST_PASSWORD, cacheDir: join(tmp.dir, 'cache') })
   const count = () => {
-    const db = new Database(join(tmp.dir, 'app.db'))
+    const db = openSqlite(join(tmp.dir, 'app.db'))
     const row = db.prepare('SELECT count(*) AS n, group_concat(name) AS names FROM items').get()
     db.close()
     return row
@@ -48,20 +42,13 @@ describe('restic storage through the daemon (run, snapshots, restore, verify, re
   const names = async () => (await listed()).map((s) => s.name as string)
 
   before(async () => {
-    await resticVersion().catch((err: Error) => {
-      throw new Error(`the restic binary is needed (apt-get install restic): ${err.message}`)
-    })
+    await requireRestic()
     tmp = await tempDir('bd-restic-daemon-')
     await makeTree(join(tmp.dir, 'src'))
-    const db = new Database(join(tmp.dir, 'app.db'))
-    db.exec("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO items (name) VALUES ('alpha'), ('beta'), ('gamma')")
-    db.close()
-    file = join(tmp.dir, 'backup-daemon.yaml')
-    await writeFile(
-      file,
-      `dataDir: ./data
-jobs:
-  - name: site
+    writeItemsDb(join(tmp.dir, 'app.db'), ['alpha', 'beta', 'gamma'])
+    file = await writeDaemonYaml(
+      tmp.dir,
+      `  - name: site
     retention: { last: 2 }
     sources:
       - { type: local, name: files, path: ./src, exclude: ["*.tmp", "cache/"] }
@@ -103,9 +90,7 @@ jobs:
     expect(await treeOf(join(tmp.dir, 'out/files'))).to.deep.equal(withoutExcluded(await treeOf(join(tmp.dir, 'src'))))
     expect((await lstat(join(tmp.dir, 'out/db'))).isDirectory()).to.equal(true)
 
-    const db = new Database(join(tmp.dir, 'app.db'))
-    db.exec("DELETE FROM items WHERE name = 'beta'; INSERT INTO items (name) VALUES ('delta')")
-    db.close()
+    execSqlite(join(tmp.dir, 'app.db'), "DELETE FROM items WHERE name = 'beta'; INSERT INTO items (name) VALUES ('delta')")
     const intoDb = await cli('restore', 'site', first, '--into-database', '--force')
     expect(intoDb.code, intoDb.out).to.equal(0)
     expect(count()).to.deep.equal({ n: 3, names: 'alpha,beta,gamma' })

@@ -5,19 +5,14 @@
  * the same bytes. The folder source is read by each (a walk, restic's stat per file).
  */
 import { expect } from 'chai'
-import { readdir, readFile, writeFile } from 'node:fs/promises'
-import { createRequire } from 'node:module'
+import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { resticVersion } from '../../../src/repository/restic/resticVersion.js'
 import { makeTree, tempDir } from '../../engine/helpers.js'
+import { writeDaemonYaml } from '../../support/daemonYaml.js'
+import { requireRestic } from '../../support/requireRestic.js'
 import { runCli } from '../../support/runCli.js'
+import { writeItemsDb } from '../../support/sqliteDb.js'
 import { treeOf } from './support/treeOf.js'
-
-interface Db {
-  exec(sql: string): void
-  close(): void
-}
-const Database = createRequire(import.meta.url)('libsql') as new (path: string) => Db
 
 describe('restic and archives in one job: each dump taken once', function () {
   this.timeout(180_000)
@@ -27,20 +22,13 @@ describe('restic and archives in one job: each dump taken once', function () {
   const cli = (...args: string[]) => runCli([...args, '--config', file], { cwd: tmp.dir, env })
 
   before(async () => {
-    await resticVersion().catch((err: Error) => {
-      throw new Error(`the restic binary is needed (apt-get install restic): ${err.message}`)
-    })
+    await requireRestic()
     tmp = await tempDir('bd-restic-once-')
     await makeTree(join(tmp.dir, 'src'))
-    const db = new Database(join(tmp.dir, 'app.db'))
-    db.exec("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO items (name) VALUES ('alpha'), ('beta')")
-    db.close()
-    file = join(tmp.dir, 'backup-daemon.yaml')
-    await writeFile(
-      file,
-      `dataDir: ./data
-jobs:
-  - name: both
+    writeItemsDb(join(tmp.dir, 'app.db'), ['alpha', 'beta'])
+    file = await writeDaemonYaml(
+      tmp.dir,
+      `  - name: both
     compression: tar.gz
     sources:
       - { type: local, name: files, path: ./src }

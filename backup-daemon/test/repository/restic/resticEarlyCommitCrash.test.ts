@@ -6,22 +6,15 @@
  * source it names), and the next run removes it as a leftover and succeeds.
  */
 import { expect } from 'chai'
-import { execFileSync, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { resticJson, type ResticTarget } from '../../../src/repository/restic/resticProcess.js'
-import { resticVersion } from '../../../src/repository/restic/resticVersion.js'
 import { tempDir, waitFor } from '../../engine/helpers.js'
-import { daemonBin, runCli } from '../../support/runCli.js'
-
-/** pid and arguments of the processes of group `group` whose command line includes `text`. */
-const inGroup = (group: number, text: string) =>
-  execFileSync('ps', ['-eo', 'pid=,pgid=,args='], { encoding: 'utf8' })
-    .split('\n')
-    .map((line) => line.trim().split(/\s+/))
-    .filter(([, pgid, ...args]) => Number(pgid) === group && args.join(' ').includes(text))
-    .map(([pid]) => Number(pid))
+import { writeDaemonYaml } from '../../support/daemonYaml.js'
+import { runCli } from '../../support/runCli.js'
+import { inGroup, spawnInGroup } from './support/killedRun.js'
+import { requireRestic } from '../../support/requireRestic.js'
 
 describe('restic storage: kill -9 while the early commit waits', function () {
   this.timeout(240_000)
@@ -29,9 +22,7 @@ describe('restic storage: kill -9 while the early commit waits', function () {
   const env = { RESTIC_TEST_PASSWORD: 'early commit crash' }
   const target = (): ResticTarget => ({ repository: join(tmp.dir, 'repo'), password: env.RESTIC_TEST_PASSWORD, cacheDir: join(tmp.dir, 'cache') })
   before(async () => {
-    await resticVersion().catch((err: Error) => {
-      throw new Error(`the restic binary is needed (apt-get install restic): ${err.message}`)
-    })
+    await requireRestic()
     tmp = await tempDir('bd-restic-early-')
   })
   after(() => tmp?.remove())
@@ -42,23 +33,15 @@ describe('restic storage: kill -9 while the early commit waits', function () {
       for (let i = 0; i < 10; i++) await writeFile(join(tmp.dir, 'src', `blob-${i}.bin`), randomBytes(16 << 20))
     }
     await fill()
-    const file = join(tmp.dir, 'backup-daemon.yaml')
-    await writeFile(
-      file,
-      `dataDir: ./data\njobs:\n  - name: early\n    sources: [{ type: local, name: files, path: ./src }]\n    storages: [{ type: restic, name: dedup, repository: ./repo, password: env:RESTIC_TEST_PASSWORD }]\n`,
+    const file = await writeDaemonYaml(
+      tmp.dir,
+      `  - name: early\n    sources: [{ type: local, name: files, path: ./src }]\n    storages: [{ type: restic, name: dedup, repository: ./repo, password: env:RESTIC_TEST_PASSWORD }]\n`,
     )
     const first = await runCli(['run', 'early', '--config', file], { cwd: tmp.dir, env })
     expect(first.code, first.out).to.equal(0)
     // New content: the next run's folder backup takes seconds, its commit (predicted from the first run) waits.
     await fill()
-    const child = spawn(process.execPath, [daemonBin, 'run', 'early', '--config', file], {
-      cwd: tmp.dir,
-      env: { ...process.env, ...env },
-      detached: true,
-      stdio: 'ignore',
-    })
-    const group = child.pid!
-    const exited = new Promise((resolve) => child.once('exit', resolve))
+    const { group, exited } = spawnInGroup(['run', 'early', '--config', file], { cwd: tmp.dir, env })
     await waitFor(() => inGroup(group, '--stdin-filename').length > 0 && inGroup(group, join(tmp.dir, 'src')).length > 0, 60_000, 'both restic commands')
     await new Promise((resolve) => setTimeout(resolve, 500))
     // The daemon and the folder's restic die; the commit's restic is left to itself.

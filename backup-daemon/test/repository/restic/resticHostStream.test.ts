@@ -9,13 +9,13 @@ import { expect } from 'chai'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { resticJson } from '../../../src/repository/restic/resticProcess.js'
-import { resticVersion } from '../../../src/repository/restic/resticVersion.js'
 import { hostStreamSourceSchema } from '../../../src/sources/hostStream/schema.js'
 import { StreamLibrarySource } from '../../../src/sources/hostStream/StreamLibrarySource.js'
 import { tempDir } from '../../engine/helpers.js'
 import { libraryClient, mp4Bytes, startStreamEmulator, type StreamEmulator } from '../../sources/support/streamLibrary.js'
 import { runCli } from '../../support/runCli.js'
 import { treeOf } from './support/treeOf.js'
+import { requireRestic } from '../../support/requireRestic.js'
 
 describe('restic storage: the host-stream source through its mirror folder', function () {
   this.timeout(180_000)
@@ -26,9 +26,7 @@ describe('restic storage: the host-stream source through its mirror folder', fun
   const originals = () => requests.filter((line) => /^GET \/stream-cdn\/\d+\/[^/]+\/original 200/.test(line)).length
 
   before(async () => {
-    await resticVersion().catch((err: Error) => {
-      throw new Error(`the restic binary is needed (apt-get install restic): ${err.message}`)
-    })
+    await requireRestic()
     tmp = await tempDir('bd-restic-stream-')
     emulator = await startStreamEmulator({
       stream: { libraryId: 7207, apiKey: 'restic-Lib-key-7' },

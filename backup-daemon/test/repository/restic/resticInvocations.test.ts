@@ -12,8 +12,9 @@ import { expect } from 'chai'
 import { chmod, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { restic, resticJson } from '../../../src/repository/restic/resticProcess.js'
-import { resticVersion } from '../../../src/repository/restic/resticVersion.js'
 import { makeTree, tempDir } from '../../engine/helpers.js'
+import { writeDaemonYaml } from '../../support/daemonYaml.js'
+import { requireRestic } from '../../support/requireRestic.js'
 import { runCli } from '../../support/runCli.js'
 
 describe('restic storage: the commands of an unchanged run', function () {
@@ -35,20 +36,15 @@ describe('restic storage: the commands of an unchanged run', function () {
   }
 
   before(async () => {
-    await resticVersion().catch((err: Error) => {
-      throw new Error(`the restic binary is needed (apt-get install restic): ${err.message}`)
-    })
+    await requireRestic()
     tmp = await tempDir('bd-restic-calls-')
     await makeTree(join(tmp.dir, 'src'))
     const wrapper = join(tmp.dir, 'restic-counting')
     await writeFile(wrapper, `#!/bin/sh\necho "$*" >> ${JSON.stringify(calls())}\nexec restic "$@"\n`)
     await chmod(wrapper, 0o755)
-    file = join(tmp.dir, 'backup-daemon.yaml')
-    await writeFile(
-      file,
-      `dataDir: ./data
-jobs:
-  - name: site
+    file = await writeDaemonYaml(
+      tmp.dir,
+      `  - name: site
     retention: { last: 2 }
     sources: [{ type: local, name: files, path: ./src }]
     storages: [{ type: restic, name: dedup, repository: ./repo, password: calls-pass, binary: ${JSON.stringify(wrapper)} }]

@@ -9,20 +9,18 @@ import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { resticJson } from '../../../src/repository/restic/resticProcess.js'
-import { resticVersion } from '../../../src/repository/restic/resticVersion.js'
 import { tempDir } from '../../engine/helpers.js'
 import { runCli } from '../../support/runCli.js'
 import { startS3rver, type RunningS3 } from '../../storages/support/s3rver.js'
 import { treeOf } from './support/treeOf.js'
+import { requireRestic } from '../../support/requireRestic.js'
 
 describe('restic storage: a remote source through its mirror folder', function () {
   this.timeout(180_000)
   let tmp: { dir: string; remove(): Promise<void> }
   let s3: RunningS3
   before(async () => {
-    await resticVersion().catch((err: Error) => {
-      throw new Error(`the restic binary is needed (apt-get install restic): ${err.message}`)
-    })
+    await requireRestic()
     tmp = await tempDir('bd-restic-mirror-')
     s3 = await startS3rver('media')
     const client = new S3Client({

@@ -7,22 +7,19 @@
 import { expect } from 'chai'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { resticVersion } from '../../../src/repository/restic/resticVersion.js'
 import { tempDir } from '../../engine/helpers.js'
-import { requirePostgresBin, startPostgresCluster, type PostgresCluster } from '../../sources/support/postgresCluster.js'
+import { startPostgres, type PostgresCluster } from '../../sources/support/postgresCluster.js'
 import { runCli } from '../../support/runCli.js'
+import { requireRestic } from '../../support/requireRestic.js'
 
 describe('restic storage: a PostgreSQL dump backed up and restored', function () {
   this.timeout(240_000)
   let pg: PostgresCluster | undefined
   let tmp: Awaited<ReturnType<typeof tempDir>>
   before(async () => {
-    await resticVersion().catch((err: Error) => {
-      throw new Error(`the restic binary is needed (apt-get install restic): ${err.message}`)
-    })
-    const bin = await requirePostgresBin()
+    await requireRestic()
     tmp = await tempDir('bd-restic-pg-')
-    pg = await startPostgresCluster(bin)
+    pg = await startPostgres()
   })
   after(async () => {
     await pg?.stop()

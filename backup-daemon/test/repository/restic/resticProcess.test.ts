@@ -13,6 +13,7 @@ import { listLocks, lockState, removeOwnDeadLocks } from '../../../src/repositor
 import { restic, resticEnv, resticJson, type ResticTarget } from '../../../src/repository/restic/resticProcess.js'
 import { describeVersion, parseResticVersion, resticVersion, supports } from '../../../src/repository/restic/resticVersion.js'
 import { tempDir } from '../../engine/helpers.js'
+import { requireRestic } from '../../support/requireRestic.js'
 
 describe('repository/restic: the restic process driver', function () {
   this.timeout(60_000)
@@ -20,9 +21,7 @@ describe('repository/restic: the restic process driver', function () {
   let target: ResticTarget
 
   before(async function () {
-    await resticVersion().catch((err: Error) => {
-      throw new Error(`the restic binary is needed (apt-get install restic): ${err.message}`)
-    })
+    await requireRestic()
     temp = await tempDir('bd-restic-')
     target = { repository: join(temp.dir, 'repo'), password: 'correct horse battery', cacheDir: join(temp.dir, 'cache') }
     await restic(target, ['init', '--repository-version', '2'])

@@ -9,10 +9,10 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { resticJson, type ResticTarget } from '../../../src/repository/restic/resticProcess.js'
-import { resticVersion } from '../../../src/repository/restic/resticVersion.js'
 import { makeTree, tempDir } from '../../engine/helpers.js'
 import { runCli } from '../../support/runCli.js'
 import { startTlsS3rver, type TlsS3 } from './support/s3rverTls.js'
+import { requireRestic } from '../../support/requireRestic.js'
 
 const Database = createRequire(import.meta.url)('libsql') as new (path: string) => { exec(sql: string): void; close(): void }
 
@@ -22,9 +22,7 @@ describe('restic storage: two daemons on one S3 repository', function () {
   let s3: TlsS3
   const env = { RESTIC_TEST_PASSWORD: 'shared repository passphrase' }
   before(async () => {
-    await resticVersion().catch((err: Error) => {
-      throw new Error(`the restic binary is needed (apt-get install restic): ${err.message}`)
-    })
+    await requireRestic()
     tmp = await tempDir('bd-restic-two-')
     s3 = await startTlsS3rver('shared-repo')
   })

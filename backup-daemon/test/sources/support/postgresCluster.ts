@@ -46,6 +46,11 @@ export async function findPostgresBin(): Promise<string | undefined> {
   return undefined
 }
 
+/** A cluster of the newest server binaries; without any, the error of `requirePostgresBin`. */
+export async function startPostgres(): Promise<PostgresCluster> {
+  return startPostgresCluster(await requirePostgresBin())
+}
+
 export async function startPostgresCluster(bin: string): Promise<PostgresCluster> {
   const root = userInfo().uid === 0
   // As root, the server runs as `postgres`, so its folder must be theirs.

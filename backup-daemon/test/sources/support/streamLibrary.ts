@@ -5,6 +5,7 @@
  * does), videos created and uploaded through the real API, and MP4-looking bytes to upload.
  */
 import { randomBytes } from 'node:crypto'
+import { hostStreamSourceSchema, type HostStreamSourceConfig } from '../../../src/sources/hostStream/schema.js'
 
 export interface StreamEmulator {
   url: string
@@ -23,6 +24,19 @@ export async function startStreamEmulator(options: StreamEmulatorOptions): Promi
   const specifier = 'dev-app/emulator'
   const { startEmulator } = (await import(specifier)) as { startEmulator(o: StreamEmulatorOptions & { port: number; host: string }): Promise<StreamEmulator> }
   return startEmulator({ port: 0, host: '127.0.0.1', ...options, stream: { encodingStepMs: 5, ...options.stream } })
+}
+
+/** The emulator's stream library as a `host-stream` source named `videos`, parsed as the config loader does. */
+export function videosSource(emulator: StreamEmulator, overrides: Partial<HostStreamSourceConfig> = {}): HostStreamSourceConfig {
+  return hostStreamSourceSchema.parse({
+    type: 'host-stream',
+    name: 'videos',
+    apiBase: emulator.stream.apiBase,
+    libraryId: emulator.stream.libraryId,
+    apiKey: emulator.stream.apiKey,
+    pullZoneHostname: emulator.stream.cdnUrl,
+    ...overrides,
+  })
 }
 
 /** An `ftyp` box and an `mdat` of random bytes: sniffed as MP4 (the emulator "encodes" it with stand-ins). */
