@@ -8,8 +8,8 @@
  * job with a PostgreSQL source.
  */
 import { expect } from 'chai'
-import { spawn } from 'node:child_process'
-import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises'
+import { spawn, spawnSync } from 'node:child_process'
+import { chmod, chown, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { tmpdir } from 'node:os'
 import { buffer } from 'node:stream/consumers'
@@ -25,7 +25,8 @@ import type { SourceRecord } from '../../src/tar/snapshotRecord.js'
 import { tempDir, waitFor } from '../engine/helpers.js'
 import { entriesOf } from '../support/entriesOf.js'
 import { freePort } from '../support/freePort.js'
-import { runCli } from '../support/runCli.js'
+import { assertReadableBy } from '../support/readableBy.js'
+import { daemonBin, runCli } from '../support/runCli.js'
 import { startPostgres, type PostgresCluster } from './support/postgresCluster.js'
 import { tcpSource } from './support/postgresSource.js'
 import { processAlive } from '../../src/sources/support/processAlive.js'
@@ -279,6 +280,42 @@ jobs:
     expect(drill.out).to.not.include(pg.password)
     expect(await scratchDatabases()).to.equal('')
     expect(await readdir(join(dir, 'data', 'drills'))).to.deep.equal([])
+  })
+
+  it('as a user other than root (nobody, as the daemon runs under systemd) the CLI drills on a temporary server it starts', async () => {
+    if (process.getuid?.() !== 0) throw new Error('needs root (setpriv to run the daemon as nobody)')
+    assertReadableBy('nobody', daemonBin)
+    // A folder of nobody's own, as `/var/lib/backup-daemon` is the service user's.
+    const dir = await mkdtemp(join(tmpdir(), 'bd-pg-nobody-'))
+    try {
+      await chmod(dir, 0o755)
+      await chown(dir, 65534, 65534)
+      const yaml = `dataDir: ./data
+jobs:
+  - name: shop
+    compression: tar
+    drill: { databaseServer: temporary }
+    sources:
+      - { type: postgresql, name: pg, database: shop, host: 127.0.0.1, port: ${pg.port}, user: postgres, password: ${pg.password}, pgDump: ${join(bin, 'pg_dump')} }
+    storages: [{ type: local, name: store, path: ./store }]
+`
+      await writeFile(join(dir, 'backup-daemon.yaml'), yaml, { mode: 0o644 })
+      const run = await runCli(['run', 'shop', '--config', 'backup-daemon.yaml'], { cwd: dir, user: 'nobody' })
+      expect(run.code, run.out).to.equal(0)
+      const drill = await runCli(['drill', 'shop', '--config', 'backup-daemon.yaml'], { cwd: dir, user: 'nobody' })
+      expect(drill.code, drill.out).to.equal(0)
+      expect(drill.out).to.match(
+        /source "pg": pg\/shop\.dump: restored into a temporary server \(\/usr\/lib\/postgresql\/\d+\/bin\), 3 table\(s\) and their row counts/,
+      )
+      expect(drill.out).to.not.include(pg.password)
+      expect(await readdir(join(dir, 'data', 'drills'))).to.deep.equal([])
+      // The server it started ran as nobody and is gone (pg_ctl waited for its shutdown; the process leaves the
+      // table a moment later, as in the test of the temporary server above).
+      const left = () => spawnSync('pgrep', ['-u', 'nobody', '-x', 'postgres'], { encoding: 'utf8' }).stdout.trim()
+      await waitFor(() => left() === '', 10_000, 'no postgres process of nobody is left')
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
   })
 })
 
