@@ -7,7 +7,7 @@
  * snapshot drills, and a temporary server left by a killed `drill` is stopped by the next one.
  */
 import { expect } from 'chai'
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { mysqlDrill, type MysqlRecord } from '../../src/sources/mysql/drill.js'
@@ -20,6 +20,7 @@ import { freePort } from '../support/freePort.js'
 import { checkInScratch } from './support/drillCheck.js'
 import { startMariadbWith, type MariadbServer } from '../support/mariadbServer.js'
 import { daemonBin, runCli } from '../support/runCli.js'
+import { nobodyFolder } from '../support/serviceUser.js'
 import { processAlive } from '../../src/sources/support/processAlive.js'
 
 describe('restore drills of mariadb sources (a real MariaDB server)', function () {
@@ -182,6 +183,33 @@ describe('restore drills of mariadb sources (a real MariaDB server)', function (
     expect(result.lines).to.include('dropped backup_daemon_drill_99999999_0123456789ab, the scratch database of a drill that did not finish')
     expect(await scratchDatabases()).to.equal(`backup_daemon_drill_${server.pid}_0123456789ab`)
     await server.sql(`DROP DATABASE backup_daemon_drill_${server.pid}_0123456789ab`)
+  })
+
+  it('as nobody (the service user under systemd): the CLI drills on a temporary server it starts as that user, stopped afterwards', async () => {
+    const { dir, remove } = await nobodyFolder('bd-mysql-nobody-')
+    try {
+      const file = await writeDaemonYaml(
+        dir,
+        `  - name: shop
+    compression: tar
+    drill: { databaseServer: temporary }
+    sources:
+      - { type: mariadb, name: db, port: ${server.port}, username: ${server.username}, password: ${server.password}, database: shop }
+    storages: [{ type: local, name: store, path: ./store }]
+`,
+      )
+      const run = await runCli(['run', 'shop', '--config', file], { cwd: dir, user: 'nobody' })
+      expect(run.code, run.out).to.equal(0)
+      const drilled = await runCli(['drill', 'shop', '--config', file], { cwd: dir, user: 'nobody' })
+      expect(drilled.code, drilled.out).to.equal(0)
+      expect(drilled.out).to.include('restored into a temporary server, 4 table(s)')
+      expect(drilled.out).to.not.include(server.password)
+      expect(await readdir(join(dir, 'data', 'drills'))).to.deep.equal([])
+      const left = () => spawnSync('pgrep', ['-u', 'nobody', '-f', 'mariadbd|mysqld'], { encoding: 'utf8' }).stdout.trim()
+      await waitFor(() => left() === '', 10_000, 'no MariaDB server of nobody is left')
+    } finally {
+      await remove()
+    }
   })
 
   it('through the CLI: backup-daemon drill proves a snapshot (both servers); a temporary server left by a killed drill is stopped by the next', async () => {

@@ -9,7 +9,7 @@
  */
 import { expect } from 'chai'
 import { spawn, spawnSync } from 'node:child_process'
-import { chmod, chown, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
+import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { tmpdir } from 'node:os'
 import { buffer } from 'node:stream/consumers'
@@ -25,8 +25,8 @@ import type { SourceRecord } from '../../src/tar/snapshotRecord.js'
 import { tempDir, waitFor } from '../engine/helpers.js'
 import { entriesOf } from '../support/entriesOf.js'
 import { freePort } from '../support/freePort.js'
-import { assertReadableBy } from '../support/readableBy.js'
-import { daemonBin, runCli } from '../support/runCli.js'
+import { runCli } from '../support/runCli.js'
+import { nobodyFolder } from '../support/serviceUser.js'
 import { startPostgres, type PostgresCluster } from './support/postgresCluster.js'
 import { tcpSource } from './support/postgresSource.js'
 import { processAlive } from '../../src/sources/support/processAlive.js'
@@ -283,13 +283,9 @@ jobs:
   })
 
   it('as a user other than root (nobody, as the daemon runs under systemd) the CLI drills on a temporary server it starts', async () => {
-    if (process.getuid?.() !== 0) throw new Error('needs root (setpriv to run the daemon as nobody)')
-    assertReadableBy('nobody', daemonBin)
     // A folder of nobody's own, as `/var/lib/backup-daemon` is the service user's.
-    const dir = await mkdtemp(join(tmpdir(), 'bd-pg-nobody-'))
+    const { dir, remove } = await nobodyFolder('bd-pg-nobody-')
     try {
-      await chmod(dir, 0o755)
-      await chown(dir, 65534, 65534)
       const yaml = `dataDir: ./data
 jobs:
   - name: shop
@@ -314,7 +310,7 @@ jobs:
       const left = () => spawnSync('pgrep', ['-u', 'nobody', '-x', 'postgres'], { encoding: 'utf8' }).stdout.trim()
       await waitFor(() => left() === '', 10_000, 'no postgres process of nobody is left')
     } finally {
-      await rm(dir, { recursive: true, force: true })
+      await remove()
     }
   })
 })

@@ -4,20 +4,23 @@
  * lists, sets, hashes, sorted sets, streams with consumer groups and pending entries, 20 000 small keys
  * across chunk boundaries) and equal the server's; a good RDB loads into a temporary redis-server with the
  * same counts; a record that disagrees names the database and both counts; a truncated RDB fails with
- * redis-server's own load error. Through the real CLI: a good snapshot drills; nothing is left running.
+ * redis-server's own load error. Through the real CLI, as root and as nobody (the service user): a good
+ * snapshot drills; nothing is left running.
  */
 import { expect } from 'chai'
+import { spawnSync } from 'node:child_process'
 import { mkdir, readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { redisDrill, type RedisRecord } from '../../src/sources/redis/drill.js'
 import { RedisSource } from '../../src/sources/redis/RedisSource.js'
 import { redisSourceSchema, type RedisSourceConfig } from '../../src/sources/redis/schema.js'
-import { tempDir } from '../engine/helpers.js'
+import { tempDir, waitFor } from '../engine/helpers.js'
 import { writeDaemonYaml } from '../support/daemonYaml.js'
 import { dumpOf } from '../support/entriesOf.js'
 import { checkInScratch } from './support/drillCheck.js'
 import { startRedisServer, type RedisServer } from '../support/redisServer.js'
 import { runCli } from '../support/runCli.js'
+import { nobodyFolder } from '../support/serviceUser.js'
 import { processAlive } from '../../src/sources/support/processAlive.js'
 
 describe('restore drills of redis sources (a real Redis server)', function () {
@@ -108,9 +111,8 @@ describe('restore drills of redis sources (a real Redis server)', function () {
     expect(processAlive((JSON.parse(await readFile(result.pidFile, 'utf8')) as { pid: number }).pid)).to.equal(false)
   })
 
-  it('through the CLI: backup-daemon drill proves a snapshot of a live server; the scratch folder is gone', async () => {
-    const dir = join(tmp.dir, 'cli')
-    await mkdir(dir)
+  /** `run` then `drill` of a job on the live server, through the real CLI, in `dir` (as `user` when given). */
+  async function drillThroughCli(dir: string, user?: string): Promise<void> {
     const file = await writeDaemonYaml(
       dir,
       `  - name: cache
@@ -120,12 +122,29 @@ describe('restore drills of redis sources (a real Redis server)', function () {
     storages: [{ type: local, name: store, path: ./store }]
 `,
     )
-    const run = await runCli(['run', 'cache', '--config', file], { cwd: dir })
+    const run = await runCli(['run', 'cache', '--config', file], { cwd: dir, ...(user && { user }) })
     expect(run.code, run.out).to.equal(0)
-    const drilled = await runCli(['drill', 'cache', '--config', file], { cwd: dir })
+    const drilled = await runCli(['drill', 'cache', '--config', file], { cwd: dir, ...(user && { user }) })
     expect(drilled.code, drilled.out).to.equal(0)
     expect(drilled.out).to.include('source "cache": cache/dump.rdb: loaded by a temporary redis-server, 20019 key(s) in 2 database(s)')
     expect(drilled.out).to.not.include(server.password)
     expect(await readdir(join(dir, 'data', 'drills'))).to.deep.equal([])
+  }
+
+  it('through the CLI: backup-daemon drill proves a snapshot of a live server; the scratch folder is gone', async () => {
+    const dir = join(tmp.dir, 'cli')
+    await mkdir(dir)
+    await drillThroughCli(dir)
+  })
+
+  it('the same as nobody (the service user under systemd): its own temporary redis-server, nothing left running', async () => {
+    const { dir, remove } = await nobodyFolder('bd-redis-nobody-')
+    try {
+      await drillThroughCli(dir, 'nobody')
+      const left = () => spawnSync('pgrep', ['-u', 'nobody', '-x', 'redis-server'], { encoding: 'utf8' }).stdout.trim()
+      await waitFor(() => left() === '', 10_000, 'no redis-server of nobody is left')
+    } finally {
+      await remove()
+    }
   })
 })
