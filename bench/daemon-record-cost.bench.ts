@@ -11,7 +11,8 @@
  * rounds, as in `daemon-progress-cost`: wall-clock times on a shared two-core machine vary by 3x with the
  * neighbours' load. The crc32 case also prints the wall-clock ratio (throughput as an operator sees it),
  * to be read on an idle machine only. The trees (~270 MiB mixed, 20k tiny files) are generated once into the OS temp folder
- * (`BENCH_RECORD_FRESH=1` regenerates them); `BENCH_RECORD_ROUNDS` sets the runs per variant (default 5).
+ * (`BENCH_RECORD_FRESH=1` regenerates them); `BENCH_RECORD_ROUNDS` sets the runs per variant (default 5);
+ * `BENCH_RECORD_CASES` and `BENCH_RECORD_CRC32_ONLY` narrow the run (below).
  */
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -35,6 +36,10 @@ const MiB = 1 << 20
 const rounds = Number(process.env.BENCH_RECORD_ROUNDS ?? 5)
 const mixed = join(tmpdir(), 'bench-daemon-record-mixed')
 const tiny = join(tmpdir(), 'bench-daemon-record-tiny')
+// While working on one cost: `BENCH_RECORD_CASES=tar tiny files` (comma-separated case names) runs only those,
+// `BENCH_RECORD_CRC32_ONLY=1` leaves out the md5 and sha256 rows of the plain `tar` case.
+const picked = process.env.BENCH_RECORD_CASES?.split(',').map((name) => name.trim())
+const onlyCrc32 = Boolean(process.env.BENCH_RECORD_CRC32_ONLY)
 
 function makeMixed(): number {
   rmSync(mixed, { recursive: true, force: true })
@@ -108,11 +113,12 @@ async function main() {
   const total = !fresh && existsSync(join(mixed, '.complete')) ? Number(readFileSync(join(mixed, '.complete'), 'utf8')) : makeMixed()
   if (fresh || !existsSync(join(tiny, '.complete'))) makeTiny()
   console.log(`trees: ${(total / MiB).toFixed(0)} MiB mixed in ${mixed}, 20000 tiny files in ${tiny}; ${rounds} round(s) per variant, alternating`)
-  const cases: Case[] = [
-    { name: 'tar', tree: mixed, compression: 'tar', digests: ['crc32', 'md5', 'sha256'] },
+  const all: Case[] = [
+    { name: 'tar', tree: mixed, compression: 'tar', digests: onlyCrc32 ? ['crc32'] : ['crc32', 'md5', 'sha256'] },
     { name: 'tar tiny files', tree: tiny, compression: 'tar', digests: ['crc32'] },
     { name: 'tar.gz', tree: mixed, compression: 'tar.gz', digests: ['crc32'] },
   ]
+  const cases = picked ? all.filter((kase) => picked.includes(kase.name)) : all
   dir = mkdtempSync(join(tmpdir(), 'bench-record-'))
   try {
     await runCases(cases)

@@ -7,7 +7,7 @@
  */
 import { PassThrough } from 'node:stream'
 import type { DigestKind } from '../tar/fileDigest.js'
-import type { RecordedFile, SnapshotRecord } from '../tar/snapshotRecord.js'
+import type { SnapshotRecord } from '../tar/snapshotRecord.js'
 import { spoolToFile, type Spooled } from './spoolToFile.js'
 
 /** Text is handed to the file in pieces of about this many characters. */
@@ -17,7 +17,7 @@ export class RecordSpool {
   private readonly text = new PassThrough()
   private readonly spooled: Promise<Spooled>
   private pending = ''
-  private count = 0
+  private empty = true
 
   constructor(digest: DigestKind, signal: AbortSignal) {
     this.spooled = spoolToFile(this.text, signal)
@@ -26,9 +26,11 @@ export class RecordSpool {
     this.pending = `{"version":1,"digest":${JSON.stringify(digest)},"files":[`
   }
 
-  /** Files archived, in order. */
-  add(files: readonly RecordedFile[]): void {
-    for (const file of files) this.pending += (this.count++ === 0 ? '' : ',') + JSON.stringify(file)
+  /** Files archived, in order: their items as the tar writer builds them (`TarWriter.takeRecordedText`). */
+  add(text: string): void {
+    if (!text) return
+    this.pending += this.empty ? text : `,${text}`
+    this.empty = false
     if (this.pending.length >= pieceSize) {
       this.text.write(this.pending)
       this.pending = ''

@@ -7,7 +7,7 @@
 import type { Readable } from 'node:stream'
 import type { z } from 'zod'
 import type { DigestKind } from '../tar/fileDigest.js'
-import type { RecordedFile, SourceRecord } from '../tar/snapshotRecord.js'
+import type { SourceRecord } from '../tar/snapshotRecord.js'
 
 export interface SourceEntry {
   /** Path inside the archive, `/`-separated, relative (the job prefixes nothing: sources name their own top folder). */
@@ -93,8 +93,11 @@ export interface TarChunkHooks {
   onFileChanged?(name: string, announced: number, read: number): void
   /** Record every file entry's size and digest with this digest, handed over through `onRecorded`. */
   record?: DigestKind
-  /** Files whose bytes are all built, with their digests (per chunk or so), in archive order. */
-  onRecorded?(files: RecordedFile[]): void
+  /**
+   * Files whose bytes are all built, with their digests (per chunk or so), in archive order: the record's
+   * JSON items comma-joined (`TarWriter.takeRecordedText`), so a worker hands over one string, not an array per file.
+   */
+  onRecorded?(text: string): void
 }
 
 /** Context handed to a source: where to log progress (lines go to the job's log). */

@@ -16,10 +16,12 @@
  *
  * With `record`, it also keeps every file entry's path, size and digest of the body bytes as written
  * (`tar/snapshotRecord.ts`): done here, where every byte of every path (batches, streams, the tar worker)
- * passes once, so no path can forget it. `takeRecorded()` hands them over.
+ * passes once, so no path can forget it. `takeRecordedText()` hands them over as the record's own JSON
+ * text (`recordText.ts`): one string per step crosses from the tar worker, none per file, and the main
+ * thread only appends it to the record's spool. Issue 25 allows the record < 5% of a backup's throughput.
  */
-import { newDigest, type DigestKind, type FileDigest } from './fileDigest.js'
-import type { RecordedFile } from './snapshotRecord.js'
+import type { DigestKind } from './fileDigest.js'
+import { RecordText } from './recordText.js'
 
 export interface TarHeader {
   name: string
@@ -49,36 +51,32 @@ export class TarWriter {
   private offset = 0
   private ready: Buffer[] = []
   private readyLength = 0
-  /** The file entry whose body is being written, when recording. */
-  private recording: { name: string; size: number; digest: FileDigest } | undefined
-  private recorded: RecordedFile[] = []
+  /** The record's items (none without `record`), and whether files from here on are recorded. */
+  private readonly recorded: RecordText | undefined
+  private recording: boolean
 
   /** `record`: the digest kept for every file entry from here on (none without it). */
   constructor(
     private readonly chunkSize = 256 * 1024,
-    private record?: DigestKind,
+    record?: DigestKind,
   ) {
     this.chunk = Buffer.allocUnsafe(chunkSize)
+    this.recorded = record ? new RecordText(record) : undefined
+    this.recording = Boolean(record)
   }
 
-  /** The file entries finished so far (each once; a file is finished by the next header, `stopRecording` or `end`). */
-  takeRecorded(): RecordedFile[] {
-    const out = this.recorded
-    this.recorded = []
-    return out
+  /**
+   * The file entries finished so far (each once; a file is finished by the next header, `stopRecording` or
+   * `end`), as the record's JSON items joined by commas (`["path",size,"digest"],...`; '' for none).
+   */
+  takeRecordedText(): string {
+    return this.recorded?.take() ?? ''
   }
 
   /** No more recording (the record entry itself is written after this). */
   stopRecording(): void {
-    this.endRecording()
-    this.record = undefined
-  }
-
-  private endRecording(): void {
-    const file = this.recording
-    if (!file) return
-    this.recording = undefined
-    this.recorded.push([file.name, file.size, file.digest.hex()])
+    this.recorded?.end()
+    this.recording = false
   }
 
   /** Bytes in finished chunks waiting for `take()`. */
@@ -111,7 +109,7 @@ export class TarWriter {
   /** Header block(s) of an entry; a file's body of `size` bytes follows through `write` and `pad`. */
   header(header: TarHeader, fileSize = 0): void {
     const size = header.type === 'file' ? fileSize : 0
-    this.endRecording()
+    this.recorded?.end()
     // Folders without a trailing '/', as tar-stream wrote them (readers compare names): the type flag says it.
     let name = header.name
     const linkname = header.type === 'symlink' ? (header.linkname ?? '') : ''
@@ -142,12 +140,12 @@ export class TarWriter {
       this.pad(body.length)
     }
     this.headerBlock(name, prefix, typeFlags[header.type], header.mode, header.mtime, size, link)
-    if (this.record && header.type === 'file') this.recording = { name: header.name, size, digest: newDigest(this.record) }
+    if (this.recording && header.type === 'file') this.recorded!.start(header.name, size)
   }
 
   /** Bytes of the current file's body: copied into the chunk, or handed on as they are when large. */
   write(data: Buffer): void {
-    this.recording?.digest.update(data)
+    this.recorded?.update(data)
     if (data.length >= passThroughSize) {
       this.flush()
       this.ready.push(data)
@@ -172,7 +170,7 @@ export class TarWriter {
 
   /** The end of the archive (two zero blocks); every chunk is then ready. */
   end(): void {
-    this.endRecording()
+    this.recorded?.end()
     this.zeros(2 * block)
     this.flush()
   }

@@ -16,6 +16,7 @@ import { forEachTarEntry } from '../../src/archive/forEachTarEntry.js'
 import { extractTo } from '../../src/restore/extractTo.js'
 import { LocalSource } from '../../src/sources/local/index.js'
 import { SqliteSource } from '../../src/sources/sqlite/index.js'
+import { tarWorkerStepsReceived } from '../../src/sources/local/tarWorker/tarWorkerTree.js'
 import { parseRecord, recordEntryName, type SnapshotRecord } from '../../src/tar/snapshotRecord.js'
 import { tempDir } from '../engine/helpers.js'
 
@@ -80,6 +81,26 @@ describe('the snapshot record: every file with its size and digest, and what the
       }
       expect(files.has('db/app.sqlite')).to.equal(true)
       expect(record!.sources).to.deep.equal({ db: { type: 'sqlite', recorded: { tables: { posts: 37, 'odd "name"': 2 } } } })
+    })
+  }
+
+  for (const tarBuilder of ['worker', 'batches'] as const) {
+    it(`a path JSON must escape (quote, backslash, newline) or not (non-ASCII) round-trips through the record (${tarBuilder})`, async () => {
+      const odd = join(tmp.dir, `odd-${tarBuilder}`)
+      const names = ['say "hi".txt', 'back\\slash', 'two\nlines', 'ñandú 日本語.txt', 'plain']
+      await mkdir(join(odd, 'sub "folder"'), { recursive: true })
+      for (const [i, name] of names.entries()) await writeFile(join(odd, 'sub "folder"', name), randomBytes(i * 300))
+      const steps = tarWorkerStepsReceived()
+      const tar = await collect(
+        createArchive([new LocalSource('odd', odd, [], context, { tarBuilder })], { compression: 'tar', signal: new AbortController().signal }),
+      )
+      // The worker's items cross to the main thread as text: it must really have run.
+      expect(tarWorkerStepsReceived() > steps, 'steps posted by the tar worker').to.equal(tarBuilder === 'worker')
+      const { files, record } = await readTar(tar)
+      const expected = names.map((name) => `odd/sub "folder"/${name}`).sort()
+      expect([...files.keys()].sort()).to.deep.equal(expected)
+      expect(record!.files.map(([name]) => name).sort()).to.deep.equal(expected)
+      for (const [name, size, digest] of record!.files) expect([size, digest], name).to.deep.equal([files.get(name)!.length, hex(files.get(name)!)])
     })
   }
 

@@ -6,7 +6,6 @@
  * the worker holds while it sleeps on that wait (0 while it works: tests see the hold as it happens).
  */
 import type { DigestKind } from '../../../tar/fileDigest.js'
-import type { RecordedFile } from '../../../tar/snapshotRecord.js'
 import type { ChangedFile } from './treeTar.js'
 
 export interface TarWorkerData {
@@ -34,8 +33,8 @@ export interface StepMessage {
   bytes: number
   current: string | undefined
   changed: ChangedFile[]
-  /** Files finished in this step: path, size, digest (when recording). */
-  recorded: RecordedFile[]
+  /** Files finished in this step (when recording): the record's JSON items, comma-joined, one string (cheap to copy across). */
+  recorded: string
   logs: [level: 'info' | 'warn', message: string][]
   done: boolean
 }

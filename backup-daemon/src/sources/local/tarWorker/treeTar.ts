@@ -11,7 +11,6 @@ import { excludeMatcher } from '../../support/excludeMatcher.js'
 import { walkTree, type Walked } from '../localWalk.js'
 import type { SourceContext } from '../../types.js'
 import type { DigestKind } from '../../../tar/fileDigest.js'
-import type { RecordedFile } from '../../../tar/snapshotRecord.js'
 import { TarWriter } from '../../../tar/tarWriter.js'
 
 export interface TreeTarOptions {
@@ -43,8 +42,8 @@ export interface TreeTarStep {
   /** The last file read from, archive name. */
   current: string | undefined
   changed: ChangedFile[]
-  /** Files finished in this step, with their digests (when recording). */
-  recorded: RecordedFile[]
+  /** Files finished in this step, with their digests (when recording): the record's JSON items, comma-joined ('' for none). */
+  recorded: string
   done: boolean
 }
 
@@ -66,7 +65,7 @@ export class TreeTar {
 
   /** Builds until at least `budget` bytes of chunks are ready or the tree ends. */
   step(budget = 256 * 1024): TreeTarStep {
-    const out: TreeTarStep = { chunks: [], files: 0, bytes: 0, current: undefined, changed: [], recorded: [], done: false }
+    const out: TreeTarStep = { chunks: [], files: 0, bytes: 0, current: undefined, changed: [], recorded: '', done: false }
     const tar = this.tar
     while (tar.pending < budget) {
       if (this.large) {
@@ -105,7 +104,7 @@ export class TreeTar {
       }
     }
     out.chunks = tar.take()
-    out.recorded = tar.takeRecorded()
+    out.recorded = tar.takeRecordedText()
     return out
   }
 
