@@ -19,7 +19,7 @@ import type { AgeKeys } from '../archive/ageStream.js'
 import { restoreDatabases, restoreOf } from '../restore/restoreDatabases.js'
 import { sourceFactories } from '../sources/all.js'
 import { restoreFiles } from '../tasks/restoreFiles.js'
-import { uploadableSources, uploadSources } from '../restore/uploadSources.js'
+import { describeUploads, uploadableSources, uploadSources } from '../restore/uploadSources.js'
 import type { SnapshotCopy } from '../repository/jobRepository.js'
 import { readLimiterOf, runTask, taskReadOptions, type CliTaskOptions } from './runTask.js'
 import { openJob, repositoryOf, type JobContext } from './snapshotCommand.js'
@@ -150,8 +150,7 @@ export async function restoreIn(
             signal: context.signal,
             log: (level, line) => context.log(level, line),
           })
-          const counts = Object.entries(map).map(([name, r]) => `${name}: ${Object.keys(r.ids).length} uploaded, ${r.skipped.length} skipped`)
-          summary += `; ${counts.join('; ')}${args.guidMap ? ` (old → new ids in ${args.guidMap})` : ''}`
+          summary += `; ${describeUploads(map, args.guidMap)}`
           say(summary)
         }
         return { summary, bytesWritten: result.bytes }

@@ -60,3 +60,9 @@ export async function uploadSources(sources: SourceConfig[], options: UploadSour
   }
   return map
 }
+
+/** The summary's part for the uploads: per source what was uploaded and skipped, and where the map is. */
+export function describeUploads(map: UploadMap, mapFile?: string): string {
+  const counts = Object.entries(map).map(([name, result]) => `${name}: ${Object.keys(result.ids).length} uploaded, ${result.skipped.length} skipped`)
+  return `${counts.join('; ')}${mapFile ? ` (old → new ids in ${mapFile})` : ''}`
+}

@@ -28,4 +28,6 @@ export interface TaskView {
 }
 
 /** Where a restore writes: a folder below a `restore.roots` entry, or a database of `restore.databases`. */
-export type RestoreTarget = { kind: 'files'; path: string; overwrite?: boolean } | { kind: 'database'; source: string; database: string; overwrite?: boolean }
+export type RestoreTarget =
+  | { kind: 'files'; path: string; overwrite?: boolean; intoLibrary?: boolean; libraryId?: number }
+  | { kind: 'database'; source: string; database: string; overwrite?: boolean }

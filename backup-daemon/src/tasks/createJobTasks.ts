@@ -9,7 +9,8 @@
  *   against the manifest; without a manifest the archive is read to its end). Fails when one copy is bad.
  * - restore: the first copy that verifies is read (so the total is twice the snapshot's size), then
  *   unpacked into a folder below `restore.roots` (`restoreFiles`) or one database source's dump is
- *   restored into a database of `restore.databases` (`restoreDatabase`).
+ *   restored into a database of `restore.databases` (`restoreDatabase`); with `intoLibrary`, the job's video
+ *   library sources are then uploaded from the folder (`uploadIntoLibrary`).
  * - drill: the newest snapshot of each storage (or the one named) verified, restored into a scratch folder
  *   and compared with the record the backup wrote (`drillTask`).
  */
@@ -30,6 +31,7 @@ import { restoreTargetLocks } from './restoreTargetLocks.js'
 import type { TaskContext, TaskRunner } from './TaskRunner.js'
 import { TaskRefusedError } from './TaskRefusedError.js'
 import type { RestoreTarget, TaskView } from './TaskView.js'
+import { plannedUpload, uploadIntoLibrary } from './uploadIntoLibrary.js'
 
 export interface JobTasks {
   verify(job: string, snapshot: string, trigger?: RunRecord['trigger']): Promise<TaskView>
@@ -133,6 +135,7 @@ export function createJobTasks({ config, job, backupRunning, runner }: JobTasksD
       let prepared: { label: string; run(located: Located, context: TaskContext): Promise<{ summary: string; bytesWritten?: number }> }
       let release = () => {}
       if (target.kind === 'files') {
+        const upload = plannedUpload(jobConfig, target)
         const folder = await resolveRestoreFolder(target.path, restore.roots)
         try {
           const unlock = targetLocks.claim(folder.path, name)
@@ -165,10 +168,12 @@ export function createJobTasks({ config, job, backupRunning, runner }: JobTasksD
                 throw new Error(`${located.snapshot.explainReadError(err).message} (the target folder was left as it was)`, { cause: err })
               })
               .finally(() => journal.end())
-            return {
-              summary: `restored ${result.files} file(s), ${result.directories} folder(s), ${result.links} link(s), ${result.bytes} bytes into ${folder.path}`,
-              bytesWritten: result.bytes,
+            let summary = `restored ${result.files} file(s), ${result.directories} folder(s), ${result.links} link(s), ${result.bytes} bytes into ${folder.path}`
+            if (upload) {
+              context.log('info', summary)
+              summary += `; ${await uploadIntoLibrary(upload, folder.path, context)}`
             }
+            return { summary, bytesWritten: result.bytes }
           },
         }
       } else {

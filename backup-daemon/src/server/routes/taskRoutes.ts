@@ -51,6 +51,11 @@ export const RestoreRequestSchema = z
           .boolean()
           .optional()
           .openapi({ description: 'Replace files the folder already holds (default false: such a clash fails the restore, nothing written)' }),
+        intoLibrary: z.boolean().optional().openapi({
+          description:
+            "Then upload the job's video library sources from the folder back into their library (new ids; old → new in `guid-map.json` in the folder). 400 when the job has none",
+        }),
+        libraryId: z.number().int().positive().optional().openapi({ description: 'With `intoLibrary`: upload into this library instead (same API and key)' }),
       }),
       z.object({
         kind: z.literal('database'),

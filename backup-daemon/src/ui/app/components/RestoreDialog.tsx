@@ -3,7 +3,8 @@
  * @module ui/app/components/RestoreDialog
  * Verify or restore one snapshot, as a modal dialog: first the confirmation, which says what will be
  * read and what will be written where (a folder on the daemon's host, or a database of the daemon's
- * `restore.databases`, and whether existing files or tables are replaced); then the task's progress with
+ * `restore.databases`, whether existing files or tables are replaced, and whether the job's videos are then
+ * uploaded back into their library); then the task's progress with
  * a Cancel button, followed live on the task stream (`useTaskStream`), or polled from
  * `GET /jobs/{name}/tasks/current` when the stream fails; then its result (the summary, or why it failed
  * or was cancelled). The daemon checks every target: its refusals are shown as it words them.
@@ -33,6 +34,7 @@ export function RestoreDialog({ job, snapshot, kind, onClose, onTaskEnded }: Res
   const [source, setSource] = useState('')
   const [database, setDatabase] = useState('')
   const [overwrite, setOverwrite] = useState(false)
+  const [intoLibrary, setIntoLibrary] = useState(false)
   const [task, setTask] = useState<TaskView>()
   const [error, setError] = useState<string>()
   const [pending, setPending] = useState(false)
@@ -43,7 +45,7 @@ export function RestoreDialog({ job, snapshot, kind, onClose, onTaskEnded }: Res
   }, [])
 
   // A refusal is about the target as it was: editing the target makes it stale, so it goes.
-  useEffect(() => setError(undefined), [targetKind, path, source, database, overwrite])
+  useEffect(() => setError(undefined), [targetKind, path, source, database, overwrite, intoLibrary])
 
   const taskEnded = task !== undefined && ended(task)
   useEffect(() => {
@@ -61,7 +63,7 @@ export function RestoreDialog({ job, snapshot, kind, onClose, onTaskEnded }: Res
   }, 500)
 
   const target = (): RestoreTarget | undefined => {
-    if (targetKind === 'files') return path.trim() ? { kind: 'files', path: path.trim(), overwrite } : undefined
+    if (targetKind === 'files') return path.trim() ? { kind: 'files', path: path.trim(), overwrite, ...(intoLibrary && { intoLibrary }) } : undefined
     return source.trim() && database.trim() ? { kind: 'database', source: source.trim(), database: database.trim(), overwrite } : undefined
   }
 
@@ -140,6 +142,12 @@ export function RestoreDialog({ job, snapshot, kind, onClose, onTaskEnded }: Res
             <input type="checkbox" name="overwrite" checked={overwrite} onChange={(e) => setOverwrite(e.currentTarget.checked)} />{' '}
             {targetKind === 'files' ? 'Replace files that already exist' : 'Drop and recreate objects that already exist'}
           </label>
+          {targetKind === 'files' && (
+            <label>
+              <input type="checkbox" name="into-library" checked={intoLibrary} onChange={(e) => setIntoLibrary(e.currentTarget.checked)} /> Then upload the
+              job's videos back into their library
+            </label>
+          )}
           <p class="alert info" data-testid="restore-plan">
             {describePlan(snapshot, target(), targetKind)}
           </p>
@@ -197,7 +205,11 @@ function describePlan(snapshot: string, target: RestoreTarget | undefined, kind:
     return (
       `The files of ${snapshot} will be written into ${target.path} on the daemon's host, one folder per source. ` +
       (target.overwrite ? 'Files that already exist there are replaced. ' : 'If a file already exists there, nothing is restored. ') +
-      'The snapshot is verified first; a failed or cancelled restore leaves the folder as it was.'
+      'The snapshot is verified first; a failed or cancelled restore leaves the folder as it was.' +
+      (target.intoLibrary
+        ? " Then each video of the job's video library sources is uploaded from that folder into its library as a new video; " +
+          'the old → new ids are written to guid-map.json in the folder, for the CMS to point its documents at the new videos.'
+        : '')
     )
   }
   return (
