@@ -259,19 +259,21 @@ describe('sources/postgresql drills (a real PostgreSQL cluster)', function () {
     expect(await readdir(join(dataDir, 'drills'))).to.deep.equal([])
   })
 
-  it('backup-daemon drill on a job with a PostgreSQL source (the real CLI): recorded at run, proven by the drill', async () => {
-    const dir = join(tmp.dir, 'cli')
-    await mkdir(dir)
-    const yaml = `dataDir: ./data
+  /** The CLI's config: job `shop` dumps the cluster's `shop` database over TCP and drills on `databaseServer`. */
+  const shopJob = (databaseServer: 'configured' | 'temporary') => `dataDir: ./data
 jobs:
   - name: shop
     compression: tar
-    drill: { databaseServer: configured }
+    drill: { databaseServer: ${databaseServer} }
     sources:
       - { type: postgresql, name: pg, database: shop, host: 127.0.0.1, port: ${pg.port}, user: postgres, password: ${pg.password}, pgDump: ${join(bin, 'pg_dump')} }
     storages: [{ type: local, name: store, path: ./store }]
 `
-    await writeFile(join(dir, 'backup-daemon.yaml'), yaml)
+
+  it('backup-daemon drill on a job with a PostgreSQL source (the real CLI): recorded at run, proven by the drill', async () => {
+    const dir = join(tmp.dir, 'cli')
+    await mkdir(dir)
+    await writeFile(join(dir, 'backup-daemon.yaml'), shopJob('configured'))
     const run = await runCli(['run', 'shop', '--config', 'backup-daemon.yaml'], { cwd: dir })
     expect(run.code, run.out).to.equal(0)
     const drill = await runCli(['drill', 'shop', '--config', 'backup-daemon.yaml'], { cwd: dir })
@@ -286,16 +288,7 @@ jobs:
     // A folder of nobody's own, as `/var/lib/backup-daemon` is the service user's.
     const { dir, remove } = await nobodyFolder('bd-pg-nobody-')
     try {
-      const yaml = `dataDir: ./data
-jobs:
-  - name: shop
-    compression: tar
-    drill: { databaseServer: temporary }
-    sources:
-      - { type: postgresql, name: pg, database: shop, host: 127.0.0.1, port: ${pg.port}, user: postgres, password: ${pg.password}, pgDump: ${join(bin, 'pg_dump')} }
-    storages: [{ type: local, name: store, path: ./store }]
-`
-      await writeFile(join(dir, 'backup-daemon.yaml'), yaml, { mode: 0o644 })
+      await writeFile(join(dir, 'backup-daemon.yaml'), shopJob('temporary'), { mode: 0o644 })
       const run = await runCli(['run', 'shop', '--config', 'backup-daemon.yaml'], { cwd: dir, user: 'nobody' })
       expect(run.code, run.out).to.equal(0)
       const drill = await runCli(['drill', 'shop', '--config', 'backup-daemon.yaml'], { cwd: dir, user: 'nobody' })
