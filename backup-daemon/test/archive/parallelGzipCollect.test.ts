@@ -9,7 +9,7 @@ describe('archive/parallelGzip: the collection each gzip worker asks for after a
   // Node 24's V8 honours `gc({ type: 'major' })` (a full mark-compact per 1 MiB block, ~25% more CPU for
   // tar.gz, issue 27) where Node 20's ran a scavenge; CI runs this on both. `gc()` calls are the only
   // collections V8 traces with the reason "testing".
-  it('is a young-generation scavenge after every block, never a full collection, on this Node', async () => {
+  it('is a young-generation scavenge after every block (V8 may escalate one), not a full collection each time, on this Node', async () => {
     const script = `
       const { parallelGzip } = await import(${JSON.stringify(gzipModule)})
       const { Readable } = await import('node:stream')
@@ -26,6 +26,10 @@ describe('archive/parallelGzip: the collection each gzip worker asks for after a
     const asked = stdout.split('\n').filter((line) => / ms: .*testing/.test(line))
     // 4 MiB in 1 MiB blocks: a collection after each (V8 may print one as two lines, so not counted exactly).
     expect(asked, stdout).to.have.length.of.at.least(4)
-    for (const line of asked) expect(line).to.match(/ ms: Scavenge/)
+    // V8 may still turn one asked-for scavenge into a mark-compact when the worker's small old generation
+    // (8 MiB) cannot take what the scavenge would promote (seen once on Node 24 in a loaded CI run); the old
+    // worker's `major` request made every one of them a mark-compact.
+    const full = asked.filter((line) => !/ ms: Scavenge/.test(line))
+    expect(full.length, stdout).to.be.at.most(1)
   })
 })
