@@ -13,20 +13,7 @@
  * scavenges. Node 24's V8 honours it: a full mark-compact, with parallel marking on the platform threads,
  * every 4 MiB. Measured on Node 24, 1 GiB tree: `tar.zst` 13.8-17.2 s against 7.5-7.7 s, plain `tar`
  * 10-11 s against 2.9-3.5 s, 200k tiny files 15.4 s against 4.3 s; peak RSS 102-127 MiB against
- * 111-146 MiB. Adding a full collection every 64 MiB still cost ~4 CPU-s a GiB on Node 24, so none is asked
- * on a schedule.
- *
- * A full one is asked only when the isolate's external memory (ArrayBuffers' bytes, mostly) passes
- * `externalCeiling`. A scavenge cannot free a buffer that lived through two of them: the gzip members a
- * worker hands over (`parallelGzip.ts`) wait in flight and downstream for several, so they die in the old
- * generation and stay allocated until V8's next mark-compact. V8 schedules that one from the external
- * memory's growth, and Node 24's V8 waits far longer for the first: `--trace-gc` of `tar.gz` on 512 MiB
- * shows the first mark-compact of the run after 2.4 to 3.0 s on Node 24 (1.5 s on Node 20), while the
- * external memory climbs to ~43 MiB (~26 MiB on Node 20); that climb was the run's peak RSS (144-151 MiB
- * against 106-110 MiB on Node 20). With a full collection from 24 MiB: 129-134 MiB on Node 24, Node 20
- * unchanged, CPU time unchanged on both (3 alternating runs each, bench/README.md); from 8-16 MiB, ~5%
- * more CPU for 2-4 MiB less. It is asked ~4 times early in a 512 MiB `tar.gz` run, then V8's own
- * mark-compacts keep the external memory below the ceiling; `tar`, `tar.zst` never reach it.
+ * 111-146 MiB. Adding a full collection every 64 MiB still cost ~4 CPU-s a GiB on Node 24, so none is asked.
  */
 import v8 from 'node:v8'
 import { runInNewContext } from 'node:vm'
@@ -48,21 +35,13 @@ function collector(): Collect | undefined {
   return collect
 }
 
-/**
- * Returns `account(bytes)`: call it for every chunk that passes; it collects garbage every `every` bytes,
- * a full collection when the external memory is over `externalCeiling` bytes, else a scavenge.
- */
-export function memoryGovernor(every = 4 * 1024 * 1024, externalCeiling = 24 * 1024 * 1024): (bytes: number) => void {
+/** Returns `account(bytes)`: call it for every chunk that passes; it collects garbage every `every` bytes. */
+export function memoryGovernor(every = 4 * 1024 * 1024): (bytes: number) => void {
   let since = 0
   return (bytes) => {
     since += bytes
     if (since < every) return
     since = 0
-    const collect = collector()
-    if (!collect) return
-    // getHeapStatistics() costs a few microseconds, once per `every` bytes. gc() with no option is a full
-    // collection on every Node; Node 20's V8 reads `{ type: 'major' }` as a scavenge.
-    if (v8.getHeapStatistics().external_memory > externalCeiling) collect()
-    else collect({ type: 'minor' })
+    collector()?.({ type: 'minor' })
   }
 }
