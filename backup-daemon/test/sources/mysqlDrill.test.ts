@@ -7,7 +7,7 @@
  * snapshot drills, and a temporary server left by a killed `drill` is stopped by the next one.
  */
 import { expect } from 'chai'
-import { spawn, spawnSync } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { mysqlDrill, type MysqlRecord } from '../../src/sources/mysql/drill.js'
@@ -20,7 +20,7 @@ import { freePort } from '../support/freePort.js'
 import { checkInScratch } from './support/drillCheck.js'
 import { startMariadbWith, type MariadbServer } from '../support/mariadbServer.js'
 import { daemonBin, runCli } from '../support/runCli.js'
-import { nobodyFolder } from '../support/serviceUser.js'
+import { nobodyFolder, noProcessOfNobody } from '../support/serviceUser.js'
 import { processAlive } from '../../src/sources/support/processAlive.js'
 
 describe('restore drills of mariadb sources (a real MariaDB server)', function () {
@@ -205,8 +205,7 @@ describe('restore drills of mariadb sources (a real MariaDB server)', function (
       expect(drilled.out).to.include('restored into a temporary server, 4 table(s)')
       expect(drilled.out).to.not.include(server.password)
       expect(await readdir(join(dir, 'data', 'drills'))).to.deep.equal([])
-      const left = () => spawnSync('pgrep', ['-u', 'nobody', '-f', 'mariadbd|mysqld'], { encoding: 'utf8' }).stdout.trim()
-      await waitFor(() => left() === '', 10_000, 'no MariaDB server of nobody is left')
+      await noProcessOfNobody('-f', 'mariadbd|mysqld', 'MariaDB server')
     } finally {
       await remove()
     }

@@ -8,7 +8,7 @@
  * job with a PostgreSQL source.
  */
 import { expect } from 'chai'
-import { spawn, spawnSync } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { tmpdir } from 'node:os'
@@ -26,7 +26,7 @@ import { tempDir, waitFor } from '../engine/helpers.js'
 import { entriesOf } from '../support/entriesOf.js'
 import { freePort } from '../support/freePort.js'
 import { runCli } from '../support/runCli.js'
-import { nobodyFolder } from '../support/serviceUser.js'
+import { nobodyFolder, noProcessOfNobody } from '../support/serviceUser.js'
 import { startPostgres, type PostgresCluster } from './support/postgresCluster.js'
 import { tcpSource } from './support/postgresSource.js'
 import { processAlive } from '../../src/sources/support/processAlive.js'
@@ -300,8 +300,7 @@ jobs:
       expect(await readdir(join(dir, 'data', 'drills'))).to.deep.equal([])
       // The server it started ran as nobody and is gone (pg_ctl waited for its shutdown; the process leaves the
       // table a moment later, as in the test of the temporary server above).
-      const left = () => spawnSync('pgrep', ['-u', 'nobody', '-x', 'postgres'], { encoding: 'utf8' }).stdout.trim()
-      await waitFor(() => left() === '', 10_000, 'no postgres process of nobody is left')
+      await noProcessOfNobody('-x', 'postgres', 'postgres process')
     } finally {
       await remove()
     }

@@ -8,19 +8,18 @@
  * snapshot drills; nothing is left running.
  */
 import { expect } from 'chai'
-import { spawnSync } from 'node:child_process'
 import { mkdir, readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { redisDrill, type RedisRecord } from '../../src/sources/redis/drill.js'
 import { RedisSource } from '../../src/sources/redis/RedisSource.js'
 import { redisSourceSchema, type RedisSourceConfig } from '../../src/sources/redis/schema.js'
-import { tempDir, waitFor } from '../engine/helpers.js'
+import { tempDir } from '../engine/helpers.js'
 import { writeDaemonYaml } from '../support/daemonYaml.js'
 import { dumpOf } from '../support/entriesOf.js'
 import { checkInScratch } from './support/drillCheck.js'
 import { startRedisServer, type RedisServer } from '../support/redisServer.js'
 import { runCli } from '../support/runCli.js'
-import { nobodyFolder } from '../support/serviceUser.js'
+import { nobodyFolder, noProcessOfNobody } from '../support/serviceUser.js'
 import { processAlive } from '../../src/sources/support/processAlive.js'
 
 describe('restore drills of redis sources (a real Redis server)', function () {
@@ -141,8 +140,7 @@ describe('restore drills of redis sources (a real Redis server)', function () {
     const { dir, remove } = await nobodyFolder('bd-redis-nobody-')
     try {
       await drillThroughCli(dir, 'nobody')
-      const left = () => spawnSync('pgrep', ['-u', 'nobody', '-x', 'redis-server'], { encoding: 'utf8' }).stdout.trim()
-      await waitFor(() => left() === '', 10_000, 'no redis-server of nobody is left')
+      await noProcessOfNobody('-x', 'redis-server', 'redis-server')
     } finally {
       await remove()
     }
