@@ -90,7 +90,7 @@ async function* tarChunks(sources: Source[], options: ArchiveOptions, ownBuilder
   const tar = new TarWriter(undefined, record || undefined)
   // The record's files go to a temporary file as they are archived (`recordSpool.ts`: flat memory).
   const spool = record ? new RecordSpool(record, signal) : undefined
-  const onRecorded = (text: string) => spool!.add(text)
+  const onRecorded = (items: Uint8Array) => spool!.add(items)
   const recordedBySource: SnapshotRecord['sources'] = {}
   const changed = (entry: SourceEntry, read: number) => options.onFileChanged?.(entry.name, entry.size ?? 0, read)
   let done = false
@@ -102,7 +102,7 @@ async function* tarChunks(sources: Source[], options: ArchiveOptions, ownBuilder
       const own = ownBuilders ? source.tarChunks?.(signal, hooks) : undefined
       if (own) {
         tar.flush()
-        spool?.add(tar.takeRecordedText())
+        spool?.add(tar.takeRecorded())
         yield* tar.take()
         for await (const chunk of own) yield chunk
         keepRecorded(source, recordedBySource)
@@ -128,13 +128,13 @@ async function* tarChunks(sources: Source[], options: ArchiveOptions, ownBuilder
           }
           if (tar.pending >= 256 * 1024) yield* tar.take()
         }
-        spool?.add(tar.takeRecordedText())
+        spool?.add(tar.takeRecorded())
       }
       keepRecorded(source, recordedBySource)
     }
     if (spool) {
       tar.stopRecording()
-      spool.add(tar.takeRecordedText())
+      spool.add(tar.takeRecorded())
       const spooled = await spool.finish(recordedBySource)
       // A fixed mtime: the same sources give the same tar bytes, whichever way they were built.
       const entry: SourceEntry = { name: recordEntryName, type: 'file', mode: 0o644, mtime: new Date(0), size: spooled.size, open: () => spooled.open() }

@@ -95,9 +95,9 @@ export interface TarChunkHooks {
   record?: DigestKind
   /**
    * Files whose bytes are all built, with their digests (per chunk or so), in archive order: the record's
-   * JSON items comma-joined (`TarWriter.takeRecordedText`), so a worker hands over one string, not an array per file.
+   * JSON items comma-joined as UTF-8 (`TarWriter.takeRecorded`), so a worker hands over one piece of memory, not an array per file.
    */
-  onRecorded?(text: string): void
+  onRecorded?(items: Uint8Array): void
 }
 
 /** Context handed to a source: where to log progress (lines go to the job's log). */

@@ -1,36 +1,36 @@
 /**
  * @module tar/recordText
- * The snapshot record's `files` items (`tar/snapshotRecord.ts`) as JSON text, built by the tar writer as
- * it finishes each file: `["path",size,"digest"]`, the same text `JSON.stringify` gives for the
- * `RecordedFile` array, so readers (`parseRecord`) see no difference. Built here rather than by
- * stringifying arrays on the main thread: on 20k tiny files the arrays, their copy from the tar worker
- * and their JSON cost ~1.3 µs a file, ~10% of a plain tar backup (bench/daemon-record-cost). Now one
- * string per step crosses from the worker, and a file costs no object of its own (its crc32 is a number).
+ * The snapshot record's `files` items (`tar/snapshotRecord.ts`) as UTF-8 JSON bytes, built by the tar writer
+ * as it finishes each file: `["path",size,"digest"]`, the same text `JSON.stringify` gives for the
+ * `RecordedFile` array, so readers (`parseRecord`) see no difference.
+ *
+ * Why bytes, written here: on 20k tiny files the record is one item per ~1 KiB of tar, and its cost is per
+ * file (bench/daemon-record-cost). Arrays per file, cloned from the tar worker and stringified on the main
+ * thread, cost ~1.3 µs a file; one string per step still had to be flattened, copied across by
+ * `postMessage` and encoded again for the spool file (~0.5 µs a file, profiled). Bytes in memory of their
+ * own move to the main thread without a copy (transferred) and go to the record's spool as they are.
  */
 import { createHash, type Hash } from 'node:crypto'
-import { crc32, crc32Hex, type DigestKind } from './fileDigest.js'
+import { crc32, type DigestKind } from './fileDigest.js'
+
+const comma = 0x2c
+const openBracket = 0x5b
+const closeBracket = 0x5d
+const quote = 0x22
+/** Char codes of the lower-case hex digits. */
+const hexDigits = Uint8Array.from('0123456789abcdef', (c) => c.charCodeAt(0))
+const encoder = new TextEncoder()
 
 /**
- * Whether `text` can go between JSON quotes as it is: no control character, quote or backslash (which
- * JSON escapes), and no UTF-16 surrogate (`JSON.stringify` escapes a lone one; a pair it leaves as it is,
- * but a path with one is rare enough to take the slow path).
+ * Whether `text` can go between JSON quotes byte for byte: printable ASCII without quote or backslash.
+ * Anything else (escapes, surrogates, UTF-8 of other characters) takes `JSON.stringify` and the encoder.
  */
-function plainJson(text: string): boolean {
+function plainAscii(text: string): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
-    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return false
+    if (c < 0x20 || c === 0x22 || c === 0x5c || c > 0x7e) return false
   }
   return true
-}
-
-/** A JSON string literal of `text`: `JSON.stringify(text)`, without its cost for the usual path (~0.1 µs a file, measured). */
-export function jsonString(text: string): string {
-  return plainJson(text) ? `"${text}"` : JSON.stringify(text)
-}
-
-/** `JSON.stringify([path, size, digest])` (a digest is lower-case hex: never escaped). */
-export function recordItem(path: string, size: number, digest: string): string {
-  return `[${jsonString(path)},${size},"${digest}"]`
 }
 
 /** The items of the files recorded so far, one file at a time: `start`, its bytes through `update`, `end`. */
@@ -41,8 +41,9 @@ export class RecordText {
   private size = 0
   private crc = 0
   private hash: Hash | undefined
-  /** The finished files' items, each after a comma. */
-  private text = ''
+  /** The finished files' items, each after a comma, in `bytes` up to `length`. */
+  private bytes = new Uint8Array(16 * 1024)
+  private length = 0
 
   constructor(private readonly kind: DigestKind) {}
 
@@ -65,16 +66,70 @@ export class RecordText {
   end(): void {
     if (!this.active) return
     this.active = false
-    const digest = this.hash ? this.hash.digest('hex') : crc32Hex(this.crc)
+    const { name } = this
+    // Room for a plain path, the size's digits, the longest digest (sha256: 64 digits) and the punctuation.
+    this.reserve(name.length + 96)
+    let at = this.length
+    const bytes = this.bytes
+    bytes[at++] = comma
+    bytes[at++] = openBracket
+    if (plainAscii(name)) {
+      bytes[at++] = quote
+      for (let i = 0; i < name.length; i++) bytes[at++] = name.charCodeAt(i)
+      bytes[at++] = quote
+    } else {
+      const json = JSON.stringify(name)
+      this.length = at
+      // At most 3 UTF-8 bytes for each UTF-16 unit (a pair: 4 for two).
+      this.reserve(json.length * 3 + 96)
+      at += encoder.encodeInto(json, this.bytes.subarray(at)).written
+    }
+    at = this.writeSizeAndDigest(at)
+    this.length = at
     this.hash = undefined
-    this.text += `,${recordItem(this.name, this.size, digest)}`
   }
 
-  /** The finished files' items, comma-joined ('' for none), each once. */
-  take(): string {
+  /** The finished files' items, comma-joined (empty for none), each once, in memory of their own (transferable). */
+  take(): Uint8Array {
     // Every item went in after a comma: the first one's is not the caller's.
-    const out = this.text.slice(1)
-    this.text = ''
+    const out = this.length > 0 ? this.bytes.slice(1, this.length) : new Uint8Array(0)
+    this.length = 0
     return out
+  }
+
+  /** `,size,"digest"]` from `at`; returns the end. */
+  private writeSizeAndDigest(from: number): number {
+    const bytes = this.bytes
+    let at = from
+    bytes[at++] = comma
+    // The size's decimal digits, written backwards and turned around.
+    const first = at
+    let rest = this.size
+    do {
+      bytes[at++] = 0x30 + (rest % 10)
+      rest = Math.floor(rest / 10)
+    } while (rest > 0)
+    bytes.subarray(first, at).reverse()
+    bytes[at++] = comma
+    bytes[at++] = quote
+    if (this.hash) {
+      for (const byte of this.hash.digest()) {
+        bytes[at++] = hexDigits[byte >>> 4]!
+        bytes[at++] = hexDigits[byte & 0xf]!
+      }
+    } else {
+      for (let shift = 28; shift >= 0; shift -= 4) bytes[at++] = hexDigits[(this.crc >>> shift) & 0xf]!
+    }
+    bytes[at++] = quote
+    bytes[at++] = closeBracket
+    return at
+  }
+
+  /** At least `room` bytes free after `length`. */
+  private reserve(room: number): void {
+    if (this.length + room <= this.bytes.length) return
+    const grown = new Uint8Array(Math.max(this.bytes.length * 2, this.length + room))
+    grown.set(this.bytes.subarray(0, this.length))
+    this.bytes = grown
   }
 }

@@ -16,9 +16,9 @@
  *
  * With `record`, it also keeps every file entry's path, size and digest of the body bytes as written
  * (`tar/snapshotRecord.ts`): done here, where every byte of every path (batches, streams, the tar worker)
- * passes once, so no path can forget it. `takeRecordedText()` hands them over as the record's own JSON
- * text (`recordText.ts`): one string per step crosses from the tar worker, none per file, and the main
- * thread only appends it to the record's spool. Issue 25 allows the record < 5% of a backup's throughput.
+ * passes once, so no path can forget it. `takeRecorded()` hands them over as the record's own JSON
+ * bytes (`recordText.ts`): one piece of memory per step moves from the tar worker, nothing per file, and
+ * the main thread only appends it to the record's spool. Issue 25 allows the record < 5% of a backup's throughput.
  */
 import type { DigestKind } from './fileDigest.js'
 import { RecordText } from './recordText.js'
@@ -67,10 +67,11 @@ export class TarWriter {
 
   /**
    * The file entries finished so far (each once; a file is finished by the next header, `stopRecording` or
-   * `end`), as the record's JSON items joined by commas (`["path",size,"digest"],...`; '' for none).
+   * `end`), as the record's JSON items joined by commas (`["path",size,"digest"],...`, UTF-8; empty for
+   * none), in memory of their own (a worker transfers it).
    */
-  takeRecordedText(): string {
-    return this.recorded?.take() ?? ''
+  takeRecorded(): Uint8Array {
+    return this.recorded?.take() ?? new Uint8Array(0)
   }
 
   /** No more recording (the record entry itself is written after this). */

@@ -1,13 +1,13 @@
 /**
  * The snapshot record's file items as the tar writer builds them (`tar/recordText.ts`,
- * `TarWriter.takeRecordedText`): the same JSON text `JSON.stringify` gave for each `[path, size, digest]`
- * (so the record's format is unchanged), paths that JSON must escape included, and read back by `parseRecord`.
+ * `TarWriter.takeRecorded`): the same JSON text `JSON.stringify` gave for each `[path, size, digest]`, as
+ * UTF-8 (so the record's format is unchanged), paths that JSON must escape included, and read back by `parseRecord`.
  */
 import { expect } from 'chai'
 import { randomBytes } from 'node:crypto'
 import { crc32 as zlibCrc32 } from 'node:zlib'
 import { crc32, crc32Hex } from '../../src/tar/fileDigest.js'
-import { jsonString, recordItem } from '../../src/tar/recordText.js'
+import { RecordText } from '../../src/tar/recordText.js'
 import { parseRecord, type RecordedFile } from '../../src/tar/snapshotRecord.js'
 import { TarWriter } from '../../src/tar/tarWriter.js'
 
@@ -28,9 +28,29 @@ const paths = [
 const mtime = new Date('2024-01-02T03:04:05Z')
 
 describe('tar/recordText: the record items the tar writer builds', () => {
-  it('a path is the JSON string JSON.stringify gives, whatever it holds', () => {
-    for (const path of paths) expect(jsonString(path), JSON.stringify(path)).to.equal(JSON.stringify(path))
-    expect(recordItem('a"b', 12, '0badf00d')).to.equal(JSON.stringify(['a"b', 12, '0badf00d']))
+  it('an item is the JSON text JSON.stringify gives, whatever the path holds and however large the size', () => {
+    const items = new RecordText('crc32')
+    const sizes = [0, 7, 10, 512, 1_000_000, 2 ** 33 + 5, Number.MAX_SAFE_INTEGER]
+    for (const size of sizes) for (const path of paths) items.start(path, size)
+    items.end()
+    const expected = sizes.flatMap((size) => paths.map((path) => JSON.stringify([path, size, '00000000'])))
+    expect(Buffer.from(items.take()).toString('utf8')).to.equal(expected.join(','))
+    expect(items.take().byteLength).to.equal(0)
+  })
+
+  it('a long path grows the memory the items are written to, and each take is memory of its own', () => {
+    const items = new RecordText('md5')
+    const long = 'd/'.repeat(20_000) + 'ü'.repeat(10_000)
+    items.start(long, 3)
+    items.update(Buffer.from('abc'))
+    items.start('next', 0)
+    items.end()
+    const taken = items.take()
+    expect(taken.byteOffset).to.equal(0)
+    expect(taken.buffer.byteLength).to.equal(taken.byteLength)
+    expect(Buffer.from(taken).toString('utf8')).to.equal(
+      `${JSON.stringify([long, 3, '900150983cd24fb0d6963f7d28e17f72'])},${JSON.stringify(['next', 0, 'd41d8cd98f00b204e9800998ecf8427e'])}`,
+    )
   })
 
   it('a crc32 in hex is 8 lower-case digits, zero-padded', () => {
@@ -47,13 +67,13 @@ describe('tar/recordText: the record items the tar writer builds', () => {
     }
   })
 
-  for (const digest of ['crc32', 'sha256'] as const) {
-    it(`the writer's text (${digest}) is the items JSON.stringify gave, and a record of it round-trips through parseRecord`, () => {
+  for (const digest of ['crc32', 'md5', 'sha256'] as const) {
+    it(`the writer's bytes (${digest}) are the items JSON.stringify gave, and a record of it round-trips through parseRecord`, () => {
       const tar = new TarWriter(undefined, digest)
       const bodies = paths.map((_, i) => randomBytes(i * 97))
       let text = ''
       const take = () => {
-        const piece = tar.takeRecordedText()
+        const piece = Buffer.from(tar.takeRecorded()).toString('utf8')
         if (piece) text += (text ? ',' : '') + piece
       }
       paths.forEach((path, i) => {
@@ -64,7 +84,7 @@ describe('tar/recordText: the record items the tar writer builds', () => {
       })
       tar.end()
       take()
-      expect(tar.takeRecordedText()).to.equal('')
+      expect(tar.takeRecorded().byteLength).to.equal(0)
       const files = JSON.parse(`[${text}]`) as RecordedFile[]
       expect(files.map(([path]) => path)).to.deep.equal(paths.map((path) => path || 'unnamed'))
       expect(files.map(([, size]) => size)).to.deep.equal(bodies.map((body) => body.length))

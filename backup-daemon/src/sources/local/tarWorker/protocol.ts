@@ -33,8 +33,8 @@ export interface StepMessage {
   bytes: number
   current: string | undefined
   changed: ChangedFile[]
-  /** Files finished in this step (when recording): the record's JSON items, comma-joined, one string (cheap to copy across). */
-  recorded: string
+  /** Files finished in this step (when recording): the record's JSON items, comma-joined, as UTF-8 (its memory transferred). */
+  recorded: Uint8Array
   logs: [level: 'info' | 'warn', message: string][]
   done: boolean
 }

@@ -49,8 +49,10 @@ try {
       moved.add(own.buffer as ArrayBuffer)
       return [own.buffer as ArrayBuffer, own.byteOffset, own.byteLength]
     })
-    Atomics.add(control, inFlightSlot, 1)
     const { files, bytes, changed, recorded, done } = step
+    // The record's items are in memory of their own (`RecordText.take`): it moves too.
+    if (recorded.byteLength > 0) moved.add(recorded.buffer as ArrayBuffer)
+    Atomics.add(control, inFlightSlot, 1)
     post({ kind: 'step', chunks, files, bytes, current: step.current, changed, recorded, logs: logs.splice(0), done }, [...moved])
     if (done) break
   }

@@ -74,7 +74,7 @@ export async function* tarWorkerTree(options: TarWorkerTreeOptions): AsyncGenera
 function report(options: TarWorkerTreeOptions, step: Pick<TreeTarStep, 'files' | 'bytes' | 'current' | 'changed' | 'recorded'>): void {
   if (step.files > 0 || step.bytes > 0) options.hooks.onProgress?.(step.files, step.bytes, step.current)
   for (const file of step.changed) options.hooks.onFileChanged?.(file.name, file.announced, file.read)
-  if (step.recorded) options.hooks.onRecorded?.(step.recorded)
+  if (step.recorded.byteLength > 0) options.hooks.onRecorded?.(step.recorded)
 }
 
 async function* inThread(options: TarWorkerTreeOptions, top: { mode: number; mtime: Date }): AsyncGenerator<Buffer> {

@@ -42,10 +42,12 @@ export interface TreeTarStep {
   /** The last file read from, archive name. */
   current: string | undefined
   changed: ChangedFile[]
-  /** Files finished in this step, with their digests (when recording): the record's JSON items, comma-joined ('' for none). */
-  recorded: string
+  /** Files finished in this step, with their digests (when recording): the record's JSON items, comma-joined (empty for none). */
+  recorded: Uint8Array
   done: boolean
 }
+
+const noItems = new Uint8Array(0)
 
 /** Reads of a large file (as the stream of the in-thread path: 1 MiB ones raised peak RSS, measured). */
 const readSize = 256 * 1024
@@ -65,7 +67,7 @@ export class TreeTar {
 
   /** Builds until at least `budget` bytes of chunks are ready or the tree ends. */
   step(budget = 256 * 1024): TreeTarStep {
-    const out: TreeTarStep = { chunks: [], files: 0, bytes: 0, current: undefined, changed: [], recorded: '', done: false }
+    const out: TreeTarStep = { chunks: [], files: 0, bytes: 0, current: undefined, changed: [], recorded: noItems, done: false }
     const tar = this.tar
     while (tar.pending < budget) {
       if (this.large) {
@@ -104,7 +106,7 @@ export class TreeTar {
       }
     }
     out.chunks = tar.take()
-    out.recorded = tar.takeRecordedText()
+    out.recorded = tar.takeRecorded()
     return out
   }
 
