@@ -21,18 +21,6 @@ const quote = 0x22
 const hexDigits = Uint8Array.from('0123456789abcdef', (c) => c.charCodeAt(0))
 const encoder = new TextEncoder()
 
-/**
- * Whether `text` can go between JSON quotes byte for byte: printable ASCII without quote or backslash.
- * Anything else (escapes, surrogates, UTF-8 of other characters) takes `JSON.stringify` and the encoder.
- */
-function plainAscii(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (c < 0x20 || c === 0x22 || c === 0x5c || c > 0x7e) return false
-  }
-  return true
-}
-
 /** The items of the files recorded so far, one file at a time: `start`, its bytes through `update`, `end`. */
 export class RecordText {
   /** The file being digested: its name, size and crc32 (md5, sha256: a hash). */
@@ -73,16 +61,26 @@ export class RecordText {
     const bytes = this.bytes
     bytes[at++] = comma
     bytes[at++] = openBracket
-    if (plainAscii(name)) {
-      bytes[at++] = quote
-      for (let i = 0; i < name.length; i++) bytes[at++] = name.charCodeAt(i)
+    const afterBracket = at
+    bytes[at++] = quote
+    // The path's characters, copied as they are checked (one pass): anything but plain ASCII starts again below.
+    let plain = true
+    for (let i = 0; i < name.length; i++) {
+      const c = name.charCodeAt(i)
+      if (c < 0x20 || c === 0x22 || c === 0x5c || c > 0x7e) {
+        plain = false
+        break
+      }
+      bytes[at++] = c
+    }
+    if (plain) {
       bytes[at++] = quote
     } else {
       const json = JSON.stringify(name)
-      this.length = at
+      this.length = afterBracket
       // At most 3 UTF-8 bytes for each UTF-16 unit (a pair: 4 for two).
       this.reserve(json.length * 3 + 96)
-      at += encoder.encodeInto(json, this.bytes.subarray(at)).written
+      at = afterBracket + encoder.encodeInto(json, this.bytes.subarray(afterBracket)).written
     }
     at = this.writeSizeAndDigest(at)
     this.length = at
@@ -102,14 +100,15 @@ export class RecordText {
     const bytes = this.bytes
     let at = from
     bytes[at++] = comma
-    // The size's decimal digits, written backwards and turned around.
-    const first = at
+    // The size's decimal digits, from the last one back (no string, no view: this runs for every file).
+    let digits = 1
+    for (let power = 10; power <= this.size; power *= 10) digits++
+    at += digits
     let rest = this.size
-    do {
-      bytes[at++] = 0x30 + (rest % 10)
+    for (let i = at - 1; i >= at - digits; i--) {
+      bytes[i] = 0x30 + (rest % 10)
       rest = Math.floor(rest / 10)
-    } while (rest > 0)
-    bytes.subarray(first, at).reverse()
+    }
     bytes[at++] = comma
     bytes[at++] = quote
     if (this.hash) {
