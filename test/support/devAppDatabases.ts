@@ -42,6 +42,11 @@ export interface DevAppDatabase {
   checkCreated(): Promise<void>
   /** Loads the database part of a restored snapshot (the daemon's `restore --to <target>`) into a copy to query. */
   restore(target: string): Promise<SqlQuery>
+  /**
+   * Where `npm run restore-site` is to put the whole site's database when the kind needs naming it (a
+   * server's: `--database-uri`), and SQL on it; undefined for SQLite, whose restore-site has its own test.
+   */
+  siteRestore?(): { uri: string; query: SqlQuery }
 }
 
 /** SQL through libsql on an SQLite file, printed like psql's unaligned output. */
@@ -117,6 +122,13 @@ export function postgresDatabase(): DevAppDatabase {
       // The database did not exist before the first start; the CMS role owns what it created.
       expect(await cluster().sql('postgres', "SELECT datname FROM pg_database WHERE datname = 'cms'")).to.equal('cms')
       expect(await cluster().sql('cms', "SELECT tableowner FROM pg_tables WHERE schemaname = 'public' AND tablename = 'posts'")).to.equal(cmsRole)
+    },
+    siteRestore() {
+      const db = cluster()
+      return {
+        uri: `postgres://${cmsRole}:${encodeURIComponent(cmsPassword)}@127.0.0.1:${db.port}/cms_site`,
+        query: (statement: string) => db.sql('cms_site', statement),
+      }
     },
     async restore(target) {
       const dump = path.join(target, 'database', 'cms.dump')

@@ -18,6 +18,7 @@ import type { Browser, Page } from 'playwright-core'
 import sharp from 'sharp'
 import { launchBrowser, saveScreenshot } from './browser.js'
 import type { DevAppDatabase } from './devAppDatabases.js'
+import { restoreWholeSite } from './devAppSiteRestore.js'
 import { startDevApp, type RunningDevApp } from './devApp.js'
 import { logIn, logInToDaemon, runCmsJobFromUi, uploadVideoInAdmin } from './devAppSteps.js'
 import { sha256, walk } from './files.js'
@@ -45,30 +46,40 @@ export function describeDevAppScenario(database: DevAppDatabase): void {
     const created = { images: 0, posts: 0 }
     const uploaded = { alt: `Uploaded over REST to the ${database.name} CMS`, sha256: '' }
     const cms = () => app ?? expect.fail('the dev-app did not start')
+    /** What the dev-app ran with: the database's variables and the ports. */
+    let env: Record<string, string> = {}
+    let stopped = false
 
     before(async function () {
-      const env = await database.start(dataDir)
+      const databaseEnv = await database.start(dataDir)
       browser = await launchBrowser()
       ports = { cms: await freePort(), daemon: await freePort(), emulator: await freePort() }
-      app = await startDevApp({ ports, dataDir, readyTimeoutMs: database.readyTimeoutMs, env })
+      app = await startDevApp({ ports, dataDir, readyTimeoutMs: database.readyTimeoutMs, env: databaseEnv })
+      const portsEnv = { CMS_PORT: String(ports.cms), DAEMON_PORT: String(ports.daemon), EMULATOR_PORT: String(ports.emulator) }
+      env = { ...databaseEnv, ...portsEnv, CMS_URL: `http://localhost:${ports.cms}` }
       page = await browser.newPage()
       await logIn(page, app)
     })
 
+    /** Ctrl-C, once: the dev-app says it stopped and leaves nothing listening. */
+    async function stopApp() {
+      if (!app || stopped) return
+      stopped = true
+      await app.stop()
+      expect(app.output()).to.contain('[dev-app] stopped')
+      // Ctrl-C leaves nothing listening.
+      for (const url of [app.cmsUrl, app.daemonUrl, app.emulatorUrl]) {
+        const answered = await fetch(url).then(
+          () => true,
+          () => false,
+        )
+        expect(answered, `${url} still answers after Ctrl-C`).to.equal(false)
+      }
+    }
+
     after(async function () {
       await browser?.close()
-      if (app) {
-        await app.stop()
-        expect(app.output()).to.contain('[dev-app] stopped')
-        // Ctrl-C leaves nothing listening.
-        for (const url of [app.cmsUrl, app.daemonUrl, app.emulatorUrl]) {
-          const answered = await fetch(url).then(
-            () => true,
-            () => false,
-          )
-          expect(answered, `${url} still answers after Ctrl-C`).to.equal(false)
-        }
-      }
+      await stopApp()
       rmSync(dataDir, { recursive: true, force: true })
       await database.stop()
     })
@@ -304,5 +315,17 @@ export function describeDevAppScenario(database: DevAppDatabase): void {
         rmSync(restored, { recursive: true, force: true })
       }
     })
+
+    if (database.siteRestore) {
+      it('stops and brings the whole site back with npm run restore-site into a new database (rows, images, the video under a new GUID)', async function () {
+        const videos = (await (await fetch(`${cms().cmsUrl}/api/videos?depth=0`)).json()) as {
+          docs: { id: number; hostData: { stream: { videoId: string } } }[]
+        }
+        expect(videos.docs).to.have.length(1)
+        const video = { id: videos.docs[0]!.id, guid: videos.docs[0]!.hostData.stream.videoId }
+        await stopApp()
+        await restoreWholeSite({ database, dataDir, env, video, secrets: database.secrets })
+      })
+    }
   })
 }

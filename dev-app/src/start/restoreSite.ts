@@ -1,6 +1,6 @@
 /**
  * @module start/restoreSite
- * `npm run restore-site -- --snapshot NAME|latest --data-dir NEW [--from DIR] [--storage NAME]`: brings the
+ * `npm run restore-site -- --snapshot NAME|latest --data-dir NEW [--from DIR] [--storage NAME] [--database-uri URI]`: brings the
  * whole dev-app site back from a snapshot of the daemon's `cms` job into a fresh data folder and a fresh
  * emulator library. The running dev-app must be stopped first (the emulator's port is the same).
  *
@@ -8,10 +8,12 @@
  * 2. The daemon's CLI (`restore cms SNAPSHOT --to … --into-library --guid-map …`, with the job's config
  *    from `--from`, the data folder that made the snapshot) unpacks the snapshot and uploads every video
  *    into that library, writing old GUID → new GUID to `NEW/restore-guid-map.json`.
- * 3. The database file and the storage zone's files go into place (`NEW/db/cms.db`, `NEW/host/storage/…`).
+ * 3. The database goes into place (`restoreSiteDatabase.ts`: SQLite's file as `NEW/db/cms.db`; on
+ *    PostgreSQL the dump into the new or empty database `--database-uri` names), and the storage zone's
+ *    files into `NEW/host/storage/…`.
  * 4. Once every video is encoded, `remapRestoredVideos.ts` moves the documents to the new GUIDs.
  * The old data folder's `credentials.json` is copied, so the printed login matches the restored users.
- * SQLite only: on PostgreSQL or MongoDB use the daemon's `restore --into-database` (README).
+ * MongoDB is not handled: use the daemon's `restore --into-database` (README).
  */
 import { cp, copyFile, mkdir, readdir, readFile, rm, stat } from 'node:fs/promises'
 import { spawn } from 'node:child_process'
@@ -19,29 +21,42 @@ import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { startEmulator } from '../emulator/index.js'
 import { ports } from '../ports.js'
-import { databaseType, settings } from '../settings.js'
+import { settings } from '../settings.js'
 import { runChild } from './children.js'
 import { prepareDataFolder } from './dataFolder.js'
 import { emulatorOptions } from './emulatorOptions.js'
 import { remapDoneLine } from './remapDone.js'
+import { siteDatabase } from './restoreSiteDatabase.js'
 
 const step = (message: string) => console.log(`[restore-site] ${message}`)
 const repoRoot = path.resolve(settings.appRoot, '..')
 const daemonBin = path.join(repoRoot, 'backup-daemon', 'bin', 'backup-daemon.js')
 
 const { values } = parseArgs({
-  options: { snapshot: { type: 'string' }, 'data-dir': { type: 'string' }, from: { type: 'string' }, storage: { type: 'string' } },
+  options: {
+    snapshot: { type: 'string' },
+    'data-dir': { type: 'string' },
+    from: { type: 'string' },
+    storage: { type: 'string' },
+    'database-uri': { type: 'string' },
+  },
 })
 if (!values.snapshot || !values['data-dir']) {
-  console.error('usage: npm run restore-site -w dev-app -- --snapshot NAME|latest --data-dir NEW_DIR [--from DATA_DIR] [--storage disk]')
-  process.exit(2)
-}
-if (databaseType !== 'sqlite') {
-  console.error(`restore-site restores the SQLite database only; on ${databaseType} restore it with backup-daemon restore --into-database (dev-app/README.md)`)
+  console.error(
+    'usage: npm run restore-site -w dev-app -- --snapshot NAME|latest --data-dir NEW_DIR [--from DATA_DIR] [--storage disk] [--database-uri postgres://…/NEW_DB]',
+  )
   process.exit(2)
 }
 const from = path.resolve(values.from ?? settings.dataDir)
 const target = path.resolve(values['data-dir'])
+const database = (() => {
+  try {
+    return siteDatabase({ liveUri: settings.databaseUri, target, databaseUri: values['database-uri'] })
+  } catch (err) {
+    console.error(`restore-site: ${(err as Error).message}`)
+    process.exit(2)
+  }
+})()
 const storage = values.storage ?? 'disk'
 const config = path.join(from, 'daemon', 'backup-daemon.yaml')
 if ((await readdir(target).catch(() => [])).length > 0) {
@@ -69,6 +84,12 @@ function daemon(args: string[]): Promise<string> {
   })
 }
 
+try {
+  await database.check()
+} catch (err) {
+  console.error(`restore-site: ${(err as Error).message}`)
+  process.exit(2)
+}
 prepareDataFolder(target)
 let snapshot = values.snapshot
 if (snapshot === 'latest') {
@@ -90,7 +111,8 @@ try {
   step(`waiting for ${guids.length} video(s) to be encoded…`)
   await Promise.all(guids.map((guid) => emulator.whenEncoded(guid)))
 
-  await copyFile(path.join(unpacked, 'database', 'cms.sqlite'), path.join(target, 'db', 'cms.db'))
+  step(`restoring the database into ${database.shown}`)
+  await database.restore(unpacked)
   const media = path.join(unpacked, 'media')
   if (await stat(media).catch(() => undefined)) {
     const zone = path.join(target, 'host', 'storage', settings.storage.zoneName)
@@ -108,7 +130,7 @@ try {
         ...process.env,
         NODE_ENV: 'development',
         DEV_APP_DATA_DIR: target,
-        DATABASE_URI: `file:${path.join(target, 'db', 'cms.db')}`,
+        DATABASE_URI: database.uri,
         RESTORE_GUID_MAP: mapFile,
       },
       doneLine: remapDoneLine,
@@ -117,7 +139,8 @@ try {
   const credentials = path.join(from, 'credentials.json')
   if (await stat(credentials).catch(() => undefined)) await copyFile(credentials, path.join(target, 'credentials.json'))
   await rm(unpacked, { recursive: true, force: true })
-  step(`done. Start the restored site: DEV_APP_DATA_DIR=${target} npm start -w dev-app`)
+  const databaseEnv = database.uri.startsWith('file:') ? '' : `DATABASE_URI=<the --database-uri above> `
+  step(`done. Start the restored site: DEV_APP_DATA_DIR=${target} ${databaseEnv}npm start -w dev-app`)
 } catch (err) {
   // What was restored stays in the new folder for a look (the GUID map names the uploaded videos).
   console.error(`[restore-site] failed: ${(err as Error).message}`)
