@@ -1,7 +1,7 @@
 /**
  * @module archive/recordSpool
  * The snapshot record's JSON (`tar/snapshotRecord.ts`) kept as the files are archived, then added as the
- * tar's last entry. It stays in memory up to `memoryCap` bytes (a record of 20k files is ~1 MiB), and past
+ * tar's last entry. It stays in memory up to `memoryCap` bytes (a record of 20k tiny files is ~0.7 MiB), and past
  * that goes to a temporary file, so memory stays flat whatever the number of files (kept in arrays, 200k
  * files held ~49 MiB of heap, measured; the daemon's RSS target is 150 MiB). The temporary file of a small
  * record (create, write, stat, read back, remove) cost ~5 ms of a 0.24 s backup of 20k tiny files
