@@ -9,7 +9,6 @@
  * shows its thumbnail. Screenshots: test-artifacts/screenshots/restore-site-*.png.
  */
 import { expect } from 'chai'
-import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -20,27 +19,11 @@ import { logIn, logInToDaemon, uploadVideoInAdmin } from './support/devAppSteps.
 import { requireFfmpeg } from './support/ffmpegVideo.js'
 import { freePort } from './support/freePort.js'
 import { playAndSeek } from './support/playAndSeek.js'
+import { runCommand } from './support/runCommand.js'
 import { waitFor } from './support/waitFor.js'
-
-const repoRoot = new URL('..', import.meta.url).pathname
 
 type Stream = { videoId: string; libraryId: number; status: string; thumbnailUrl: string; playlistUrl: string; resolutions?: { url: string }[] }
 type VideoDoc = { id: number; title: string; hostData: { stream: Stream } }
-
-/** Runs a command to its end; rejects with its output on a non-zero exit. */
-function run(command: string, args: string[], env: Record<string, string>): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-    let out = ''
-    const take = (chunk: Buffer) => {
-      out += chunk.toString()
-      if (process.env.E2E_VERBOSE) process.stdout.write(chunk)
-    }
-    child.stdout.on('data', take)
-    child.stderr.on('data', take)
-    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`${command} ${args.join(' ')} exited ${code}:\n${out.slice(-4000)}`))))
-  })
-}
 
 describe('restore-site: the whole dev-app site back from a snapshot (database, images, videos), in Chromium', function () {
   this.timeout(40 * 60_000)
@@ -104,7 +87,7 @@ describe('restore-site: the whole dev-app site back from a snapshot (database, i
 
   it('npm run restore-site brings it back into a fresh data folder and a fresh emulator library', async function () {
     restoredDir = path.join(mkdtempSync(path.join(tmpdir(), 'restore-site-e2e-')), 'data')
-    restoreOutput = await run(
+    restoreOutput = await runCommand(
       'npm',
       ['run', 'restore-site', '-w', 'dev-app', '--', '--snapshot', 'latest', '--from', original!.dataDir, '--data-dir', restoredDir],
       env(),

@@ -9,26 +9,12 @@
  * then plays the restored video in Chromium.)
  */
 import { expect } from 'chai'
-import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { DevAppDatabase, SqlQuery } from './devAppDatabases.js'
 import { walk } from './files.js'
-
-const repoRoot = new URL('../..', import.meta.url).pathname
-
-/** Runs a command to its end; rejects with its output on a non-zero exit. */
-function run(command: string, args: string[], env: Record<string, string>): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-    let out = ''
-    const take = (chunk: Buffer) => (out += chunk.toString())
-    child.stdout.on('data', take)
-    child.stderr.on('data', take)
-    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`${command} ${args.join(' ')} exited ${code}:\n${out.slice(-4000)}`))))
-  })
-}
+import { runCommand } from './runCommand.js'
 
 export interface SiteRestoreInput {
   database: DevAppDatabase
@@ -46,7 +32,7 @@ export async function restoreWholeSite(input: SiteRestoreInput): Promise<void> {
   const restoredDir = path.join(mkdtempSync(path.join(tmpdir(), 'site-restore-e2e-')), 'data')
   try {
     const npmArgs = ['run', 'restore-site', '-w', 'dev-app', '--', '--snapshot', 'latest', '--from', input.dataDir, '--data-dir', restoredDir]
-    const output = await run('npm', [...npmArgs, '--database-uri', uri], input.env)
+    const output = await runCommand('npm', [...npmArgs, '--database-uri', uri], input.env)
     expect(output).to.match(/videos: 1 uploaded, 0 skipped/)
     expect(output).to.match(/restoring the database into database "cms_site" on 127\.0\.0\.1:\d+/)
     for (const secret of input.secrets) expect(output, 'the password in restore-site’s output').to.not.contain(secret)
@@ -76,13 +62,13 @@ export async function restoreWholeSite(input: SiteRestoreInput): Promise<void> {
     expect(await videoRow(input.database.live)).to.contain(input.video.guid)
 
     // A second run into the same, now full, database is refused before anything is restored.
-    const again = await run('npm', [...npmArgs.slice(0, -1), `${restoredDir}-again`, '--database-uri', uri], input.env).then(
+    const again = await runCommand('npm', [...npmArgs.slice(0, -1), `${restoredDir}-again`, '--database-uri', uri], input.env).then(
       () => '',
       (err: Error) => err.message,
     )
     expect(again).to.match(/database "cms_site" on 127\.0\.0\.1:\d+ holds \d+ table\(s\): give a new or empty database/)
     // And the live site's own database is refused as a target.
-    const live = await run('npm', [...npmArgs.slice(0, -1), `${restoredDir}-live`, '--database-uri', input.env.DATABASE_URI!], input.env).then(
+    const live = await runCommand('npm', [...npmArgs.slice(0, -1), `${restoredDir}-live`, '--database-uri', input.env.DATABASE_URI!], input.env).then(
       () => '',
       (err: Error) => err.message,
     )

@@ -94,7 +94,7 @@ describe('the snapshot record: every file with its size and digest, and what the
       const tar = await collect(
         createArchive([new LocalSource('odd', odd, [], context, { tarBuilder })], { compression: 'tar', signal: new AbortController().signal }),
       )
-      // The worker's items cross to the main thread as text: it must really have run.
+      // The worker's items cross to the main thread as bytes: it must really have run.
       expect(tarWorkerStepsReceived() > steps, 'steps posted by the tar worker').to.equal(tarBuilder === 'worker')
       const { files, record } = await readTar(tar)
       const expected = names.map((name) => `odd/sub "folder"/${name}`).sort()
