@@ -9,6 +9,9 @@ const nextConfig = {
   // `tsc -b` at the root typechecks everything; the build need not do it twice.
   typescript: { ignoreBuildErrors: true, tsconfigPath: 'tsconfig.next.json' },
   outputFileTracingRoot: new URL('..', import.meta.url).pathname,
+  // Server code keeps its class names: Payload's error answers name the error's class (`ValidationError`, not
+  // a minified `j`), and its `loggingLevels` are keyed by those names.
+  experimental: { serverMinification: false },
   // Our TypeScript (the dev-app's own files as well as the plugins' sources) is ESM with NodeNext resolution:
   // relative imports say `.js` and mean the `.ts` file. Webpack maps that (`next build --webpack`); Turbopack has
   // no such option yet.

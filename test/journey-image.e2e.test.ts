@@ -4,7 +4,7 @@
  * Save; the photo goes browser-direct to the storage host (client upload) and its thumbnail loads
  * (`naturalWidth > 0`) in the edit view, the list and a post's relationship picker, with no internal
  * `_objectKey` column anywhere; an SVG picked the same way is refused with a message on the page and
- * saves nothing. Screenshots: test-artifacts/screenshots/journey-image-*.png.
+ * saves nothing, and so is an empty file ("The file is empty.", nothing put on the storage host). Screenshots: test-artifacts/screenshots/journey-image-*.png.
  */
 import { expect } from 'chai'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -153,5 +153,28 @@ describe('journey: an editor uploads an image in the admin (dev-app, npm start)'
     await saveScreenshot(page, 'journey-image-6-svg-refused')
     expect(page.url()).to.match(/\/admin\/collections\/images\/create$/)
     expect((await api<{ totalDocs: number }>('/api/images/count')).totalDocs).to.equal(before)
+  })
+
+  it('picks an empty image, presses Save, and reads "The file is empty"; nothing reaches the storage host (issue 39 #9)', async function () {
+    const empty = path.join(files, 'empty.png')
+    writeFileSync(empty, '')
+    // What the zone holds: every client upload is a folder of its own at the top of the zone.
+    const zone = async () => {
+      const res = await fetch(`${app.emulatorUrl}/storage/dev-zone/`, { headers: { AccessKey: app.credentials.storageAccessKey } })
+      expect(res.status).to.equal(200)
+      return ((await res.json()) as { ObjectName: string }[]).map((entry) => entry.ObjectName).sort()
+    }
+    const before = { count: (await api<{ totalDocs: number }>('/api/images/count')).totalDocs, zone: await zone() }
+    await page.goto(`${app.cmsUrl}/admin/collections/images/create`)
+    await page.locator('input[type="file"]').setInputFiles(empty)
+    await page.fill('input[name="alt"]', 'An empty file')
+    await page.getByRole('button', { name: 'Save' }).click()
+    const message = page.getByText('The file is empty.')
+    await message.first().waitFor({ state: 'visible', timeout: 60_000 })
+    await saveScreenshot(page, 'journey-image-7-empty-refused')
+    expect(await page.getByText(/from extension/).count(), 'not the misleading type message').to.equal(0)
+    expect(page.url()).to.match(/\/admin\/collections\/images\/create$/)
+    expect((await api<{ totalDocs: number }>('/api/images/count')).totalDocs).to.equal(before.count)
+    expect(await zone(), 'no object, no folder').to.deep.equal(before.zone)
   })
 })

@@ -191,7 +191,7 @@ describe('journey: an editor attaches a video and plays it (dev-app, Chromium)',
           // The video sits on a web server that allows the admin's origin (the emulator's storage CDN).
           const put = await fetch(`${app.emulatorUrl}/storage/dev-zone/journey/pasted-clip.mp4`, {
             body: readFileSync(videoFile),
-            headers: { AccessKey: 'dev-storage-key' },
+            headers: { AccessKey: app.credentials.storageAccessKey },
             method: 'PUT',
           })
           expect(put.status).to.equal(201)

@@ -8,6 +8,9 @@
  * - A video picked in the upload field starts its TUS upload at once (the plugin's TUS field; progress,
  *   then "Uploaded", in its video panel); on save the 4.x admin's `dispatch` instruction is answered by the
  *   plugin's provider with the receipt; the host's callbacks then finish it, and the panel plays it.
+ *
+ * Runs once (scripts/run-tests.mjs): the Payload 4 CMS it tests runs on the project's own Node 24 in either
+ * pass of .ci/run, so the second pass would repeat it.
  */
 import { readFile } from 'node:fs/promises'
 import { mkdtempSync, writeFileSync } from 'node:fs'

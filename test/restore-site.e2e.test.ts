@@ -4,7 +4,8 @@
  * image, the daemon's `cms` job runs through its API, the dev-app is stopped, and `npm run restore-site`
  * restores the snapshot into a fresh data folder and a fresh emulator library (the database and the zone's
  * files unpacked into place, the video uploaded again under a new GUID, the documents moved to it). The
- * dev-app is then started on the restored data: in Chromium the restored video's edit page shows its
+ * dev-app is then started on the restored data, on other ports than the original's (no URL a reader gets
+ * names the old ones): in Chromium the restored video's edit page shows its
  * thumbnail (really loaded, `naturalWidth > 0`) and its player plays and seeks, and the image's edit page
  * shows its thumbnail. Screenshots: test-artifacts/screenshots/restore-site-*.png.
  */
@@ -29,6 +30,8 @@ describe('restore-site: the whole dev-app site back from a snapshot (database, i
   this.timeout(40 * 60_000)
   let browser: Browser
   let ports: { cms: number; daemon: number; emulator: number }
+  /** The original site's ports: the restored one runs on others (issue 41: URLs are made when read, not stored). */
+  let originalPorts: typeof ports
   let original: RunningDevApp | undefined
   let restored: RunningDevApp | undefined
   let restoredDir: string
@@ -85,7 +88,9 @@ describe('restore-site: the whole dev-app site back from a snapshot (database, i
     originalStopped = true
   })
 
-  it('npm run restore-site brings it back into a fresh data folder and a fresh emulator library', async function () {
+  it('npm run restore-site brings it back into a fresh data folder and a fresh emulator library, on other ports', async function () {
+    originalPorts = ports
+    ports = { cms: await freePort(), daemon: await freePort(), emulator: await freePort() }
     restoredDir = path.join(mkdtempSync(path.join(tmpdir(), 'restore-site-e2e-')), 'data')
     restoreOutput = await runCommand(
       'npm',
@@ -106,7 +111,7 @@ describe('restore-site: the whole dev-app site back from a snapshot (database, i
       .and.not.contain(before.video.hostData.stream.videoId)
   })
 
-  it('the restored site shows the video’s thumbnail and plays it, and shows the image’s thumbnail', async function () {
+  it('the restored site, on other ports, shows the video’s thumbnail and plays it, and shows the image’s thumbnail', async function () {
     restored = await startDevApp({ ports, dataDir: restoredDir, readyTimeoutMs: 25 * 60_000 })
     page = await browser.newPage({ viewport: { height: 1000, width: 1400 } })
     await logIn(page, restored)
@@ -118,6 +123,8 @@ describe('restore-site: the whole dev-app site back from a snapshot (database, i
     expect(stream.thumbnailUrl).to.contain(stream.videoId)
     expect(stream.playlistUrl).to.contain(stream.videoId)
     expect(JSON.stringify(stream)).to.not.contain(before.video.hostData.stream.videoId)
+    // Every URL the reader gets is made from the restored site's options: none names the original's emulator.
+    expect(JSON.stringify(video)).to.not.contain(`:${originalPorts.emulator}/`)
 
     const loaded = (selector: string) =>
       page.waitForFunction((s) => [...document.querySelectorAll<HTMLImageElement>(s)].some((img) => img.complete && img.naturalWidth > 0), selector, {
@@ -133,6 +140,7 @@ describe('restore-site: the whole dev-app site back from a snapshot (database, i
     const image = await api<{ id: number; filename: string; thumbnailURL: string }>(restored, `/api/images/${before.image.id}?depth=0`)
     expect(image.filename).to.equal(before.image.filename)
     expect((await fetch(image.thumbnailURL)).status).to.equal(200)
+    expect(JSON.stringify(image)).to.not.contain(`:${originalPorts.emulator}/`)
     await page.goto(`${restored.cmsUrl}/admin/collections/images/${image.id}`)
     await loaded(`.file-details img[src^="${image.thumbnailURL.split('?')[0]}"]`)
     await saveScreenshot(page, 'restore-site-image')

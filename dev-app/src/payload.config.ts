@@ -16,6 +16,7 @@ import { Videos } from './collections/Videos.js'
 import { SiteSettings } from './globals/SiteSettings.js'
 import { databaseAdapter } from './database/databaseAdapter.js'
 import { mailFolderAdapter } from './email/mailFolderAdapter.js'
+import { devAppLogger } from './logging/devAppLogger.js'
 import { settings } from './settings.js'
 
 // The AWS SDK (the storage host's S3 endpoint) warns on Node 20, at the first upload, that its releases after
@@ -64,6 +65,8 @@ export default buildConfig({
   // Mails (password resets) go to files under the data folder: there is no mail server here.
   email: mailFolderAdapter(path.join(settings.dataDir, 'mail')),
   db: databaseAdapter(settings.databaseUri),
+  // A client's error (a wrong password, an invalid field) is one line, not a stack (logging/devAppLogger.ts).
+  logger: devAppLogger,
   sharp,
   // Types are generated on demand (`payload generate:types`), not on every development start.
   typescript: { autoGenerate: false, outputFile: path.join(settings.appRoot, 'src', 'payload-types.ts') },

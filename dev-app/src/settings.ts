@@ -7,6 +7,7 @@
 import path from 'node:path'
 import { databaseKind } from './database/databaseKind.js'
 import { ports } from './ports.js'
+import { readHostKeys, type HostKeys } from './start/credentials.js'
 
 const appRoot = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
 
@@ -20,12 +21,40 @@ export const reachableHost = bindAddress === '0.0.0.0' || bindAddress === '::' ?
 
 const emulatorUrl = env('EMULATOR_URL', `http://${reachableHost}:${ports.emulator}`)
 
+const keysOf = new Map<string, HostKeys>()
+/**
+ * The host keys the parts use for the data folder `folder`: each `HOST_…` variable when set (the real
+ * host), else the folder's own random ones (`start/credentials.ts`), read once when first needed, so a
+ * process that never talks to the host (restore-site's own) needs none.
+ */
+export function hostKeys(folder = dataDir): HostKeys {
+  let keys = keysOf.get(folder)
+  if (!keys) {
+    const fromEnv = {
+      storageAccessKey: process.env.HOST_STORAGE_ACCESS_KEY,
+      streamApiKey: process.env.HOST_STREAM_API_KEY,
+      webhookSecret: process.env.HOST_STREAM_READONLY_KEY,
+    }
+    const given = fromEnv.storageAccessKey && fromEnv.streamApiKey && fromEnv.webhookSecret
+    // Every key from the environment: no data folder needed (a CMS against the real host, a test's emulator).
+    const stored = given ? undefined : readHostKeys(folder)
+    keys = {
+      storageAccessKey: fromEnv.storageAccessKey || stored!.storageAccessKey,
+      streamApiKey: fromEnv.streamApiKey || stored!.streamApiKey,
+      webhookSecret: fromEnv.webhookSecret || stored!.webhookSecret,
+      accountApiKey: stored?.accountApiKey ?? '',
+    }
+    keysOf.set(folder, keys)
+  }
+  return keys
+}
+
 export const settings = {
   appRoot,
   dataDir,
   /**
    * Address the CMS, the backup daemon and the emulator listen on: loopback only, so nothing of this
-   * unhardened development setup (generated passwords, the emulator's fixed keys) is reachable from
+   * unhardened development setup (generated passwords printed on the console, no TLS) is reachable from
    * the network. `BIND_ADDRESS=0.0.0.0` opens them to every interface (e.g. inside a container).
    */
   bindAddress,
@@ -39,7 +68,10 @@ export const settings = {
     endpoint: env('HOST_STORAGE_ENDPOINT', `${emulatorUrl}/storage`),
     s3Endpoint: env('HOST_STORAGE_S3_ENDPOINT', `${emulatorUrl}/s3`),
     zoneName: env('HOST_STORAGE_ZONE', 'dev-zone'),
-    accessKey: env('HOST_STORAGE_ACCESS_KEY', 'dev-storage-key'),
+    /** `HOST_STORAGE_ACCESS_KEY`, else the data folder's random key. */
+    get accessKey() {
+      return hostKeys().storageAccessKey
+    },
     region: env('HOST_STORAGE_REGION', 'de'),
     cdnUrl: env('HOST_STORAGE_CDN_URL', `${emulatorUrl}/cdn/dev-zone`),
     tokenAuthKey: process.env.HOST_STORAGE_CDN_TOKEN_KEY || undefined,
@@ -48,8 +80,14 @@ export const settings = {
     apiBase: env('HOST_STREAM_API_BASE', `${emulatorUrl}/stream`),
     tusEndpoint: env('HOST_STREAM_TUS_ENDPOINT', `${emulatorUrl}/tusupload`),
     libraryId: Number(env('HOST_STREAM_LIBRARY_ID', '1001')),
-    apiKey: env('HOST_STREAM_API_KEY', 'dev-stream-key'),
-    readOnlyKey: env('HOST_STREAM_READONLY_KEY', 'dev-stream-readonly-key'),
+    /** `HOST_STREAM_API_KEY`, else the data folder's random key. */
+    get apiKey() {
+      return hostKeys().streamApiKey
+    },
+    /** The webhook secret (the library's read-only key): `HOST_STREAM_READONLY_KEY`, else the data folder's random key. */
+    get readOnlyKey() {
+      return hostKeys().webhookSecret
+    },
     cdnUrl: env('HOST_STREAM_CDN_URL', `${emulatorUrl}/stream-cdn/1001`),
     /** The plugin's `mp4Fallback`; `HOST_STREAM_MP4_FALLBACK=false` runs the plugin README's snippet (HLS only). */
     mp4Fallback: env('HOST_STREAM_MP4_FALLBACK', 'true') !== 'false',
@@ -59,3 +97,13 @@ export const settings = {
 /** Which adapter the CMS uses and what the daemon's `cms` job backs up (see database/databaseKind.ts). */
 export const databaseType = databaseKind(settings.databaseUri)
 export const isMongo = databaseType === 'mongodb'
+
+/**
+ * The hosts the CMS fetches its own files from: duplicating an image or a video reads the original by its URL
+ * (the CMS's file route, which redirects to the emulator's CDN). They are on this machine, which Payload's safe
+ * fetch refuses (500) unless the upload collection allowlists them (`upload.skipSafeFetch`).
+ */
+export const ownFileHosts = [settings.serverURL, settings.storage.cdnUrl, settings.stream.cdnUrl].map((u) => {
+  const url = new URL(u)
+  return { hostname: url.hostname, ...(url.port ? { port: url.port } : {}) }
+})

@@ -36,7 +36,7 @@ export const openapiPlugin =
     }
     if (o.docsRoute !== false && specURL) {
       const path = relativeToApi(o.docsRoute, apiRoute)
-      added.push(...docsEndpoints(path, specURL, `${apiRoute}${path}`, o.info?.title ?? 'Payload CMS REST API'))
+      added.push(...docsEndpoints(path, specURL, `${apiRoute}${path}`, o.info?.title ?? 'Payload CMS REST API', options))
     }
     return {
       ...config,

@@ -2,6 +2,8 @@
  * @module plugin-openapi/types
  * Options of the OpenAPI plugin and of the pure generator.
  */
+import type { PayloadRequest } from 'payload'
+
 import type { OpenAPIV3_1 } from './openapi.js'
 
 /** Options of {@link openapiPlugin}; also accepted by `generateOpenAPIDocument`. */
@@ -38,6 +40,20 @@ export interface OpenAPIPluginOptions {
    * @default [{ url: serverURL || '/' }]
    */
   servers?: OpenAPIV3_1.ServerObject[]
+  /**
+   * Hosts (`cms.example.com`, or `host:port`) whose requests for the description get their own origin as its
+   * first server (from `X-Forwarded-Host`/`Host` and `X-Forwarded-Proto`), so "Try it out" and generated
+   * clients reach the host the document was read from. A host not listed never appears in the document
+   * (no Host-header injection). Ignored when `servers` is given.
+   * @default []
+   */
+  trustedHosts?: string[]
+  /**
+   * Who may read the description (JSON, YAML) and the docs page with its assets; `false` answers 403. The
+   * default lets anyone read them (they describe routes, never data). Gets the request (`req.user` is set).
+   * @default undefined (public)
+   */
+  access?: (args: { req: PayloadRequest }) => boolean | Promise<boolean>
   /**
    * Document the authentication operations (me, login, logout, ..., access).
    * @default true
@@ -94,8 +110,8 @@ export interface OpenAPIPluginOptions {
 }
 
 /** The options with their defaults applied. */
-export type ResolvedOptions = Required<Omit<OpenAPIPluginOptions, 'enabled' | 'includeCollections' | 'includeGlobals' | 'servers' | 'info'>> &
-  Pick<OpenAPIPluginOptions, 'includeCollections' | 'includeGlobals' | 'servers' | 'info'>
+export type ResolvedOptions = Required<Omit<OpenAPIPluginOptions, 'enabled' | 'includeCollections' | 'includeGlobals' | 'servers' | 'info' | 'access'>> &
+  Pick<OpenAPIPluginOptions, 'includeCollections' | 'includeGlobals' | 'servers' | 'info' | 'access'>
 
 /** Applies the defaults documented on {@link OpenAPIPluginOptions}. */
 export function resolveOptions(options: OpenAPIPluginOptions = {}): ResolvedOptions {
@@ -111,6 +127,7 @@ export function resolveOptions(options: OpenAPIPluginOptions = {}): ResolvedOpti
     includeSystem: false,
     includeVersions: true,
     specRoute: '/openapi.json',
+    trustedHosts: [],
     ...stripUndefined(rest),
     disabled: options.disabled ?? enabled === false,
   }
@@ -124,4 +141,20 @@ function stripUndefined<T extends object>(o: T): Partial<T> {
 export interface CustomEndpointOpenAPI extends Partial<OpenAPIV3_1.OperationObject> {
   /** Extra component schemas the operation refers to with `#/components/schemas/<name>`. */
   components?: { schemas?: Record<string, OpenAPIV3_1.SchemaObject> }
+}
+
+/**
+ * What a collection or global may carry in `custom.openapi` (a plugin that adds hooks to a collection declares
+ * here what those hooks answer): responses added to the generated operations of that collection or global.
+ * @example
+ * // a hook that refuses some uploads with 415
+ * custom: { openapi: { responses: { 'POST /': { 415: { description: 'Refused file type' } }, 'PATCH /{id}': { ... } } } }
+ */
+export interface EntityOpenAPI {
+  /**
+   * By `METHOD /path` relative to the collection or global (`POST /`, `PATCH /{id}`, `GET /file/{filename}`), or
+   * `*` for every operation; merged over the generated responses. A Response Object without `content` gets
+   * Payload's error shape (`Error`).
+   */
+  responses?: Record<string, Record<string, Partial<OpenAPIV3_1.ResponseObject>>>
 }

@@ -2,6 +2,8 @@
  * The docs page renders every documented operation in headless Chromium with every request outside the CMS
  * blocked (self-hosted assets: works with no internet access).
  */
+import { createHash } from 'node:crypto'
+
 import { expect } from 'chai'
 import type { Browser } from 'playwright-core'
 
@@ -44,6 +46,21 @@ describe('docs page (Swagger UI, self-hosted)', function () {
     await saveScreenshot(page, 'plugin-openapi-docs')
     expect(foreign).to.deep.equal([])
     await page.close()
+  })
+
+  it('pins every script and the stylesheet with Subresource Integrity of the bytes it serves', async () => {
+    const html = await (await fetch(`${cms.url}${API_ROUTE}/docs`)).text()
+    const pinned = [...html.matchAll(/(?:src|href)="([^"]+)" integrity="(sha384-[^"]+)"/g)]
+    expect(pinned.map((m) => m[1]!.split('/').pop())).to.deep.equal([
+      'swagger-ui.css',
+      'swagger-ui-bundle.js',
+      'swagger-ui-standalone-preset.js',
+      'openapi-docs-init.js',
+    ])
+    for (const [, url, integrity] of pinned) {
+      const bytes = Buffer.from(await (await fetch(`${cms.url}${url}`)).arrayBuffer())
+      expect(`sha384-${createHash('sha384').update(bytes).digest('base64')}`, url).to.equal(integrity)
+    }
   })
 
   it('serves only the known assets (no path escapes)', async () => {

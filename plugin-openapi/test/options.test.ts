@@ -2,7 +2,7 @@
  * A test per option proving it acts; `disabled: true` (or the deprecated `enabled: false`) leaves the config untouched; custom `routes.api` is honoured.
  */
 import { expect } from 'chai'
-import type { Config } from 'payload'
+import type { Config, PayloadRequest, SanitizedConfig } from 'payload'
 import { parse } from 'yaml'
 
 import { generateOpenAPIDocument, openapiPlugin } from '../src/index.js'
@@ -130,6 +130,50 @@ describe('options', function () {
       'POST /cms-api/globals/footer',
     ])
     expect(operationKeys(await fixtureDocument({ excludeGlobals: ['settings', 'footer'] })).filter((k) => k.includes('/globals/'))).to.deep.equal([])
+  })
+
+  /** Calls one of the plugin's own endpoints of a sanitized config as Payload's router would. */
+  const serve = async (config: SanitizedConfig, path: string, req: { user?: object; headers?: Record<string, string> } = {}) => {
+    const endpoint = config.endpoints.find((e) => e.path === path || e.path === '/docs/:asset')!
+    const asset = endpoint.path === '/docs/:asset' ? path.split('/').pop() : undefined
+    return endpoint.handler({
+      headers: new Headers(req.headers),
+      payload: { config },
+      routeParams: asset ? { asset } : {},
+      url: `http://cms.local${API_ROUTE}${path}`,
+      user: req.user ?? null,
+    } as unknown as PayloadRequest)
+  }
+
+  it('access: by default anyone reads the description and the docs page; a function narrows both (403)', async () => {
+    const open = await sanitizedWith(undefined, {})
+    expect((await serve(open, '/openapi.json')).status).to.equal(200)
+    const guarded = await sanitizedWith(undefined, { access: ({ req }) => Boolean(req.user) })
+    for (const path of ['/openapi.json', '/openapi.yaml', '/docs', '/docs/swagger-ui.css']) {
+      const refused = await serve(guarded, path)
+      expect(refused.status, path).to.equal(403)
+      expect(await refused.json()).to.deep.equal({ errors: [{ message: 'You are not allowed to read the API description.' }] })
+      expect((await serve(guarded, path, { user: { id: 1 } })).status, path).to.equal(200)
+    }
+  })
+
+  it('trustedHosts: a listed host leads the servers of the document it reads; any other host never appears', async () => {
+    const config = await sanitizedWith(undefined, { trustedHosts: ['cms.example.com', 'localhost:3000'] })
+    const servers = async (headers: Record<string, string>) =>
+      ((await (await serve(config, '/openapi.json', { headers })).json()) as { servers: { url: string }[] }).servers.map((s) => s.url)
+    const fallback = (await fixtureSanitized()).serverURL || '/'
+    expect(await servers({ host: 'cms.example.com' })).to.deep.equal(['http://cms.example.com', fallback])
+    expect(await servers({ host: 'proxy.internal', 'x-forwarded-host': 'cms.example.com', 'x-forwarded-proto': 'https' })).to.deep.equal([
+      'https://cms.example.com',
+      fallback,
+    ])
+    expect(await servers({ host: 'localhost:3000' })).to.deep.equal(['http://localhost:3000', fallback])
+    expect(await servers({ host: 'evil.example' })).to.deep.equal([fallback])
+    expect(await servers({ host: 'localhost:4000' })).to.deep.equal([fallback])
+    // Given servers win: the request's host is not added to them.
+    const fixed = await sanitizedWith(undefined, { trustedHosts: ['cms.example.com'], servers: [{ url: 'https://api.example.com' }] })
+    const body = (await (await serve(fixed, '/openapi.json', { headers: { host: 'cms.example.com' } })).json()) as { servers: { url: string }[] }
+    expect(body.servers).to.deep.equal([{ url: 'https://api.example.com' }])
   })
 
   it('the plugin generates on the first request, then serves the cached text', async () => {

@@ -7,7 +7,7 @@ import type { Endpoint, SanitizedConfig } from 'payload'
 
 import { generateOpenAPIDocument, OpenAPIReferenceError } from '../src/index.js'
 import type { OpenAPIV3_1 } from '../src/openapi.js'
-import { fixtureDocument, fixtureSanitized, operationKeys } from './support/fixtureDocument.js'
+import { fixtureDocument, fixtureSanitized, operationKeys, sanitizedWith } from './support/fixtureDocument.js'
 
 type S = Record<string, any>
 
@@ -52,8 +52,10 @@ describe('schemas and operations (fixture)', function () {
     expect(schemas.CategoriesCreate!.properties).to.not.have.property('posts')
     for (const name of ['computed', 'createdAt', 'updatedAt']) expect(schemas.PostsCreate!.properties).to.not.have.property(name)
     expect(schemas.Posts!.properties).to.have.property('computed')
-    expect(schemas.PostsCreate!.required).to.include('title')
-    expect(schemas.PostsCreate!.required).to.not.include('slug')
+    expect(schemas.CategoriesCreate!.required).to.include('title')
+    // Posts keep drafts: a draft may be saved with required fields empty, so its create body requires none.
+    expect(schemas.PostsCreate!.required).to.equal(undefined)
+    expect(schemas.PostsCreate!.properties.title.type).to.deep.equal(['string', 'null'])
     expect(schemas.SettingsUpdate!.properties).to.have.property('siteName')
   })
 
@@ -71,20 +73,23 @@ describe('schemas and operations (fixture)', function () {
 
   it('field types: blocks with a blockType discriminator, select/radio, hasMany, point, json, code, richText, date, email', () => {
     const p = schemas.Posts!.properties
+    // The rules a write must follow are in the bodies (reads of posts, whose drafts Payload does not validate, promise types).
+    const w = schemas.PostsCreate!.properties
     const content = p.content
     expect(content.items.discriminator.propertyName).to.equal('blockType')
     expect(Object.keys(content.items.discriminator.mapping)).to.deep.equal(['quote', 'gallery'])
-    expect(schemas.QuoteBlock!.properties.blockType).to.deep.equal({ type: 'string', const: 'quote' })
-    expect(p.status.enum).to.deep.equal(['low', 'high', null])
-    expect(p.flavours.items.enum).to.deep.equal(['sweet', 'sour'])
-    expect(p.layout.enum).to.deep.equal(['wide', 'narrow', null])
+    expect(schemas.QuoteBlockCreate!.properties.blockType).to.deep.equal({ type: 'string', const: 'quote' })
+    expect(schemas.QuoteBlockDraft!.properties.blockType).to.deep.equal({ type: 'string', const: 'quote' })
+    expect(w.status.enum).to.deep.equal(['low', 'high', null])
+    expect(w.flavours.items.enum).to.deep.equal(['sweet', 'sour'])
+    expect(w.layout.enum).to.deep.equal(['wide', 'narrow', null])
     expect(p.scores.items).to.deep.equal({ type: 'number' })
     expect(p.keywords.items).to.deep.equal({ type: 'string' })
-    expect(p.location.minItems).to.equal(2)
+    expect(w.location.minItems).to.equal(2)
     expect(p.meta).to.deep.equal({})
     expect(p.snippet.type).to.deep.equal(['string', 'null'])
     expect(p.publishedOn.format).to.equal('date-time')
-    expect(p.contact.format).to.equal('email')
+    expect(w.contact.format).to.equal('email')
     expect(p.rowA.type).to.deep.equal(['string', 'null'])
     expect(p.collapsed).to.be.an('object')
     expect(p.tabText).to.be.an('object')
@@ -95,8 +100,39 @@ describe('schemas and operations (fixture)', function () {
   it('localized fields also take the locale=all shape on reads; drafts add _status, trash adds deletedAt', () => {
     const title = schemas.Posts!.properties.title
     expect(title.anyOf[1].propertyNames).to.deep.equal({ enum: ['en', 'de'] })
-    expect(schemas.Posts!.properties._status.enum).to.include.members(['draft', 'published'])
+    expect(schemas.PostsCreate!.properties._status.enum).to.include.members(['draft', 'published'])
     expect(schemas.Posts!.properties.deletedAt.format).to.equal('date-time')
+  })
+
+  it('reads of an entity whose drafts Payload does not validate promise types only; with drafts.validate, the rules as well', async () => {
+    // A draft stores `views: -1`, `status: "zzz"`, a 300-character title, `location: [1, null]` (seen on SQLite).
+    const p = schemas.Posts!.properties
+    expect(p.views).to.deep.equal({ type: ['number', 'null'] })
+    expect(p.status)
+      .to.deep.include({ type: ['string', 'null'] })
+      .and.not.have.property('enum')
+    expect(p.status.description).to.match(/`low`, `high`.*Payload does not validate drafts/)
+    expect(p.title.anyOf[0]).to.deep.equal({ type: 'string' })
+    expect(p.location.items).to.deep.equal({ type: ['number', 'null'] })
+    expect(p.contact).to.not.have.property('format')
+    expect(JSON.stringify(p.content)).to.include('QuoteBlockDraft').and.not.include('"#/components/schemas/QuoteBlock"')
+    // Its write bodies keep every rule; a collection without drafts reads with them too.
+    expect(schemas.PostsUpdate!.properties.views.minimum).to.equal(0)
+    expect(schemas.PostsCreate!.properties.title.maxLength).to.equal(200)
+    expect(schemas.Users!.properties.roles.items.enum).to.deep.equal(['admin', 'editor'])
+    // A global with drafts reads the same way (settings.siteName is required: nullable there).
+    expect(schemas.Settings!.properties.siteName.anyOf.at(-1)).to.deep.equal({ type: 'null' })
+    const validated = generateOpenAPIDocument(
+      await sanitizedWith((c) => ({
+        ...c,
+        collections: c.collections!.map((x) => (x.slug === 'posts' ? { ...x, versions: { drafts: { autosave: true, validate: true } } } : x)),
+      })),
+    )
+    const v = (validated.components.schemas as Record<string, S>).Posts!.properties
+    expect(v.views.minimum).to.equal(0)
+    expect(v.status.enum).to.deep.equal(['low', 'high', null])
+    expect(v.location.minItems).to.equal(2)
+    expect(JSON.stringify(v.content)).to.include('"#/components/schemas/QuoteBlock"')
   })
 
   it('ID types: number for SQL adapters, custom id fields as declared, string for MongoDB', async () => {
@@ -130,7 +166,12 @@ describe('schemas and operations (fixture)', function () {
     expect(op('patch', '/media/{id}').requestBody.content).to.have.keys(['application/json', 'multipart/form-data'])
   })
 
-  it('login, forgot-password and unlock take email, username, or either', () => {
+  it('login, forgot-password and unlock take email, username, or either; logout answers 403 to a user of another auth collection', async () => {
+    expect(Object.keys(op('post', '/editors/logout').responses)).to.deep.equal(['200', '400', '403'])
+    const single = generateOpenAPIDocument(
+      await sanitizedWith((c) => ({ ...c, collections: c.collections!.filter((x) => x.slug !== 'editors' && x.slug !== 'members') })),
+    )
+    expect(Object.keys((single.paths['/cms-api/users/logout'] as S).post.responses)).to.deep.equal(['200', '400'])
     const users = op('post', '/users/login').requestBody.content['application/json'].schema
     expect(users.required).to.deep.equal(['email', 'password'])
     const editors = op('post', '/editors/login').requestBody.content['application/json'].schema
@@ -152,19 +193,10 @@ describe('schemas and operations (fixture)', function () {
     expect(paramNames(op('post', '/globals/settings'))).to.not.include('autosave')
     for (const o of [op('post', '/posts'), op('patch', '/posts/{id}')])
       expect(paramNames(o)).to.not.include.members(['publishAllLocales', 'unpublishAllLocales'])
-    expect(paramNames(op('get', '/posts'))).to.include.members([
-      'where',
-      'limit',
-      'page',
-      'sort',
-      'depth',
-      'locale',
-      'select',
-      'populate',
-      'joins',
-      'draft',
-      'trash',
-    ])
+    expect(paramNames(op('get', '/posts'))).to.include.members(['where', 'limit', 'page', 'sort', 'depth', 'locale', 'select', 'populate', 'draft', 'trash'])
+    // `joins` only where a join field is (categories list their posts).
+    expect(paramNames(op('get', '/posts'))).to.not.include('joins')
+    expect(paramNames(op('get', '/categories'))).to.include('joins')
   })
 
   it('security schemes: JWT bearer, the payload-token cookie, an API key per auth collection with useAPIKey', () => {
@@ -186,6 +218,66 @@ describe('schemas and operations (fixture)', function () {
     expect(json(op('get', '/posts/count'), 200).required).to.deep.equal(['totalDocs'])
     expect(json(op('get', '/posts'), 200)).to.deep.equal({ $ref: '#/components/schemas/PostsList' })
     expect(op('get', '/posts/{id}').responses[404]).to.deep.equal({ $ref: '#/components/responses/NotFound' })
+  })
+
+  it('where, select, populate and joins: per collection, as Payload parses them', async () => {
+    const config = await fixtureSanitized()
+    const where = schemas.PostsWhere!
+    expect(where.additionalProperties).to.equal(false)
+    expect(where.properties.and.items).to.deep.equal({ $ref: '#/components/schemas/PostsWhere' })
+    expect(Object.keys(where.properties.title.properties)).to.include.members(['equals', 'like', 'in', 'exists']).and.not.include('near')
+    expect(where.properties.title.properties.in).to.include({ type: 'array' })
+    // As the SQLite adapter answers: no `all`, no point operators; a block's type by its slug, equality only;
+    // a polymorphic relationship by `.value` and `.relationTo`.
+    expect(Object.keys(where.properties.flavours.properties)).to.not.include('all')
+    expect(Object.keys(where.properties.location.properties)).to.deep.equal(['exists'])
+    expect(where.properties['content.blockType'].properties.equals).to.deep.equal({ type: 'string', enum: ['quote', 'gallery'] })
+    expect(Object.keys(where.properties['content.blockType'].properties)).to.deep.equal(['equals', 'not_equals', 'in', 'not_in'])
+    expect(where.properties).to.not.have.property('pinned')
+    expect(Object.keys(where.properties['pinned.relationTo'].properties)).to.deep.equal(['equals', 'not_equals'])
+    expect(where.properties['pinned.relationTo'].properties.equals.enum).to.deep.equal(['categories', 'media'])
+    expect(where.properties['mentions.value'].properties.in.items).to.deep.equal({ type: ['integer', 'string'] })
+    // MongoDB (and an adapter the plugin does not know) queries every operator Payload documents.
+    const mongo = generateOpenAPIDocument({ ...config, db: { ...config.db, name: 'mongoose' } } as SanitizedConfig)
+    const mongoWhere = (mongo.components.schemas as Record<string, S>).PostsWhere!.properties
+    expect(Object.keys(mongoWhere.flavours.properties)).to.include('all')
+    expect(Object.keys(mongoWhere.location.properties)).to.include('near')
+    expect(Object.keys(mongoWhere['content.blockType'].properties)).to.include.members(['exists', 'like'])
+    // Through a relationship any path of the related collection (`category.title`).
+    expect(Object.keys(where.patternProperties)).to.include('^category\\.[A-Za-z0-9_.]+$')
+    expect(schemas.PostsVersionWhere!.properties).to.include.keys('parent', 'latest', 'version.title')
+    expect(schemas.PostsSelect!.properties).to.not.have.property('id')
+    expect(schemas.Populate!.properties).to.include.keys('media', 'categories', 'posts', 'tags')
+    expect(Object.keys(schemas.CategoriesJoins!.properties)).to.deep.equal(['posts'])
+    const bulk = op('patch', '/posts').parameters.find((p: S) => p.name === 'where')
+    expect([bulk.required, bulk.style, bulk.schema]).to.deep.equal([true, 'deepObject', { $ref: '#/components/schemas/PostsWhere' }])
+    expect(op('get', '/posts').parameters.find((p: S) => p.name === 'where').required).to.equal(undefined)
+  })
+
+  it("reads require only id (select leaves out any field); Payload's sessions are out of create bodies; summaries use labels", () => {
+    expect(schemas.Categories!.required).to.deep.equal(['id'])
+    expect(schemas.Categories!.properties.title.anyOf[0].type).to.equal('string')
+    expect(schemas.UsersCreate!.properties).to.not.have.property('sessions')
+    expect(op('post', '/users/login').summary).to.equal('Log in as a User')
+    expect(op('get', '/media').summary).to.equal('List Media')
+  })
+
+  it("a collection's custom.openapi.responses adds responses to its generated operations", async () => {
+    const config = await sanitizedWith((c) => ({
+      ...c,
+      collections: c.collections!.map((x) =>
+        x.slug === 'categories'
+          ? { ...x, custom: { openapi: { responses: { 'POST /': { 415: { description: 'Refused' } }, '*': { 429: { description: 'Slow down' } } } } } }
+          : x,
+      ),
+    }))
+    const d = generateOpenAPIDocument(config) as S
+    expect(d.paths['/cms-api/categories'].post.responses['415']).to.deep.equal({
+      description: 'Refused',
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+    })
+    expect(d.paths['/cms-api/categories'].get.responses).to.have.property('429').and.not.have.property('415')
+    expect(d.paths['/cms-api/posts'].post.responses).to.not.have.property('415')
   })
 
   it('custom endpoints: with custom.openapi merged over a default, without it left out; bad $refs are refused', async () => {

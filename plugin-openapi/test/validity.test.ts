@@ -7,6 +7,7 @@ import { createConfig, lintFromString } from '@redocly/openapi-core'
 import { expect } from 'chai'
 import { stringify } from 'yaml'
 
+import { lintDocument } from './conformance/lintDocument.js'
 import { fixtureDocument } from './support/fixtureDocument.js'
 
 describe('validity of the description (fixture config)', function () {
@@ -20,6 +21,12 @@ describe('validity of the description (fixture config)', function () {
     const warnings = problems.filter((p) => p.severity === 'warn')
     console.log(`      redocly: ${errors.length} errors, ${warnings.length} warnings (${[...new Set(warnings.map((w) => w.ruleId))].join(', ')})`)
     expect(errors).to.deep.equal([])
+  })
+
+  it('lints clean with the redocly and spectral command lines (0 errors)', async function () {
+    // Two linter processes through npx: 15-20 s alone, past a minute when the cores are shared (two test lanes).
+    this.timeout(180_000)
+    for (const result of lintDocument(await fixtureDocument())) expect(result.errors, result.linter).to.deep.equal([])
   })
 
   it('passes @readme/openapi-parser validation', async () => {

@@ -18,9 +18,3 @@ export function storageApiConfig(storage: ResolvedStorage): StorageApiConfig {
 export function streamApiConfig(stream: ResolvedStream): StreamApiConfig {
   return { apiBase: stream.apiBase, apiKey: stream.apiKey, libraryId: stream.libraryId }
 }
-
-/** Player URLs of a video on the stream pull zone. */
-export function streamUrls(stream: ResolvedStream, videoId: string): { playlistUrl: string; thumbnailUrl: string; originalUrl: string } {
-  const base = `${stream.cdnUrl}/${encodeURIComponent(videoId)}`
-  return { originalUrl: `${base}/original`, playlistUrl: `${base}/playlist.m3u8`, thumbnailUrl: `${base}/thumbnail.jpg` }
-}

@@ -1,12 +1,10 @@
 /**
  * @module plugin
- * `storageHostPlugin(options)(config)`: files of `storage` collections go to the storage host through a
- * plugin-cloud-storage adapter, videos of `stream` collections to the streaming host (TUS from the
+ * `storageHostPlugin(options)(config)`: files of `storage` collections go to the storage host through the
+ * plugin's adapter, videos of `stream` collections to the streaming host (TUS from the
  * browser, authorised by tus-auth; encoding callbacks on the webhook). The fields are added even when
  * `disabled`, so the database schema never depends on the switch.
  */
-import { cloudStoragePlugin } from '@payloadcms/plugin-cloud-storage'
-import type { CollectionOptions } from '@payloadcms/plugin-cloud-storage/types'
 import type { CollectionConfig, Config } from 'payload'
 
 import { storageAdapter } from './adapter/storageAdapter.js'
@@ -28,45 +26,45 @@ import { storageUploadEndpoint } from './endpoints/storageUpload.js'
 import { tusAuthEndpoint } from './endpoints/tusAuth.js'
 import { webhookEndpoint } from './endpoints/webhook.js'
 import type { ResolvedOptions } from './options/resolveOptions.js'
-import { resolveOptions } from './options/resolveOptions.js'
+import { librariesOf, resolveOptions, zonesOf } from './options/resolveOptions.js'
 import { withCollectionUploads } from './options/withCollectionUploads.js'
 import { coreHasUploadInstructions } from './payload/compat.js'
 import { translations } from './translations/index.js'
 import type { StorageHostPluginOptions } from './types.js'
+import { withHostAdapter, withHostedFields } from './wiring/withHostAdapter.js'
 
 /**
  * Marker in the server-only `config.custom`: the plugin applied a second time (twice in `plugins`, or a
  * preset that already includes it) returns the config untouched instead of doubling its hooks,
- * providers, `onInit` and plugin-cloud-storage's wiring (the official adapters guard the same way).
+ * providers, `onInit` and upload wiring (the official adapters guard the same way).
  */
 const APPLIED = 'storageHostPluginApplied'
 
-/** plugin-cloud-storage's options: one adapter per targeted collection. */
-function cloudCollections(options: ResolvedOptions): Record<string, CollectionOptions> {
-  const collections: Record<string, CollectionOptions> = {}
-  for (const target of options.collections.values()) {
-    const adapter = target.target === 'storage' ? storageAdapter(options.storage!, target) : streamAdapter(options.stream!)
-    const publicUrls = target.target === 'storage' && options.storage?.publicUrls
-    // A 4.x core has no `_objectKey`: a client upload's folder is kept in `prefix`, so the field must exist.
-    const prefix = target.prefix || (coreHasUploadInstructions && target.target === 'storage' ? '' : undefined)
-    collections[target.slug] = { adapter, disableLocalStorage: true, prefix, ...(publicUrls ? { disablePayloadAccessControl: true } : {}) }
-  }
-  return collections
+/**
+ * The upload wiring of each targeted collection: its adapter, its folder, and whether its files are public
+ * on the CDN. A disabled plugin adds the same fields and nothing that acts.
+ */
+function withUploads(config: Config, options: ResolvedOptions): Config {
+  const collections = (config.collections ?? []).map((collection) => {
+    const target = options.collections.get(collection.slug)
+    if (!target) return collection
+    if (options.disabled) return withHostedFields(collection, target.prefix)
+    const adapter = target.storage ? storageAdapter(target.storage, target) : streamAdapter(target.stream!)
+    // Bound URLs cannot be made without the reader's request: the admin thumbnail then goes through the
+    // file route (admin/adminThumbnails.ts), which must serve public files too.
+    const publicFiles = target.storage?.publicUrls && !target.storage.tokenAuth?.bindToAddress
+    return withHostAdapter(collection, { adapter, prefix: target.prefix, publicFiles })
+  })
+  return { ...config, collections }
 }
 
 /**
  * The concerns of an enabled plugin, in the order they extend a collection: schema, video binding, CDN
- * purge, single-use receipts, admin (the last one hides plugin-cloud-storage's internal fields).
+ * purge, single-use receipts, admin (the last one hides the internal storage fields).
  */
-function enabledExtensions(ctx: PluginContext): CollectionExtension[] {
+function enabledExtensions(ctx: PluginContext, config: Config): CollectionExtension[] {
   const { options } = ctx
-  return [
-    withHostData(options),
-    ...(options.stream ? [withVideoBinding(ctx, options.stream)] : []),
-    ...(options.storage?.purge ? [withCdnPurge(options.storage)] : []),
-    withSingleUseReceipts(ctx),
-    withAdmin(options),
-  ]
+  return [withHostData(options), withVideoBinding(ctx), withCdnPurge(), withSingleUseReceipts(ctx), withAdmin({ apiRoute: config.routes?.api ?? '/api' })]
 }
 
 /** One pass over the collections: each targeted one goes through every extension, the others stay as they are. */
@@ -81,13 +79,17 @@ function extendCollections(config: Config, original: readonly CollectionConfig[]
   return { ...config, collections }
 }
 
-/** The plugin's own endpoints (tus-auth, webhook, client uploads), each once. */
+/**
+ * The plugin's own endpoints, each once whatever the number of zones and libraries: tus-auth (some
+ * library has `tus`), the webhook (some library has a secret; callbacks are routed by `VideoLibraryId`),
+ * client uploads (some zone has `clientUploads`). Each handler reads the target of the collection asked.
+ */
 function withEndpoints(config: Config, ctx: PluginContext): Config {
-  const { storage, stream } = ctx.options
+  const libraries = librariesOf(ctx.options)
   let endpoints = config.endpoints ?? []
-  if (stream?.tus) endpoints = addEndpoint(endpoints, tusAuthEndpoint(ctx, stream))
-  if (stream?.webhook) endpoints = addEndpoint(endpoints, webhookEndpoint(ctx, stream, stream.webhook.secret))
-  if (storage?.clientUploads) endpoints = addEndpoint(endpoints, storageUploadEndpoint(ctx, storage))
+  if (libraries.some((l) => l.tus)) endpoints = addEndpoint(endpoints, tusAuthEndpoint(ctx))
+  if (libraries.some((l) => l.webhook)) endpoints = addEndpoint(endpoints, webhookEndpoint(ctx))
+  if (zonesOf(ctx.options).some((z) => z.clientUploads)) endpoints = addEndpoint(endpoints, storageUploadEndpoint(ctx))
   return { ...config, endpoints }
 }
 
@@ -96,23 +98,21 @@ function withUploadProviders(config: Config, options: ResolvedOptions): Config {
   const providers = [...(config.admin?.components?.providers ?? [])]
   for (const target of options.collections.values()) {
     // A core with upload instructions drives client uploads from its own admin (`useInAdmin`).
-    if (target.target === 'storage' && options.storage?.clientUploads && !coreHasUploadInstructions) {
+    if (target.storage?.clientUploads && !coreHasUploadInstructions) {
       providers.push({
         clientProps: { collectionSlug: target.slug, enabled: true, prefix: target.prefix || undefined, serverHandlerPath: STORAGE_UPLOAD_PATH },
         path: `${CLIENT_PATH}#StorageClientUploadHandler`,
       })
     }
-    if (target.target === 'stream' && options.stream?.tus) {
+    if (target.stream?.tus) {
       providers.push({ clientProps: { collectionSlug: target.slug }, path: `${CLIENT_PATH}#StreamUploadHandler` })
     }
   }
   return { ...config, admin: { ...config.admin, components: { ...config.admin?.components, providers } } }
 }
 
-/** Orphan sweeps on init: client uploads on the storage host, abandoned TUS videos on the streaming host. */
+/** Orphan sweeps on init, per zone (client uploads) and per library (abandoned TUS videos), at each one's interval. */
 function withOrphanSweeps(config: Config, options: ResolvedOptions): Config {
-  const uploadSweepEvery = options.storage?.clientUploads?.sweepInterval ?? 0
-  const videoSweepEvery = options.stream?.sweepUnboundVideos?.interval ?? 0
   const previousOnInit = config.onInit
   return {
     ...config,
@@ -125,8 +125,8 @@ function withOrphanSweeps(config: Config, options: ResolvedOptions): Config {
         }, seconds * 1000)
         timer.unref()
       }
-      every(uploadSweepEvery, () => sweepOrphanUploads(payload, options))
-      every(videoSweepEvery, () => sweepOrphanVideos(payload, options))
+      for (const zone of zonesOf(options)) every(zone.clientUploads?.sweepInterval ?? 0, () => sweepOrphanUploads(payload, options, { zone }))
+      for (const library of librariesOf(options)) every(library.sweepUnboundVideos?.interval ?? 0, () => sweepOrphanVideos(payload, options, { library }))
     },
   }
 }
@@ -152,16 +152,12 @@ export const storageHostPlugin =
     const ctx: PluginContext = { options }
     const marked: Config = { ...incomingConfig, custom: { ...incomingConfig.custom, [APPLIED]: true } }
 
-    // Disabled: plugin-cloud-storage still inserts its fields (`url`, `prefix`, `_objectKey`), and the
-    // schema (`hostData`) is the same as when enabled; nothing else.
-    if (options.disabled) {
-      const withFields = cloudStoragePlugin({ alwaysInsertFields: true, collections: cloudCollections(options), enabled: false })(marked)
-      return extendCollections(withFields, declared, options, [withHostData(options)])
-    }
-    // plugin-cloud-storage wires the upload/delete hooks and file handlers first; the plugin's own
-    // extensions then place their items around them (collections/collectionExtension.ts, afterOriginal).
-    let config = cloudStoragePlugin({ collections: cloudCollections(options) })(marked)
-    config = extendCollections(config, declared, options, enabledExtensions(ctx))
+    // Disabled: the same fields (`url`, `prefix`, `_objectKey`, `hostData`) as when enabled; nothing else.
+    if (options.disabled) return extendCollections(withUploads(marked, options), declared, options, [withHostData(options)])
+    // The upload/delete hooks and file handlers first; the plugin's own extensions then place their
+    // items around them (collections/collectionExtension.ts, afterOriginal).
+    let config = withUploads(marked, options)
+    config = extendCollections(config, declared, options, enabledExtensions(ctx, config))
     config = withEndpoints(config, ctx)
     config = withUploadProviders(config, options)
     config = withOrphanSweeps(config, options)

@@ -17,6 +17,18 @@ export interface CollectionTargetOptions {
   target: CollectionTarget
   /** Folder (key prefix) on the storage host for this collection's objects. @default '' */
   prefix?: string
+  /**
+   * A storage zone of this collection's own (target `storage`): complete options, nothing inherited from
+   * the top-level `storage` (its keys, CDN, token authentication and client uploads are this zone's).
+   * @default the top-level `storage`
+   */
+  zone?: StorageOptions
+  /**
+   * A video library of this collection's own (target `stream`): complete options, nothing inherited from
+   * the top-level `stream` (keys, CDN, token authentication, TUS, webhook secret). One webhook endpoint
+   * serves every library: a callback is routed by its `VideoLibraryId`. @default the top-level `stream`
+   */
+  library?: StreamOptions
 }
 
 /** Decides whether the signed-in user may get a client-upload URL for a collection. */
@@ -37,6 +49,38 @@ export interface ClientUploadsOptions {
    * the receipt lifetime (6 h), so an upload in progress is never touched. @default 3600
    */
   sweepInterval?: number
+}
+
+/**
+ * Token authentication of a pull zone (storage or stream): URLs carry `token` + `expires` (the host's
+ * HS256 scheme), with an absolute expiry (UNIX seconds, `expiresIn` from the moment the URL is made).
+ */
+export interface TokenAuthOptions {
+  /** The pull zone's token authentication key. */
+  key: string
+  /** Lifetime of a signed URL, in seconds. @default 3600 */
+  expiresIn?: number
+  /**
+   * Bind each URL to the address of the viewer it is made for (the token becomes `HS256-1-...`): a URL
+   * opened from another address is refused by the pull zone, so a leaked URL is useless elsewhere. Turn on
+   * the pull zone's token IP validation with it. IPv6 viewers are bound to their /64. A request whose
+   * address cannot be read (no `addressHeader`) gets no URL: 403 from the playback endpoint and the file
+   * route, `null` in `url`. @default false
+   */
+  bindToAddress?: boolean
+  /**
+   * The request header that carries the viewer's address, as the proxy in front of the CMS sets it (it
+   * must overwrite or append to what the client sent): of a list, the last entry counts (the one the
+   * nearest proxy appended). Only read with `bindToAddress`. @default 'x-forwarded-for'
+   */
+  addressHeader?: string
+  /**
+   * A folder of the pull zone (`'images'`, `''` for all of it) whose every file a URL's token opens
+   * (`token_path`), instead of the one file it names: a page can then fetch a document's sizes, or any
+   * file of the folder, under one token. URLs of files outside the folder are signed for their own path.
+   * @default undefined (each URL opens its own file; HLS playlists always open their video's folder)
+   */
+  pathPrefix?: string
 }
 
 export interface StorageOptions {
@@ -62,12 +106,7 @@ export interface StorageOptions {
    * Token authentication of the pull zone: URLs carry `token` + `expires` (HS256 scheme).
    * Requires `cdnUrl`.
    */
-  tokenAuth?: {
-    /** The pull zone's token authentication key. */
-    key: string
-    /** Lifetime of a signed URL, in seconds. @default 3600 */
-    expiresIn?: number
-  }
+  tokenAuth?: TokenAuthOptions
   /**
    * How `GET /api/{collection}/file/{filename}` serves a file: `proxy` streams it from the storage API
    * (honouring `Range`), `redirect` answers 302 to the (token-signed) CDN URL.
@@ -77,7 +116,7 @@ export interface StorageOptions {
   /**
    * Documents carry the pull-zone URL itself in `url` (token-signed at read time when `tokenAuth` is set)
    * instead of the CMS file route. Files are then public to anyone with the URL: Payload's read access no
-   * longer guards them (plugin-cloud-storage's `disablePayloadAccessControl`). Requires `cdnUrl`. @default false
+   * longer guards them. Requires `cdnUrl`. @default false
    */
   publicUrls?: boolean
   /** Browser-direct uploads to the S3-compatible endpoint. `true` enables them with defaults. @default false */
@@ -139,12 +178,7 @@ export interface StreamOptions {
    * Token authentication of the stream pull zone: the playback endpoint answers short-lived signed URLs
    * (HLS with a directory token in the path, so segment URLs inherit it; MP4 and thumbnail with query tokens).
    */
-  tokenAuth?: {
-    /** The stream pull zone's token authentication key. */
-    key: string
-    /** Lifetime of a signed playback URL, in seconds. @default 3600 */
-    expiresIn?: number
-  }
+  tokenAuth?: TokenAuthOptions
   /** Browser-direct resumable uploads authorised by `POST /api/storage-host/stream/tus-auth`. `true` enables defaults. @default false */
   tus?: boolean | TusOptions
   /**
@@ -169,9 +203,9 @@ export interface StorageHostPluginOptions {
   disabled?: boolean
   /** Upload collections handled by the plugin and where their files go. */
   collections: Partial<Record<UploadCollectionSlug, CollectionTarget | CollectionTargetOptions>>
-  /** Storage host (required when a collection targets `storage`). */
+  /** Storage host: the zone of every `storage` collection without a `zone` of its own. */
   storage?: StorageOptions
-  /** Streaming host (required when a collection targets `stream`). */
+  /** Streaming host: the library of every `stream` collection without a `library` of its own. */
   stream?: StreamOptions
 }
 

@@ -13,6 +13,7 @@ import { type RunningEmulator } from 'dev-app/emulator'
 
 import { STORAGE_UPLOAD_PATH } from '../src/constants.js'
 import { resolveOptions, sweepOrphanUploads } from '../src/index.js'
+import { multipart } from './support/api.js'
 import { pngBytes } from './support/media.js'
 import { closeCmsAndEmulator, startCmsOnEmulator } from './support/cmsOnEmulator.js'
 import { emulatorOptions, startCms, type RunningCms } from './support/startCms.js'
@@ -78,6 +79,45 @@ describe('client uploads (storage/upload + receipt)', function () {
     expect(emu.storedFilePath(`${doc._objectKey}/${doc.sizes.thumbnail.filename}`)).to.be.a('string')
     const served = await cms.fetch(`/api/media/file/${doc.filename}`)
     expect(Buffer.from(await served.arrayBuffer()).equals(png)).to.equal(true)
+  })
+
+  it('never signs into another folder of the zone: a docPrefix on a collection without a prefix is ignored (issue 39 #7)', async () => {
+    const png = await pngBytes(20, 20)
+    const res = await sign({ collectionSlug: 'media', docPrefix: 'private-backups/cms', filename: 'elsewhere.png', mimeType: 'image/png', size: png.length })
+    expect(res.status, await res.clone().text()).to.equal(200)
+    const signed = (await res.json()) as Signed
+    expect(decodeURIComponent(new URL(signed.url).pathname)).to.equal(`/s3/${emu.storage.zoneName}/${signed.clientUploadContext._objectKey}/${signed.filename}`)
+    expect(signed.clientUploadContext.prefix).to.equal('')
+    expect((await fetch(signed.url, { body: new Uint8Array(png), headers: signed.headers, method: 'PUT' })).status).to.equal(200)
+    expect(emu.storedFilePath(`private-backups/cms/${signed.clientUploadContext._objectKey}/${signed.filename}`)).to.equal(undefined)
+    // The upload is where the document says: it is created and served.
+    const created = await create(signed, png, 'image/png')
+    expect(created.status, await created.clone().text()).to.equal(201)
+    const { doc } = (await created.json()) as { doc: { filename: string } }
+    expect(Buffer.from(await (await cms.fetch(`/api/media/file/${doc.filename}`)).arrayBuffer()).equals(png)).to.equal(true)
+  })
+
+  it('refuses an empty file before anything is stored, on every path, and removes a client upload the rules refused (issue 39 #9)', async () => {
+    const empty = await sign({ collectionSlug: 'media', filename: 'empty.png', mimeType: 'image/png', size: 0 })
+    expect(empty.status).to.equal(400)
+    expect(await empty.json()).to.deep.equal({ errors: [{ message: 'The file is empty.' }] })
+    const before = (await cms.payload.count({ collection: 'media' })).totalDocs
+    const sent = await cms.fetch('/api/media', { body: multipart(Buffer.alloc(0), 'empty.png', 'image/png'), method: 'POST' })
+    const sentText = await sent.text()
+    expect(sent.status, sentText).to.equal(400)
+    expect(sentText).to.include('The file is empty.')
+    expect(emu.storedFilePath('empty.png')).to.equal(undefined)
+
+    // Text PUT under a signed image/png: the document is refused (415), and the object goes with it.
+    const text = Buffer.from('not an image at all, just text\n')
+    const signed = (await (await sign({ collectionSlug: 'media', filename: 'posing.png', mimeType: 'image/png', size: text.length })).json()) as Signed
+    expect((await fetch(signed.url, { body: new Uint8Array(text), headers: signed.headers, method: 'PUT' })).status).to.equal(200)
+    const key = `${signed.clientUploadContext._objectKey}/${signed.filename}`
+    expect(emu.storedFilePath(key)).to.be.a('string')
+    const refused = await create(signed, text, 'image/png')
+    expect(refused.status, await refused.clone().text()).to.equal(415)
+    expect(emu.storedFilePath(key), 'the refused upload is removed').to.equal(undefined)
+    expect((await cms.payload.count({ collection: 'media' })).totalDocs).to.equal(before)
   })
 
   it("refuses another user's receipt and a tampered receipt; nothing is created", async () => {

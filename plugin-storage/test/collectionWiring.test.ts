@@ -1,8 +1,8 @@
 /**
  * Where the plugin puts its fields and hooks on a collection, relative to the app's and to
- * plugin-cloud-storage's: the order a save runs them in. The plugin builds every collection in one pass
- * after plugin-cloud-storage (src/plugin.ts); these are the positions it had when it wired its schema
- * and video binding before plugin-cloud-storage and its CDN purge after it.
+ * its upload wiring's (src/wiring/): the order a save runs them in. The plugin builds every collection in
+ * one pass after the wiring (src/plugin.ts): schema and video binding before the wiring's items, CDN
+ * purge after them.
  */
 import { expect } from 'chai'
 import type { CollectionAfterChangeHook, CollectionBeforeChangeHook, CollectionConfig, Config, Field } from 'payload'
@@ -41,34 +41,35 @@ describe('the plugin wires each collection in order', () => {
   const videos = config.collections!.find((c) => c.slug === 'videos')!
   const media = config.collections!.find((c) => c.slug === 'media')!
 
-  it("binds a video after the app's beforeChange hooks and before plugin-cloud-storage's", () => {
+  it("binds a video after the app's beforeChange hooks and before the upload wiring's", () => {
     const hooks = videos.hooks!.beforeChange!
     expect(hooks[0]).to.equal(appBeforeChange)
     expect(names(hooks)[1]).to.equal('bindVideoToken')
-    expect(hooks.length, "plugin-cloud-storage's own beforeChange hooks follow").to.be.greaterThan(2)
+    expect(names(hooks).slice(2), "the upload wiring's beforeChange hook follows").to.deep.equal(['keepUploadedFile'])
     expect(names(hooks).slice(2)).not.to.include('bindVideoToken')
   })
 
-  it("adds hostData after the app's fields and before plugin-cloud-storage's, behind the video panel", () => {
+  it("adds hostData after the app's fields and before the upload wiring's, behind the video panel", () => {
     const fields = fieldNames(videos)
     expect(fields.slice(0, 3)).to.deep.equal(['hostVideoPanel', 'title', 'hostData'])
-    expect(fields.slice(3), "plugin-cloud-storage's fields").to.include.members(['url'])
+    expect(fields.slice(3), "the upload wiring's fields").to.include.members(['url'])
   })
 
-  it('purges the CDN after plugin-cloud-storage wrote or deleted the file (its hooks come first)', () => {
+  it('purges the CDN after the upload hooks wrote or deleted the file (they come first)', () => {
     const afterChange = media.hooks!.afterChange!
     expect(afterChange[0]).to.equal(appAfterChange)
     expect(afterChange).to.have.length(3)
-    expect(names(afterChange)[2]).to.equal('afterChange')
+    expect(names(afterChange).slice(1)).to.deep.equal(['writeUploadedFiles', 'afterChange'])
     expect(names(media.hooks!.afterDelete)).to.have.length(2)
-    expect(names(media.hooks!.afterDelete)[1]).to.equal('afterDelete')
+    expect(names(media.hooks!.afterDelete)).to.deep.equal(['deleteStoredFiles', 'afterDelete'])
   })
 
   it('remembers, verifies and spends receipts ahead of the app on every targeted collection', () => {
     for (const collection of [media, videos]) {
       expect(names(collection.hooks!.beforeOperation)).to.deep.equal(['rememberOperation', 'verifyUploadReferenceHook', 'beforeOperation'])
       expect(names(collection.hooks!.afterOperation)).to.deep.equal(['afterOperation'])
-      expect(names(collection.hooks!.afterError)).to.deep.equal(['afterError'])
+      // The wiring's clean-up of a refused client upload, then the receipt's release.
+      expect(names(collection.hooks!.afterError)).to.deep.equal(['discardRefusedUpload', 'afterError'])
     }
   })
 

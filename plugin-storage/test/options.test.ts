@@ -252,8 +252,8 @@ describe('options', function () {
 
   describe('configuration errors', () => {
     it('refuses a collection whose host is not configured', () => {
-      expect(() => resolveOptions({ collections: { media: 'storage' } })).to.throw(/no storage options/)
-      expect(() => resolveOptions({ collections: { videos: 'stream' } })).to.throw(/no stream options/)
+      expect(() => resolveOptions({ collections: { media: 'storage' } })).to.throw(/targets storage but neither storage options nor its own zone are set/)
+      expect(() => resolveOptions({ collections: { videos: 'stream' } })).to.throw(/targets stream but neither stream options nor its own library are set/)
     })
     it("refuses serve: 'redirect' without a CDN URL", () => {
       expect(() => resolveOptions({ collections: {}, storage: { accessKey: 'k', serve: 'redirect', zoneName: 'z' } })).to.throw(/cdnUrl/)

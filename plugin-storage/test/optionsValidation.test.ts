@@ -94,6 +94,20 @@ describe('options are validated when the config is built', () => {
     expect(error.message).to.include('stream.libraryId must be a positive whole number, got 12.5')
   })
 
+  it('malformed token authentication: lifetime, address switch, header name, folder', () => {
+    const options = readmeOptions(fullEnv)
+    const bad = {
+      ...options,
+      storage: { ...options.storage!, tokenAuth: { addressHeader: 'x forwarded', bindToAddress: 'yes' as unknown as boolean, key: 'k', pathPrefix: '../up' } },
+      stream: { ...options.stream!, tokenAuth: { expiresIn: 0, key: 'k' } },
+    }
+    const error = buildError(bad)
+    expect(error.message).to.include('storage.tokenAuth.bindToAddress must be true or false, got "yes"')
+    expect(error.message).to.include('storage.tokenAuth.addressHeader must be a header name')
+    expect(error.message).to.include('storage.tokenAuth.pathPrefix must be a folder of the pull zone')
+    expect(error.message).to.include('stream.tokenAuth.expiresIn must be a positive whole number of seconds, got 0')
+  })
+
   it('complete options build the config', () => {
     const config = storageHostPlugin(readmeOptions(fullEnv))(appConfig())
     expect(config.collections?.map((c) => c.slug)).to.include.members(['media', 'videos'])

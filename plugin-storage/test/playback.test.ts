@@ -11,29 +11,9 @@ import { startEmulator, type RunningEmulator } from 'dev-app/emulator'
 import { WEBHOOK_PATH } from '../src/constants.js'
 import type { PlaybackUrls, TusAuthResponse } from '../src/types.js'
 import { saveVideo, tusAuth } from './support/api.js'
+import { uploadFinishedVideo, type Uploaded } from './support/finishedVideo.js'
 import { headOf, mp4Bytes } from './support/media.js'
 import { emulatorOptions, startCms, type RunningCms } from './support/startCms.js'
-import { startTus } from './support/tus.js'
-
-interface Uploaded {
-  docId: number
-  videoId: string
-  thumbnailTime?: number
-}
-
-/** The browser flow up to a finished video: tus-auth, save (receipt + token), TUS upload, encoding callbacks. */
-async function uploadFinishedVideo(cms: RunningCms, emu: RunningEmulator, title: string): Promise<Uploaded> {
-  const bytes = mp4Bytes(64 * 1024)
-  const res = await tusAuth(cms, { collection: 'videos', filename: `${title}.mp4`, filesize: bytes.length, filetype: 'video/mp4', head: headOf(bytes), title })
-  expect(res.status, await res.clone().text()).to.equal(200)
-  const auth = (await res.json()) as TusAuthResponse
-  const saved = await saveVideo(cms, { filename: auth.filename!, signedReceipt: auth.signedReceipt, size: bytes.length, title, videoToken: auth.videoToken })
-  expect(saved.status, await saved.clone().text()).to.equal(201)
-  const docId = ((await saved.json()) as { doc: { id: number } }).doc.id
-  await startTus(emu.stream.tusEndpoint, auth, bytes, { title }).done
-  await emu.whenEncoded(auth.videoId)
-  return { docId, thumbnailTime: auth.thumbnailTime, videoId: auth.videoId }
-}
 
 const playback = (cms: RunningCms, id: number | string, auth?: string | false) => cms.fetch(`/api/videos/${id}/playback`, { auth })
 

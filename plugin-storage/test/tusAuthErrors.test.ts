@@ -63,7 +63,7 @@ describe('tus-auth error table', function () {
   it('400 for an invalid size (negative, fractional, zero)', async () => {
     await expectError({ ...ok, filesize: -5 }, 400, /Invalid file size/)
     await expectError({ ...ok, filesize: 1.5 }, 400, /Invalid file size/)
-    await expectError({ ...ok, filesize: 0 }, 400, /Invalid file size/)
+    await expectError({ ...ok, filesize: 0 }, 400, /^The file is empty\.$/)
   })
   it('400 for a size that is not a number', () => expectError({ ...ok, filesize: '12' }, 400, /must be a number/))
   it('400 for a head over 8192 characters', () => expectError({ ...ok, head: 'A'.repeat(8196) }, 400, /1 to 8192/))

@@ -167,7 +167,7 @@ describe('TUS video upload through tus-auth', function () {
     expect(emu.videos().some((v) => v.guid === kept.videoId)).to.equal(true)
   })
 
-  it('refuses a forged token, a token of another user and a token of another video; nothing is saved', async () => {
+  it('refuses a forged token, a token of another user, a token of another video and a video deleted on the host; nothing is saved', async () => {
     const video = mp4Bytes(64 * 1024)
     const mine = (await (
       await tusAuth(cms, { collection: 'videos', filename: 'a.mp4', filesize: video.length, filetype: 'video/mp4', head: headOf(video), title: 'A' })
@@ -199,6 +199,19 @@ describe('TUS video upload through tus-auth', function () {
     // A TUS upload saved without its token is refused too.
     const missing = await saveVideo(cms, { filename: mine.filename!, signedReceipt: mine.signedReceipt, size: video.length })
     expect(missing.status).to.equal(400)
+    // A video deleted on the host before the save: refused, as a receipt for a missing object (issue 39 #8).
+    const gone = (await (
+      await tusAuth(cms, { collection: 'videos', filename: 'd.mp4', filesize: video.length, filetype: 'video/mp4', head: headOf(video), title: 'D' })
+    ).json()) as TusAuthResponse
+    const deleted = await fetch(`${emu.stream.apiBase}/library/${emu.stream.libraryId}/videos/${gone.videoId}`, {
+      headers: { AccessKey: emu.stream.apiKey },
+      method: 'DELETE',
+    })
+    expect(deleted.status).to.equal(200)
+    const orphan = await saveVideo(cms, { filename: gone.filename!, signedReceipt: gone.signedReceipt, size: video.length, videoToken: gone.videoToken })
+    const orphanText = await orphan.text()
+    expect(orphan.status, orphanText).to.equal(400)
+    expect(orphanText).to.include(`The video ${gone.videoId} is not on the streaming host`)
     expect((await cms.payload.count({ collection: 'videos' })).totalDocs).to.equal(before)
 
     // Resume with a foreign token or a token for another video is refused.

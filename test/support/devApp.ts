@@ -14,6 +14,10 @@ export interface DevAppCredentials {
   adminPassword: string
   daemonUsername: string
   daemonPassword: string
+  /** The emulator's keys of this data folder (dev-app/src/start/credentials.ts). */
+  storageAccessKey: string
+  streamApiKey: string
+  webhookSecret: string
 }
 
 export interface RunningDevApp {

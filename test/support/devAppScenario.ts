@@ -10,6 +10,7 @@
  */
 import { expect } from 'chai'
 import { execFile, execFileSync } from 'node:child_process'
+import { createHmac } from 'node:crypto'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -92,6 +93,9 @@ export function describeDevAppScenario(database: DevAppDatabase): void {
       }
       expect(out).to.contain(`login ${credentials.adminEmail} / ${credentials.adminPassword}`)
       expect(out).to.contain(`login ${credentials.daemonUsername} / ${credentials.daemonPassword}`)
+      // The emulator's keys: the data folder's own, printed with the credentials (issue 39 #1).
+      expect(out).to.contain(`storage AccessKey ${credentials.storageAccessKey}`)
+      expect(out).to.contain(`stream AccessKey ${credentials.streamApiKey}   webhook key ${credentials.webhookSecret}`)
       expect(out).to.contain(`[dev-app] data folder ${dataDir}${database.startLabel}\n`)
       expect(out).to.match(/ready in [\d.]+ s/)
     })
@@ -253,6 +257,36 @@ export function describeDevAppScenario(database: DevAppDatabase): void {
       const perJobLogs = walk(path.join(dataDir, 'daemon')).filter((f) => f.endsWith('.log'))
       expect(perJobLogs, 'the job wrote log files to search').to.not.be.empty
       for (const file of perJobLogs) for (const secret of database.secrets) expect(readFileSync(file, 'utf8'), file).not.to.contain(secret)
+    })
+
+    it('refuses a local user (nobody, curl) the old fixed keys for the backups and a webhook signed with them; the README’s curl with the generated key lists them', async function () {
+      const { emulatorUrl, cmsUrl, credentials } = cms()
+      const asNobody = async (args: string[]) =>
+        Number(
+          (await run('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', 'curl', '-s', '-o', '/dev/null', '-w', '%{http_code}', ...args]))
+            .stdout,
+        )
+      const folder = `${emulatorUrl}/storage/dev-zone/private-backups/cms/`
+      const listed = JSON.parse((await run('curl', ['-s', '-H', `AccessKey: ${credentials.storageAccessKey}`, folder])).stdout) as { ObjectName: string }[]
+      const snapshot = listed.map((entry) => entry.ObjectName).find((name) => name.endsWith('.tar.gz'))
+      expect(snapshot, 'a snapshot in the daemon’s folder').to.be.a('string')
+      const fixed = ['-H', 'AccessKey: dev-storage-key']
+      expect(await asNobody([...fixed, `${folder}${snapshot}`]), 'download').to.equal(401)
+      expect(await asNobody(['-X', 'PUT', ...fixed, '--data-binary', 'forged', `${folder}cms-2099-01-01T00-00-00-000Z.tar.gz`]), 'PUT').to.equal(401)
+      expect(await asNobody(['-X', 'DELETE', ...fixed, `${folder}${snapshot}`]), 'DELETE').to.equal(401)
+      // A webhook body signed with the old fixed read-only key: refused by the CMS.
+      const body = JSON.stringify({ VideoLibraryId: 1001, VideoGuid: '00000000-0000-0000-0000-000000000000', Status: 3 })
+      const signature = createHmac('sha256', 'dev-stream-readonly-key').update(body).digest('hex')
+      const webhook = [`${cmsUrl}/api/storage-host/stream/webhook`, '-H', 'content-type: application/json', '--data-binary', body]
+      const signed = ['-H', 'X-HostStream-Signature-Algorithm: hmac-sha256', '-H', 'X-HostStream-Signature-Version: v1']
+      expect(await asNobody([...webhook, ...signed, '-H', `X-HostStream-Signature: ${signature}`]), 'forged webhook').to.equal(401)
+      // The dev-app README's snippet, as written but for the data folder and the port of this run.
+      const readme = readFileSync(path.join(repoRoot, 'dev-app', 'README.md'), 'utf8')
+      const snippet = /(KEY=\$\(node -p "require\('\.\/dev-app\/\.data\/credentials\.json'\)\.storageAccessKey"\)\ncurl [^\n]+)/.exec(readme)?.[1]
+      expect(snippet, 'the README’s curl snippet').to.be.a('string')
+      const script = snippet!.replace('./dev-app/.data', dataDir).replace('http://127.0.0.1:3100', emulatorUrl)
+      const answer = JSON.parse((await run('sh', ['-c', script], { cwd: repoRoot })).stdout) as { ObjectName: string }[]
+      expect(answer.map((entry) => entry.ObjectName)).to.include(snapshot)
     })
 
     it("proves the snapshot with the daemon's restore drill: the CMS check reads the restored database and finds every document's media", async function () {

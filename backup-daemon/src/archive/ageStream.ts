@@ -8,7 +8,7 @@ import { Readable } from 'node:stream'
 import type { ReadableStream as WebReadableStream } from 'node:stream/web'
 import { Decrypter, Encrypter } from 'age-encryption'
 import type { AgeEncryptionConfig } from '../config/types.js'
-import { ScryptRecipient } from './scryptRecipient.js'
+import { ScryptIdentity, ScryptRecipient } from './scryptRecipient.js'
 
 /**
  * scrypt work factor (log2 N) for passphrases. age's CLI uses 18 (256 MiB for the key derivation);
@@ -58,7 +58,8 @@ export interface AgeKeys {
 /** The plaintext of an age-encrypted stream; fails (while streaming) on a wrong key or altered bytes. */
 export async function decryptAge(input: Readable, keys: AgeKeys): Promise<Readable> {
   const decrypter = new Decrypter()
-  if (keys.passphrase !== undefined) decrypter.addPassphrase(keys.passphrase)
+  // The passphrase's scrypt on `node:crypto`, not the library's JavaScript one (`scryptRecipient`).
+  if (keys.passphrase !== undefined) decrypter.addIdentity(new ScryptIdentity(keys.passphrase))
   for (const identity of keys.identities ?? []) decrypter.addIdentity(identity)
   return fromWeb(await decrypter.decrypt(toWeb(input)))
 }

@@ -5,8 +5,8 @@
  * abort, and only a clean exit ends the output: a truncated or corrupt input fails the stream instead
  * of ending it short.
  */
-import { spawn } from 'node:child_process'
 import { Duplex, Readable } from 'node:stream'
+import { spawnOwned } from '../sources/support/spawnOwned.js'
 
 export interface ChildStreamOptions {
   /** The binary (on PATH or a path). */
@@ -20,9 +20,9 @@ export interface ChildStreamOptions {
 }
 
 export function childStream(options: ChildStreamOptions): Duplex {
-  const child = spawn(options.command, options.args, { stdio: ['pipe', 'pipe', 'pipe'] })
+  const child = spawnOwned(options.command, options.args, { stdio: ['pipe', 'pipe', 'pipe'] })
   let stderr = ''
-  child.stderr.on('data', (chunk: Buffer) => {
+  child.stderr!.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-500)
   })
   const exited = new Promise<void>((resolve, reject) => {
@@ -33,9 +33,9 @@ export function childStream(options: ChildStreamOptions): Duplex {
   })
   exited.catch(() => {})
   // The child's own error is reported through the output (exit status); a write to its closed stdin is not news.
-  child.stdin.on('error', () => {})
+  child.stdin!.on('error', () => {})
   async function* output(): AsyncGenerator<Buffer> {
-    for await (const chunk of child.stdout) yield chunk as Buffer
+    for await (const chunk of child.stdout!) yield chunk as Buffer
     await exited
   }
   const duplex = Duplex.from({ writable: child.stdin, readable: Readable.from(output(), { objectMode: false }) })

@@ -53,15 +53,12 @@ function boundedSet<V>(map: Map<string, V>, key: string, value: V, max: number):
   map.set(key, value)
 }
 
-export function accountLoginLimiter({
-  freeFailures = 10,
-  windowMs = 15 * 60_000,
-  firstLockMs = 15_000,
-  maxLockMs = 60_000,
-  maxEntries = 10_000,
-}: AccountLoginLimiterOptions = {}): AccountLoginLimiter {
+/** `trusted`: the addresses that logged in, shared by limiters that must trust alike (`auth/loginLimits`). */
+export function accountLoginLimiter(
+  { freeFailures = 10, windowMs = 15 * 60_000, firstLockMs = 15_000, maxLockMs = 60_000, maxEntries = 10_000 }: AccountLoginLimiterOptions = {},
+  trusted = new Map<string, true>(),
+): AccountLoginLimiter {
   const accounts = new Map<string, AccountState>()
-  const trusted = new Map<string, true>()
   const current = (account: string, now: number) => {
     const s = accounts.get(account)
     if (s && now - s.lastFailure >= windowMs && now >= s.lockedUntil) {

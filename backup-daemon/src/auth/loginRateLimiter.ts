@@ -1,8 +1,10 @@
 /**
  * @module auth/loginRateLimiter
- * Slows down password guessing: at most `maxFailures` failed logins per client address within
- * `windowMs`; after that, logins from that address are refused with 429 until the window has passed. A
- * successful login clears the address's count. Memory is bounded: old windows are swept as they expire.
+ * Slows down password guessing: at most `maxFailures` failed logins per client within `windowMs`; after
+ * that, that client's logins are refused with 429 until the window has passed. A successful login clears
+ * the client's count. Memory is bounded: old windows are swept as they expire. The login route's client is
+ * the address and the user name tried together, so failures for made-up names from an address the owner
+ * shares (loopback) do not lock the owner's name out.
  *
  * A login reserves its attempt (`reserve`: counted as a failure) before the password is hashed, and a
  * success gives it back: checking first and counting after the hash let a burst of concurrent guesses

@@ -101,7 +101,7 @@ Examples:
   backup-daemon drill site --config /etc/backup-daemon/backup-daemon.yaml
   backup-daemon drill site --storage offsite --json
 `,
-  restore: `Usage: backup-daemon restore JOB SNAPSHOT --config FILE (--to DIR | --into-database) [options]
+  restore: `Usage: backup-daemon restore JOB SNAPSHOT --config FILE (--to DIR | --into-database [NAME]) [options]
 
 Verifies the snapshot (the first intact copy over the job's storages), then decrypts, decompresses and
 restores it. Files are unpacked beside DIR and moved into place at the end, so a failed or interrupted
@@ -111,6 +111,8 @@ ${configOption}
   --to DIR                unpack the files into DIR (entries escaping DIR are refused)
   --into-database         restore the job's database sources in place (sqlite, postgresql, mongodb,
                           mysql, mariadb, redis with a path)
+  --into-database NAME    (after JOB SNAPSHOT) restore one database source into the database NAME of
+                          restore.databases instead, as the web UI does; --source picks the source
   --source NAME           with --into-database or --into-library: only this source (repeatable)
   --into-library          with --to: then upload the job's video library sources from DIR into their
                           library (new videos, new ids); a summary and a log line per video
@@ -125,6 +127,7 @@ Examples:
   backup-daemon snapshots site          # find the name
   backup-daemon restore site site-2026-01-31T02-00-00-000Z.tar.zst --to /srv/restore/site
   backup-daemon restore site site-2026-01-31T02-00-00-000Z.tar.zst --into-database --source cms --force
+  backup-daemon restore site site-2026-01-31T02-00-00-000Z.tar.zst --into-database shop_copy --source shop
   backup-daemon restore site site-2026-01-31T02-00-00-000Z.tar.zst --to /srv/restore/site --into-library --guid-map ids.json
 `,
 }

@@ -13,6 +13,9 @@ import { createReporter } from './terminal/Reporter.js'
 import { suggest } from './terminal/suggest.js'
 import { debugRequested, describeFailure } from '../startup/describeFailure.js'
 import { usage } from './usage.js'
+import { usePrivateTempFolder } from '../daemon/privateTempFolder.js'
+
+const workCommands = new Set(['serve', 'run', 'snapshots', 'verify', 'drill', 'restore'])
 
 const options = {
   config: { type: 'string', short: 'c' },
@@ -23,7 +26,8 @@ const options = {
   // snapshots / verify / restore
   storage: { type: 'string' },
   to: { type: 'string' },
-  'into-database': { type: 'boolean' },
+  // In place (bare), or `--into-database NAME` of restore.databases: `optionalValue` below tells the two apart.
+  'into-database': { type: 'string' },
   'into-library': { type: 'boolean' },
   'library-id': { type: 'string' },
   'guid-map': { type: 'string' },
@@ -51,10 +55,30 @@ function describeParseError(argv: string[], err: Error & { code?: string }): str
   return `${command}: ${err.message} (${helpHint})`
 }
 
+/**
+ * `--into-database` takes a value or none (parseArgs has no optional values): bare, it becomes
+ * `--into-database=`; followed by a word that would otherwise be one positional too many (`restore JOB
+ * SNAPSHOT --into-database NAME`), that word is its value.
+ */
+function optionalValue(argv: string[], flag: string): string[] {
+  const at = argv.indexOf(flag)
+  if (at === -1) return argv
+  const bare = [...argv.slice(0, at), `${flag}=`, ...argv.slice(at + 1)]
+  const next = argv[at + 1]
+  if (next === undefined || next.startsWith('-')) return bare
+  try {
+    const { positionals } = parseArgs({ args: bare, allowPositionals: true, options, strict: false })
+    if (positionals.length > 3 && positionals.includes(next)) return [...argv.slice(0, at), `${flag}=${next}`, ...argv.slice(at + 2)]
+  } catch {
+    // Reported by the real parse below.
+  }
+  return bare
+}
+
 async function main(argv: string[]): Promise<number> {
   let parsed
   try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, options })
+    parsed = parseArgs({ args: optionalValue(argv, '--into-database'), allowPositionals: true, options })
   } catch (err) {
     process.stderr.write(`${describeParseError(argv, err as Error & { code?: string })}\n`)
     return 2
@@ -99,6 +123,9 @@ async function main(argv: string[]): Promise<number> {
   const reporter = () =>
     createReporter(outputMode({ json: values.json, quiet: values.quiet, noColor: values['no-color'], progressInterval: interval as number | undefined }))
   const limitBytesPerSecond = limit as number | undefined
+  // Commands that do work make temporary files: in a folder of the process's own, which the next start
+  // removes if this process is killed (`daemon/privateTempFolder`).
+  if (workCommands.has(command)) usePrivateTempFolder()
   switch (command) {
     case 'serve': {
       const file = needConfig()
@@ -170,7 +197,7 @@ async function main(argv: string[]): Promise<number> {
           job,
           snapshot,
           to: values.to,
-          intoDatabase: values['into-database'] ?? false,
+          intoDatabase: values['into-database'] === undefined ? false : values['into-database'] || true,
           intoLibrary: values['into-library'] ?? false,
           ...(libraryId !== undefined && { libraryId }),
           ...(values['guid-map'] && { guidMap: values['guid-map'] }),

@@ -6,10 +6,11 @@
  */
 import { ConfigError, formatIssue, type ConfigIssue } from '../config/ConfigError.js'
 import type { DaemonConfig } from '../config/types.js'
+import { consoleTarget } from '../logs/consoleLine.js'
 import { stripAnsi } from '../logs/formatLine.js'
 
 // NO_COLOR (https://no-color.org) wins over a terminal and FORCE_COLOR alike.
-const colour = (Boolean(process.stdout.isTTY) || Boolean(process.env.FORCE_COLOR)) && !process.env.NO_COLOR
+const { colour } = consoleTarget()
 export const out = (line: string) => process.stdout.write((colour ? line : stripAnsi(line)) + '\n')
 
 /** Loads the config or prints every issue; undefined means "exit 1". */

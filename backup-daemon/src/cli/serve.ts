@@ -2,19 +2,29 @@
  * @module cli/serve
  * `backup-daemon --config FILE`: the daemon (`daemon/createDaemon`: engine and tasks) and HTTP server (none
  * with `server.enabled: false`) until SIGTERM/SIGINT, then the server closes, the engine cancels runs and
- * tasks in flight and cleans up, and the process exits 0.
+ * tasks in flight and cleans up, and the process exits 0. The system log goes to stdout (warnings and
+ * errors to stderr) as `logs/consoleLine` shapes it for the journal, a terminal or a pipe.
  */
 import { isPasswordHash } from '../auth/password.js'
 import { createDaemon } from '../daemon/createDaemon.js'
 import { startServer } from '../server/startServer.js'
 import { formatIssue } from '../config/ConfigError.js'
+import { consoleLine, consoleTarget } from '../logs/consoleLine.js'
 import { loadWithNotices, nextSignal, out } from './output.js'
 
 export async function serve(file: string): Promise<number> {
   const loaded = await loadWithNotices(file)
   if (!loaded) return 1
   const { config } = loaded
-  const daemon = await createDaemon(config)
+  // The system log (start-up, every run's and task's start and end, failures with their cause,
+  // internal errors) on stdout/stderr, which systemd gives to the journal.
+  const target = consoleTarget()
+  const daemon = await createDaemon(config, {
+    onSystemLine: (line) => {
+      const { text, problem } = consoleLine(line, target)
+      ;(problem ? process.stderr : process.stdout).write(text + '\n')
+    },
+  })
   const { engine } = daemon
   // The original's spellings are fine; say once per start which ones we prefer (check-config prints them too).
   // A WARNING notice (config/publicZoneWarnings.ts: snapshots in a public zone) is logged as a warning.

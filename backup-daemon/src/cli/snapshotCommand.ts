@@ -4,12 +4,14 @@
  * (no engine: these commands never touch the daemon's state or schedules, so they run beside a live
  * daemon). A job or storage name that is not there is answered with the nearest one and the list.
  */
-import type { JobConfig, StorageConfig } from '../config/types.js'
+import type { DaemonConfig, JobConfig, StorageConfig } from '../config/types.js'
 import { openJobRepository, type JobRepository, type OpenJobRepositoryOptions } from '../repository/jobRepository.js'
 import { load } from './output.js'
 import { suggest } from './terminal/suggest.js'
 
 export interface JobContext {
+  /** The whole config (the tasks run in the daemon it describes). */
+  config: DaemonConfig
   job: JobConfig
   /** The storage entries to read (all of the job's, or the one `--storage` names). */
   entries: StorageConfig[]
@@ -48,5 +50,5 @@ export async function openJob(file: string, name: string, storage?: string, comm
     process.stderr.write(`${command}: --storage "${storage}": job "${name}" has no such storage; ${nearest(storage!, names)}(storages: ${names.join(', ')})\n`)
     return 2
   }
-  return { job, entries, dataDir: config.dataDir }
+  return { config, job, entries, dataDir: config.dataDir }
 }

@@ -16,6 +16,7 @@ Commands:
                           --to DIR        unpack the files into DIR (entries escaping DIR are refused)
                           --into-database restore the job's database sources in place (sqlite, postgresql,
                                           mongodb, mysql, mariadb, redis with a path)
+                          --into-database NAME  one source into the database NAME of restore.databases
 
 Options:
   -c, --config FILE       the YAML config; without it: $BACKUP_DAEMON_CONFIG, $SNAPR_CONFIG_FILE, then the

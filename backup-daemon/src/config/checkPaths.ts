@@ -7,8 +7,9 @@
  */
 import { accessSync, constants, statSync } from 'node:fs'
 import { userInfo } from 'node:os'
-import { dirname } from 'node:path'
+import { dirname, isAbsolute, join } from 'node:path'
 import { sourceFactory } from '../sources/all.js'
+import { storageFactory } from '../storages/all.js'
 import type { DaemonConfig } from './types.js'
 import type { Path } from './snaprAliases.js'
 
@@ -71,8 +72,62 @@ function unreadable(path: string, kind: 'folder' | 'file'): string | undefined {
   }
 }
 
+/** What the check reads of a config: its folders and each job's sources and storages (paths absolute). */
+export type CheckedPaths = Pick<DaemonConfig, 'dataDir'> & {
+  logs: Pick<DaemonConfig['logs'], 'system' | 'perJob' | 'directory'>
+  jobs: { sources: { type: string }[]; storages: { type: string }[] }[]
+}
+
+/**
+ * The paths of a file the schema refused, read as written (relative ones against `baseDir`, the schema's
+ * defaults for the data and log folders), so `check-config` reports a missing folder in the same pass as
+ * the file's errors instead of after they are fixed (issue 38). Entries without a `type` are left out.
+ */
+export function pathsAsWritten(raw: unknown, baseDir: string): CheckedPaths {
+  const abs = (path: string) => (isAbsolute(path) ? path : join(baseDir, path))
+  const object = (value: unknown): Record<string, unknown> =>
+    value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {}
+  const list = (value: unknown): Record<string, unknown>[] => (Array.isArray(value) ? value.map(object) : [])
+  const top = object(raw)
+  const logs = object(top.logs)
+  const dataDir = abs(typeof top.dataDir === 'string' ? top.dataDir : './data')
+  // The keys the loader resolves: a kind's `pathKeys`, and a storage's `resolvePaths` (a restic folder repository).
+  const typed = (
+    entries: Record<string, unknown>[],
+    keysOf: (type: string) => readonly string[],
+    more?: (type: string, entry: Record<string, unknown>) => unknown,
+  ) =>
+    entries.map((entry) => {
+      if (typeof entry.type !== 'string') return { type: '' }
+      let resolved: Record<string, unknown> = { ...entry }
+      for (const key of keysOf(entry.type)) if (typeof entry[key] === 'string') resolved[key] = abs(entry[key])
+      try {
+        resolved = (more?.(entry.type, resolved) as Record<string, unknown> | undefined) ?? resolved
+      } catch {
+        // An entry the schema refused (a repository that is not a string): its error is already reported.
+      }
+      return resolved as { type: string }
+    })
+  return {
+    dataDir,
+    logs: {
+      system: logs.system !== false,
+      perJob: logs.perJob !== false,
+      directory: typeof logs.directory === 'string' ? abs(logs.directory) : join(dataDir, 'logs'),
+    },
+    jobs: list(top.jobs).map((job) => ({
+      sources: typed(list(job.sources), (type) => sourceFactory(type)?.pathKeys ?? []),
+      storages: typed(
+        list(job.storages),
+        (type) => storageFactory(type)?.pathKeys ?? [],
+        (type, entry) => storageFactory(type)?.resolvePaths?.(entry as never, abs),
+      ),
+    })),
+  }
+}
+
 /** Every problem found, in file order (data folder, logs, then per job its sources and storages). */
-export function checkPaths(config: DaemonConfig): PathProblem[] {
+export function checkPaths(config: CheckedPaths): PathProblem[] {
   const problems: PathProblem[] = []
   const report = (path: Path, message: string | undefined, hint: string) => message && problems.push({ path, message: `${message}: ${hint}` })
   report(['dataDir'], unwritable(config.dataDir), 'the daemon keeps its state, locks and logs there; create it for the service user or choose another dataDir')
@@ -88,13 +143,18 @@ export function checkPaths(config: DaemonConfig): PathProblem[] {
       }
     })
     job.storages.forEach((storage, at) => {
-      const path = (storage as { path?: unknown }).path
-      if (storage.type === 'local' && typeof path === 'string')
-        report(
-          ['jobs', index, 'storages', at, 'path'],
-          unwritable(path),
-          'snapshots could not be written; create it for the service user or choose another path',
-        )
+      let folder: { key: string; path: string } | undefined
+      try {
+        folder = storageFactory(storage.type)?.writesFolder?.(storage as never)
+      } catch {
+        return // An entry the schema refused: its error is already reported.
+      }
+      if (typeof folder?.path !== 'string') return
+      report(
+        ['jobs', index, 'storages', at, folder.key],
+        unwritable(folder.path),
+        'snapshots could not be written; create it for the service user or choose another path',
+      )
     })
   })
   return problems

@@ -13,7 +13,7 @@ import type { DaemonConfig } from './types.js'
 import { ConfigError, type ConfigIssue } from './ConfigError.js'
 import { configSchema, type ParsedConfig } from './schema.js'
 import { crossChecks } from './crossChecks.js'
-import { checkPaths } from './checkPaths.js'
+import { checkPaths, pathsAsWritten } from './checkPaths.js'
 import { publicZoneWarnings } from './publicZoneWarnings.js'
 import { resolveEnv } from './resolveEnv.js'
 import { applySnaprAliases, formatPath, pathInFile, type Path } from './snaprAliases.js'
@@ -100,7 +100,11 @@ export function parseConfigWithNotices(
   }
   crossChecks(aliased, (path, message) => issues.push({ ...place(path), message }))
   const result = configSchema.safeParse(aliased)
-  if (!result.success) issues.push(...result.error.issues.flatMap((issue) => toIssues(aliased, issue, place)))
+  if (!result.success) {
+    issues.push(...result.error.issues.flatMap((issue) => toIssues(aliased, issue, place)))
+    // All in one pass: the paths as written too, or a missing folder shows only once the file's errors are fixed.
+    if (options.checkPaths) issues.push(...checkPaths(pathsAsWritten(aliased, baseDir)).map(({ path, message }) => ({ ...place(path), message })))
+  }
   if (issues.length > 0 || !result.success) {
     issues.sort((a, b) => a.line - b.line || a.column - b.column)
     throw new ConfigError(file, issues)

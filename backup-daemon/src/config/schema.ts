@@ -22,7 +22,9 @@ const union = (schemas: z.ZodObject[], what: string) => {
 const withStorageCommon = (schema: z.ZodObject) => schema.extend({ includeJobName: z.boolean().default(true) })
 
 /** Names that end up in file names and URLs. */
-const jobName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'use letters, digits, ".", "_" and "-" (the name is used in file names and URLs)')
+/** What a job name may be; also the `pattern` of the API's `{name}` path parameter. */
+export const jobNamePattern = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
+const jobName = z.string().regex(jobNamePattern, 'use letters, digits, ".", "_" and "-" (the name is used in file names and URLs)')
 
 export function validCron(schedule: string, timezone: string | undefined): string | undefined {
   try {

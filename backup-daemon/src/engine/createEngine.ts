@@ -8,10 +8,12 @@
  */
 import type { DaemonConfig } from '../config/types.js'
 import { RunMetrics } from '../metrics/RunMetrics.js'
-import type { RunHistory, RunRecord } from '../runs/history.js'
+import { drillProvedSomething, type RunHistory, type RunRecord } from '../runs/history.js'
+import { InFlightNotes } from '../runs/InFlightNotes.js'
 import { RunWatchers, type RunListener } from '../runs/RunWatchers.js'
 import type { RunProgress } from '../runs/progress.js'
 import type { JobRepository } from '../repository/jobRepository.js'
+import type { Storage } from '../storages/types.js'
 import { createLogHub, type DaemonLogHub } from './createLogHub.js'
 import { drillEnded } from './drillEnded.js'
 import { FileRunHistory } from './history/FileRunHistory.js'
@@ -41,6 +43,8 @@ export interface EngineOptions {
   busyElsewhere?(job: string): boolean
   /** Stopped with the engine (the tasks), awaited with the runs in flight, before the logs close. */
   alsoStop?(): Promise<void>
+  /** Wraps every storage as built (the CLI's `--limit-download`). */
+  wrapStorage?(storage: Storage): Storage
 }
 
 /** The engine plus what the CLI and the composition root need beyond the server's contract. */
@@ -73,15 +77,20 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
   const history = options.history ?? new FileRunHistory({ dataDir: config.dataDir, limit: config.history?.limit, warn: historyWarn })
   const watchers = new RunWatchers()
   const health = storageHealth()
-  const jobs = jobRuntimes(config, log)
+  const jobs = jobRuntimes(config, log, options.wrapStorage)
   const runtime = runtimeLookup(jobs)
   let stopped: Promise<void> | undefined
 
   recoverAtStart({ jobs, state, locks, health, log })
+  // Runs and tasks that were killed (kill -9, a crash) get their record now, and count below.
+  const notes = new InFlightNotes(config.dataDir)
+  const interrupted = await notes.recover(history, (name, message) =>
+    jobs.has(name) ? log.job(name)('warn', message) : log.system('warn', `[${name}] ${message}`),
+  )
   const metrics = new RunMetrics(
     config.jobs.map(({ name }) => {
       const saved = state.get(name)
-      const drilled = history.list(name).find((r) => r.kind === 'drill' && r.result === 'success')
+      const drilled = history.list(name).find(drillProvedSomething)
       return {
         name,
         lastSuccessAt: saved.lastResult.success && saved.run.endTime ? new Date(saved.run.endTime) : undefined,
@@ -89,8 +98,26 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
       }
     }),
   )
+  for (const record of interrupted) {
+    if (record.kind === 'backup') metrics.record({ job: record.job, status: 'failed', finishedAt: new Date(record.endedAt) })
+    if (record.kind === 'drill') metrics.recordDrill({ job: record.job, status: 'failed', finishedAt: new Date(record.endedAt) })
+  }
   const busyElsewhere = options.busyElsewhere ?? (() => false)
-  const lifecycle = runLifecycle({ logs, log, state, metrics, health, history, watchers, gzipLevel: options.gzipLevel, jobs, runtime, locks, busyElsewhere })
+  const lifecycle = runLifecycle({
+    logs,
+    log,
+    state,
+    metrics,
+    health,
+    history,
+    notes,
+    watchers,
+    gzipLevel: options.gzipLevel,
+    jobs,
+    runtime,
+    locks,
+    busyElsewhere,
+  })
   const views = jobViews(jobs, state)
   if (options.schedule ?? true) scheduleJobs(jobs, lifecycle.run, log)
   log.system('info', `engine started: ${jobs.size} job(s), ${[...jobs.values()].filter((j) => j.cron).length} scheduled`)
@@ -126,7 +153,11 @@ export async function createEngine(config: DaemonConfig, options: EngineOptions 
     run: lifecycle.run,
     cancel: lifecycle.cancel,
     async listSnapshots(name) {
-      return (await runtime(name).repository.list()).map((snapshot) => snapshot.view)
+      const { snapshots, down } = await runtime(name).repository.listing()
+      const failed = new Set(down.map((d) => d.storage))
+      for (const { storage, error } of down) health.down(name, storage, `listing failed: ${error}`)
+      for (const repository of runtime(name).repository.repositories) if (!failed.has(repository.name)) health.up(name, repository.name)
+      return snapshots.map((snapshot) => snapshot.view)
     },
     openSnapshot: (name, filename) => runtime(name).repository.download(filename),
     async whenIdle(name) {

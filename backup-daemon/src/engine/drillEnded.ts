@@ -10,12 +10,17 @@ import { hostname } from 'node:os'
 import type { RunMetrics } from '../metrics/RunMetrics.js'
 import { notifyAll } from '../notify/createNotifiers.js'
 import type { Notifier, RunReport } from '../notify/types.js'
-import type { RunRecord } from '../runs/history.js'
+import { drillProvedSomething, type RunRecord } from '../runs/history.js'
 import { formatDuration } from './formatDuration.js'
 import type { Log } from './jobRuntime.js'
 
 export function drillEnded(record: RunRecord, { metrics, notifiers, log }: { metrics: RunMetrics; notifiers: Notifier[]; log: Log }): Promise<void> {
   if (record.kind !== 'drill') return Promise.resolve()
+  // A drill that could compare no copy (no record anywhere) proved nothing: neither a success nor a failure.
+  if (record.result === 'success' && !drillProvedSomething(record)) {
+    log('warn', `[drill] nothing was proven: ${record.notProven!.join(' | ')}`)
+    return Promise.resolve()
+  }
   metrics.recordDrill({ job: record.job, status: record.result, finishedAt: new Date(record.endedAt) })
   if (record.result === 'cancelled' || notifiers.length === 0) return Promise.resolve()
   const report: RunReport = {

@@ -11,6 +11,7 @@ import { createNotifiers } from '../notify/createNotifiers.js'
 import type { Notifier } from '../notify/types.js'
 import { openJobRepository, type JobRepository } from '../repository/jobRepository.js'
 import { JobNotFoundError } from '../runs/errors.js'
+import type { Storage } from '../storages/types.js'
 import type { DaemonLogHub } from './createLogHub.js'
 import type { ProgressTracker } from './progress/ProgressTracker.js'
 import type { JobRunStatus, JobView } from './types.js'
@@ -63,14 +64,17 @@ export function engineLog(logs: DaemonLogHub): EngineLog {
   }
 }
 
-/** The jobs of the config, idle; storages log to their job's log (e.g. sftp's host-key warnings). */
-export function jobRuntimes(config: DaemonConfig, log: EngineLog): Map<string, JobRuntime> {
+/**
+ * The jobs of the config, idle; storages log to their job's log (e.g. sftp's host-key warnings).
+ * `wrapStorage`: every storage as built (the CLI's `--limit-download`).
+ */
+export function jobRuntimes(config: DaemonConfig, log: EngineLog, wrapStorage?: (storage: Storage) => Storage): Map<string, JobRuntime> {
   return new Map<string, JobRuntime>(
     config.jobs.map((job) => [
       job.name,
       {
         config: job,
-        repository: openJobRepository(job, { context: { log: log.job(job.name) }, dataDir: config.dataDir }),
+        repository: openJobRepository(job, { context: { log: log.job(job.name) }, dataDir: config.dataDir, ...(wrapStorage && { wrapStorage }) }),
         notifiers: createNotifiers(job.notify),
         status: 'idle',
       },

@@ -5,7 +5,7 @@
  * warnings in the job log. A non-zero exit rejects; cancelling kills the script and everything it
  * started (its own process group), so a `sleep 600` in a hook cannot hold a cancel up.
  */
-import { spawn } from 'node:child_process'
+import { spawnOwned } from '../sources/support/spawnOwned.js'
 import { createInterface } from 'node:readline'
 import type { LogLevel } from '../logs/formatLine.js'
 
@@ -26,7 +26,7 @@ export function runHook(kind: 'beforeScript' | 'afterScript', script: string, { 
   log('info', `${kind}: started`)
   return new Promise((resolve, reject) => {
     // detached: the script leads its own process group, so a kill reaches what it started too.
-    const child = spawn('/bin/sh', ['-c', script], { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: { ...process.env, ...env } })
+    const child = spawnOwned('/bin/sh', ['-c', script], { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: { ...process.env, ...env } })
     let killTimer: NodeJS.Timeout | undefined
     const killGroup = (sig: NodeJS.Signals) => {
       try {
@@ -48,7 +48,7 @@ export function runHook(kind: 'beforeScript' | 'afterScript', script: string, { 
         reader.on('line', (line) => log(level, `${kind}: ${line}`))
         reader.on('close', done)
       })
-    const output = Promise.all([lines(child.stdout, 'info'), lines(child.stderr, 'warn')])
+    const output = Promise.all([lines(child.stdout!, 'info'), lines(child.stderr!, 'warn')])
     child.on('error', (err) => {
       signal.removeEventListener('abort', onAbort)
       reject(new Error(`${kind} could not start: ${err.message}`))

@@ -19,6 +19,8 @@ export interface StorageHealth {
   down(job: string, storage: string, error: string): void
   /** A run of `job` succeeded: its storages answered. */
   upAll(job: string): void
+  /** One storage of `job` answered (its listing). */
+  up(job: string, storage: string): void
   list(): StorageDown[]
 }
 
@@ -27,6 +29,9 @@ export function storageHealth(): StorageHealth {
   return {
     down(job, storage, error) {
       down.set(`${job}\0${storage}`, { job, storage, error, since: new Date().toISOString() })
+    },
+    up(job, storage) {
+      down.delete(`${job}\0${storage}`)
     },
     upAll(job) {
       for (const [key, entry] of down) if (entry.job === job) down.delete(key)

@@ -88,7 +88,10 @@ export interface Engine {
   run(name: string, trigger: RunRecord['trigger']): { startedAt: string }
   /** Throws `JobNotFoundError`, `NoRunInFlightError`. */
   cancel(name: string): { cancelledAt: string }
-  /** Committed snapshots only, newest first, over every storage of the job. Throws `JobNotFoundError`. */
+  /**
+   * Committed snapshots only, newest first, over every storage of the job that answers; a storage that does
+   * not is marked down (`storagesDown`) until it answers again, never shown as empty. Throws `JobNotFoundError`.
+   */
   listSnapshots(name: string): Promise<SnapshotView[]>
   /**
    * `filename` is a snapshot `name` or a split set ID as listed. Throws `JobNotFoundError`,
@@ -104,8 +107,8 @@ export interface Engine {
   watchRuns?(name: string, listener: RunListener): () => void
   /** Ended runs per job (`GET /jobs/{name}/history`); engines without it leave it out. */
   readonly history?: RunHistory
-  /** Stops schedules, refuses new runs, cancels runs in flight and waits for them to clean up. */
-  /** Storages marked down (their start-up sweep failed) until a run of their job succeeds. Engines without it leave it out. */
+  /** Storages marked down (their start-up sweep or a listing failed) until they answer again. Engines without it leave it out. */
   storagesDown?(): StorageDown[]
+  /** Stops schedules, refuses new runs, cancels runs in flight and waits for them to clean up. */
   stop(): Promise<void>
 }

@@ -5,13 +5,15 @@
  * file reaches `maxBytes` it is renamed `<stem>-<UTC time>.log` and a new one is started; rotated
  * files are gzipped (`compress`) and pruned by count (`maxBackups`) and age (`maxAgeDays`, from the
  * time in their name) in the background, off the appending path. Files are created 0600, folders 0700
- * (logs may quote paths and errors).
+ * (logs may quote paths and errors), and hold plain text: a line's ANSI colours stay in memory (the API's
+ * lines carry them) and never reach the file.
  */
 import { closeSync, createReadStream, createWriteStream, existsSync, fstatSync, mkdirSync, openSync, readSync, renameSync, writeSync } from 'node:fs'
 import { readdir, rename, rm } from 'node:fs/promises'
 import { basename, dirname, extname, join } from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import { createGzip } from 'node:zlib'
+import { stripAnsi } from './formatLine.js'
 
 export interface RotationOptions {
   /** Rotate once the file holds this many bytes; 0 = never by size. */
@@ -79,7 +81,8 @@ export class LogFile {
     // Trim in batches so appending stays cheap when the log is full.
     if (this.lines.length > this.limit + Math.max(16, this.limit >> 3)) this.lines.splice(0, this.lines.length - this.limit)
     if (this.fd === undefined || !this.path) return
-    const bytes = Buffer.from(line + '\n')
+    // The file holds plain text (read with less, grep, a log shipper); the colours stay in memory for the API.
+    const bytes = Buffer.from(stripAnsi(line) + '\n')
     if (this.rotation.maxBytes > 0 && this.size > 0 && this.size + bytes.length > this.rotation.maxBytes) this.rotate()
     // Synchronous so lines land in order and survive a crash right after; log volume is small.
     writeSync(this.fd, bytes)

@@ -11,7 +11,8 @@
 export interface RunOutcome {
   job: string
   status: 'success' | 'failed' | 'cancelled'
-  durationSeconds: number
+  /** Unknown for a run found killed at the next start (the duration gauge keeps its value). */
+  durationSeconds?: number
   /** Archive bytes of a successful run. */
   size?: number
   finishedAt: Date
@@ -66,7 +67,7 @@ export class RunMetrics {
     const series = this.series(outcome.job)
     series.runs[outcome.status]++
     if (outcome.status !== 'success') series.failures++
-    series.duration = outcome.durationSeconds
+    if (outcome.durationSeconds !== undefined) series.duration = outcome.durationSeconds
     if (outcome.status === 'success') {
       if (outcome.size !== undefined) series.size = outcome.size
       series.lastSuccess = outcome.finishedAt.getTime() / 1000

@@ -13,6 +13,7 @@
 import { randomUUID } from 'node:crypto'
 import type { HealthchecksNotifyConfig } from '../config/types.js'
 import { stripAnsi } from '../logs/formatLine.js'
+import { describeFetchFailure, notifierRequest, withAuthorization } from './notifierRequest.js'
 import type { Notifier, RunContext, RunReport } from './types.js'
 import { wantsEvent } from './webhookNotifier.js'
 
@@ -34,16 +35,22 @@ export function pingBody(lines: string[], limit = maxPingBody): string {
 }
 
 export function healthchecksNotifier(config: HealthchecksNotifyConfig, index: number): Notifier {
-  const base = config.url.replace(/\/+$/, '')
+  // A self-hosted Healthchecks behind basic auth: `user:pass@` goes as `Authorization` (fetch refuses such a URL).
+  const { url, authorization } = notifierRequest(config.url)
+  const base = url.replace(/\/+$/, '')
+  const headers = withAuthorization({ 'content-type': 'text/plain; charset=utf-8', 'user-agent': 'backup-daemon' }, authorization)
   /** The run id of the run in progress, per job (one notifier serves one job; a job never runs twice at once). */
   let runId = ''
   const ping = async (suffix: '' | '/start' | '/fail', body: string) => {
-    const response = await fetch(`${base}${suffix}?rid=${runId}`, {
+    const pingUrl = `${base}${suffix}?rid=${runId}`
+    const response = await fetch(pingUrl, {
       method: 'POST',
-      headers: { 'content-type': 'text/plain; charset=utf-8', 'user-agent': 'backup-daemon' },
+      headers,
       body,
       signal: AbortSignal.timeout(config.timeout),
       redirect: 'error',
+    }).catch((err: unknown) => {
+      throw new Error(describeFetchFailure(err, pingUrl, config.timeout))
     })
     await response.arrayBuffer().catch(() => undefined)
     if (!response.ok) throw new Error(`HTTP ${response.status}`)

@@ -1,9 +1,11 @@
 /**
  * @module notify/webhookNotifier
- * POSTs (or `method`) the run report as JSON to a URL with the configured headers; any non-2xx answer or a timeout
- * is a failure (logged by the engine, never failing the backup).
+ * POSTs (or `method`) the run report as JSON to a URL with the configured headers (userinfo in the URL as
+ * `Authorization: Basic`, `notifierRequest`); any non-2xx answer or a timeout is a failure (logged by the
+ * engine without the URL's path or query, never failing the backup).
  */
 import type { WebhookNotifyConfig } from '../config/types.js'
+import { describeFetchFailure, notifierRequest, withAuthorization } from './notifierRequest.js'
 import type { Notifier, RunReport } from './types.js'
 
 /**
@@ -20,16 +22,22 @@ export const wantsEvent = (on: string[], report: RunReport, { failureHearsDrills
 
 export function webhookNotifier(config: WebhookNotifyConfig, index: number): Notifier {
   const host = new URL(config.url).host
+  // `user:pass@` in the URL goes as `Authorization: Basic` (fetch refuses such a URL).
+  const { url, authorization } = notifierRequest(config.url)
+  const headers = withAuthorization({ 'content-type': 'application/json', 'user-agent': 'backup-daemon', ...config.headers }, authorization)
   return {
     label: `notify[${index}]${config.name ? ` "${config.name}"` : ''} webhook ${host}`,
     wants: (report) => wantsEvent(config.on, report),
     async send(report) {
-      const response = await fetch(config.url, {
+      const response = await fetch(url, {
         method: config.method,
-        headers: { 'content-type': 'application/json', 'user-agent': 'backup-daemon', ...config.headers },
+        headers,
         body: JSON.stringify(report),
         signal: AbortSignal.timeout(config.timeout),
         redirect: 'error',
+      }).catch((err: unknown) => {
+        // The path and query are the secret of many webhook services: the failure names the cause only.
+        throw new Error(describeFetchFailure(err, url, config.timeout))
       })
       // Drain the body so the connection can be reused; its text is not ours to log (it may echo secrets).
       await response.arrayBuffer().catch(() => undefined)

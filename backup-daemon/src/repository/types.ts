@@ -40,6 +40,11 @@ export interface ReadOptions extends SnapshotKeys {
   signal?: AbortSignal
   /** Called with every chunk's size as it is read from the storage (a task's progress). */
   onBytes?(bytes: number): void
+  /**
+   * Only these sources are wanted (a database restore): a kind that stores each source apart (restic) reads
+   * just theirs; one tar of everything is read as it is, and its reader may stop once it has them.
+   */
+  sources?: readonly string[]
 }
 
 /** What `StoredSnapshot.verify` found. */
@@ -57,9 +62,27 @@ export interface VerifyResult {
   checkedBy?: string
 }
 
+/** A file the repository itself lists for a snapshot (restic's listing of a folder source's snapshot). */
+export interface ListedFile {
+  /** As named in the snapshot's tar (`<source name>/…`). */
+  name: string
+  size: number
+  /** The listing could not carry the name byte for byte (U+FFFD for each byte that is not UTF-8). */
+  lossy: boolean
+}
+
 /** How a download is answered: bytes from the daemon, or a redirect to a signed storage URL. */
 export type SnapshotDownload =
-  { kind: 'stream'; filename: string; size: number; contentType: string; open(): Promise<Readable> } | { kind: 'redirect'; url: string }
+  | {
+      kind: 'stream'
+      filename: string
+      size: number
+      contentType: string
+      /** Hex sha256 the bytes must have (the manifest's): the stream `open` gives fails at its end when they do not. */
+      sha256?: string
+      open(): Promise<Readable>
+    }
+  | { kind: 'redirect'; url: string }
 
 /** One committed snapshot in one repository, as listed (never a half-written one). */
 export interface StoredSnapshot {
@@ -78,6 +101,12 @@ export interface StoredSnapshot {
   verify(options: ReadOptions): Promise<VerifyResult>
   /** A read error worded for this snapshot (e.g. a wrong openssl password shows only as garbage). */
   explainReadError(err: Error): Error
+  /**
+   * Files whose tar entries carry no record (`tar/snapshotRecord.ts`) but which the repository lists itself:
+   * restic's folder sources (restic reads those folders, and its listing of each snapshot is what it
+   * stored). A drill compares their restore with this. Absent for a kind whose tar records every file.
+   */
+  listedFiles?(options: ReadOptions): Promise<ListedFile[]>
 }
 
 /** One job's snapshots in one storage entry of the job. */
@@ -98,13 +127,17 @@ export interface SnapshotRepository {
 /** What a run's writer is told of its progress (the engine's `RunTracker` is one). */
 export interface WriteProgress {
   phase(phase: RunPhase): void
-  /** Incremented for every byte handed to the storages. */
-  readonly written: { bytesWritten: number }
   /**
-   * A writer that reads a source's folder itself (restic backs the path up) reports the files and bytes it read
-   * since its last report: they are the run's bytes read (its progress' percentage, the next run's estimate).
+   * The counter of the bytes written to `storages` (names of repositories written together): the writer adds
+   * what they got, as they report it (the archive's bytes; restic's `data_added`).
    */
-  folderRead(files: number, bytes: number): void
+  writtenTo(storages: readonly string[]): { bytesWritten: number }
+  /**
+   * A writer that reads a source's folder itself (restic backs the path up) reports, as `reader` (its
+   * repository), the files and bytes of `source` it read since its last report: the run's bytes read (its
+   * progress' percentage, the next run's estimate), counted once per source whoever else read it.
+   */
+  folderRead(source: string, reader: string, files: number, bytes: number): void
 }
 
 /** One backup run, as a kind's writer gets it. */

@@ -7,16 +7,18 @@
  * data (an existing file, tables, collections). No kind is named here: the registry says which sources are
  * databases and how each goes back.
  */
-import { Readable } from 'node:stream'
+import type { Readable } from 'node:stream'
 import type { SourceConfig } from '../config/types.js'
 import { sourceFactory } from '../sources/all.js'
 import type { DatabaseRestore } from '../sources/types.js'
-import { forEachTarEntry } from '../archive/forEachTarEntry.js'
+import { forEachTarEntry } from '../tar/forEachTarEntry.js'
 
 export interface RestoreDatabasesOptions {
   overwrite?: boolean
   signal?: AbortSignal
   log(message: string): void
+  /** Each source once it is restored (a later failure leaves it restored). */
+  onRestored?(name: string): void
 }
 
 /** How `source`'s dump is restored, when its kind is a database (a live Redis server's is not restorable). */
@@ -49,21 +51,18 @@ export async function restoreDatabases(
   }
   const restored: string[] = []
   await forEachTarEntry(archive, async (header, stream) => {
+    // Every wanted source restored: the rest of the archive is not read.
+    if (wanted.size === 0) return 'stop'
     const top = header.name.replace(/^(\.\/)+/, '').split('/')[0] ?? ''
     const source = wanted.get(top) ?? wanted.get(originalFolders.get(top) ?? '')
-    if (!source || header.type !== 'file') {
-      await new Promise<void>((resolve) => {
-        stream.on('end', () => resolve())
-        stream.resume()
-      })
-      return
-    }
+    if (!source || header.type !== 'file') return
     wanted.delete(source.name)
     options.log(`restoring source "${source.name}" (${source.type}) from ${header.name}`)
     try {
       // tar-stream's entries are streamx streams: the restore functions take Node streams.
-      const where = await restoreEntry(source, Readable.from(stream as AsyncIterable<Buffer>, { objectMode: false }), options)
+      const where = await restoreEntry(source, stream, options)
       restored.push(source.name)
+      options.onRestored?.(source.name)
       options.log(`restored source "${source.name}" into ${where}`)
     } catch (err) {
       throw new Error(`source "${source.name}": ${(err as Error).message}${options.overwrite ? '' : " (the CLI's --force replaces existing data)"}`, {

@@ -31,6 +31,8 @@ export interface ProgressGaugeOptions {
 /** What `estimate` adds to a `RunProgress`: nothing when the total is unknown. */
 export type ProgressEstimate = Pick<RunProgress, 'totalBytes' | 'percent' | 'etaSeconds'>
 
+const maxEtaSeconds = 365 * 86_400
+
 export class ProgressGauge {
   private rate = 0
   private sampledAt: number
@@ -66,6 +68,9 @@ export class ProgressGauge {
     if (elapsed <= 0) return
     const instant = ((bytes - this.sampledBytes) * 1000) / elapsed
     this.rate = this.sampledBytes === 0 && this.rate === 0 ? instant : this.rate + smoothing * (instant - this.rate)
+    // A stalled read decays the smoothed rate forever without reaching 0: below a byte a second it is 0 (no
+    // ETA), or it ends as a denormal whose ETA is Infinity, sent as null and shown "about 0.0s left" (issue 38).
+    if (this.rate < 1) this.rate = 0
     this.sampledAt = now
     this.sampledBytes = bytes
   }
@@ -81,6 +86,8 @@ export class ProgressGauge {
     if (!reading) return { totalBytes, percent: 100 }
     const percent = Math.min(99, Math.floor((bytesRead / totalBytes) * 1000) / 10)
     if (this.rate <= 0 || bytesRead >= totalBytes) return { totalBytes, percent }
-    return { totalBytes, percent, etaSeconds: Math.ceil((totalBytes - bytesRead) / this.rate) }
+    const etaSeconds = Math.ceil((totalBytes - bytesRead) / this.rate)
+    // Past a year it says nothing an operator can use.
+    return etaSeconds > maxEtaSeconds ? { totalBytes, percent } : { totalBytes, percent, etaSeconds }
   }
 }

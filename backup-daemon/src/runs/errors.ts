@@ -40,6 +40,15 @@ export class SnapshotNotFoundError extends EngineError {
   }
 }
 
+/** No storage that answered holds the snapshot, and some did not answer: not "not found", but not known either (404, saying which). */
+export class SnapshotUnreachableError extends SnapshotNotFoundError {
+  override name = 'SnapshotUnreachableError'
+  constructor(job: string, filename: string, unreadable: readonly string[]) {
+    super(job, filename)
+    this.message = `snapshot "${filename}" of job "${job}" is on no storage that answered, and ${unreadable.join('; ')}`
+  }
+}
+
 export class FullDownloadUnsupportedError extends EngineError {
   override name = 'FullDownloadUnsupportedError'
   constructor(readonly filename: string) {
@@ -67,5 +76,23 @@ export class SnapshotDamagedError extends FullDownloadUnsupportedError {
   ) {
     super(filename)
     this.message = `snapshot "${filename}" is damaged (${reason}): it cannot be downloaded whole; download its parts one by one`
+  }
+}
+
+/**
+ * A listed snapshot whose every copy failed its last verify (`repository/damageLedger`): not served as a
+ * download (409) until a verify passes again, since its bytes are known not to be what was written.
+ */
+export class SnapshotVerifyFailedError extends EngineError {
+  override name = 'SnapshotVerifyFailedError'
+  constructor(
+    readonly filename: string,
+    storages: readonly string[],
+    damage: { reason: string; at: string },
+  ) {
+    super(
+      `snapshot "${filename}" failed its last verify (${damage.at}) on every storage holding it (${storages.join(', ')}): ${damage.reason}; ` +
+        'it is not served until a verify of it passes',
+    )
   }
 }

@@ -16,8 +16,10 @@ export interface RunRecord {
   durationMs: number
   result: 'success' | 'failed' | 'cancelled'
   bytesRead: number
-  /** Archive bytes written to each storage (a backup), or bytes restored. */
+  /** Bytes written: a backup's largest per storage (the archive's size when it has archive storages), or bytes restored. */
   bytesWritten: number
+  /** A backup: what each storage of the job got, as its writer reports it (the archive's bytes; restic's `data_added`). */
+  storages?: { storage: string; bytesWritten: number }[]
   filesRead?: number
   /** Snapshot created (backup) or used (restore, verify). */
   snapshot?: string
@@ -25,6 +27,10 @@ export interface RunRecord {
   target?: string
   /** Why the run failed; never a secret (the same text as the job status' error). */
   error?: string
+  /** A task that succeeded: what it did, one line. */
+  summary?: string
+  /** A drill: the copies that could not be proven (no record to compare with), each with why; a drill with these proved less than it was asked. */
+  notProven?: string[]
 }
 
 export interface RunHistory {
@@ -32,3 +38,7 @@ export interface RunHistory {
   /** Newest first, at most `limit` (default: all kept). */
   list(job: string, limit?: number): RunRecord[]
 }
+
+/** A drill that proved at least one copy: a successful one whose copies all had nothing to compare with (no record) proved nothing. */
+export const drillProvedSomething = (record: RunRecord): boolean =>
+  record.kind === 'drill' && record.result === 'success' && (!record.notProven?.length || Boolean(record.summary?.startsWith('restore proven')))

@@ -3,8 +3,7 @@
  * The Hono environment of the daemon's app and the dependencies every route group receives.
  */
 import type { HttpBindings } from '@hono/node-server'
-import type { AccountLoginLimiter } from '../auth/accountLoginLimiter.js'
-import type { LoginRateLimiter } from '../auth/loginRateLimiter.js'
+import type { LoginLimits } from '../auth/loginLimits.js'
 import type { SessionMiddleware } from '../auth/requireSession.js'
 import type { DaemonConfig } from '../config/types.js'
 import type { Engine } from '../engine/types.js'
@@ -23,9 +22,8 @@ export interface RouteDeps {
   sessionKey: Uint8Array
   /** Middleware that enforces the session when auth is on. */
   session: SessionMiddleware
-  loginLimiter: LoginRateLimiter
-  /** Failed logins per account (user name), whatever the address. */
-  accountLimiter: AccountLoginLimiter
+  /** Failed logins per address and user name, and per user name whatever the address. */
+  loginLimits: LoginLimits
   /** Interval of keep-alive frames on log streams. */
   keepAliveMs: number
   startedAt: Date

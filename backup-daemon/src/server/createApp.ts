@@ -6,8 +6,9 @@
  */
 import { OpenAPIHono } from '@hono/zod-openapi'
 import type { Hono } from 'hono'
-import { accountLoginLimiter, type AccountLoginLimiterOptions } from '../auth/accountLoginLimiter.js'
-import { loginRateLimiter, type LoginRateLimiterOptions } from '../auth/loginRateLimiter.js'
+import type { AccountLoginLimiterOptions } from '../auth/accountLoginLimiter.js'
+import { loginLimits as createLoginLimits } from '../auth/loginLimits.js'
+import type { LoginRateLimiterOptions } from '../auth/loginRateLimiter.js'
 import { requireSession } from '../auth/requireSession.js'
 import { revokedSessions } from '../auth/revokedSessions.js'
 import { sessionEnds } from '../auth/sessionEnds.js'
@@ -27,7 +28,7 @@ import { apiPrefix, docRoutes } from './routes/docRoutes.js'
 import { historyRoutes } from './routes/historyRoutes.js'
 import { jobRoutes } from './routes/jobRoutes.js'
 import { logRoutes } from './routes/logRoutes.js'
-import { metricsRoute } from './routes/metricsRoute.js'
+import { metricsPath, metricsRoute } from './routes/metricsRoute.js'
 import { progressRoutes } from './routes/progressRoutes.js'
 import { systemRoutes } from './routes/systemRoutes.js'
 import { taskRoutes } from './routes/taskRoutes.js'
@@ -43,7 +44,7 @@ export interface CreateAppOptions {
   sessionKey?: Uint8Array
   /** Milliseconds between keep-alive frames on log streams (tests shorten it). @default 15000 */
   keepAliveMs?: number
-  /** Failed-login limits per client address. @default { maxFailures: 10, windowMs: 900000 } */
+  /** Failed-login limits per client address and user name. @default { maxFailures: 10, windowMs: 900000 } */
   loginLimits?: LoginRateLimiterOptions
   /** Failed-login limits per account, whatever the address. @default { freeFailures: 10, firstLockMs: 15000, maxLockMs: 60000 } */
   accountLimits?: AccountLoginLimiterOptions
@@ -74,8 +75,7 @@ export function createApp({
     tasks,
     sessionKey: key,
     session,
-    loginLimiter: loginRateLimiter(loginLimits),
-    accountLimiter: accountLoginLimiter(accountLimits),
+    loginLimits: createLoginLimits(loginLimits, accountLimits),
     keepAliveMs,
     startedAt: new Date(),
     untilSessionEnds(request, onEnd) {
@@ -101,10 +101,15 @@ export function createApp({
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   app.onError(handleError({ logs: engine.logs }))
   app.use('*', securityHeaders())
-  // Before any API handler or session check: a cross-site POST never reaches them (CSRF).
-  app.use(`${apiPrefix}/*`, originCheck({ allowedOrigins: config.server.auth.allowedOrigins ?? [] }))
+  // Before any API handler or session check: a cross-site POST never reaches them (CSRF), and a browser's
+  // read under a rebound host name gets nothing (DNS rebinding): `/metrics` names jobs, sizes and times too.
+  const origins = originCheck({ allowedOrigins: config.server.auth.allowedOrigins ?? [] })
+  app.use(`${apiPrefix}/*`, origins)
   app.route(apiPrefix, api)
-  if (config.server.metrics?.enabled ?? true) metricsRoute(app, deps)
+  if (config.server.metrics?.enabled ?? true) {
+    app.use(metricsPath, origins)
+    metricsRoute(app, deps)
+  }
   if (config.server.ui.enabled) app.route('/', ui())
   app.notFound((c) => asContextResponse(c, new HttpError(404, { message: `no such page ${c.req.path}` }).getResponse(c.req.path)))
   return app

@@ -1,7 +1,7 @@
 /**
  * @module server/handleError
  * `app.onError`: every thrown error becomes a Problem response. Unexpected errors are logged (name and
- * message only, to stderr and the system log) and answered with a bare 500.
+ * message only, to the system log, which `serve` prints on stderr) and answered with a bare 500.
  */
 import type { Context } from 'hono'
 import type { LogHub } from '../engine/types.js'
@@ -27,8 +27,8 @@ export const handleError = ({ logs }: HandleErrorOptions) =>
       }
     }
     const line = `server: internal error on ${c.req.method} ${c.req.path}: ${err.name}: ${err.message}`
-    console.error(line)
     try {
+      // The system log only: `serve` prints its lines on stderr (the journal), so this is not printed twice.
       // Stamped here: the request path in it must not decide the line's level.
       logs.append({ kind: 'system' }, formatLine('error', line))
     } catch {

@@ -22,8 +22,8 @@
  * only when it is in `allowedOrigins`: under DNS rebinding a page of `http://rebind.test:8080` is "same
  * origin" with a daemon that `rebind.test` now resolves to, and its `Host` says `rebind.test:8080`.
  * For the same reason a browser's GET (one sending `Origin` or `Sec-Fetch-Site`) whose `Host` is a
- * foreign name is refused too: a rebound page could otherwise read an API with auth off. Clients that
- * are no browser (curl, scripts) may use any name.
+ * foreign name is refused too: a rebound page could otherwise read an API with auth off (and `/metrics`,
+ * which `createApp` puts under this check as well). Clients that are no browser (curl, scripts) may use any name.
  */
 import type { MiddlewareHandler } from 'hono'
 import { isIP } from 'node:net'

@@ -14,7 +14,7 @@ const problemDescriptions: Record<number, string> = {
   409: 'Conflicts with the job state',
   413: 'Request body too large',
   415: 'Body not sent as application/json',
-  429: 'Too many failed logins from this address',
+  429: 'Too many failed logins (for this user name from this address, or for this account)',
   500: 'Unexpected server failure',
   501: 'Not supported by the storage',
   503: 'The daemon is shutting down',
@@ -34,3 +34,6 @@ export function problemResponses<S extends number>(...statuses: S[]) {
 
 /** The cookie security requirement of routes that need a session when auth is on. */
 export const sessionSecurity = [{ cookieAuth: [] as string[] }]
+
+/** The explicit "no credential needed" of public routes (DESIGN.md: settings, status, docs, auth), for clients and linters. */
+export const publicSecurity: Record<string, string[]>[] = []

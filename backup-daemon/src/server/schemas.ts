@@ -6,6 +6,7 @@
  * `duration` and `error`) are optional here, and the test validates served bodies against these.
  */
 import { z } from '@hono/zod-openapi'
+import { jobNamePattern } from '../config/schema.js'
 import { RunProgressSchema } from './routes/runSchemas.js'
 
 export const ProblemSchema = z
@@ -110,7 +111,16 @@ export const SnapshotSchema = z
   })
   .openapi('Snapshot')
 
-export const SnapshotListSchema = z.object({ backups: z.array(SnapshotSchema), job: z.string() }).openapi('SnapshotList')
+export const SnapshotListSchema = z
+  .object({
+    backups: z.array(SnapshotSchema).openapi({ description: 'What the storages that answered hold' }),
+    job: z.string(),
+    storagesDown: z
+      .array(z.object({ storage: z.string(), error: z.string(), since: z.string() }))
+      .optional()
+      .openapi({ description: "The job's storages that did not answer (left out when every one did), each with why and since when" }),
+  })
+  .openapi('SnapshotList')
 
 export const RunStartedSchema = z.object({ job: z.string(), startedAt: z.string() }).openapi('RunStarted')
 export const CancelResultSchema = z.object({ cancelledAt: z.string(), job: z.string() }).openapi('CancelResult')
@@ -155,10 +165,11 @@ export const DaemonStatusSchema = z
     uptime: z.number().int().openapi({ description: 'Seconds since the server started' }),
     jobsCount: z.number().int(),
     ...DaemonStatusDetailsSchema.partial().shape,
+    version: z.string().openapi({ description: "The daemon's version (public: the original's login page shows it)" }),
   })
   .openapi('DaemonStatus', {
     description:
-      'Public: `status`, `uptime`, `jobsCount` (what the original web client reads before login). With a valid session (or auth off) also `version`, `environment`, `startedAt`, `uptimeSeconds`, `authEnabled` and `jobs`.',
+      'Public: `status`, `uptime`, `jobsCount`, `version` (what the original web client reads before login). With a valid session (or auth off) also `environment`, `startedAt`, `uptimeSeconds`, `authEnabled`, `storagesDown` and `jobs`.',
   })
 
 export const StreamFrameSchema = z
@@ -180,10 +191,10 @@ export const TailQuerySchema = z.object({
     .preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(0).default(tailDefault))
     .transform((n) => Math.min(n, tailMax))
     .openapi({
-      param: { name: 'tail', in: 'query', description: `Lines of existing log to return (or replay first). Values above ${tailMax} are capped.` },
+      // No `maximum`: a larger value is accepted and capped (DESIGN.md), so a schema maximum would call it invalid.
+      param: { name: 'tail', in: 'query', description: `Lines of existing log to return (or replay first). Values above ${tailMax} are capped to ${tailMax}.` },
       type: 'integer',
       minimum: 0,
-      maximum: tailMax,
       default: tailDefault,
     }),
 })
@@ -192,7 +203,8 @@ export const JobParamsSchema = z.object({
   name: z
     .string()
     .min(1)
-    .openapi({ param: { name: 'name', in: 'path' }, description: 'Job name as declared in the config' }),
+    // The pattern job names must match in the config (config/schema.ts): no other name is ever found (404).
+    .openapi({ param: { name: 'name', in: 'path' }, description: 'Job name as declared in the config', pattern: jobNamePattern.source }),
 })
 
 /**
@@ -201,6 +213,9 @@ export const JobParamsSchema = z.object({
  */
 export const isSafeFilename = (value: string): boolean => !/[/\\]|\.\.|%2f|%5c|%2e/i.test(value)
 
+/** {@link isSafeFilename} as the `pattern` of the `{filename}` parameter (no `/`, `\\`, `..` or their encodings). */
+const safeFilenamePattern = '^(?!.*(?:\\.\\.|%2[EeFf]|%5[Cc]))[^/\\\\]+$'
+
 export const DownloadParamsSchema = JobParamsSchema.extend({
   filename: z
     .string()
@@ -208,6 +223,7 @@ export const DownloadParamsSchema = JobParamsSchema.extend({
     .refine(isSafeFilename, { message: 'not a snapshot name: "/", "\\" and ".." are not allowed' })
     .openapi({
       param: { name: 'filename', in: 'path' },
+      pattern: safeFilenamePattern,
       description:
         "A snapshot's `id` (= `name`) as listed; for a split snapshot its set ID (the whole set) or `<id>.part-aaa` (one part). `/`, `\\` and `..` are refused (400).",
     }),

@@ -6,7 +6,15 @@
  * never reaches the client.
  */
 import { HTTPException } from 'hono/http-exception'
-import { EngineStoppingError, FullDownloadUnsupportedError, JobBusyError, JobNotFoundError, NoRunInFlightError, SnapshotNotFoundError } from '../runs/errors.js'
+import {
+  EngineStoppingError,
+  FullDownloadUnsupportedError,
+  JobBusyError,
+  JobNotFoundError,
+  NoRunInFlightError,
+  SnapshotNotFoundError,
+  SnapshotVerifyFailedError,
+} from '../runs/errors.js'
 import { HttpError } from '../http/HttpError.js'
 
 const engineStatuses: [new (...args: never[]) => Error, number][] = [
@@ -14,6 +22,7 @@ const engineStatuses: [new (...args: never[]) => Error, number][] = [
   [SnapshotNotFoundError, 404],
   [JobBusyError, 409],
   [NoRunInFlightError, 409],
+  [SnapshotVerifyFailedError, 409],
   [FullDownloadUnsupportedError, 501],
   [EngineStoppingError, 503],
 ]

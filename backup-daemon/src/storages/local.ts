@@ -142,5 +142,6 @@ export const localStorage: StorageFactory<LocalStorageConfig> = {
   configSchema: localStorageSchema,
   secretKeys: [],
   pathKeys: ['path'],
+  writesFolder: (config) => ({ key: 'path', path: config.path }),
   create: (config) => new LocalStorage(config.name, config.path),
 }

@@ -89,6 +89,8 @@ export interface StorageEntryType<C extends StorageConfigBase = StorageConfigBas
   pathKeys?: string[]
   /** Resolves keys that are paths only sometimes (a restic `repository` may be a folder or `sftp:…`); `abs` resolves one path. */
   resolvePaths?(config: C, abs: (path: string) => string): C
+  /** The folder on this machine the entry writes into and the key naming it, when it has one (`check-config` checks the service user can create it). */
+  writesFolder?(config: C): { key: string; path: string } | undefined
   /** The repository kind of an entry that is not an object store (e.g. `restic`); absent for a `StorageFactory`. */
   repository?: string
   /** Builds the storage (object stores only); `context` is where it may log. */

@@ -7,6 +7,7 @@
  * It travels inside the snapshot, so it is the same whatever the storage or repository kind, and a snapshot
  * carries the reference it is checked against. Restores skip it (`restore/extractTo`, `restoreDatabases`).
  */
+import { entryComponents, UnsafeEntryError } from './entryPath.js'
 import type { DigestKind } from './fileDigest.js'
 
 /** The record's folder and entry name inside the tar (a source's name cannot start with a dot). */
@@ -54,6 +55,11 @@ export function parseRecord(bytes: Buffer): SnapshotRecord {
     record.sources === null
   ) {
     throw new Error(`the snapshot's record (${recordEntryName}) is not a version 1 record`)
+  }
+  // A snapshot is untrusted input: a drill reads the files its record names, so none may name a path outside.
+  for (const [path] of record.files as RecordedFile[]) {
+    const checked = entryComponents(path)
+    if ('problem' in checked) throw new UnsafeEntryError(`the snapshot's record (${recordEntryName}): file`, path, checked.problem)
   }
   return record as SnapshotRecord
 }

@@ -20,6 +20,7 @@
  * bytes (`recordText.ts`): one piece of memory per step moves from the tar worker, nothing per file, and
  * the main thread only appends it to the record's spool. Issue 25 allows the record < 5% of a backup's throughput.
  */
+import { encodeName } from './byteNames.js'
 import type { DigestKind } from './fileDigest.js'
 import { RecordText } from './recordText.js'
 
@@ -115,27 +116,30 @@ export class TarWriter {
     let name = header.name
     const linkname = header.type === 'symlink' ? (header.linkname ?? '') : ''
     let prefix = ''
-    let pax = ''
+    const pax: Buffer[] = []
     if (!isAscii(name)) {
-      pax += paxRecord('path', name)
+      pax.push(paxRecord('path', name))
       name = 'PaxHeader'
     } else if (name.length > 100) {
       const split = splitName(name)
       if (split) {
         ;[prefix, name] = split
       } else {
-        pax += paxRecord('path', name)
+        pax.push(paxRecord('path', name))
         name = name.slice(0, 100)
       }
     }
     let link = linkname
     if (linkname.length > 100 || !isAscii(linkname)) {
-      pax += paxRecord('linkpath', linkname)
+      pax.push(paxRecord('linkpath', linkname))
       link = ''
     }
-    if (size > maxOctal11) pax += paxRecord('size', String(size))
-    if (pax) {
-      const body = Buffer.from(pax, 'utf8')
+    if (size > maxOctal11) pax.push(paxRecord('size', String(size)))
+    // A time the octal field cannot hold (before 1970, after 2242) goes into PAX, as GNU tar writes it.
+    const seconds = Math.floor(header.mtime.getTime() / 1000)
+    if (Number.isFinite(seconds) && (seconds < 0 || seconds > maxOctal11)) pax.push(paxRecord('mtime', String(seconds)))
+    if (pax.length > 0) {
+      const body = Buffer.concat(pax)
       this.headerBlock('PaxHeader', '', 0x78, header.mode, header.mtime, body.length, '')
       this.write(body)
       this.pad(body.length)
@@ -281,10 +285,14 @@ function splitName(path: string): [string, string] | undefined {
   return undefined
 }
 
-/** One PAX record, `<length> <key>=<value>\n`, its length counting itself, in bytes. */
-function paxRecord(key: string, value: string): string {
-  const body = Buffer.byteLength(` ${key}=${value}\n`)
+/**
+ * One PAX record, `<length> <key>=<value>\n`, its length counting itself, in bytes. The value is the name's
+ * bytes (`byteNames.encodeName`): UTF-8, or the very bytes of a name that is not (as GNU tar stores them).
+ */
+function paxRecord(key: string, value: string): Buffer {
+  const bytes = encodeName(value)
+  const body = bytes.length + key.length + 3
   let length = body + String(body).length
   if (String(length).length !== String(body).length) length = body + String(length).length
-  return `${length} ${key}=${value}\n`
+  return Buffer.concat([Buffer.from(`${length} ${key}=`, 'latin1'), bytes, Buffer.from('\n')])
 }

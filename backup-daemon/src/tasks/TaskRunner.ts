@@ -6,11 +6,13 @@
  * task of each job is kept (running or ended) so clients can read how it ended, and can be followed
  * live (`follow`: the task stream of the API) until its record is written.
  */
-import { randomBytes } from 'node:crypto'
 import type { RunHistory, RunRecord } from '../runs/history.js'
+import type { InFlightNotes } from '../runs/InFlightNotes.js'
+import { runRecordId } from '../runs/runRecordId.js'
 import { RunWatchers, type RunListener } from '../runs/RunWatchers.js'
 import type { RunProgress } from '../runs/progress.js'
 import type { LogLevel } from '../logs/formatLine.js'
+import { formatDuration } from '../engine/formatDuration.js'
 import { ProgressMeter } from './ProgressMeter.js'
 import { TaskRefusedError } from './TaskRefusedError.js'
 import type { TaskKind, TaskView } from './TaskView.js'
@@ -19,12 +21,16 @@ export interface TaskRunnerOptions {
   history: RunHistory
   /** A line for the job's log (already prefixed with the task kind). */
   log(job: string, level: LogLevel, message: string): void
+  /** The task's start and its success, one line each, for the daemon's own log (a failure's line there is the job log's error, copied). @default none */
+  announce?(job: string, level: LogLevel, message: string): void
   /** Each progress snapshot of a running task (for live streams). */
   onProgress?(job: string, progress: RunProgress): void
   /** A task ended: its record, once it is in the history (the composition root feeds the metrics). */
   onEnded?(record: RunRecord): void
   /** Progress timer period. @default 250 */
   progressIntervalMs?: number
+  /** Where a task in flight is noted, so a killed one is recorded at the next start. @default none */
+  notes?: InFlightNotes
 }
 
 export interface TaskSpec {
@@ -37,6 +43,8 @@ export interface TaskSpec {
 }
 
 export interface TaskContext {
+  /** The task's id (its record's). */
+  id: string
   signal: AbortSignal
   meter: ProgressMeter
   log(level: LogLevel, message: string): void
@@ -46,6 +54,8 @@ export interface TaskContext {
 export interface TaskOutcome {
   summary: string
   bytesWritten?: number
+  /** A drill: the copies that could not be proven (nothing to compare with), each with why. */
+  notProven?: string[]
 }
 
 /** Raised inside a task when it is cancelled; its message becomes the task's `error`. */
@@ -60,6 +70,8 @@ interface Task {
   done: Promise<void>
   /** Set once the task has ended and its record is in the history. */
   record?: RunRecord
+  /** Removes the task's in-flight note. */
+  noted(): void
 }
 
 export class TaskRunner {
@@ -94,7 +106,8 @@ export class TaskRunner {
       },
     })
     const view: TaskView = {
-      id: `${started.toISOString().replace(/[-:.]/g, '')}-${randomBytes(4).toString('hex')}`,
+      // The history's one id form (start time first), so tasks and backups sort together by start.
+      id: runRecordId(started),
       job: spec.job,
       kind: spec.kind,
       snapshot: spec.snapshot,
@@ -104,7 +117,17 @@ export class TaskRunner {
       startedAt: started.toISOString(),
     }
     const log = (level: LogLevel, message: string) => this.options.log(spec.job, level, `[${spec.kind}] ${message}`)
-    const task: Task = { view, controller, meter, done: Promise.resolve() }
+    const noted =
+      this.options.notes?.begin({
+        id: view.id,
+        job: spec.job,
+        kind: spec.kind,
+        trigger: spec.trigger,
+        startedAt: view.startedAt,
+        snapshot: spec.snapshot,
+        ...(spec.target !== undefined && { target: spec.target }),
+      }) ?? (() => {})
+    const task: Task = { view, controller, meter, done: Promise.resolve(), noted }
     this.tasks.set(spec.job, task)
     task.done = this.execute(spec, task, work, log)
     return { ...view }
@@ -162,11 +185,13 @@ export class TaskRunner {
 
   private async execute(spec: TaskSpec, task: Task, work: (context: TaskContext) => Promise<TaskOutcome>, log: TaskContext['log']): Promise<void> {
     const { view, controller, meter } = task
-    log('info', `started: ${spec.kind} of ${spec.snapshot}${spec.target ? ` into ${spec.target}` : ''}`)
+    const what = `${spec.kind} of ${spec.snapshot}${spec.target ? ` into ${spec.target}` : ''}`
+    log('info', `started: ${what}`)
+    this.options.announce?.(spec.job, 'info', `${spec.kind} started (${spec.trigger}): ${what}`)
     let outcome: TaskOutcome | undefined
     let error: string | undefined
     try {
-      outcome = await work({ signal: controller.signal, meter, log })
+      outcome = await work({ id: view.id, signal: controller.signal, meter, log })
     } catch (err) {
       const reason: unknown = controller.signal.aborted ? controller.signal.reason : err
       error = reason instanceof Error ? reason.message : String(reason)
@@ -181,8 +206,11 @@ export class TaskRunner {
     view.endedAt = ended.toISOString()
     if (error !== undefined) view.error = error
     if (outcome) view.summary = outcome.summary
-    if (result === 'success') log('info', `succeeded: ${outcome!.summary}`)
-    else log(result === 'cancelled' ? 'warn' : 'error', `${result}: ${error}`)
+    const took = formatDuration(ended.getTime() - new Date(view.startedAt).getTime())
+    if (result === 'success') {
+      log('info', `succeeded: ${outcome!.summary}`)
+      this.options.announce?.(spec.job, 'info', `${spec.kind} succeeded in ${took}: ${outcome!.summary}`)
+    } else log(result === 'cancelled' ? 'warn' : 'error', `${result}: ${error}`)
     const record: RunRecord = {
       id: view.id,
       job: spec.job,
@@ -198,8 +226,11 @@ export class TaskRunner {
       snapshot: spec.snapshot,
       ...(spec.target !== undefined && { target: spec.target }),
       ...(error !== undefined && { error }),
+      ...(outcome?.summary && { summary: outcome.summary }),
+      ...(outcome?.notProven && { notProven: outcome.notProven }),
     }
     await this.options.history.append(record).catch((err: Error) => log('warn', `could not record the task in the history: ${err.message}`))
+    task.noted()
     task.record = record
     this.options.onEnded?.(record)
     this.watchers.end(spec.job, record)

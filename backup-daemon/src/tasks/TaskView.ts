@@ -31,3 +31,12 @@ export interface TaskView {
 export type RestoreTarget =
   | { kind: 'files'; path: string; overwrite?: boolean; intoLibrary?: boolean; libraryId?: number }
   | { kind: 'database'; source: string; database: string; overwrite?: boolean }
+
+/**
+ * What only the operator on the machine asks (the CLI, as whoever runs it): any folder, not only below
+ * `restore.roots` (`guidMap`: where an upload's old → new id map goes, default `guid-map.json` in the
+ * folder); or the database sources put back where they read from (`sources`: only those; none: all).
+ */
+export type OperatorRestoreTarget =
+  | { kind: 'folder'; path: string; overwrite?: boolean; intoLibrary?: boolean; libraryId?: number; guidMap?: string }
+  | { kind: 'in-place'; sources: string[]; overwrite?: boolean }

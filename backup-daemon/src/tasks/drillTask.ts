@@ -7,12 +7,13 @@
  * (`restore/drill/drillSnapshot`). Fails naming the storage and the first differences (file, table, part).
  */
 import type { JobConfig } from '../config/types.js'
-import { archiveKeys } from '../repository/archiveKeys.js'
 import type { SnapshotCopy } from '../repository/jobRepository.js'
-import type { ReadOptions } from '../repository/types.js'
+import type { VerifyResult } from '../repository/types.js'
 import { createDrillScratch } from '../restore/drill/drillScratch.js'
 import { drillSnapshot } from '../restore/drill/drillSnapshot.js'
+import type { TaskReads } from './taskReads.js'
 import type { TaskContext, TaskOutcome } from './TaskRunner.js'
+import { verifyCopies, type Located } from './verifyCopies.js'
 
 export interface DrillWork {
   job: JobConfig
@@ -20,6 +21,9 @@ export interface DrillWork {
   dataDir: string
   /** The newest snapshot of each storage chosen (or why a storage has none). */
   copies: readonly SnapshotCopy[]
+  reads: TaskReads
+  /** Each copy's verify result (the damage ledger). */
+  noteVerified?(copy: Located, result: VerifyResult): void
 }
 
 /** How many differences a failure message names (the log lists more). */
@@ -33,11 +37,16 @@ export const drillTotalBytes = (copies: readonly SnapshotCopy[]): number => copi
 export const drilledNames = (copies: readonly SnapshotCopy[]): string =>
   [...new Set(copies.flatMap((c) => ('missing' in c ? [] : [c.snapshot.view.name])))].join(', ') || 'newest'
 
-export async function drillCopies({ job, dataDir, copies }: DrillWork, context: TaskContext): Promise<TaskOutcome> {
+/**
+ * Proves each copy restores; fails when one differs, is damaged or cannot be read. A copy with nothing to
+ * compare with (a snapshot without a record: a zip, the original service's) is not proven, which is not a
+ * failure: the summary says which and why, and so does the record (`notProven`).
+ */
+export async function drillCopies({ job, dataDir, copies, reads, noteVerified }: DrillWork, context: TaskContext): Promise<TaskOutcome> {
   const { signal, meter, log } = context
-  const readOptions: ReadOptions = { ...archiveKeys(job), signal, onBytes: (n) => meter.addBytes(n) }
   const problems: string[] = []
   const proven: string[] = []
+  const notProven: string[] = []
   for (const copy of copies) {
     const where = `storage "${copy.repository.name}"`
     if ('missing' in copy) {
@@ -47,21 +56,19 @@ export async function drillCopies({ job, dataDir, copies }: DrillWork, context: 
     }
     const { snapshot } = copy
     const what = `${where}: ${snapshot.view.name}`
-    meter.currentSource = copy.repository.name
-    meter.phase = 'verifying'
-    const verified = await snapshot.verify(readOptions)
-    signal.throwIfAborted()
-    if (!verified.ok) {
-      for (const problem of verified.problems) log('error', `${what}: ${problem}`)
-      problems.push(`${what}: damaged, not restored: ${verified.problems.join('; ')}`)
+    const { intact, problems: damaged } = await verifyCopies([copy], reads, context, { all: true, ...(noteVerified && { onVerified: noteVerified }) })
+    if (intact.length === 0) {
+      problems.push(`${what}: damaged, not restored: ${damaged.join('; ')}`)
       continue
     }
-    log('info', `${what}: verified (${verified.partsChecked} part(s), ${verified.bytes} bytes); restoring into a scratch folder`)
+    log('info', `${what}: verified; restoring into a scratch folder`)
     meter.phase = 'restoring'
+    meter.currentSource = copy.repository.name
     const scratch = await createDrillScratch(dataDir, snapshot.size)
     try {
       const outcome = await drillSnapshot({
-        openTar: () => snapshot.openTar(readOptions),
+        openTar: () => snapshot.openTar(reads.options(context)),
+        ...(snapshot.listedFiles && { listedFiles: () => snapshot.listedFiles!(reads.options(context)) }),
         sources: job.sources,
         scratch: scratch.dir,
         databaseServer: job.drill?.databaseServer ?? 'configured',
@@ -70,7 +77,10 @@ export async function drillCopies({ job, dataDir, copies }: DrillWork, context: 
         log: (level, message) => log(level, `${what}: ${message}`),
         onEntry: (name) => meter.file(name),
       })
-      if (outcome.differences.length === 0) {
+      if (outcome.unproven) {
+        log('warn', `${what}: not proven: ${outcome.unproven}`)
+        notProven.push(`${what}: ${outcome.unproven}`)
+      } else if (outcome.differences.length === 0) {
         log('info', `${what}: restore proven: ${outcome.summary}`)
         proven.push(`${what}: ${outcome.summary}`)
       } else {
@@ -88,5 +98,9 @@ export async function drillCopies({ job, dataDir, copies }: DrillWork, context: 
     }
   }
   if (problems.length > 0) throw new Error(problems.join(' | '))
-  return { summary: `restore proven on ${proven.length} storage(s): ${proven.join(' | ')}` }
+  const parts = [
+    ...(proven.length ? [`restore proven on ${proven.length} storage(s): ${proven.join(' | ')}`] : []),
+    ...(notProven.length ? [`not proven on ${notProven.length} storage(s): ${notProven.join(' | ')}`] : []),
+  ]
+  return { summary: parts.join('; '), ...(notProven.length && { notProven }) }
 }

@@ -10,6 +10,7 @@
 import { closeSync, constants, existsSync, fstatSync, openSync } from 'node:fs'
 import { lstat, readdir, rename } from 'node:fs/promises'
 import { join } from 'node:path'
+import { decodeName, fsName } from '../tar/byteNames.js'
 
 export const viaFd = existsSync('/proc/self/fd')
 const dirFlags = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW
@@ -60,7 +61,7 @@ export function holdBelow(start: string, components: string[]): HeldFolder {
 
 /** Opens `name` inside the held folder `dir` without following a link. */
 export function holdChild(dir: string, name: string): HeldFolder {
-  return hold(openSync(join(dir, name), dirFlags), join(dir, name))
+  return hold(openSync(fsName(join(dir, name)), dirFlags), join(dir, name))
 }
 
 /** Whether `start` + `components` still lead (without links) to the held folder. */
@@ -76,18 +77,50 @@ export function stillLeadsTo(start: string, components: string[], held: HeldFold
   }
 }
 
-/** Moves the restored tree into the target: whole folders by one rename where the target has none; folders entered without following links. */
-export async function moveInto(from: string, to: string): Promise<void> {
-  for (const entry of await readdir(from, { withFileTypes: true })) {
-    const source = join(from, entry.name)
-    const there = await lstat(join(to, entry.name)).catch(() => undefined)
-    if (entry.isDirectory() && there?.isDirectory()) {
-      const inner = holdChild(to, entry.name)
-      try {
-        await moveInto(source, inner.dir)
-      } finally {
-        inner.close()
-      }
-    } else await rename(source, join(to, entry.name))
+/** Entries of a folder: names decoded from their bytes (`tar/byteNames`), with their types. */
+export async function listFolder(dir: string): Promise<{ name: string; isDirectory: boolean }[]> {
+  const entries = await readdir(dir, { withFileTypes: true, encoding: 'buffer' })
+  return entries.map((entry) => ({ name: decodeName(entry.name), isDirectory: entry.isDirectory() }))
+}
+
+/** A merge that stopped part-way: how many entries (files, links, whole folders) it had moved. */
+export class MergeError extends Error {
+  override name = 'MergeError'
+  constructor(
+    readonly moved: number,
+    cause: Error,
+  ) {
+    super(cause.message, { cause })
   }
+}
+
+/**
+ * Moves the restored tree into the target: whole folders by one rename where the target has none; folders
+ * entered without following links. Resolves with the number of entries moved; a failure is a `MergeError`
+ * saying how many were moved before it.
+ */
+export async function moveInto(from: string, to: string): Promise<number> {
+  let moved = 0
+  const walk = async (source: string, target: string) => {
+    for (const entry of await listFolder(source)) {
+      const there = await lstat(fsName(join(target, entry.name))).catch(() => undefined)
+      if (entry.isDirectory && there?.isDirectory()) {
+        const inner = holdChild(target, entry.name)
+        try {
+          await walk(join(source, entry.name), inner.dir)
+        } finally {
+          inner.close()
+        }
+      } else {
+        await rename(fsName(join(source, entry.name)), fsName(join(target, entry.name)))
+        moved++
+      }
+    }
+  }
+  try {
+    await walk(from, to)
+  } catch (err) {
+    throw new MergeError(moved, err as Error)
+  }
+  return moved
 }

@@ -11,8 +11,8 @@
  * inside a root swapped for a link after the check (the 202) cannot redirect the restore outside; the
  * restore checks before its final move that the path still leads to the held folder, and fails if not.
  */
-import { lstat, realpath } from 'node:fs/promises'
-import { basename, dirname, join, sep } from 'node:path'
+import { lstat, mkdir, realpath } from 'node:fs/promises'
+import { basename, dirname, join, resolve, sep } from 'node:path'
 import { holdBelow, stillLeadsTo, type HeldFolder } from './heldFolder.js'
 import { TaskRefusedError } from './TaskRefusedError.js'
 
@@ -79,6 +79,35 @@ export async function resolveRestoreFolder(requested: string, roots: string[]): 
     root,
     components,
     unchanged: () => stillLeadsTo(root, components, held),
+    release: () => held.close(),
+  }
+}
+
+/**
+ * The operator's folder (`restore --to DIR` on the CLI, as whoever runs it): any path, no `restore.roots`,
+ * its parent folders made when missing; the same hold on the parent and the same checks of the target.
+ */
+export async function resolveOperatorFolder(requested: string): Promise<RestoreFolder> {
+  const refuse = (why: string) => new TaskRefusedError(400, `restore target "${requested}": ${why}`)
+  const absolute = resolve(requested)
+  await mkdir(dirname(absolute), { recursive: true })
+  const parent = await realpath(dirname(absolute))
+  const name = basename(absolute)
+  const held = holdBelow(parent, [])
+  const existing = await lstat(join(held.dir, name)).catch(() => undefined)
+  if (existing && !existing.isDirectory()) {
+    held.close()
+    throw refuse(existing.isSymbolicLink() ? 'it is a symbolic link' : 'it exists and is not a folder')
+  }
+  return {
+    path: join(parent, name),
+    parent,
+    exists: existing !== undefined,
+    held,
+    name,
+    root: parent,
+    components: [],
+    unchanged: () => stillLeadsTo(parent, [], held),
     release: () => held.close(),
   }
 }

@@ -13,11 +13,14 @@
  * for a link during the restore fails it, and nothing is written outside.
  */
 import { randomBytes } from 'node:crypto'
-import { chmod, lstat, mkdir, readdir, rename, rm } from 'node:fs/promises'
+import { chmod, lstat, mkdir, rename, rm } from 'node:fs/promises'
 import { basename, join } from 'node:path'
 import type { Readable } from 'node:stream'
-import { extractTo, type ExtractResult } from '../restore/extractTo.js'
-import { holdBelow, holdChild, moveInto, stillLeadsTo } from './heldFolder.js'
+import { escapeName } from '../logs/escapeControl.js'
+import { extractTo, restoreFolders, type ExtractResult } from '../restore/extractTo.js'
+import { fsName } from '../tar/byteNames.js'
+import { TarFormatError } from '../tar/forEachTarEntry.js'
+import { holdBelow, holdChild, listFolder, MergeError, moveInto, stillLeadsTo } from './heldFolder.js'
 import type { RestoreFolder } from './resolveRestoreFolder.js'
 import type { RestoreJournalHandle } from './restoreJournal.js'
 
@@ -30,18 +33,28 @@ export interface RestoreFilesOptions {
   onEntry?: (name: string) => void
   /** Told when unpacking begins and when the merge begins, so a killed restore is put right at the next start. */
   journal?: Pick<RestoreJournalHandle, 'extracting' | 'merging'>
+  /** A read error worded for the snapshot (`StoredSnapshot.explainReadError`). @default the error as it is */
+  explain?(err: Error): Error
 }
 
-const lstatOrNone = (path: string) => lstat(path).catch(() => undefined)
+const lstatOrNone = (path: string) => lstat(fsName(path)).catch(() => undefined)
+
+/**
+ * The snapshot's bytes failed (a read error, a part whose sha256 differs, an archive that is not a valid
+ * tar) before anything was moved: the target is as it was, and another copy may restore.
+ */
+export class UnreadableCopyError extends Error {
+  override readonly name = 'UnreadableCopyError'
+}
 
 /** Paths (relative) of the restored tree that clash with the target. */
 async function conflicts(from: string, to: string, overwrite: boolean, prefix = ''): Promise<string[]> {
   const found: string[] = []
-  for (const entry of await readdir(from, { withFileTypes: true })) {
-    const name = prefix + entry.name
+  for (const entry of await listFolder(from)) {
+    const name = prefix + escapeName(entry.name)
     const there = await lstatOrNone(join(to, entry.name))
     if (!there) continue
-    if (entry.isDirectory()) {
+    if (entry.isDirectory) {
       if (there.isDirectory()) found.push(...(await conflicts(join(from, entry.name), join(to, entry.name), overwrite, `${name}/`)))
       else found.push(`${name} (a ${there.isSymbolicLink() ? 'link' : 'file'} where the snapshot has a folder)`)
     } else if (there.isDirectory()) found.push(`${name} (a folder where the snapshot has a file)`)
@@ -56,17 +69,31 @@ export async function restoreFiles(archive: Readable, folder: RestoreInto, optio
   const unchanged = folder.unchanged ?? (() => stillLeadsTo(folder.parent, [], parent))
   const temporaryName = `.${name}.restore-${randomBytes(6).toString('hex')}`
   const temporary = join(parent.dir, temporaryName)
+  const explain = options.explain ?? ((err: Error) => err)
+  /** A failure before the first move: the target is as it was. */
+  let readFailed = false
+  archive.once('error', () => (readFailed = true))
+  const untouched = (err: Error) => {
+    const message = `${explain(err).message}; nothing was restored (${folder.path} is as it was)`
+    return readFailed || err instanceof TarFormatError ? new UnreadableCopyError(message, { cause: err }) : new Error(message, { cause: err })
+  }
+  let keepTemporary = false
   options.journal?.extracting(temporaryName)
   await mkdir(temporary, { mode: 0o700 })
   const held = holdChild(parent.dir, temporaryName)
   try {
-    const result = await extractTo(archive, held.dir, {
-      overwrite: false,
-      signal: options.signal,
-      held: true,
-      ...(options.onEntry && { onEntry: options.onEntry }),
-    })
-    options.signal.throwIfAborted()
+    let result: ExtractResult
+    try {
+      result = await extractTo(archive, held.dir, {
+        overwrite: false,
+        signal: options.signal,
+        held: true,
+        ...(options.onEntry && { onEntry: options.onEntry }),
+      })
+      options.signal.throwIfAborted()
+    } catch (err) {
+      throw options.signal.aborted ? err : untouched(err as Error)
+    }
     if (!unchanged()) throw new Error(`${folder.parent} was moved or replaced (by a link?) during the restore; nothing was restored`)
     // Re-checked now (not only when the task was accepted): the target may have changed meanwhile.
     const target = join(parent.dir, name)
@@ -90,14 +117,28 @@ export async function restoreFiles(archive: Readable, folder: RestoreInto, optio
       // From here on the moves are renames: not cancellable, so the target never ends half-merged by a
       // cancel; a kill is completed at the next start (tasks/restoreJournal).
       options.journal?.merging()
-      await moveInto(held.dir, into.dir)
+      try {
+        await moveInto(held.dir, into.dir)
+      } catch (err) {
+        if (!(err instanceof MergeError)) throw err
+        // What was moved stays; what was not is kept where it is, and the message says where.
+        keepTemporary = true
+        const rest = join(folder.parent, temporaryName)
+        throw new Error(
+          `moving the restored files into ${folder.path} failed after ${err.moved} entr${err.moved === 1 ? 'y' : 'ies'} had been moved: ${err.message}; ` +
+            `${folder.path} holds those, the rest of the restored files are in ${escapeName(rest)}`,
+          { cause: err },
+        )
+      }
+      // The moves changed the times of the folders they went into: put the snapshot's back.
+      await restoreFolders(into.dir, result.folders)
     } finally {
       into.close()
     }
     return result
   } finally {
     held.close()
-    await rm(temporary, { recursive: true, force: true })
+    if (!keepTemporary) await rm(temporary, { recursive: true, force: true })
     if (!folder.held) parent.close()
   }
 }

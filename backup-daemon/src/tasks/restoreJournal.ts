@@ -17,10 +17,13 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync
 import { chmod, lstat, rename, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { RunHistory, RunRecord } from '../runs/history.js'
+import { runRecordId } from '../runs/runRecordId.js'
 import { holdBelow, moveInto } from './heldFolder.js'
 
 export interface RestoreJournalEntry {
   id: string
+  /** The restore task's id: its record's (absent in journals of older versions). */
+  taskId?: string
   pid: number
   job: string
   snapshot: string
@@ -115,7 +118,8 @@ export async function recoverRestores(dataDir: string, history: RunHistory, log:
     const ended = new Date()
     await history
       .append({
-        id: `${entry.id}-${ended.getTime().toString(36)}`,
+        // The task's own id (its start first), so the record sorts with the others; its in-flight note is then only removed.
+        id: entry.taskId ?? runRecordId(new Date(entry.startedAt)),
         job: entry.job,
         kind: 'restore',
         trigger: entry.trigger,

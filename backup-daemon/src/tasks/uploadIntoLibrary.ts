@@ -33,9 +33,8 @@ export function plannedUpload(job: JobConfig, target: { intoLibrary?: boolean; l
 }
 
 /** Uploads from the restored `folder`; resolves with the summary's part, rejects naming the source (the files stay restored). */
-export async function uploadIntoLibrary(upload: LibraryUpload, folder: string, context: TaskContext): Promise<string> {
+export async function uploadIntoLibrary(upload: LibraryUpload, folder: string, context: TaskContext, mapFile = join(folder, guidMapName)): Promise<string> {
   context.meter.phase = 'uploading'
-  const mapFile = join(folder, guidMapName)
   try {
     const map = await uploadSources(upload.sources, {
       dir: folder,

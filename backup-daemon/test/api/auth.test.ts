@@ -20,14 +20,16 @@ describe('api: auth', () => {
   before(async () => (real = await realEngine()))
   after(() => real.close())
 
-  it('logs in: 200 {success:true} and an HttpOnly Path=/ cookie living tokenExpiration minutes', async () => {
+  it('logs in: 200 {success:true} and an HttpOnly Path=/ cookie living tokenExpiration minutes, then the browser’s device cookie', async () => {
     const app = createApp({ config: testConfig({ auth: { tokenExpiration: 45 } }), engine: real.engine })
     const res = await postJson(app, '/api/v1/auth/login', { username: testUser, password: testPassword })
     expect(res.status).to.equal(200)
     expect(await res.json()).to.deep.equal({ success: true })
-    const header = res.headers.get('set-cookie')!
+    const [header, device, ...more] = res.headers.getSetCookie()
+    expect(more).to.deep.equal([])
+    expect(device).to.match(/^backup_device=[\w-]{22}\.[\w-]{43}; Max-Age=34560000; Path=\/; HttpOnly; SameSite=Lax$/)
     expect(header).to.match(/^backup_session=[\w-]+\.[\w-]+\.[\w-]+;/)
-    const attrs = cookieAttributes(header)
+    const attrs = cookieAttributes(header!)
     expect(attrs.has('httponly')).to.equal(true)
     expect(attrs.get('path')).to.equal('/')
     expect(attrs.get('max-age')).to.equal(String(45 * 60))
@@ -39,10 +41,13 @@ describe('api: auth', () => {
   it('takes Secure, SameSite and Domain from server.auth.cookies', async () => {
     const config = testConfig({ auth: { cookies: { secure: true, sameSite: 'Strict', domain: 'backup.example.org' } } })
     const res = await postJson(createApp({ config, engine: real.engine }), '/api/v1/auth/login', { username: testUser, password: testPassword })
-    const attrs = cookieAttributes(res.headers.get('set-cookie')!)
-    expect(attrs.has('secure')).to.equal(true)
-    expect(attrs.get('samesite')).to.equal('Strict')
-    expect(attrs.get('domain')).to.equal('backup.example.org')
+    for (const header of res.headers.getSetCookie()) {
+      const attrs = cookieAttributes(header)
+      expect(attrs.has('secure')).to.equal(true)
+      expect(attrs.get('samesite')).to.equal('Strict')
+      expect(attrs.get('domain')).to.equal('backup.example.org')
+    }
+    expect(res.headers.getSetCookie()).to.have.length(2)
   })
 
   it('refuses a wrong password or user with 401 and logs the failure without the password', async () => {

@@ -73,7 +73,7 @@ describe('api: the real daemon process', function () {
       body: JSON.stringify({ username: 'operator', password }),
     })
     expect(login.status).to.equal(200)
-    const setCookie = login.headers.get('set-cookie')!
+    const setCookie = login.headers.getSetCookie()[0]!
     expect(cookieAttributes(setCookie).get('max-age')).to.equal('600')
     expect(cookieAttributes(setCookie).get('samesite')).to.equal('Strict')
     const cookie = setCookie.split(';')[0]!

@@ -35,7 +35,7 @@ describe('api: docs page in a real browser', function () {
     })
     await page.goto(`${server.url}/api/v1/docs`)
     await page.locator('section.op').nth(24).waitFor()
-    expect(await page.locator('section.op').count()).to.equal(26)
+    expect(await page.locator('section.op').count()).to.equal(27)
     expect(await page.locator('#title').textContent()).to.match(/^Backup daemon API \d+\.\d+\.\d+/)
     expect(await page.locator('section.op', { hasText: '/jobs/{name}/logs/stream' }).textContent()).to.include('(session)')
     expect(problems).to.deep.equal([])

@@ -53,6 +53,8 @@ describe('api: the original web client', function () {
     expect(system.status).to.equal('ok')
     expect(system.uptime).to.be.a('number')
     expect(system.jobsCount).to.equal(3)
+    // Its login page shows the version under the form (login-form.tsx: `systemData?.version`, a placeholder without it).
+    expect(system.version).to.match(/^\d+\.\d+\.\d+/)
     const settings = await request<{ permissions?: { allowManualRun: boolean } }>('/settings')
     expect(settings.permissions?.allowManualRun).to.equal(true)
     expect(await request('/auth/check')).to.deep.equal({ authenticated: false, authEnabled: true })

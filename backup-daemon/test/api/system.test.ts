@@ -5,8 +5,11 @@ import { realEngine, type RealEngine } from './support/realEngine.js'
 import { loginCookie } from './support/requests.js'
 import { testConfig } from './support/testConfig.js'
 
-/** What the original web client reads before login (its system page); version and NODE_ENV need a session (issue 28). */
-const publicKeys = ['jobsCount', 'status', 'uptime']
+/**
+ * What the original web client reads before login (its system page; its login page shows `version`, issue 38);
+ * NODE_ENV and the rest need a session (issue 28).
+ */
+const publicKeys = ['jobsCount', 'status', 'uptime', 'version']
 
 describe('api: status and settings', () => {
   // Three real jobs (one inactive) on a temporary folder.
@@ -17,7 +20,7 @@ describe('api: status and settings', () => {
   // passes through that state in milliseconds and cannot be held in it on demand.
   const jobs = () => [fakeJob('a'), fakeJob('b', { status: 'running' }), fakeJob('c', { active: false, status: 'running', cancelling: true })]
 
-  it('GET /status is public with status ok, uptime and jobsCount (what the original web client reads before login), nothing more', async () => {
+  it('GET /status is public with status ok, uptime, jobsCount and version (what the original web client reads before login), nothing more', async () => {
     const app = createApp({ config: testConfig(), engine: real.engine })
     const res = await app.request('/api/v1/status')
     expect(res.status).to.equal(200)
@@ -27,6 +30,7 @@ describe('api: status and settings', () => {
     expect(body.uptime).to.be.a('number').at.least(0)
     expect(Number.isInteger(body.uptime)).to.equal(true)
     expect(body.jobsCount).to.equal(3)
+    expect(body.version).to.match(/^\d+\.\d+\.\d+/)
     // A forged cookie is no session: still only the public fields, and no 401.
     const forged = await app.request('/api/v1/status', { headers: { cookie: 'backup_session=forged.token.value' } })
     expect(forged.status).to.equal(200)

@@ -17,7 +17,7 @@ const paths = [
   'quote"d',
   'back\\slash',
   'new\nline',
-  'tab\tand\u0000nul\u001f',
+  'tab\tand\u0001soh\u001f',
   'ñandú/日本語 ファイル.txt',
   'emoji 😀 pair',
   'lone \ud800 high',

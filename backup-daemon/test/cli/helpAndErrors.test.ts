@@ -96,7 +96,9 @@ describe('backup-daemon help and error messages', function () {
     expect(rate.stderr).to.match(/^verify: --limit-download "fast" is not a rate .*e\.g\. --limit-download 2M\)\n$/)
     const target = await cli('restore', 'site', 'x', '--config', file)
     expect(target.code).to.equal(2)
-    expect(target.stderr).to.include('restore: give either --to DIR (unpack the files into a folder) or --into-database')
+    expect(target.stderr).to.include(
+      'restore: give either --to DIR (unpack the files into a folder), --into-database (restore the database sources in place) or --into-database NAME',
+    )
     // The database kinds it names come from the source registry (each kind's restore declaration).
     const noDatabase = await cli('restore', 'site', 'x', '--config', file, '--into-database')
     expect(noDatabase.code).to.equal(2)
@@ -118,11 +120,13 @@ describe('backup-daemon help and error messages', function () {
     expect(result.code).to.equal(1)
     expect(result.stderr.trimEnd().split('\n')).to.deep.equal([
       `${bad}:2:3 server.adress: unknown key "adress"; did you mean "address"?`,
+      // In the same pass as the typos (issue 38), in file order.
+      `${bad}:5:45 jobs[0].sources[0].path: ${join(tmp.dir, 'src')} does not exist: the job would fail; fix the path`,
       `${bad}:5:52 jobs[0].sources[0].exlude: unknown key "exlude"; did you mean "exclude"?`,
       `${bad}:6:48 jobs[0].storages[0].regoin: unknown key "regoin"; did you mean "region"?`,
       `${bad}:7:5 jobs[0].retenton: unknown key "retenton"; did you mean "retention"?`,
       `${bad}:8:5 jobs[0].zzz: unknown key "zzz"`,
-      `5 error(s) in ${bad}`,
+      `6 error(s) in ${bad}`,
     ])
   })
 

@@ -59,7 +59,7 @@ jobs:
     expect(await pg!.sql('shop', "SELECT count(*), md5(string_agg(item, ',' ORDER BY id)) FROM orders")).to.not.equal(expected)
     const restore = await cli(['restore', 'shop', snapshot, '--config', file, '--into-database', '--force'], tmp.dir, env)
     expect(restore.code, restore.out).to.equal(0)
-    expect(restore.out).to.include(`${snapshot} verified`)
+    expect(restore.out).to.include(`${snapshot}: OK (1 part(s)`)
     expect(restore.out).to.include('restored source "pg" into database shop')
     expect(await pg!.sql('shop', "SELECT count(*), md5(string_agg(item, ',' ORDER BY id)) FROM orders")).to.equal(expected)
     expect(restore.out).to.not.include(pg!.password)

@@ -8,6 +8,8 @@ import { execFile, spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { createRequire } from 'node:module'
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
@@ -77,6 +79,24 @@ describe('backup-daemon verify and restore (child processes)', function () {
     expect(result.stdout).to.match(/storage "second": .*: OK/)
   })
 
+  it("verify builds its own job only: another job's storage is not reached (no start-up sweep of it)", async () => {
+    // The other job's storage: a WebDAV server that counts what reaches it.
+    let requests = 0
+    const server = createServer((req, res) => (requests++, res.writeHead(503).end()))
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const { port } = server.address() as AddressInfo
+    const other = join(tmp.dir, 'other-job.yaml')
+    const otherJob = `  - name: elsewhere\n    sources: [{ type: local, name: tree, path: ./src }]\n    storages: [{ type: webdav, name: far, url: "http://127.0.0.1:${port}/dav", username: u, password: p }]\n`
+    await writeFile(other, config + otherJob)
+    try {
+      const result = await cli(['verify', 'files', '--config', other], tmp.dir, env)
+      expect(result.code, result.stderr).to.equal(0)
+      expect(requests, "requests to the other job's storage").to.equal(0)
+    } finally {
+      server.close()
+    }
+  })
+
   it('verify catches one flipped byte and names the part; restore then uses the intact storage', async () => {
     const name = await snapshotOf('store2', 'files')
     const folder = (await readdir(join(tmp.dir, 'store2/files'))).find((n) => n.includes('.parts-'))!
@@ -97,13 +117,37 @@ describe('backup-daemon verify and restore (child processes)', function () {
 
     const restore = await cli(['restore', 'files', name, '--storage', 'second', '--config', file, '--to', join(tmp.dir, 'bad')], tmp.dir, env)
     expect(restore.code).to.equal(1)
-    expect(restore.stderr).to.include('no storage holds an intact copy')
+    expect(restore.stderr).to.include('no storage holds an intact copy').and.include(`${parts[1]}: sha256`).and.include('the stored copy is damaged')
     expect(await stat(join(tmp.dir, 'bad')).catch(() => undefined), 'nothing unpacked from a damaged copy').to.equal(undefined)
 
     const good = await cli(['restore', 'files', name, '--config', file, '--to', join(tmp.dir, 'out')], tmp.dir, env)
     expect(good.code, good.stderr).to.equal(0)
-    expect(good.stdout).to.include('storage "first": ' + name + ' verified')
+    expect(good.stdout).to.include(`restoring from storage "first": ${name}, each part checked as it is read`)
     await run('diff', ['-r', '--no-dereference', join(tmp.dir, 'src'), join(tmp.dir, 'out/tree')])
+    bytes[100]! ^= 0x01
+    await writeFile(victim, bytes)
+  })
+
+  it('a restore reads once, each part checked as it comes: a damaged first copy is dropped unmoved, the next one restores', async () => {
+    const name = await snapshotOf('store1', 'files')
+    const folder = (await readdir(join(tmp.dir, 'store1/files'))).find((n) => n.includes('.parts-'))!
+    const parts = (await readdir(join(tmp.dir, 'store1/files', folder))).sort()
+    const victim = join(tmp.dir, 'store1/files', folder, parts.at(-1)!)
+    const bytes = await readFile(victim)
+    bytes[bytes.length - 10]! ^= 0x01
+    await writeFile(victim, bytes)
+    try {
+      const restore = await cli(['restore', 'files', name, '--config', file, '--to', join(tmp.dir, 'second-copy')], tmp.dir, env)
+      expect(restore.code, restore.stderr).to.equal(0)
+      expect(restore.stdout)
+        .to.include(`storage "first": ${name}: FAILED: `)
+        .and.include(`${parts.at(-1)}: sha256`)
+      expect(restore.stdout).to.include(`restoring from storage "second": ${name}, each part checked as it is read`)
+      await run('diff', ['-r', '--no-dereference', join(tmp.dir, 'src'), join(tmp.dir, 'second-copy/tree')])
+    } finally {
+      bytes[bytes.length - 10]! ^= 0x01
+      await writeFile(victim, bytes)
+    }
   })
 
   it('restore refuses entries that would escape the folder', async () => {

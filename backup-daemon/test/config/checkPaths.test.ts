@@ -65,6 +65,45 @@ describe('check-config: the paths on this machine (issue 24 #13)', function () {
     expect(out).not.to.include('config OK')
   })
 
+  it('reports a missing folder in the same pass as the schema errors, and a restic folder repository that cannot be created (issue 38)', async () => {
+    const rootOnly = join(dir, 'root-only-2')
+    mkdirSync(rootOnly, { mode: 0o755 })
+    const file = join(dir, 'both.yaml')
+    writeFileSync(
+      file,
+      [
+        `dataDir: ${dir}/state-of-nobody`,
+        'jobs:',
+        '  - name: site',
+        '    compression: tar.rar',
+        '    sources:',
+        '      - type: local',
+        '        path: ./not-here',
+        '    storages:',
+        '      - type: restic',
+        '        name: dedup',
+        `        repository: ${rootOnly}/restic`,
+        '        password: p',
+        '      - type: restic',
+        '        name: remote',
+        '        repository: sftp:backup@127.0.0.1:/srv/restic',
+        '        password: p',
+        '',
+      ].join('\n'),
+      { mode: 0o644 },
+    )
+    mkdirSync(join(dir, 'state-of-nobody'))
+    chmodSync(join(dir, 'state-of-nobody'), 0o777)
+    const { code, out } = await checkConfigAs('nobody', file)
+    expect(code, out).to.equal(1)
+    expect(out).to.match(/both\.yaml:4:\d+ jobs\[0\]\.compression: /)
+    // Relative to the file, as the loader resolves it.
+    expect(out).to.include(`both.yaml:7:15 jobs[0].sources[0].path: ${dir}/not-here does not exist: the job would fail; fix the path`)
+    expect(out).to.include(`both.yaml:11:21 jobs[0].storages[0].repository: ${rootOnly}/restic cannot be created: ${rootOnly} is not writable by user nobody`)
+    // A backend's location is no folder of this machine.
+    expect(out).not.to.include('storages[1]')
+  })
+
   it('passes the shipped server example once its folders exist for the service user', async () => {
     const example = fileURLToPath(new URL('../../examples/server.yaml', import.meta.url))
     const config = parse(await import('node:fs').then((fs) => fs.readFileSync(example, 'utf8'))) as Record<string, unknown>

@@ -84,6 +84,7 @@ describe("config: the original service's example files", () => {
       usePathStyle: false,
       downloadMode: 'proxy',
       signedUrlTTL: 900,
+      timeout: 60,
     })
     expect(s3Job!.retention).to.deep.equal({ last: 7 })
     expect(s3Job!.encryption).to.equal(undefined)

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { FileRunHistory } from '../../src/engine/history/FileRunHistory.js'
-import { runRecordId } from '../../src/engine/history/runRecordId.js'
+import { runRecordId } from '../../src/runs/runRecordId.js'
 import type { RunRecord } from '../../src/runs/history.js'
 
 const record = (job: string, at: number, extra: Partial<RunRecord> = {}): RunRecord => {

@@ -11,6 +11,8 @@
  * the installed file, its environment from the installed `EnvironmentFile`) starts as the service user
  * with systemd's search path, in a network namespace of its own (so port 8080 is free), and the daemon must serve: login with the password given to
  * `hash-password`, a run of the example job, its snapshot under /var/lib/backup-daemon.
+ *
+ * Runs alone (scripts/run-tests.mjs): `npm pack` runs the package's prepack build in the package folder other files read.
  */
 import { expect } from 'chai'
 import { spawnSync } from 'node:child_process'

@@ -10,6 +10,8 @@
  * The installed prefix is cached under $TMPDIR keyed by the tarball's sha256 (the install fetches ~90 MB
  * of dependencies, through the npm cache): an unchanged package is packed again (the prepack build) but
  * not installed again.
+ *
+ * Runs alone (scripts/run-tests.mjs): `npm pack` runs the package's prepack build in the package folder other files read.
  */
 import { expect } from 'chai'
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
@@ -236,5 +238,17 @@ describe('global install (npm pack, npm install -g, run as nobody on plain node)
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
     }
     expect(listing(prefix)).to.deep.equal(before)
+  })
+
+  it("passes the README's first check of the installed example, run as written (issue 38: it backed up ../src, which is not shipped)", () => {
+    const readme = readFileSync(join(packageDir, 'README.md'), 'utf8')
+    const line = /^sudo (backup-daemon check-config --config "\$\(npm root -g\)\/.*)$/m.exec(readme)?.[1]
+    expect(line, 'the README names the check after install').to.be.a('string')
+    // As root (the test is), the README's `sudo`; `npm root -g` answers the test's prefix.
+    const env = { ...process.env, PATH: `${join(prefix, 'bin')}:${process.env.PATH}`, npm_config_prefix: prefix, NO_COLOR: '1' }
+    const result = spawnSync('sh', ['-c', line!], { encoding: 'utf8', env })
+    expect(result.status, `${result.stdout}${result.stderr}`).to.equal(0)
+    expect(result.stdout).to.match(/^config OK: 2 job\(s\)$/m)
+    expect(listing(prefix).join('\n')).to.not.include('/examples/data')
   })
 })

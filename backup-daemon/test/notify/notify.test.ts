@@ -9,9 +9,11 @@ import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { SMTPServer } from 'smtp-server'
 import { createEngine } from '../../src/engine/createEngine.js'
+import { describeFetchFailure } from '../../src/notify/notifierRequest.js'
 import type { RunReport } from '../../src/notify/types.js'
 import { resticJson } from '../../src/repository/restic/resticProcess.js'
 import { configIn, makeTree, tempDir } from '../engine/helpers.js'
+import { freePort } from '../support/freePort.js'
 import { requireRestic } from '../support/requireRestic.js'
 
 interface Hit {
@@ -194,6 +196,33 @@ describe('notifications: webhook and email', function () {
     await engine.stop()
   })
 
+  it('issue 39 #6: a URL with user:password delivers them as Authorization: Basic; a failure logs neither them nor the path or query', async () => {
+    const port = new URL(httpUrl).port
+    const closed = await freePort()
+    // The password has an escaped "@" and ":"; the path and the query are the service's secret.
+    const credentialed = (hostPort: string) => `http://hookuser:pw%40x%3Ay@${hostPort}/hooks/secret-path/T0K3N?token=${token}`
+    const entries = `    notify:
+      - type: webhook
+        url: ${credentialed(`127.0.0.1:${port}`)}
+        on: [success]
+      - type: webhook
+        url: ${credentialed(`127.0.0.1:${closed}`)}
+        on: [success]
+        timeout: 2000
+`
+    const engine = await engineFor(entries)
+    engine.run('job', 'manual')
+    expect((await engine.whenIdle('job')).status).to.equal('success')
+    expect(hits).to.have.length(1)
+    expect(hits[0]!.path).to.equal(`/hooks/secret-path/T0K3N?token=${token}`)
+    expect(hits[0]!.headers.authorization).to.equal(`Basic ${Buffer.from('hookuser:pw@x:y').toString('base64')}`)
+    const log = engine.logs.tail({ kind: 'job', job: 'job' }, 100).join('\n')
+    expect(log).to.match(/notify\[0\] webhook 127\.0\.0\.1:\d+: sent \(success\)/)
+    expect(log).to.include(`notify[1] webhook 127.0.0.1:${closed}: failed: fetch failed: connect ECONNREFUSED 127.0.0.1:${closed}`)
+    for (const secret of ['hookuser', 'pw%40x', 'secret-path', 'T0K3N', token]) expect(log).to.not.include(secret)
+    await engine.stop()
+  })
+
   it("the original's spelling: notifiers with onSuccess/onFailure, webhook method, email's flat smtp keys", async () => {
     const original = `    notifiers:
       - name: ops-webhook
@@ -232,5 +261,16 @@ describe('notifications: webhook and email', function () {
     expect(log).to.include('notify[0] "ops-webhook" webhook')
     expect(log).to.include('notify[1] "mail-team" email via 127.0.0.1')
     await engine.stop()
+  })
+})
+
+describe('notify/notifierRequest: a failure message never quotes the URL', () => {
+  it('cuts the URL, its path and its query out of fetch’s own text, and names a timeout as such', () => {
+    const url = 'https://hooks.example.org/services/T0/B1/s3cr3t?token=abc'
+    const quoted = new TypeError(`Failed to parse URL from ${url}`)
+    expect(describeFetchFailure(quoted, url, 1000)).to.equal('Failed to parse URL from https://hooks.example.org/…')
+    const pathOnly = new TypeError('fetch failed', { cause: new Error('unexpected redirect from /services/T0/B1/s3cr3t?token=abc') })
+    expect(describeFetchFailure(pathOnly, url, 1000)).to.equal('fetch failed: unexpected redirect from …')
+    expect(describeFetchFailure(new DOMException('The operation was aborted due to timeout', 'TimeoutError'), url, 1500)).to.equal('timed out after 1500 ms')
   })
 })

@@ -35,6 +35,25 @@ describe('progress: ProgressGauge (the calculation backups and tasks share)', ()
     expect(gauge.bytesPerSecond).to.equal(850)
   })
 
+  it('a stalled read: the rate falls to 0 and the ETA goes, never a denormal rate and an infinite ETA (shown "about 0.0s left", issue 38)', () => {
+    let clock = 0
+    let bytes = 0
+    const gauge = new ProgressGauge({ startedAt: new Date(0), now: () => clock, bytesRead: () => bytes })
+    bytes = 1_000_000
+    clock = 1000
+    gauge.sample()
+    expect(gauge.estimate(bytes, 4_000_000, true)).to.include({ etaSeconds: 3 })
+    // The read stops: a sample a second for ten minutes.
+    for (let i = 0; i < 600; i++) {
+      clock += 1000
+      gauge.sample()
+      const { etaSeconds } = gauge.estimate(bytes, 4_000_000, true)
+      if (etaSeconds !== undefined) expect(Number.isFinite(etaSeconds) && etaSeconds <= 365 * 86_400, `after ${i + 1} s: ${etaSeconds}`).to.equal(true)
+    }
+    expect(gauge.bytesPerSecond).to.equal(0)
+    expect(gauge.estimate(bytes, 4_000_000, true)).to.deep.equal({ totalBytes: 4_000_000, percent: 25 })
+  })
+
   it('a task meter uses the same cap and rounding: 99 while running, 100 on success, the share read and no ETA otherwise', () => {
     const running = new ProgressMeter({ kind: 'restore', startedAt: new Date(), totalBytes: 3000, intervalMs: 60_000 })
     running.addBytes(2999)

@@ -63,9 +63,12 @@ describe('progress: ProgressTracker', () => {
       { storage: 'a', bytesWritten: 0, done: false },
       { storage: 'b', bytesWritten: 0, done: false },
     ])
-    tracker.written.bytesWritten += 777
+    tracker.writtenTo(['b']).bytesWritten += 777
     tracker.storagesCommitted()
-    expect(tracker.snapshot().storages[1]).to.deep.equal({ storage: 'b', bytesWritten: 777, done: true })
+    expect(tracker.snapshot().storages).to.deep.equal([
+      { storage: 'a', bytesWritten: 0, done: true },
+      { storage: 'b', bytesWritten: 777, done: true },
+    ])
   })
 
   it('counts what the tar worker of the local source reads (per chunk), for a tar archive', async () => {
@@ -89,7 +92,10 @@ describe('progress: ProgressTracker', () => {
     const tracker = new ProgressTracker({ kind: 'backup', startedAt: new Date(0), storages: [], totalBytes: 10_000, now: () => clock, onTick })
     // Stand in for a file streamed from disk: its own bytesRead is what the tracker reads.
     const fake = Object.defineProperty(new PassThrough(), 'bytesRead', { get: () => bytes })
-    ;(tracker as unknown as { count(s: Readable): Readable }).count(fake)
+    ;(tracker as unknown as { count(reader: object, s: Readable): Readable }).count(
+      (tracker as unknown as { reader(s: string, k: string): object }).reader('site', 'test'),
+      fake,
+    )
     tracker.phase('archiving')
     expect(tracker.snapshot()).to.not.have.property('etaSeconds')
     bytes = 2000

@@ -142,6 +142,13 @@ describe('progress and history in Chromium against a real daemon', function () {
     expect(heights[1]).to.be.above(heights[0]!)
     expect(await page.locator('.history-chart circle.chart-dot').count()).to.equal(2)
     expect(await page.locator('.history-chart svg').getAttribute('aria-label')).to.match(/^Backup size and duration over time\. 2 backups/)
+    // Two runs minutes apart: the axis reads date and time, then the time (with its date only across midnight),
+    // not the same date twice (issue 38).
+    const from = (await page.locator('.history-chart [data-axis="from"]').textContent())!
+    const to = (await page.locator('.history-chart [data-axis="to"]').textContent())!
+    expect(from).to.match(/\d{4}, \d\d:\d\d/)
+    expect(to).to.match(/(^|\d{4}, )\d\d:\d\d/)
+    expect(to).not.to.equal(from)
     await page.locator('.history-chart').scrollIntoViewIfNeeded()
     await saveScreenshot(page, 'progress-history')
     expect(errors).to.deep.equal([])

@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { promisify } from 'node:util'
-import { Decrypter, generateIdentity, identityToRecipient } from 'age-encryption'
+import { Decrypter, Encrypter, generateIdentity, identityToRecipient } from 'age-encryption'
 import { decryptAge, encryptAge } from '../../src/archive/ageStream.js'
 import { createEngine } from '../../src/engine/createEngine.js'
 import { configIn, makeTree, tempDir } from '../engine/helpers.js'
@@ -51,7 +51,10 @@ describe('encryption: age format', function () {
     expect(decrypted.equals(plain)).to.equal(true)
   })
 
-  it('passphrase: scrypt stanza, decrypted by the reference library; a wrong passphrase fails', async () => {
+  it('passphrase: scrypt stanza, decrypted by the reference library; a wrong passphrase fails', async function () {
+    // Three scrypt derivations at age's work factor (2^18), one of them in the reference library's plain
+    // JavaScript: seconds each on a quiet machine, beyond the default 30 s when the cores are shared.
+    this.timeout(120_000)
     const encrypted = await collect(await encryptAge(Readable.from([plain]), { type: 'age', passphrase: 'correct horse battery staple' }))
     expect(encrypted.subarray(0, 40).toString('latin1')).to.match(/^age-encryption\.org\/v1\n-> scrypt /)
     const decrypter = new Decrypter()
@@ -62,6 +65,28 @@ describe('encryption: age format', function () {
       .then(collect)
       .catch((e: unknown) => e)
     expect(wrong).to.be.instanceOf(Error)
+  })
+
+  it("passphrase: the daemon's decrypter (scrypt on node:crypto) opens the reference library's files; a wrong passphrase or a stanza beside the scrypt one is refused", async () => {
+    // Two STREAM chunks and a low work factor: the library's scrypt and ciphers run in JavaScript.
+    const small = plain.subarray(0, 70_000)
+    const encrypter = new Encrypter()
+    encrypter.setPassphrase('Café au lait'.normalize('NFD'))
+    encrypter.setScryptWorkFactor(12)
+    const encrypted = Buffer.from(await encrypter.encrypt(new Uint8Array(small)))
+    expect((await collect(await decryptAge(Readable.from([encrypted]), { passphrase: 'Café au lait'.normalize('NFD') }))).equals(small)).to.equal(true)
+    const refused = (keys: { passphrase: string }, bytes = encrypted) =>
+      decryptAge(Readable.from([bytes]), keys)
+        .then(collect)
+        .then(
+          () => undefined,
+          (e: Error) => e.message,
+        )
+    expect(await refused({ passphrase: 'Cafe au lait' })).to.be.a('string')
+    // A second stanza line before the scrypt one's body: the header is no longer a lone scrypt stanza.
+    const header = encrypted.toString('latin1')
+    const forged = Buffer.from(header.replace('-> scrypt ', '-> X25519 AAAA\nAAAA\n-> scrypt '), 'latin1')
+    expect(await refused({ passphrase: 'Café au lait'.normalize('NFD') }, forged)).to.be.a('string')
   })
 
   it('passphrase: `age -d` itself decrypts it (the passphrase typed on a pseudo-terminal made by `script`)', async () => {

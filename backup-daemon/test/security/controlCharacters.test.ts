@@ -101,5 +101,8 @@ describe('security: escapeName and neutraliseLine', () => {
   it('escape every control character of a name; lines keep their colours only', () => {
     expect(escapeName('a\nb\r\tc\x1b]0;x\x07\u2028\x9b')).to.equal('a\\nb\\r\\tc\\x1b]0;x\\x07\\u2028\\x9b')
     expect(neutraliseLine('\x1b[31mERROR\x1b[0m name \x1b]0;t\x07 \x1b[2J')).to.equal('\x1b[31mERROR\x1b[0m name \\x1b]0;t\\x07 \\x1b[2J')
+    // A tool's tab (pg_dump quoting its query) reads as a space, not as "\t" (issue 38); a name's stays escaped.
+    expect(neutraliseLine('pg_dump: detail: Query was:\tSELECT 1')).to.equal('pg_dump: detail: Query was: SELECT 1')
+    expect(neutraliseLine(`file ${escapeName('a\tb')}`)).to.equal('file a\\tb')
   })
 })

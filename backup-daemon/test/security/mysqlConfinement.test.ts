@@ -36,6 +36,21 @@ describe('security: a MySQL/MariaDB restore is confined to its target database (
     ['an executable comment with USE', 'CREATE TABLE first (id INT);\n/*!40000 USE shop */;\nDELETE FROM orders;\n'],
     ['the client command \\u', 'CREATE TABLE first (id INT);\n\\u shop\nDELETE FROM orders;\n'],
     ['CREATE DATABASE', 'CREATE TABLE first (id INT);\nCREATE DATABASE evil;\n'],
+    // Issue 37: dynamic SQL builds the statement that leaves at run time, so no USE appears in the dump.
+    [
+      'PREPARE of a variable (SET @q=CONCAT)',
+      "CREATE TABLE first (id INT);\nSET @q=CONCAT('USE ','shop');\nPREPARE s FROM @q;\nEXECUTE s;\nDELETE FROM orders;\n",
+    ],
+    ['EXECUTE IMMEDIATE', "CREATE TABLE first (id INT);\nEXECUTE IMMEDIATE CONCAT('DELETE FROM sh','op.orders');\n"],
+    ['PREPARE of a literal', "CREATE TABLE first (id INT);\nPREPARE s FROM 'DELETE FROM shop.orders';\nEXECUTE s;\n"],
+    [
+      'dynamic SQL inside a procedure, then CALL',
+      "CREATE TABLE first (id INT);\nDELIMITER ;;\nCREATE PROCEDURE p() BEGIN SET @q='DELETE FROM shop.orders'; PREPARE s FROM @q; EXECUTE s; END;;\nDELIMITER ;\nCALL p();\n",
+    ],
+    [
+      'an executable comment with EXECUTE',
+      "CREATE TABLE first (id INT);\nSET @q='DELETE FROM shop.orders';\n/*!50000 PREPARE s FROM @q */;\n/*!50000 EXECUTE s */;\n",
+    ],
   ]
   for (const [what, dump] of attacks) {
     it(`refuses a dump with ${what}: shop is untouched, the message names shop_copy`, async () => {

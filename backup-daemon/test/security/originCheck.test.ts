@@ -114,4 +114,21 @@ describe('security: state-changing API requests must come from an allowed origin
     expect(res.status).to.equal(403)
     expect(await lastRun(engine)).to.equal('idle')
   })
+
+  it('issue 39 #2: GET /metrics with auth off refuses a browser under a rebound Host, as /api/v1 does', async () => {
+    const { app } = await setup([], { enabled: false })
+    const metrics = (headers: Record<string, string>) => app.request('/metrics', { headers })
+    const rebound = await metrics({ host: 'rebind.test:8080', 'sec-fetch-site': 'same-origin' })
+    expect(rebound.status).to.equal(403)
+    expect(rebound.headers.get('content-type')).to.equal('application/problem+json')
+    const text = await rebound.text()
+    expect(text).to.match(/DNS rebinding/)
+    expect(text).not.to.include('nightly')
+    expect((await metrics({ host: 'rebind.test:8080', origin: 'http://rebind.test:8080' })).status).to.equal(403)
+    // The own names, and a scraper (no browser headers) under any name.
+    const own = await metrics({ host, 'sec-fetch-site': 'same-origin' })
+    expect(own.status).to.equal(200)
+    expect(await own.text()).to.include('nightly')
+    expect((await metrics({ host: 'rebind.test:8080' })).status).to.equal(200)
+  })
 })

@@ -31,7 +31,7 @@ function filesBelow(dir: string): string[] {
 }
 
 describe('security: a restore killed with kill -9 is put right at the next start (real daemon)', function () {
-  this.timeout(300_000)
+  this.timeout(600_000)
   let dir: string
   let root: string
   let journals: string
@@ -76,7 +76,7 @@ describe('security: a restore killed with kill -9 is put right at the next start
       const deadline = setTimeout(() => {
         watcher.close()
         reject(new Error(`the restore's journal never said "${phase}"\n${daemon!.output()}`))
-      }, 120_000)
+      }, 360_000) // 18,000 files: extraction took over 2 minutes on loaded shared cores (issue 42's per-file walk).
       const watcher = watch(journals, () => {
         for (const name of readdirSync(journals).filter((n) => n.endsWith('.json'))) {
           const entry = JSON.parse(readFileSync(join(journals, name), 'utf8')) as { phase: string }
@@ -90,8 +90,11 @@ describe('security: a restore killed with kill -9 is put right at the next start
         }
       })
     })
-    const res = await api.post(`/jobs/many/backups/${encodeURIComponent(snapshot)}/restore`, { target: { kind: 'files', path: target } })
-    expect(res.status, await res.text()).to.equal(202)
+    // The kill may come before the 202 is sent (the journal is written as the task starts): the request then fails.
+    const res = await api
+      .post(`/jobs/many/backups/${encodeURIComponent(snapshot)}/restore`, { target: { kind: 'files', path: target } })
+      .catch((err: Error) => err)
+    if (!(res instanceof Error)) expect(res.status, await res.text()).to.equal(202)
     await reached
     await new Promise((resolve) => (daemon!.child.exitCode !== null || daemon!.child.signalCode !== null ? resolve(null) : daemon!.child.once('exit', resolve)))
     expect(daemon!.child.signalCode).to.equal('SIGKILL')

@@ -79,7 +79,7 @@ describe('security: a restore holds its target (real daemon)', function () {
     mkdirSync(join(root, 'race'))
     const started = await restore('a', join(root, 'race', 't'))
     expect(started.status).to.equal(202)
-    // The swap, right after the 202 (the restore is still verifying the snapshot before it writes).
+    // The swap, right after the 202 (the restore is still reading the snapshot into its temporary folder).
     renameSync(join(root, 'race'), join(root, 'race-moved'))
     symlinkSync(outside, join(root, 'race'))
     const task = await api.waitTask('a', ended)

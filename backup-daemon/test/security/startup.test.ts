@@ -4,7 +4,7 @@
  *   daemon listens at once and `GET /status` (with a session) lists the storage as down once its
  *   start-up check failed (before: the sweep of leftovers ran first, retrying, ~12 s);
  * - `GET /status` without a session answers only what the original web client reads before login
- *   (`status`, `uptime`, `jobsCount`); `version` and `environment` need a session.
+ *   (`status`, `uptime`, `jobsCount`, `version`); `environment` and the storages down need a session.
  */
 import { expect } from 'chai'
 import { spawn } from 'node:child_process'
@@ -96,9 +96,9 @@ describe('security: start-up with an unreachable storage, and the public /status
     expect(down[0]).to.include({ job: 'j', storage: 'gone' })
   })
 
-  it('GET /status without a session: status, uptime and jobsCount only; version and environment with one', async () => {
+  it('GET /status without a session: status, uptime, jobsCount and version only; environment and storages with one', async () => {
     const open = (await (await fetch(`${url}/api/v1/status`)).json()) as Record<string, unknown>
-    expect(Object.keys(open).sort()).to.deep.equal(['jobsCount', 'status', 'uptime'])
+    expect(Object.keys(open).sort()).to.deep.equal(['jobsCount', 'status', 'uptime', 'version'])
     const full = (await (await fetch(`${url}/api/v1/status`, { headers: { cookie: await login() } })).json()) as Record<string, unknown>
     expect(full).to.include.keys('version', 'environment', 'storagesDown')
   })

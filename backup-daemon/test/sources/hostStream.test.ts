@@ -8,7 +8,7 @@
  */
 import { expect } from 'chai'
 import { createHash } from 'node:crypto'
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { createArchive } from '../../src/archive/createArchive.js'
@@ -17,6 +17,7 @@ import { restoreVideos } from '../../src/sources/hostStream/restoreVideos.js'
 import { hostStreamSourceSchema, type HostStreamSourceConfig } from '../../src/sources/hostStream/schema.js'
 import { StreamLibrarySource } from '../../src/sources/hostStream/StreamLibrarySource.js'
 import type { LibraryJson, VideoJson } from '../../src/sources/hostStream/videoRecord.js'
+import { formatBytes } from '../../src/sources/support/countingStream.js'
 import { readArchive, type ArchivedEntry } from '../support/runSourceSuite.js'
 import { libraryClient, mp4Bytes, startStreamEmulator, videosSource, type StreamEmulator } from './support/streamLibrary.js'
 
@@ -87,6 +88,10 @@ describe('sources/host-stream (the host emulator stream library)', function () {
     )
     expect(logs).to.match(new RegExp(`video ${guids.draft} \\("Draft \\(no upload\\)"\\) has nothing to download \\(no upload yet\\)`))
     expect(logs).to.match(/listed 5 video\(s\) in library 3101/)
+    // The sizes downloaded, as written to disk: 4 payloads and a caption (the API lists no size for them; issue 38).
+    const payloadBytes = [...uploaded.values()].reduce((sum, bytes) => sum + bytes.length, Buffer.byteLength(caption))
+    expect(logs).to.include('info: source "videos": 5 object(s) to download (sizes not listed), 0 up to date, 0 removed locally')
+    expect(logs).to.include(`info: source "videos": downloaded 5 object(s), ${formatBytes(payloadBytes)}`)
     expect(entries.get(`videos/${launch}/captions/en.vtt`)!.data.toString()).to.equal(caption)
 
     const video = json<VideoJson>(entries, `videos/${launch}/video.json`)
@@ -170,6 +175,77 @@ describe('sources/host-stream (the host emulator stream library)', function () {
       const collection = await other.call<{ name: string }>('GET', `collections/${launch.collectionId}`)
       expect(collection.name).to.equal('Trailers')
       expect((await other.cdn(`${result.guidMap[guids.launch!]}/captions/en.vtt`)).toString()).to.equal(caption)
+    } finally {
+      await target.close()
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('restoreVideos treats the snapshot as untrusted: no path of library.json or video.json reads outside the folder or through a link', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'bd-stream-crafted-'))
+    const target = await startStreamEmulator({ stream: { libraryId: 4303, apiKey: 'crafted-Lib-key-5' } })
+    const secret = join(dir, 'outside', 'credentials.json')
+    try {
+      await mkdir(dirname(secret), { recursive: true })
+      await writeFile(secret, '{"secret":"must never reach the library"}')
+      const guid = 'aaaaaaaa-0000-4000-8000-000000000001'
+      const crafted = async (name: string, video: Partial<VideoJson>, plant?: (folder: string) => Promise<void>) => {
+        const folder = join(dir, name, 'videos')
+        await mkdir(join(folder, guid), { recursive: true })
+        await writeFile(join(folder, 'library.json'), JSON.stringify({ videos: [{ guid }] }))
+        await writeFile(
+          join(folder, guid, 'video.json'),
+          JSON.stringify({ guid, title: name, chapters: [], moments: [], metaTags: [], captions: [], ...video }),
+        )
+        await writeFile(join(folder, guid, 'original.mp4'), mp4Bytes(1000))
+        await plant?.(folder)
+        return folder
+      }
+      const archived = (file: string) => ({ archived: { file, kind: 'original' as const, size: 1, sha256: '' } }) as unknown as Partial<VideoJson>
+      const cases: [string, string, RegExp][] = [
+        ['dotdot', await crafted('dotdot', archived('../../../outside/credentials.json')), /its archived file ".*": it has a "\.\." step/],
+        ['absolute', await crafted('absolute', archived(secret)), /its archived file ".*": it is an absolute path/],
+        [
+          'link',
+          await crafted('link', archived('up/outside/credentials.json'), (folder) => symlink(join(dir), join(folder, guid, 'up'))),
+          /\/up" is a link or not a folder \(never followed\)/,
+        ],
+        [
+          'file-link',
+          await crafted('file-link', archived('creds.json'), (folder) => symlink(secret, join(folder, guid, 'creds.json'))),
+          /\/creds\.json" is a link \(never followed\)/,
+        ],
+        [
+          'caption',
+          await crafted('caption', {
+            ...archived('original.mp4'),
+            captions: [{ srclang: 'en', label: 'English', file: '../../../outside/credentials.json' }],
+          } as Partial<VideoJson>),
+          /its en captions ".*": it has a "\.\." step/,
+        ],
+      ]
+      // library.json itself planted as a link, and a video folder named with a "..": refused as well.
+      const libraryLink = await crafted('library-link', archived('original.mp4'), async (folder) => {
+        await rm(join(folder, 'library.json'))
+        await symlink(secret, join(folder, 'library.json'))
+      })
+      cases.push(['library-link', libraryLink, /"library\.json" is a link/])
+      const dotdotGuid = await crafted('guid', archived('original.mp4'), (folder) =>
+        writeFile(join(folder, 'library.json'), JSON.stringify({ videos: [{ guid: '../guid' }] })),
+      )
+      cases.push(['guid', dotdotGuid, /names a video "\.\.\/guid" that is not a video id/])
+      const other = libraryClient(target)
+      for (const [name, folder, message] of cases) {
+        const err = await restoreVideos({ dir: folder, target: { apiBase: target.stream.apiBase, libraryId: 4303, apiKey: 'crafted-Lib-key-5' } }).then(
+          () => undefined,
+          (e: Error) => e,
+        )
+        expect(err?.message, `${name}: ${err?.message}`).to.match(message)
+        expect(err?.message, name).not.to.include('/proc/self/fd')
+      }
+      // Nothing reached the library: no video, no collection.
+      expect((await other.call<{ totalItems: number }>('GET', 'videos?page=1&itemsPerPage=100')).totalItems).to.equal(0)
+      expect((await other.call<{ totalItems: number }>('GET', 'collections?page=1&itemsPerPage=100')).totalItems).to.equal(0)
     } finally {
       await target.close()
       await rm(dir, { recursive: true, force: true })

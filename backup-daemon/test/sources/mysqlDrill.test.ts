@@ -5,6 +5,8 @@
  * altered or truncated dump fails naming the table and the counts; an unreachable server and a user without
  * CREATE fail clearly; a leftover scratch database of a dead drill is dropped. Through the real CLI: a good
  * snapshot drills, and a temporary server left by a killed `drill` is stopped by the next one.
+ *
+ * Runs alone (scripts/run-tests.mjs): it checks that no process of nobody is left (a drill as nobody), which another file's could be.
  */
 import { expect } from 'chai'
 import { spawn } from 'node:child_process'
@@ -211,7 +213,7 @@ describe('restore drills of mariadb sources (a real MariaDB server)', function (
     }
   })
 
-  it('through the CLI: backup-daemon drill proves a snapshot (both servers); a temporary server left by a killed drill is stopped by the next', async () => {
+  it('through the CLI: backup-daemon drill proves a snapshot (both servers); a temporary server dies with a killed drill, whose folder the next removes', async () => {
     const dir = join(tmp.dir, 'cli')
     await mkdir(dir)
     const jobs = (databaseServer: string) => `  - name: shop
@@ -257,14 +259,12 @@ describe('restore drills of mariadb sources (a real MariaDB server)', function (
     const pid = (JSON.parse(await readFile(pidFile, 'utf8')) as { pid: number }).pid
     child.kill('SIGKILL')
     await closed
-    expect(processAlive(pid), 'the temporary server outlives the killed drill').to.equal(true)
+    // The server dies with the drill (spawnOwned: the kernel's death signal), and the next drill removes its folder.
+    await waitFor(() => !processAlive(pid), 10_000, 'the temporary server to stop with the killed drill')
     const next = await runCli(['drill', 'shop', '--config', file], { cwd: dir })
     expect(next.code, next.out).to.equal(0)
-    expect(next.out).to.match(
-      /removed drill-\d+-[0-9a-f]{12} \(stopped (mariadbd|mysqld) \(pid \d+\) left running by a killed drill\), the scratch folder of a drill that did not finish/,
-    )
+    expect(next.out).to.match(/removed drill-\d+-[0-9a-f]{12}.*, the scratch folder of a drill that did not finish/)
     expect(next.out).to.include('restored into a temporary server, 4 table(s)')
-    expect(processAlive(pid)).to.equal(false)
     expect(await readdir(drills)).to.deep.equal([])
   })
 })

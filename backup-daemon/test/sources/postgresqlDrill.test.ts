@@ -6,6 +6,8 @@
  * server or a role without CREATEDB fail clearly with nothing left; a killed drill's scratch database is
  * dropped by the next drill, and its temporary server stopped by the scratch sweep; and the real CLI drills a
  * job with a PostgreSQL source.
+ *
+ * Runs alone (scripts/run-tests.mjs): it checks the machine's temporary folder and nobody's processes, which another file's drills would add to.
  */
 import { expect } from 'chai'
 import { spawn } from 'node:child_process'
@@ -128,7 +130,7 @@ describe('sources/postgresql drills (a real PostgreSQL cluster)', function () {
     expect(result.checked).to.match(/restored into a temporary server \(\/usr\/lib\/postgresql\/\d+\/bin\), 2 table\(s\) and their row counts/)
     const started = /pid (\d+), socket only/.exec(logs.join('\n'))
     expect(started, logs.join('\n')).to.not.equal(null)
-    // pg_ctl -w returns once the server removed its pid file, a moment before the process ends.
+    // The stop waits for the server's process to end.
     await waitFor(() => !processAlive(Number(started![1])), 10_000, 'the temporary server has exited')
     expect(await readdir(scratch)).to.deep.equal([])
     expect((await readdir(tmpdir())).filter((n) => n.startsWith(scratchTempPrefix))).to.deep.equal(before)
@@ -298,7 +300,7 @@ jobs:
       )
       expect(drill.out).to.not.include(pg.password)
       expect(await readdir(join(dir, 'data', 'drills'))).to.deep.equal([])
-      // The server it started ran as nobody and is gone (pg_ctl waited for its shutdown; the process leaves the
+      // The server it started ran as nobody and is gone (the stop waited for its exit; the process leaves the
       // table a moment later, as in the test of the temporary server above).
       await noProcessOfNobody('-x', 'postgres', 'postgres process')
     } finally {
@@ -331,10 +333,10 @@ describe('sources/postgresql drills (no server needed)', () => {
       await writeFile(join(tmp.dir, 'lone', 'psql'), '')
       const err = await findPostgresBin(join(tmp.dir, 'lone', 'pg_dump'), join(tmp.dir, 'none')).catch((e: Error) => e)
       expect((err as Error).message).to.equal(
-        `a temporary PostgreSQL server needs the server binaries (initdb, pg_ctl, postgres, pg_restore not in ${join(tmp.dir, 'lone')}): install the server package (postgresql) or drill on the configured server`,
+        `a temporary PostgreSQL server needs the server binaries (initdb, postgres, pg_restore not in ${join(tmp.dir, 'lone')}): install the server package (postgresql) or drill on the configured server`,
       )
       const none = await findPostgresBin(undefined, join(tmp.dir, 'none')).catch((e: Error) => e)
-      expect((none as Error).message).to.include(`(initdb, pg_ctl, postgres, pg_restore, psql: no ${join(tmp.dir, 'none')}/<version>/bin)`)
+      expect((none as Error).message).to.include(`(initdb, postgres, pg_restore, psql: no ${join(tmp.dir, 'none')}/<version>/bin)`)
     } finally {
       await tmp.remove()
     }

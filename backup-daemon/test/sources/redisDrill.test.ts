@@ -6,6 +6,8 @@
  * same counts; a record that disagrees names the database and both counts; a truncated RDB fails with
  * redis-server's own load error. Through the real CLI, as root and as nobody (the service user): a good
  * snapshot drills; nothing is left running.
+ *
+ * Runs alone (scripts/run-tests.mjs): it checks that no process of nobody is left (a drill as nobody), which another file's could be.
  */
 import { expect } from 'chai'
 import { mkdir, readdir, readFile } from 'node:fs/promises'

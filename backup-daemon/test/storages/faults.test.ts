@@ -292,6 +292,32 @@ describe('remote storages under faults (a real proxy that fails requests)', func
       }
     })
 
+    it('a connection cut mid-download fails the read (several requests in flight), never the process', async () => {
+      await (await storage.write('job', Readable.from([Buffer.alloc(4 * 1024 * 1024, 3)]), never())).commit('job/read.bin')
+      const unhandled: unknown[] = []
+      const onUnhandled = (reason: unknown) => unhandled.push(reason)
+      process.on('unhandledRejection', onUnhandled)
+      try {
+        const stream = await storage.open('job/read.bin')
+        // The read requests are small: the cut comes a few of them in, with others still in flight.
+        proxy.cutAfter(600)
+        let read = 0
+        const error = await (async () => {
+          for await (const chunk of stream) read += (chunk as Buffer).length
+        })().then(
+          () => undefined,
+          (err: Error) => err,
+        )
+        await new Promise((resolve) => setTimeout(resolve, 200))
+        expect(error, `read ${read} bytes`).to.be.instanceOf(Error)
+        expect(read).to.be.below(4 * 1024 * 1024)
+        expect(unhandled.map(String)).to.deep.equal([])
+      } finally {
+        process.off('unhandledRejection', onUnhandled)
+        proxy.cutAfter(undefined)
+      }
+    })
+
     it('reconnects after the server dropped the connection between calls (retried)', async () => {
       expect(await storage.list('x/')).to.deep.equal([])
       proxy.cutAfter(1)

@@ -9,7 +9,7 @@
 import { expect } from 'chai'
 import { Readable } from 'node:stream'
 import { buffer } from 'node:stream/consumers'
-import { forEachTarEntry } from '../../src/archive/forEachTarEntry.js'
+import { forEachTarEntry } from '../../src/tar/forEachTarEntry.js'
 import type { JobConfig } from '../../src/config/types.js'
 import type { JobRepository } from '../../src/repository/jobRepository.js'
 import type { WriteRun } from '../../src/repository/types.js'
@@ -71,7 +71,7 @@ function runOf(job: JobConfig, createdAt: Date, files: Record<string, Buffer> = 
     createdAt,
     signal,
     log: () => {},
-    progress: { phase: () => {}, written: { bytesWritten: 0 }, folderRead: () => {} },
+    progress: { phase: () => {}, writtenTo: () => ({ bytesWritten: 0 }), folderRead: () => {} },
   }
 }
 

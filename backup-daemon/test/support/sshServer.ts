@@ -9,6 +9,7 @@
  * a user with a known password, which a test cannot arrange on a shared machine.
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir, userInfo } from 'node:os'
 import { join } from 'node:path'
@@ -38,7 +39,35 @@ export interface SshServer {
   version: string
   /** The listening sshd (its per-connection children exit when their connections do). */
   process: ChildProcess
+  /**
+   * Sends `signal` to the listening sshd and every process below it (one per connection), read from
+   * `/proc`: `SIGSTOP` makes a server that stops answering mid-call (the TCP connections stay open),
+   * `SIGCONT` wakes it, `SIGKILL` of the sessions alone (`sessionsOnly`) a server that died under them.
+   */
+  signal(signal: NodeJS.Signals, options?: { sessionsOnly?: boolean }): void
   stop(): Promise<void>
+}
+
+function signalTree(root: number, signal: NodeJS.Signals, belowOnly: boolean): void {
+  for (const pid of [...(belowOnly ? [] : [root]), ...descendants(root)]) {
+    try {
+      process.kill(pid, signal)
+    } catch {
+      // Gone meanwhile (a session that ended).
+    }
+  }
+}
+
+/** Every process below `pid` (children first, then theirs). */
+function descendants(pid: number): number[] {
+  let text: string
+  try {
+    text = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+  } catch {
+    return []
+  }
+  const children = text.trim().split(/\s+/).filter(Boolean).map(Number)
+  return children.flatMap((child) => [child, ...descendants(child)])
 }
 
 async function keygen(path: string, passphrase = ''): Promise<string> {
@@ -56,10 +85,8 @@ export async function startSshServer(): Promise<SshServer> {
   const lockedKey = await keygen(join(dir, 'locked_key'), passphrase)
   const authorized = join(dir, 'authorized_keys')
   await writeFile(authorized, (await readFile(`${clientKey}.pub`, 'utf8')) + (await readFile(`${lockedKey}.pub`, 'utf8')))
-  const port = await freePort()
   const hostPub = (await readFile(`${hostKey}.pub`, 'utf8')).trim().split(/\s+/)
   const knownHosts = join(dir, 'known_hosts')
-  await writeFile(knownHosts, `[127.0.0.1]:${port} ${hostPub[0]} ${hostPub[1]}\n`)
   const hostKeyFingerprint = (await run('ssh-keygen', ['-lf', `${hostKey}.pub`])).stdout.split(/\s+/)[1]!
   const config = join(dir, 'sshd_config')
   await writeFile(
@@ -81,6 +108,42 @@ export async function startSshServer(): Promise<SshServer> {
   )
   if (process.getuid?.() === 0) await mkdir('/run/sshd', { recursive: true, mode: 0o755 })
   const version = (await run('/usr/sbin/sshd', ['-V']).catch((err: { stderr?: string }) => ({ stderr: err.stderr ?? '' }))).stderr.trim()
+  // A free port can be taken by another process before sshd binds it (tests run side by side): then another.
+  let started: { port: number; child: ChildProcess } | undefined
+  for (let attempt = 1; !started; attempt++) {
+    const port = await freePort()
+    try {
+      started = { port, child: await spawnSshd(config, port) }
+    } catch (err) {
+      if (attempt >= 5 || !/Address already in use/.test((err as Error).message)) throw err
+    }
+  }
+  const { port, child } = started
+  await writeFile(knownHosts, `[127.0.0.1]:${port} ${hostPub[0]} ${hostPub[1]}\n`)
+  return {
+    host: '127.0.0.1',
+    port,
+    username: userInfo().username,
+    dir,
+    root,
+    clientKey,
+    lockedKey,
+    passphrase,
+    knownHosts,
+    hostKeyFingerprint,
+    version,
+    process: child,
+    signal: (signal, { sessionsOnly = false } = {}) => signalTree(child.pid!, signal, sessionsOnly),
+    stop: async () => {
+      // A stopped server cannot end: woken first.
+      if (child.exitCode === null) signalTree(child.pid!, 'SIGCONT', false)
+      await stopServer(child, dir)
+    },
+  }
+}
+
+/** sshd on `port`, resolved once it listens; rejects with its log when it exits first. */
+async function spawnSshd(config: string, port: number): Promise<ChildProcess> {
   // sshd wants an absolute path to itself (it re-executes itself per connection).
   const child = spawn('/usr/sbin/sshd', ['-D', '-e', '-f', config, '-p', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] })
   // A test run that ends without stop() (a timeout, mocha --exit) must not leave the server behind.
@@ -102,19 +165,5 @@ export async function startSshServer(): Promise<SshServer> {
       reject(new Error(`sshd exited with ${code}: ${log}`))
     })
   })
-  return {
-    host: '127.0.0.1',
-    port,
-    username: userInfo().username,
-    dir,
-    root,
-    clientKey,
-    lockedKey,
-    passphrase,
-    knownHosts,
-    hostKeyFingerprint,
-    version,
-    process: child,
-    stop: () => stopServer(child, dir),
-  }
+  return child
 }

@@ -84,6 +84,7 @@ describe('tasks: restore and verify from the API (real daemon, files, PostgreSQL
         roots: [root],
         databases: {
           copy: { type: 'postgresql', database: 'shop_copy', host: pg.socketDir, port: pg.port, user: pg.superuser, password: 'env:TASKS_PG_PASSWORD' },
+          gone: { type: 'postgresql', database: 'no_such_db', host: pg.socketDir, port: pg.port, user: pg.superuser, password: 'env:TASKS_PG_PASSWORD' },
           // Another kind's target: a PostgreSQL dump is refused there.
           file: { type: 'sqlite', path: join(dir, 'copy.db') },
         },
@@ -172,7 +173,7 @@ describe('tasks: restore and verify from the API (real daemon, files, PostgreSQL
     expect(task.summary).to.include('1 copy intact (disk)')
     const size = statSync(join(dir, 'storage/files/files', snapshots.files!)).size
     expect(task.progress).to.include({ kind: 'verify', bytesRead: size, totalBytes: size, percent: 100 })
-    expect(await jobLog('files')).to.match(/\[verify\] storage "disk": intact \(1 part\(s\), \d+ bytes; sha256 of every part matches the manifest\)/)
+    expect(await jobLog('files')).to.match(/\[verify\] storage "disk": \S+: OK \(1 part\(s\), \d+ bytes; sha256 of every part matches the manifest\)/)
     const doc = await (await api.get('/openapi')).json()
     const snapshotPaths = ['/jobs/{name}/backups/{filename}/verify', '/jobs/{name}/backups/{filename}/restore']
     const paths = [...snapshotPaths, '/jobs/{name}/tasks/current', '/jobs/{name}/tasks/current/cancel']
@@ -212,7 +213,9 @@ describe('tasks: restore and verify from the API (real daemon, files, PostgreSQL
     expect((await start('plain', 'verify')).status).to.equal(202)
     const plain = await api.waitTask('plain', ended)
     expect(plain.status, plain.error).to.equal('success')
-    expect(await jobLog('plain')).to.match(/\[verify\] storage "disk": intact \(1 part\(s\), \d+ bytes; no manifest: \d+ entries read to the end\)/)
+    expect(await jobLog('plain')).to.match(
+      /\[verify\] storage "disk": \S+: OK \(1 part\(s\), \d+ bytes; no checksum to compare \(not written by this daemon\): \d+ entries read to the end\)/,
+    )
   })
 
   it('restores files into a new folder inside a root, byte for byte, and merges into an existing one only as asked', async () => {
@@ -266,7 +269,14 @@ describe('tasks: restore and verify from the API (real daemon, files, PostgreSQL
     const again = await api.waitTask('db', ended)
     expect(again.status).to.equal('failed')
     expect(again.error).to.include('pg_restore').and.include('the database was left as it was')
+    // The cause pg_restore gave, not the broken pipe it left behind (issue 37).
+    expect(again.error).to.include('relation "orders" already exists').and.not.include('EPIPE')
     expect(await pg.sql('shop_copy', "SELECT count(*), md5(string_agg(item, ',' ORDER BY id)) FROM orders")).to.equal(kept)
+    // A database that does not exist: named by the server's own words.
+    expect((await start('db', 'restore', { target: { kind: 'database', source: 'pg', database: 'gone' } })).status).to.equal(202)
+    const gone = await api.waitTask('db', ended)
+    expect(gone.status).to.equal('failed')
+    expect(gone.error).to.include('database "no_such_db" does not exist').and.not.include('EPIPE')
   })
 
   it('cancels a PostgreSQL restore held inside pg_restore: the stream shows it, the target database is unchanged', async () => {
@@ -370,7 +380,7 @@ describe('tasks: restore and verify from the API (real daemon, files, PostgreSQL
     await refused('files', 'restore', files(join(root, 'x')), 404, /not found/, 'files-19990101-000000.tar.gz')
     await refused('files', 'verify', undefined, 404, /not found/, 'nope.tar')
     const production = { target: { kind: 'database', source: 'pg', database: 'production' } }
-    await refused('db', 'restore', production, 400, /no database "production" in restore\.databases \(configured: copy, file\)/)
+    await refused('db', 'restore', production, 400, /no database "production" in restore\.databases \(configured: copy, gone, file\)/)
     // The kinds differ (the source's kind declares the targets it goes into); refused twice alike: the
     // first refusal left no lock on the target behind (a held one would answer 409).
     const otherKind = { target: { kind: 'database', source: 'pg', database: 'file' } }

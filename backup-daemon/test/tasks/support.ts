@@ -33,24 +33,40 @@ export interface TaskBody {
 
 export const ended = (task: TaskBody) => !['running', 'cancelling'].includes(task.status)
 
-export async function taskClient(daemon: DaemonProcess, username: string, password: string): Promise<TaskClient> {
+export interface TaskClientOptions {
+  /**
+   * The longest pause between two polls: they start 20 ms apart and, with a larger value, slow down to it
+   * (a test with dozens of long tasks at once, as the restore matrix, polls the daemon less). @default 20
+   */
+  maxPollMs?: number
+}
+
+export async function taskClient(daemon: DaemonProcess, username: string, password: string, options: TaskClientOptions = {}): Promise<TaskClient> {
   const base = `${daemon.url}/api/v1`
   const credentials = JSON.stringify({ username, password })
   const login = await fetch(`${base}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: credentials })
   if (login.status !== 200) throw new Error(`login failed: ${login.status}`)
   const cookie = login.headers.get('set-cookie')!.split(';')[0]!
-  const get = (path: string) => fetch(base + path, { headers: { cookie } })
+  // A keep-alive connection the server closed as idle while this (busy) process did not read its end fails
+  // the next request on it (ECONNRESET, "other side closed"): a GET is idempotent, so it is sent once more.
+  const get = (path: string) =>
+    fetch(base + path, { headers: { cookie } }).catch((err: Error & { cause?: { code?: string; name?: string } }) => {
+      if (err.cause?.code !== 'ECONNRESET' && err.cause?.code !== 'UND_ERR_SOCKET') throw err
+      return fetch(base + path, { headers: { cookie } })
+    })
   const post = (path: string, body?: unknown) =>
     fetch(base + path, {
       method: 'POST',
       headers: { cookie, ...(body !== undefined && { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     })
+  const maxPollMs = options.maxPollMs ?? 20
   const until = async <T>(what: string, probe: () => Promise<T | undefined>): Promise<T> => {
-    for (let i = 0; i < 6000; i++) {
+    // Two minutes of pauses in all, however long each.
+    for (let waited = 0, pause = 20; waited < 120_000; waited += pause, pause = Math.min(maxPollMs, Math.ceil(pause * 1.5))) {
       const value = await probe()
       if (value !== undefined) return value
-      await new Promise((resolve) => setTimeout(resolve, 20))
+      await new Promise((resolve) => setTimeout(resolve, pause))
     }
     throw new Error(`gave up waiting for ${what}\n${daemon.output()}`)
   }

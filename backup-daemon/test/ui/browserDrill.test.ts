@@ -4,6 +4,7 @@
  * byte of the stored snapshot is flipped, the next drill's failure is shown with what differed.
  */
 import { expect } from 'chai'
+import { randomBytes } from 'node:crypto'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -26,6 +27,8 @@ describe('web UI: restore drills on the job page (real daemon, Chromium)', funct
       mkdirSync(join(site, 'docs'))
       writeFileSync(join(site, 'index.html'), '<h1>drilled page</h1>\n')
       writeFileSync(join(site, 'docs', 'readme.txt'), 'read me\n')
+      // Enough that the drill is still going when the page first asks for it: its progress is shown.
+      writeFileSync(join(site, 'docs', 'video.bin'), randomBytes(24 * 1024 * 1024))
     }))
     ;({ page } = await openJourney(browser, daemon, { loggedIn: false }))
   })
@@ -41,6 +44,15 @@ describe('web UI: restore drills on the job page (real daemon, Chromium)', funct
     const status = page.getByTestId('drill-status')
     await status.getByText('No restore drill yet').waitFor()
     await status.getByRole('button', { name: 'Drill now' }).click()
+    // Its progress from the first poll on, in a drill's own steps (nothing for 40 s before, issue 38).
+    const progress = status.locator('.run-progress[data-kind="drill"]')
+    await progress.waitFor()
+    expect((await progress.locator('.phase-steps li').allTextContents()).map((step) => step.replace('✓ ', ''))).to.deep.equal([
+      'Preparing',
+      'Verifying',
+      'Restoring and comparing',
+      'Finishing',
+    ])
     await status.locator('[data-drill="proven"]').waitFor()
     expect(await status.locator('[data-drill="proven"]').textContent()).to.match(/^Restore proven (just now|\d+ seconds ago)$/)
     await saveScreenshot(page, 'daemon-drill-proven')

@@ -65,6 +65,15 @@ describe('web UI: verify and restore a snapshot (real daemon, Chromium)', functi
     await dialog.waitFor()
     const restoreButton = dialog.getByRole('button', { name: 'Restore', exact: true })
     expect(await restoreButton.isDisabled(), 'nothing to confirm before a folder is named').to.equal(true)
+    // Where it may go is said before a guess (issue 38): the roots, an example inside the first; no library upload
+    // for a job without a video source; a database restore for a job without a database source says so.
+    await dialog.getByTestId('restore-roots').waitFor()
+    expect(await dialog.getByTestId('restore-roots').textContent()).to.equal(`Allowed: inside ${root}`)
+    expect(await dialog.getByLabel(/^Folder/).getAttribute('placeholder')).to.equal(`${root}/web`)
+    expect(await dialog.getByLabel("Then upload the job's videos back into their library").count()).to.equal(0)
+    await dialog.getByLabel('a database').check()
+    expect(await dialog.getByTestId('restore-databases').textContent()).to.equal('This job has no database source.')
+    await dialog.getByLabel("a folder on the daemon's host").check()
 
     await dialog.getByLabel(/^Folder/).fill(join(dir, 'elsewhere'))
     await restoreButton.click()

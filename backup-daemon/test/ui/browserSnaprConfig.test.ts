@@ -427,7 +427,9 @@ describe('web UI for snapr users: cancel in progress and snapshot badges (engine
     const set = page.locator('tr[data-id="nightly-set.tar.gz"]')
     expect(await set.locator('.badge.damaged').textContent()).to.equal('damaged: part aac is missing')
     expect(await set.locator('.badge.unchecked').count()).to.equal(0)
-    expect(await set.locator('td[data-label="Storage"]').getAttribute('title')).to.equal('also on: offsite')
+    // Every storage holding it is named in the cell (issue 38), the one downloaded from first.
+    expect(await set.locator('td[data-label="Storage"]').textContent()).to.equal('disk (local), offsite')
+    expect(await set.locator('td[data-label="Storage"]').getAttribute('title')).to.equal('downloaded from disk (local)')
     const hrefs = await set.locator('a.download-part').evaluateAll((links) => links.map((a) => a.getAttribute('href')))
     expect(hrefs).to.deep.equal(['aaa', 'aab', 'aac'].map((s) => `/api/v1/jobs/nightly/backups/nightly-set.tar.gz.part-${s}/download`))
     expect(await set.locator('a.download').getAttribute('href')).to.equal('/api/v1/jobs/nightly/backups/nightly-set.tar.gz/download')

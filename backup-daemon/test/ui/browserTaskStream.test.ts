@@ -85,8 +85,15 @@ describe('web UI: a restore followed on the task stream (real daemon, PostgreSQL
     const dialog = page.getByRole('dialog', { name: `Restore ${name}` })
     await dialog.waitFor()
     await dialog.getByLabel('a database').check()
-    await dialog.getByLabel('Database source of the job').fill('pg')
-    await dialog.getByLabel(/^Target database/).fill('staging')
+    // Choices, not free text (issue 38): the job's database source and the restore.databases of its kind, preselected.
+    expect(await dialog.getByLabel('Database source of the job').inputValue()).to.equal('pg')
+    expect(
+      await dialog
+        .getByLabel(/^Target database/)
+        .locator('option')
+        .allTextContents(),
+    ).to.deep.equal(['staging'])
+    await dialog.getByLabel(/^Target database/).selectOption('staging')
     await dialog.getByLabel('Drop and recreate objects that already exist').check()
     expect(await dialog.getByTestId('restore-plan').textContent()).to.include('restored into the database configured as "staging"')
 
@@ -101,6 +108,8 @@ describe('web UI: a restore followed on the task stream (real daemon, PostgreSQL
       await state.waitFor()
       const progress = dialog.locator('.run-progress[data-phase="restoring"]')
       await progress.waitFor()
+      // A restore's own steps, not a backup's (Preparing, Reading sources, Committing, Retention before, issue 38).
+      expect(await progress.locator('.phase-steps li').allTextContents()).to.deep.equal(['✓ Preparing', '✓ Verifying', 'Restoring', 'Finishing'])
       const bar = progress.getByRole('progressbar').first()
       const percent = Number(await bar.getAttribute('aria-valuenow'))
       // A restore reads the snapshot twice (verify, then restore): past the verify, below the end.

@@ -2,6 +2,7 @@ import { expect } from 'chai'
 import { formatBytes } from '../../src/ui/lib/formatBytes.js'
 import { formatRelative } from '../../src/ui/lib/formatRelative.js'
 import { formatUptime } from '../../src/ui/lib/formatUptime.js'
+import { timeAxisLabels } from '../../src/ui/lib/timeAxisLabels.js'
 
 describe('ui/lib/formatRelative', () => {
   const now = new Date('2026-01-10T12:00:00Z')
@@ -58,5 +59,19 @@ describe('ui/lib/formatUptime', () => {
     expect(formatUptime(2 * 86_400 + 3 * 3600 + 59)).to.equal('2d 3h')
     expect(formatUptime(-1)).to.equal('—')
     expect(formatUptime(Number.NaN)).to.equal('—')
+  })
+})
+
+describe('ui/lib/timeAxisLabels', () => {
+  // Local times: the labels are in the browser's zone.
+  const at = (text: string) => new Date(text)
+
+  it('one day: the date and time at the start, the time at the end (not the same date twice, issue 38)', () => {
+    expect(timeAxisLabels(at('2026-12-01T08:05:00'), at('2026-12-01T20:48:00'), 'en-US')).to.deep.equal(['12/1/2026, 08:05 AM', '08:48 PM'])
+  })
+
+  it('a few days: date and time at both ends; longer: the dates', () => {
+    expect(timeAxisLabels(at('2026-12-01T23:00:00'), at('2026-12-02T01:30:00'), 'en-GB')).to.deep.equal(['01/12/2026, 23:00', '02/12/2026, 01:30'])
+    expect(timeAxisLabels(at('2026-11-01T03:00:00'), at('2026-12-01T03:00:00'), 'en-US')).to.deep.equal(['11/1/2026', '12/1/2026'])
   })
 })

@@ -1,6 +1,6 @@
 import path from 'node:path'
 import type { CollectionConfig } from 'payload'
-import { dataDir } from '../settings.js'
+import { dataDir, ownFileHosts } from '../settings.js'
 
 /** Videos on the streaming host, uploaded from the browser through TUS and encoded by the host. */
 export const Videos: CollectionConfig = {
@@ -11,6 +11,8 @@ export const Videos: CollectionConfig = {
     // Only used when the storage plugin is off: files then stay in the data folder.
     staticDir: path.join(dataDir, 'media', 'videos'),
     mimeTypes: ['video/*'],
+    // Duplicating a document fetches its file from these hosts (settings.ts).
+    skipSafeFetch: ownFileHosts,
   },
   fields: [{ name: 'title', type: 'text', required: true }],
 }

@@ -1,7 +1,7 @@
 /**
  * @module emulator/main
  * Runs the emulator by hand: `node --import tsx dev-app/src/emulator/main.ts`.
- * Port from EMULATOR_PORT (default 3100); keys from the defaults unless overridden by
+ * Port from EMULATOR_PORT (default 3100); keys random per start unless given by
  * EMULATOR_STORAGE_KEY, EMULATOR_STREAM_KEY, EMULATOR_READONLY_KEY; EMULATOR_WEBHOOK_URL,
  * EMULATOR_TOKEN_AUTH_KEY, EMULATOR_STREAM_TOKEN_AUTH_KEY, EMULATOR_ACCOUNT_KEY and EMULATOR_DATA_DIR are optional. Prints its URLs and (local, dev-only) keys.
  */
@@ -26,8 +26,8 @@ const emulator = await startEmulator({
   log: (line) => console.log(line),
 })
 
-// These are the emulator's own local development keys, printed on purpose so a developer can
-// configure a client by hand; the request log never prints them.
+// The keys (random unless given), printed on purpose so a developer can configure a client by hand; the
+// request log never prints them.
 console.log(`host emulator listening on ${emulator.url}
   storage API      ${emulator.storage.endpoint}/${emulator.storage.zoneName}/   AccessKey: ${emulator.storage.accessKey}
   S3 endpoint      ${emulator.storage.s3Endpoint}   bucket/access key id: ${emulator.storage.zoneName}, secret: the storage AccessKey

@@ -36,7 +36,7 @@ export interface EmulatorOptions {
     zoneName?: string
     /**
      * Storage zone password, sent as `AccessKey`; also the SigV4 secret of the S3-compatible endpoint (access key id = zone name).
-     * @default "dev-storage-key"
+     * @default a random key per start (`running.storage.accessKey`)
      */
     accessKey?: string
     /**
@@ -72,9 +72,9 @@ export interface EmulatorOptions {
   stream?: {
     /** @default 1001 */
     libraryId?: number
-    /** Library API key (`AccessKey` on the stream API, part of the TUS signature). @default "dev-stream-key" */
+    /** Library API key (`AccessKey` on the stream API, part of the TUS signature). @default a random key per start (`running.stream.apiKey`) */
     apiKey?: string
-    /** Read-only key that signs webhook callbacks. @default "dev-stream-readonly-key" */
+    /** Read-only key that signs webhook callbacks. @default a random key per start (`running.stream.readOnlyKey`) */
     readOnlyKey?: string
     /** Where encoding callbacks are POSTed; none are sent while unset. */
     webhookUrl?: string
@@ -93,7 +93,7 @@ export interface EmulatorOptions {
     tokenAuthKey?: string
   }
   account?: {
-    /** Account API key: `AccessKey` of the purge API. @default "dev-account-key" */
+    /** Account API key: `AccessKey` of the purge API. @default a random key per start (`running.account.apiKey`) */
     apiKey?: string
   }
   /**

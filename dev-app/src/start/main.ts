@@ -2,16 +2,16 @@
  * @module start/main
  * `npm start`: the whole system on one machine with no account anywhere. Starts the host emulator,
  * brings the CMS database up to date (first start: admin user and sample content), builds the admin
- * panel when its sources changed, starts the CMS and the backup daemon, prints every URL and the
- * first-login credentials, and stops everything on Ctrl-C.
+ * panel when its sources changed, starts the CMS and the backup daemon, prints every URL, the
+ * first-login credentials and the emulator's keys, and stops everything on Ctrl-C.
  */
 import type { ChildProcess } from 'node:child_process'
 import path from 'node:path'
 import { hashPassword } from '@hosted-media/backup-daemon/password'
-import { startEmulator } from '../emulator/index.js'
+import { startEmulator, type RunningEmulator } from '../emulator/index.js'
 import { ports } from '../ports.js'
 import { dataDir, databaseType, reachableHost, settings } from '../settings.js'
-import { buildAdmin, buildIsCurrent } from './adminBuild.js'
+import { buildAdmin, buildIsCurrent, withBuildLock } from './adminBuild.js'
 import { runChild, startChild, stopChildren, waitForHttp } from './children.js'
 import { cmsStartArgs } from './cmsCommand.js'
 import { loadOrCreateCredentials } from './credentials.js'
@@ -54,6 +54,17 @@ async function stop(code: number): Promise<void> {
 process.on('SIGINT', () => void stop(0))
 process.on('SIGTERM', () => void stop(0))
 
+/**
+ * The emulator's keys, printed with the other credentials (a developer's curl or client needs them); they are
+ * this data folder's own (`credentials.json`), not fixed strings any local user could use.
+ */
+function emulatorKeys(running: RunningEmulator): string {
+  return `
+                   storage AccessKey ${running.storage.accessKey}  (S3 secret too; bucket and key id ${running.storage.zoneName})
+                   stream AccessKey ${running.stream.apiKey}   webhook key ${running.stream.readOnlyKey}
+                   purge AccessKey ${running.account.apiKey}`
+}
+
 /** One part dying takes the others down with a message, rather than leaving a half-working system. */
 function stopAllWhenItDies(name: string, child: ChildProcess): void {
   child.once('exit', (code, signal) => {
@@ -76,11 +87,18 @@ try {
   })
 
   if (!buildIsCurrent(settings.appRoot)) {
-    step('building the admin panel (after a change or on first start; about two minutes on two cores)…')
-    const buildStarted = Date.now()
-    const ticker = setInterval(() => step(`  still building… ${Math.round((Date.now() - buildStarted) / 1000)} s`), 15_000)
-    await buildAdmin(settings.appRoot, env).finally(() => clearInterval(ticker))
-    step(`admin panel built (${seconds()} s)`)
+    await withBuildLock(
+      settings.appRoot,
+      async () => {
+        if (buildIsCurrent(settings.appRoot)) return // Another start built it while this one waited.
+        step('building the admin panel (after a change or on first start; about two minutes on two cores)…')
+        const buildStarted = Date.now()
+        const ticker = setInterval(() => step(`  still building… ${Math.round((Date.now() - buildStarted) / 1000)} s`), 15_000)
+        await buildAdmin(settings.appRoot, env).finally(() => clearInterval(ticker))
+        step(`admin panel built (${seconds()} s)`)
+      },
+      () => step('waiting for another start of the dev-app to finish building the admin panel…'),
+    )
   }
 
   const cms = startChild('cms', nodeBin, cmsStartArgs({ bindAddress: settings.bindAddress, port: ports.cms, repoRoot }), {
@@ -121,7 +139,7 @@ try {
   OpenAPI          ${settings.serverURL}/api/openapi.json  (docs: ${settings.serverURL}/api/docs)
   Backup daemon    http://localhost:${ports.daemon}/  (API /api/v1)
                    login ${credentials.daemonUsername} / ${credentials.daemonPassword}
-  Host emulator    ${emulator?.url ?? settings.emulatorUrl}
+  Host emulator    ${emulator?.url ?? settings.emulatorUrl}${emulator ? emulatorKeys(emulator) : ''}
   Data folder      ${dataDir}  (delete it to start afresh)
 `)
   step(`ready in ${seconds()} s. Press Ctrl-C to stop.`)

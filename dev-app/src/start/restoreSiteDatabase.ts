@@ -11,7 +11,8 @@
  * MongoDB is not handled here: restore it with the daemon's `restore --into-database` (dev-app/README.md).
  */
 import { spawn } from 'node:child_process'
-import { copyFile, readdir } from 'node:fs/promises'
+import { constants } from 'node:fs'
+import { copyFile, lstat, readdir } from 'node:fs/promises'
 import path from 'node:path'
 import { databaseKind } from '../database/databaseKind.js'
 import { postgresSourceFromUri } from './postgresSource.js'
@@ -37,7 +38,7 @@ export function siteDatabase(options: { liveUri: string; target: string; databas
       uri: `file:${file}`,
       shown: file,
       check: async () => {},
-      restore: async (unpacked) => copyFile(path.join(unpacked, 'database', 'cms.sqlite'), file),
+      restore: async (unpacked) => copyFile(await regularFile(path.join(unpacked, 'database', 'cms.sqlite')), file, constants.COPYFILE_EXCL),
     }
   }
   if (kind === 'postgres') return postgresSite(options.liveUri, options.databaseUri)
@@ -96,7 +97,7 @@ function postgresSite(liveUri: string, databaseUri: string | undefined): SiteDat
       if (!(await exists())) await psql(maintenance, `CREATE DATABASE "${target.dbname.replace(/"/g, '""')}" TEMPLATE template0`)
       await command(
         'pg_restore',
-        ['--no-owner', '--no-acl', '--single-transaction', '--exit-on-error', ...connection(source.database), path.join(folder, dumps[0]!)],
+        ['--no-owner', '--no-acl', '--single-transaction', '--exit-on-error', ...connection(source.database), await regularFile(path.join(folder, dumps[0]!))],
         env,
       )
     },
@@ -116,4 +117,12 @@ function command(name: string, args: string[], env: NodeJS.ProcessEnv): Promise<
     )
     child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`${name} exited ${code}: ${err.trim().slice(-2000)}`))))
   })
+}
+
+/** `file` when it is a regular file of the unpacked snapshot (a link the snapshot planted is never followed). */
+export async function regularFile(file: string): Promise<string> {
+  const info = await lstat(file).catch(() => undefined)
+  if (!info?.isFile())
+    throw new Error(`the snapshot has no file ${path.basename(file)} where the database belongs (${info ? 'a link or another kind of entry' : 'missing'})`)
+  return file
 }

@@ -156,7 +156,11 @@ describe('emulator: lifecycle', () => {
       const index = await (await fetch(`${url}/`)).text()
       expect(JSON.parse(index)).to.have.nested.property('stream.tusEndpoint', `${url}/tusupload`)
       expect(index).not.to.include('dev-storage-key').and.not.to.include('dev-stream-key').and.not.to.include('readonly')
-      const res = await fetch(`${url}/storage/dev-zone/`, { headers: { AccessKey: 'dev-storage-key' } })
+      // No fixed key (issue 39 #1): the printed one, random for this start, is the one that works.
+      const key = /AccessKey: (\S+)/.exec(output)?.[1]
+      expect(key).to.be.a('string').and.not.equal('dev-storage-key')
+      expect((await fetch(`${url}/storage/dev-zone/`, { headers: { AccessKey: 'dev-storage-key' } })).status).to.equal(401)
+      const res = await fetch(`${url}/storage/dev-zone/`, { headers: { AccessKey: key! } })
       expect(res.status).to.equal(200)
       expect(await res.json()).to.deep.equal([])
       const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))

@@ -110,7 +110,7 @@ describe('emulator: storage API', () => {
     expect((await rawRequest(emulator.url, 'GET', '/storage/test-zone/%zz', auth)).status).to.equal(400)
     expect((await rawRequest(emulator.url, 'PUT', '/s3/%zz/a.txt', {}, 'x')).status).to.equal(404)
     expect((await rawRequest(emulator.url, 'GET', '/cdn/%zz/a.txt')).status).to.equal(404)
-    expect((await rawRequest(emulator.url, 'GET', '/stream/library/1001/videos/%zz', { AccessKey: 'dev-stream-key' })).status).to.equal(404)
+    expect((await rawRequest(emulator.url, 'GET', '/stream/library/1001/videos/%zz', { AccessKey: emulator.stream.apiKey })).status).to.equal(404)
     expect((await rawRequest(emulator.url, 'GET', '/stream-cdn/1001/%zz/original')).status).to.equal(404)
   })
 

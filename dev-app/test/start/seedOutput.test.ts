@@ -13,6 +13,7 @@ import { expect } from 'chai'
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js'
 import { settings } from '../../src/settings.js'
 import { runChild } from '../../src/start/children.js'
+import { loadOrCreateCredentials } from '../../src/start/credentials.js'
 import { seedDoneLine } from '../../src/start/seedDone.js'
 
 const appRoot = settings.appRoot
@@ -50,11 +51,13 @@ describe('dev-app start: the seed step as people see it', function () {
   before(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'dev-app-seed-output-'))
     mkdirSync(path.join(dataDir, 'db'))
+    // As main.ts: the data folder's credentials first; the emulator and the seed (through settings.ts) use its keys.
+    const keys = loadOrCreateCredentials(dataDir)
     emu = await startEmulator({
       port: 0,
       dataDir: path.join(dataDir, 'host'),
-      storage: { zoneName: settings.storage.zoneName, accessKey: settings.storage.accessKey, region: settings.storage.region },
-      stream: { libraryId: settings.stream.libraryId, apiKey: settings.stream.apiKey, readOnlyKey: settings.stream.readOnlyKey },
+      storage: { zoneName: settings.storage.zoneName, accessKey: keys.storageAccessKey, region: settings.storage.region },
+      stream: { libraryId: settings.stream.libraryId, apiKey: keys.streamApiKey, readOnlyKey: keys.webhookSecret },
     })
     env = {
       ...process.env,

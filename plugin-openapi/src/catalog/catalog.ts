@@ -9,6 +9,7 @@ import { collectionOperations as c } from '../operations/collectionOperations.js
 import type { BuildContext, BuiltOperations, Scope } from '../operations/context.js'
 import { globalOperations as g } from '../operations/globalOperations.js'
 import { systemOperations as sys } from '../operations/systemOperations.js'
+import { officialPluginEntries } from './officialPlugins.js'
 
 /** Which option controls an entry (spec: "Filter" column). */
 export type CatalogFilter = 'adminAuth' | 'auth' | 'jobs' | 'versions'
@@ -23,7 +24,10 @@ export interface CatalogEntry {
   filter?: CatalogFilter
   /** Known but left out of the description (spec: excluded endpoints), with the reason. */
   excluded?: string
-  build?: (b: BuildContext, scope: any) => BuiltOperations
+  /** Matches mounted paths of this shape instead of `path` alone (a path with a name in it, `/payments/stripe/initiate`). */
+  pattern?: RegExp
+  /** `path` is the mounted path (for `pattern` entries). */
+  build?: (b: BuildContext, scope: any, path?: string) => BuiltOperations
 }
 
 /** The jobs collection: Payload's own (`payload-jobs`, renamed in 4.x), recognised by the endpoints it mounts. */
@@ -145,13 +149,17 @@ export function normalizePath(path: string): string {
 }
 
 const index = new Map<string, CatalogEntry[]>()
-for (const entry of catalog) {
+const patterned = [...catalog, ...officialPluginEntries].filter((e) => e.pattern)
+for (const entry of [...catalog, ...officialPluginEntries].filter((e) => !e.pattern)) {
   const key = `${entry.scope} ${entry.method} ${entry.path}`
   index.set(key, [...(index.get(key) ?? []), entry])
 }
 
 /** The catalog entry of a mounted endpoint, if Payload's. */
 export function findCatalogEntry(scope: Scope, method: string, path: string, b: BuildContext): CatalogEntry | undefined {
-  const candidates = index.get(`${scope.kind} ${method.toLowerCase()} ${normalizePath(path)}`) ?? []
+  const p = normalizePath(path)
+  const candidates =
+    index.get(`${scope.kind} ${method.toLowerCase()} ${p}`) ??
+    patterned.filter((e) => e.scope === scope.kind && e.method === method.toLowerCase() && e.pattern!.test(p))
   return candidates.find((e) => !e.appliesTo || e.appliesTo(scope, b))
 }

@@ -8,12 +8,12 @@ import type { Endpoint, SanitizedConfig } from 'payload'
 
 import { findCatalogEntry, normalizePath, routeKey, type CatalogFilter } from '../catalog/catalog.js'
 import type { OpenAPIV3_1 } from '../openapi.js'
-import type { BuildContext, Scope } from '../operations/context.js'
+import { labelsOf, type BuildContext, type Scope } from '../operations/context.js'
 import { queryParameters } from '../operations/parameters.js'
 import { commonSchemas, errorResponses } from '../operations/responses.js'
 import { buildSecurity } from '../operations/security.js'
 import { createSchemaRegistry } from '../schemas/schemaRegistry.js'
-import { resolveOptions, type CustomEndpointOpenAPI, type OpenAPIPluginOptions, type ResolvedOptions } from '../types.js'
+import { resolveOptions, type CustomEndpointOpenAPI, type EntityOpenAPI, type OpenAPIPluginOptions, type ResolvedOptions } from '../types.js'
 import { collectRefs, customOperation, resolvesIn } from './customOperation.js'
 
 const commonSchemaNames = new Set(Object.keys(commonSchemas()))
@@ -64,6 +64,24 @@ function pruneUnused(document: OpenAPIV3_1.Document, candidates: string[]): void
   for (const name of candidates) if (!used('schemas', name)) delete document.components.schemas[name]
 }
 
+/**
+ * The operation with the responses its collection or global declares (`custom.openapi.responses`, by
+ * `METHOD /path` or `*`); a declared response without `content` answers in Payload's error shape.
+ */
+function withDeclaredResponses(op: OpenAPIV3_1.OperationObject, declared: EntityOpenAPI['responses'], key: string): OpenAPIV3_1.OperationObject {
+  const extra = { ...declared?.['*'], ...declared?.[key] }
+  if (Object.keys(extra).length === 0) return op
+  const responses = { ...op.responses }
+  for (const [status, response] of Object.entries(extra)) {
+    responses[status] = {
+      description: response.description ?? 'Error.',
+      ...response,
+      ...(response.content ? {} : { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }),
+    }
+  }
+  return { ...op, responses }
+}
+
 /** `/:id?` -> [`''` or without, `/{id}`]; `:x` -> `{x}`. */
 function toOpenAPIPaths(path: string): string[] {
   const p = normalizePath(path)
@@ -98,6 +116,9 @@ export function generateOpenAPIDocument(config: SanitizedConfig, options: OpenAP
     ['Access', 'Permissions of the current user.'],
     ['Upload instructions', 'Where and how to upload file bytes (client uploads).'],
     ['Custom', 'Custom endpoints of the config.'],
+    ['plugin-seo', 'Generate SEO fields (@payloadcms/plugin-seo).'],
+    ['Payments', 'Payment methods of @payloadcms/plugin-ecommerce.'],
+    ['MCP', 'Model Context Protocol server of @payloadcms/plugin-mcp.'],
   ])
   for (const c of config.collections) {
     const kinds = [c.auth && 'auth', c.upload && 'uploads'].filter(Boolean).join(', ')
@@ -120,6 +141,8 @@ export function generateOpenAPIDocument(config: SanitizedConfig, options: OpenAP
 
   const documentScope = (scope: Scope, base: string, endpoints: Endpoint[] | false | undefined, system: boolean) => {
     if (!endpoints) return
+    const entity = scope.kind === 'collection' ? scope.collection : scope.kind === 'global' ? scope.global : undefined
+    const declared = (entity?.custom as { openapi?: EntityOpenAPI } | undefined)?.openapi?.responses
     const seen = new Set<string>()
     for (const e of endpoints) {
       const method = String(e.method).toLowerCase()
@@ -146,8 +169,8 @@ export function generateOpenAPIDocument(config: SanitizedConfig, options: OpenAP
       if (!entry?.build || entry.excluded) continue
       if (system && entry.filter !== 'jobs') continue
       if (!allowedByFilter(entry.filter, o)) continue
-      for (const [rel, op] of Object.entries(entry.build(b, scope))) {
-        add(method, `${apiRoute}${base}${rel}` || '/', op)
+      for (const [rel, op] of Object.entries(entry.build(b, scope, e.path))) {
+        add(method, `${apiRoute}${base}${rel}` || '/', withDeclaredResponses(op, declared, `${method.toUpperCase()} ${rel || '/'}`))
       }
     }
   }
@@ -157,15 +180,22 @@ export function generateOpenAPIDocument(config: SanitizedConfig, options: OpenAP
     if (!inList(collection.slug, o.includeCollections, o.excludeCollections)) continue
     const system = isSystemEntity(collection.slug, config) && !o.includeSystem
     const name = registry.nameOf(collection.slug)
-    const scope: Scope = { kind: 'collection', collection, name, slug: collection.slug, tag: collection.slug }
+    const scope: Scope = { kind: 'collection', collection, labels: labelsOf(collection), name, slug: collection.slug, tag: collection.slug }
     documentScope(scope, `/${collection.slug}`, collection.endpoints, system)
   }
   for (const global of config.globals) {
     if (!inList(global.slug, o.includeGlobals, o.excludeGlobals)) continue
-    const scope: Scope = { kind: 'global', global, name: `Global${registry.nameOf(global.slug, 'global')}`, slug: global.slug, tag: `globals/${global.slug}` }
+    const scope: Scope = {
+      kind: 'global',
+      global,
+      labels: labelsOf(global),
+      name: `Global${registry.nameOf(global.slug, 'global')}`,
+      slug: global.slug,
+      tag: `globals/${global.slug}`,
+    }
     documentScope(scope, `/globals/${global.slug}`, global.endpoints, isSystemEntity(global.slug, config) && !o.includeSystem)
   }
-  documentScope({ kind: 'root', name: '', slug: '', tag: 'Custom' }, '', config.endpoints, false)
+  documentScope({ kind: 'root', labels: { plural: '', singular: '' }, name: '', slug: '', tag: 'Custom' }, '', config.endpoints, false)
 
   // Generated schemas are built on demand, so a clash with them is only known once every operation exists.
   for (const [name, where] of customSchemaOwners) if (registry.schemas[name] || commonSchemaNames.has(name)) throw clash(where, name)

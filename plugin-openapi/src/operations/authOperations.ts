@@ -3,7 +3,7 @@
  * Builders of the operations auth collections mount (login, me, logout, refresh, passwords, verify, API key, init, first user).
  */
 import { nullable, objectSchema, type Schema } from '../schemas/jsonSchema.js'
-import { operation, pathParam, type BuildContext, type BuiltOperations, type Scope } from './context.js'
+import { operation, pathParam, withArticle, type BuildContext, type BuiltOperations, type Scope } from './context.js'
 import { errors, json, message } from './responses.js'
 
 type CollectionScope = Extract<Scope, { kind: 'collection' }>
@@ -53,7 +53,7 @@ export const authOperations = {
     return {
       '/me': operation({
         id: `me${s.name}`,
-        summary: `The logged-in ${s.slug} user (or null)`,
+        summary: `The logged-in ${s.labels.singular} (or null)`,
         tag: s.tag,
         responses: { 200: json('Current user.', schema), ...errors(403) },
         security: b.security.optional,
@@ -66,7 +66,8 @@ export const authOperations = {
         id: `logout${s.name}`,
         summary: 'Log out: ends the session and expires the cookie',
         tag: s.tag,
-        responses: { 200: json('Logged out.', message()), ...errors(400) },
+        // 400 without a user; 403 "Incorrect collection" for a user of another auth collection.
+        responses: { 200: json('Logged out.', message()), ...errors(400), ...(b.config.collections.filter((c) => c.auth).length > 1 ? errors(403) : {}) },
         security: b.security.required,
       }),
     }
@@ -97,7 +98,7 @@ export const authOperations = {
     return {
       '/login': operation({
         id: `login${s.name}`,
-        summary: `Log in as a ${s.slug} user`,
+        summary: `Log in as ${withArticle(s.labels.singular)}`,
         tag: s.tag,
         requestBody: jsonBody(identityBody(s, { password: { type: 'string', format: 'password' } }, ['password'])),
         responses: { 200: json('Logged in; the token is also set as a cookie.', userWithToken(b, s)), ...errors(400, 401, 403) },

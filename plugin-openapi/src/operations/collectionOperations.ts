@@ -5,8 +5,8 @@
 import type { OpenAPIV3_1 } from '../openapi.js'
 import { objectSchema, ref, type Schema } from '../schemas/jsonSchema.js'
 import { hierarchyPathFields, paginated } from '../schemas/schemaRegistry.js'
-import { draftsOf, operation, params, pathParam, type BuildContext, type BuiltOperations, type Scope } from './context.js'
-import { docMessage, entityAccessSchema, errors, json } from './responses.js'
+import { draftsOf, operation, params, pathParam, withArticle, type BuildContext, type BuiltOperations, type Scope } from './context.js'
+import { docMessage, entityAccessSchema, errors, json, type Responses } from './responses.js'
 
 type CollectionScope = Extract<Scope, { kind: 'collection' }>
 
@@ -36,6 +36,9 @@ export function documentBody(s: CollectionScope, schema: Schema, required: boole
   return { required, content }
 }
 
+/** Upload collections take multipart bodies, which Payload refuses with 413 past its limits. */
+const multipart = (s: CollectionScope): 413[] => (s.collection.upload ? [413] : [])
+
 const idParam = (b: BuildContext, s: CollectionScope) => pathParam('id', b.registry.idSchema(s.slug), `ID of the \`${s.slug}\` document.`)
 
 const has = {
@@ -48,12 +51,13 @@ const has = {
 
 /** Parameters of create, update, delete and duplicate (spec: write query parameters). */
 function writeParams(b: BuildContext, s: CollectionScope, ...extra: (string | false)[]) {
-  return params(b, 'depth', 'locale', 'fallbackLocale', 'select', 'populate', has.drafts(s) && 'draft', has.trash(s) && 'trash', ...extra)
+  return params(b, s, 'depth', 'locale', 'fallbackLocale', 'select', 'populate', has.drafts(s) && 'draft', has.trash(s) && 'trash', ...extra)
 }
 
 function readParams(b: BuildContext, s: CollectionScope, list: boolean) {
   return params(
     b,
+    s,
     hierarchyPathFields(s.collection).length > 0 && 'computeHierarchyPaths',
     'depth',
     'locale',
@@ -98,12 +102,32 @@ function collectionAccess(b: BuildContext, s: CollectionScope): Schema {
   return entityAccessSchema(b.registry.schemas, s.name, ops)
 }
 
+/**
+ * Answers of `file/{filename}`. With a storage handler (a cloud-storage adapter's `staticHandler` in
+ * `upload.handlers`) the handler answers: the bytes, or a redirect to where the file is served (a CDN), and its
+ * own 404, which may have no body at all. Without one, Payload serves the file from disk, 404 in its JSON shape.
+ */
+function fileResponses(s: CollectionScope): Responses {
+  const bytes = { description: 'The file bytes.', content: { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } }
+  const handlers = (s.collection.upload as { handlers?: unknown[] } | undefined)?.handlers ?? []
+  if (handlers.length === 0) return { 200: bytes, ...errors(403, 404) }
+  return {
+    200: bytes,
+    302: {
+      description: 'The storage serves the file elsewhere (e.g. a CDN URL, signed when the zone needs it): follow `Location`.',
+      headers: { Location: { required: true, description: 'Where the file is served.', schema: { type: 'string', format: 'uri-reference' } } },
+    },
+    ...errors(403),
+    404: { description: "Not found: the storage handler's answer (possibly with no body), or Payload's JSON error." },
+  }
+}
+
 export const collectionOperations = {
   find(b: BuildContext, s: CollectionScope): BuiltOperations {
     return {
       '': operation({
         id: `find${s.name}`,
-        summary: `List ${s.slug}`,
+        summary: `List ${s.labels.plural}`,
         tag: s.tag,
         parameters: readParams(b, s, true),
         responses: { 200: json('A page of documents.', b.registry.listSchema(s.slug)), ...errors(400, 403) },
@@ -115,11 +139,11 @@ export const collectionOperations = {
     return {
       '': operation({
         id: `create${s.name}`,
-        summary: `Create a ${s.slug} document`,
+        summary: `Create ${withArticle(s.labels.singular)}`,
         tag: s.tag,
         parameters: writeParams(b, s, has.autosave(s) && 'autosave', has.localizeStatus(s) && 'publishAllLocales'),
         requestBody: documentBody(s, b.registry.collectionSchema(s.slug, 'create'), true, true),
-        responses: { 201: json('Created.', docMessage(b.registry.collectionSchema(s.slug, 'read'))), ...errors(400, 403) },
+        responses: { 201: json('Created.', docMessage(b.registry.collectionSchema(s.slug, 'read'))), ...errors(400, 403, ...multipart(s)) },
         security: b.security.optional,
       }),
     }
@@ -128,12 +152,12 @@ export const collectionOperations = {
     return {
       '': operation({
         id: `update${s.name}`,
-        summary: `Update every ${s.slug} document matching \`where\``,
+        summary: `Update every ${s.labels.singular} matching \`where\``,
         tag: s.tag,
         parameters: writeParams(
           b,
           s,
-          'where',
+          'whereRequired',
           'bulkLimit',
           'bulkSort',
           has.localizeStatus(s) && 'publishAllLocales',
@@ -144,7 +168,7 @@ export const collectionOperations = {
         responses: {
           200: json('Updated.', bulkResult(b, s)),
           400: json('Some documents could not be updated (same shape), or bad data.', { anyOf: [bulkResult(b, s), ref('Error')] }),
-          ...errors(403),
+          ...errors(403, ...multipart(s)),
         },
         security: b.security.optional,
       }),
@@ -154,9 +178,9 @@ export const collectionOperations = {
     return {
       '': operation({
         id: `delete${s.name}`,
-        summary: `Delete every ${s.slug} document matching \`where\``,
+        summary: `Delete every ${s.labels.singular} matching \`where\``,
         tag: s.tag,
-        parameters: writeParams(b, s, 'where', has.lock(s) && 'overrideLock'),
+        parameters: writeParams(b, s, 'whereRequired', has.lock(s) && 'overrideLock'),
         responses: {
           200: json('Deleted.', bulkResult(b, s)),
           400: json('Some documents could not be deleted (same shape), or a bad query.', { anyOf: [bulkResult(b, s), ref('Error')] }),
@@ -170,9 +194,9 @@ export const collectionOperations = {
     return {
       '/count': operation({
         id: `count${s.name}`,
-        summary: `Count ${s.slug} documents`,
+        summary: `Count ${s.labels.plural}`,
         tag: s.tag,
-        parameters: params(b, 'where', 'locale', has.trash(s) && 'trash'),
+        parameters: params(b, s, 'where', 'locale', has.trash(s) && 'trash'),
         responses: { 200: json('Count.', objectSchema({ totalDocs: { type: 'integer' } }, ['totalDocs'])), ...errors(400, 403) },
         security: b.security.optional,
       }),
@@ -182,7 +206,7 @@ export const collectionOperations = {
     return {
       '/{id}': operation({
         id: `find${s.name}ByID`,
-        summary: `Get a ${s.slug} document`,
+        summary: `Get ${withArticle(s.labels.singular)}`,
         tag: s.tag,
         parameters: [idParam(b, s), ...readParams(b, s, false)],
         responses: { 200: json('The document.', b.registry.collectionSchema(s.slug, 'read')), ...errors(403, 404) },
@@ -194,7 +218,7 @@ export const collectionOperations = {
     return {
       '/{id}': operation({
         id: `update${s.name}ByID`,
-        summary: `Update a ${s.slug} document`,
+        summary: `Update ${withArticle(s.labels.singular)}`,
         tag: s.tag,
         parameters: [
           idParam(b, s),
@@ -208,7 +232,7 @@ export const collectionOperations = {
           ),
         ],
         requestBody: documentBody(s, b.registry.collectionSchema(s.slug, 'update'), true),
-        responses: { 200: json('Updated.', docMessage(b.registry.collectionSchema(s.slug, 'read'))), ...errors(400, 403, 404) },
+        responses: { 200: json('Updated.', docMessage(b.registry.collectionSchema(s.slug, 'read'))), ...errors(400, 403, 404, ...multipart(s)) },
         security: b.security.optional,
       }),
     }
@@ -217,7 +241,7 @@ export const collectionOperations = {
     return {
       '/{id}': operation({
         id: `delete${s.name}ByID`,
-        summary: `Delete a ${s.slug} document`,
+        summary: `Delete ${withArticle(s.labels.singular)}`,
         tag: s.tag,
         parameters: [idParam(b, s), ...writeParams(b, s, has.lock(s) && 'overrideLock')],
         responses: { 200: json('Deleted.', docMessage(b.registry.collectionSchema(s.slug, 'read'))), ...errors(403, 404) },
@@ -229,7 +253,7 @@ export const collectionOperations = {
     return {
       '/{id}/duplicate': operation({
         id: `duplicate${s.name}`,
-        summary: `Duplicate a ${s.slug} document`,
+        summary: `Duplicate ${withArticle(s.labels.singular)}`,
         tag: s.tag,
         parameters: [idParam(b, s), ...writeParams(b, s, 'selectedLocales')],
         requestBody: { required: false, content: { 'application/json': { schema: b.registry.collectionSchema(s.slug, 'update') } } },
@@ -242,13 +266,10 @@ export const collectionOperations = {
     return {
       '/file/{filename}': operation({
         id: `get${s.name}File`,
-        summary: `Download a ${s.slug} file (or one of its image sizes)`,
+        summary: `Download the file of ${withArticle(s.labels.singular)} (or one of its image sizes)`,
         tag: s.tag,
         parameters: [pathParam('filename', { type: 'string' })],
-        responses: {
-          200: { description: 'The file bytes.', content: { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } },
-          ...errors(403, 404),
-        },
+        responses: fileResponses(s),
         security: b.security.optional,
       }),
     }
@@ -257,16 +278,17 @@ export const collectionOperations = {
     return {
       '/versions': operation({
         id: `find${s.name}Versions`,
-        summary: `List versions of ${s.slug} documents`,
+        summary: `List versions of ${s.labels.plural}`,
         tag: s.tag,
         parameters: params(
           b,
+          s,
           'depth',
           'locale',
           'fallbackLocale',
-          'select',
+          'versionSelect',
           'populate',
-          'where',
+          'versionWhere',
           'limit',
           'page',
           'sort',
@@ -282,13 +304,14 @@ export const collectionOperations = {
     return {
       '/versions/{id}': operation({
         id: `find${s.name}VersionByID`,
-        summary: `Get a version of a ${s.slug} document`,
+        summary: `Get a version of ${withArticle(s.labels.singular)}`,
         tag: s.tag,
         parameters: [
           pathParam('id', { type: ['integer', 'string'] }, 'ID of the version.'),
-          ...params(b, 'depth', 'locale', 'fallbackLocale', 'select', 'populate', has.trash(s) && 'trash'),
+          ...params(b, s, 'depth', 'locale', 'fallbackLocale', 'versionSelect', 'populate', has.trash(s) && 'trash'),
         ],
-        responses: { 200: json('The version.', b.registry.versionSchema(s.slug, 'collection')), ...errors(403, 404) },
+        // 400: an ID Payload reads as missing (`0`).
+        responses: { 200: json('The version.', b.registry.versionSchema(s.slug, 'collection')), ...errors(400, 403, 404) },
         security: b.security.optional,
       }),
     }
@@ -298,13 +321,13 @@ export const collectionOperations = {
     return {
       '/versions/{id}': operation({
         id: `restore${s.name}Version`,
-        summary: `Restore a version of a ${s.slug} document`,
+        summary: `Restore a version of ${withArticle(s.labels.singular)}`,
         tag: s.tag,
         parameters: [
           pathParam('id', { type: ['integer', 'string'] }, 'ID of the version.'),
-          ...params(b, 'depth', 'locale', 'fallbackLocale', 'populate', has.drafts(s) && 'draft'),
+          ...params(b, s, 'depth', 'locale', 'fallbackLocale', 'populate', has.drafts(s) && 'draft'),
         ],
-        responses: { 200: json('The restored document plus `message`.', restored), ...errors(403, 404) },
+        responses: { 200: json('The restored document plus `message`.', restored), ...errors(400, 403, 404) },
         security: b.security.optional,
       }),
     }
@@ -314,11 +337,12 @@ export const collectionOperations = {
     const build = (id: boolean) =>
       operation({
         id: id ? `get${s.name}DocumentAccess` : `get${s.name}Access`,
-        summary: id ? `What the current user may do with one ${s.slug} document` : `What the current user may do in ${s.slug}`,
+        summary: id ? `What the current user may do with one ${s.labels.singular}` : `What the current user may do in ${s.labels.plural}`,
         tag: s.tag,
         parameters: id ? [idParam(b, s)] : [],
         requestBody: body,
-        responses: { 200: json('Permissions.', collectionAccess(b, s)), ...errors(403) },
+        // 400: a body that is not JSON; 404: no document with that ID.
+        responses: { 200: json('Permissions.', collectionAccess(b, s)), ...errors(400, 403, ...(id ? ([404] as const) : [])) },
         security: b.security.optional,
       })
     return withId ? { '/access/{id}': build(true) } : { '/access': build(false) }
@@ -327,9 +351,9 @@ export const collectionOperations = {
     const mode = withId ? 'update' : 'create'
     const o = operation({
       id: withId ? `validate${s.name}ByID` : `validate${s.name}`,
-      summary: withId ? `Validate changes to a ${s.slug} document (nothing is saved)` : `Validate a new ${s.slug} document (nothing is saved)`,
+      summary: withId ? `Validate changes to ${withArticle(s.labels.singular)} (nothing is saved)` : `Validate a new ${s.labels.singular} (nothing is saved)`,
       tag: s.tag,
-      parameters: [...(withId ? [idParam(b, s)] : []), ...params(b, 'validateLocale')],
+      parameters: [...(withId ? [idParam(b, s)] : []), ...params(b, s, 'validateLocale')],
       requestBody: { required: !withId, content: { 'application/json': { schema: b.registry.collectionSchema(s.slug, mode) } } },
       responses: {
         200: json('Validation result (also when a field is invalid).', ref('ValidationResult')),

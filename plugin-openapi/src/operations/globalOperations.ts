@@ -17,9 +17,9 @@ export const globalOperations = {
     return {
       '': operation({
         id: `get${s.name}`,
-        summary: `Get global ${s.slug}`,
+        summary: `Get ${s.labels.singular}`,
         tag: s.tag,
-        parameters: params(b, 'depth', 'locale', 'fallbackLocale', 'select', 'populate', drafts(s) && 'draft'),
+        parameters: params(b, s, 'depth', 'locale', 'fallbackLocale', 'select', 'populate', drafts(s) && 'draft'),
         responses: { 200: json('The global.', b.registry.globalSchema(s.slug, 'read')), ...errors(403) },
         security: b.security.optional,
       }),
@@ -30,10 +30,11 @@ export const globalOperations = {
     return {
       '': operation({
         id: `update${s.name}`,
-        summary: `Update global ${s.slug}`,
+        summary: `Update ${s.labels.singular}`,
         tag: s.tag,
         parameters: params(
           b,
+          s,
           'depth',
           'locale',
           'fallbackLocale',
@@ -60,9 +61,9 @@ export const globalOperations = {
     return {
       '/versions': operation({
         id: `find${s.name}Versions`,
-        summary: `List versions of global ${s.slug}`,
+        summary: `List versions of ${s.labels.singular}`,
         tag: s.tag,
-        parameters: params(b, 'depth', 'locale', 'fallbackLocale', 'select', 'populate', 'where', 'limit', 'page', 'sort', 'pagination'),
+        parameters: params(b, s, 'depth', 'locale', 'fallbackLocale', 'versionSelect', 'populate', 'versionWhere', 'limit', 'page', 'sort', 'pagination'),
         responses: { 200: json('A page of versions.', paginated(b.registry.versionSchema(s.slug, 'global'), 'A page of versions.')), ...errors(400, 403) },
         security: b.security.optional,
       }),
@@ -72,10 +73,10 @@ export const globalOperations = {
     return {
       '/versions/{id}': operation({
         id: `find${s.name}VersionByID`,
-        summary: `Get a version of global ${s.slug}`,
+        summary: `Get a version of ${s.labels.singular}`,
         tag: s.tag,
-        parameters: [versionID, ...params(b, 'depth', 'locale', 'fallbackLocale', 'select', 'populate')],
-        responses: { 200: json('The version.', b.registry.versionSchema(s.slug, 'global')), ...errors(403, 404) },
+        parameters: [versionID, ...params(b, s, 'depth', 'locale', 'fallbackLocale', 'versionSelect', 'populate')],
+        responses: { 200: json('The version.', b.registry.versionSchema(s.slug, 'global')), ...errors(400, 403, 404) },
         security: b.security.optional,
       }),
     }
@@ -100,12 +101,12 @@ export const globalOperations = {
     return {
       '/versions/{id}': operation({
         id: `restore${s.name}Version`,
-        summary: `Restore a version of global ${s.slug}`,
+        summary: `Restore a version of ${s.labels.singular}`,
         tag: s.tag,
-        parameters: [versionID, ...params(b, 'depth', 'locale', 'fallbackLocale', 'populate', drafts(s) && 'draft')],
+        parameters: [versionID, ...params(b, s, 'depth', 'locale', 'fallbackLocale', 'populate', drafts(s) && 'draft')],
         responses: {
           200: json('Restored: `{doc, message}`; `doc` is the restored version merged with the global.', docMessage(restored)),
-          ...errors(403, 404),
+          ...errors(400, 403, 404),
         },
         security: b.security.optional,
       }),
@@ -115,7 +116,7 @@ export const globalOperations = {
     return {
       '/access': operation({
         id: `get${s.name}Access`,
-        summary: `What the current user may do with global ${s.slug}`,
+        summary: `What the current user may do with ${s.labels.singular}`,
         tag: s.tag,
         requestBody: { required: false, content: { 'application/json': { schema: b.registry.globalSchema(s.slug, 'update') } } },
         responses: {
@@ -123,7 +124,7 @@ export const globalOperations = {
             'Permissions.',
             entityAccessSchema(b.registry.schemas, s.name, ['read', 'update', 'validate', ...(s.global.versions ? ['readVersions'] : [])]),
           ),
-          ...errors(403),
+          ...errors(400, 403),
         },
         security: b.security.optional,
       }),
@@ -133,9 +134,9 @@ export const globalOperations = {
     return {
       '/validate': operation({
         id: `validate${s.name}`,
-        summary: `Validate changes to global ${s.slug} (nothing is saved)`,
+        summary: `Validate changes to ${s.labels.singular} (nothing is saved)`,
         tag: s.tag,
-        parameters: params(b, 'validateLocale'),
+        parameters: params(b, s, 'validateLocale'),
         requestBody: { required: false, content: { 'application/json': { schema: b.registry.globalSchema(s.slug, 'update') } } },
         responses: { 200: json('Validation result.', ref('ValidationResult')), ...errors(400, 403) },
         security: b.security.optional,

@@ -6,25 +6,12 @@ import type { OpenAPIV3_1 } from '../openapi.js'
 
 type Param = OpenAPIV3_1.ParameterObject
 
-const deepObject = (name: string, description: string): Param => ({
-  name,
-  in: 'query',
-  description,
-  style: 'deepObject',
-  explode: true,
-  schema: { type: 'object', additionalProperties: true },
-})
-
 const boolParam = (name: string, description: string): Param => ({ name, in: 'query', description, schema: { type: 'boolean' } })
 
 /** Every query parameter the generator may use, keyed by component name. */
 export function queryParameters(localeCodes: string[] | undefined): Record<string, Param> {
   const params: Record<string, Param> = {
     depth: { name: 'depth', in: 'query', description: 'How deep relationships are populated (0 = IDs only).', schema: { type: 'integer', minimum: 0 } },
-    select: deepObject('select', 'Fields to return, e.g. `select[title]=true`.'),
-    populate: deepObject('populate', 'Fields to return of populated documents per collection, e.g. `populate[media][url]=true`.'),
-    where: deepObject('where', 'Query, e.g. `where[title][equals]=Hello` (Payload query syntax, `qs` encoded).'),
-    joins: deepObject('joins', 'Options of join fields (`limit`, `sort`, `where`) per join path, or `false` to skip them.'),
     limit: { name: 'limit', in: 'query', description: 'Documents per page (0 = no limit).', schema: { type: 'integer', minimum: 0 } },
     bulkLimit: { name: 'limit', in: 'query', description: 'How many matching documents are updated at most.', schema: { type: 'integer', minimum: 0 } },
     page: { name: 'page', in: 'query', description: 'Page number (from 1).', schema: { type: 'integer', minimum: 1 } },
@@ -78,4 +65,9 @@ export function paramRef(name: string): OpenAPIV3_1.ReferenceObject {
   let r = refs.get(name)
   if (!r) refs.set(name, (r = { $ref: `#/components/parameters/${name}` }))
   return r
+}
+
+/** A `qs`-style object parameter (`where[title][equals]=x`), as Payload's REST handlers parse the query string. */
+export function deepObjectParam(name: string, schema: OpenAPIV3_1.SchemaObject, description: string, required = false): Param {
+  return { name, in: 'query', description, ...(required ? { required: true } : {}), style: 'deepObject', explode: true, schema }
 }

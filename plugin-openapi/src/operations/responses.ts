@@ -104,6 +104,7 @@ export function errorResponses(): Record<string, OpenAPIV3_1.ResponseObject> {
     Unauthorized: err('Not authenticated, or the credentials are wrong.'),
     Forbidden: err('The current user may not perform this action.'),
     NotFound: err('Not found.'),
+    PayloadTooLarge: err('A multipart limit was reached (too many files, fields or parts, or a field too long).'),
   }
 }
 
@@ -113,8 +114,9 @@ const errorRefs = {
   401: { $ref: '#/components/responses/Unauthorized' },
   403: { $ref: '#/components/responses/Forbidden' },
   404: { $ref: '#/components/responses/NotFound' },
+  413: { $ref: '#/components/responses/PayloadTooLarge' },
 } as const
-export function errors(...statuses: (400 | 401 | 403 | 404)[]): Responses {
+export function errors(...statuses: (keyof typeof errorRefs)[]): Responses {
   const out: Responses = {}
   for (const s of statuses) out[s] = errorRefs[s]
   return out

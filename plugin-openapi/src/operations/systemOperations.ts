@@ -81,7 +81,8 @@ export const systemOperations = {
         summary: 'Remove a staged upload',
         tag: 'Upload instructions',
         parameters: [pathParam('uploadId', { type: 'string' })],
-        responses: { 204: { description: 'Removed.' }, ...errors(401, 403, 404) },
+        // 400 "Invalid or expired staged upload." for an ID Payload did not sign or that expired (4.0.0-canary.36).
+        responses: { 204: { description: 'Removed.' }, ...errors(400, 401, 403, 404) },
         security: b.security.required,
       }),
     }
@@ -108,7 +109,8 @@ export const systemOperations = {
     }
   },
   handleSchedules(b: BuildContext, s: Scope): BuiltOperations {
-    const schema = objectSchema({ message: { type: 'string' }, errored: { type: 'array' }, queued: { type: 'array' }, skipped: { type: 'array' } }, ['message'])
+    const list = { type: 'array', items: {} }
+    const schema = objectSchema({ message: { type: 'string' }, errored: list, queued: list, skipped: list }, ['message'])
     return {
       '/handle-schedules': operation({
         id: 'handleJobSchedules',

@@ -15,12 +15,19 @@ export interface FieldSchemaContext {
   idSchema(slug: string): Schema
   /** Reference to the read schema of a collection, for populated relationships. */
   docRef(slug: string): Schema
-  /** Reference to the component schema of a block in a mode. */
-  blockRef(block: Block, mode: SchemaMode): Schema
+  /** Reference to the component schema of a block in a mode (its read schema as an entity that saves drafts stores it, with `drafts`). */
+  blockRef(block: Block, mode: SchemaMode, drafts?: boolean): Schema
   /** Resolves a block slug of `blockReferences`. */
   blockBySlug(slug: string): Block | undefined
   /** Locale codes when localization is on. */
   localeCodes?: string[]
+  /**
+   * The entity saves drafts that Payload does not validate (`versions.drafts` without `validate: true`): a draft
+   * may leave required fields empty, so they are `null`-able on reads and optional in create bodies (Payload checks
+   * them when publishing), and it stores any value of a field's type, so reads promise the type only (no bounds,
+   * lengths, options or formats: a draft saved `views: -1` or `status: "zzz"` reads back so).
+   */
+  drafts?: boolean
 }
 
 interface Walked {
@@ -58,8 +65,7 @@ function walkField(field: Field, mode: SchemaMode, ctx: FieldSchemaContext, out:
       if (tab.name) {
         const inner = fieldsToSchema(tab.fields, mode, ctx)
         const schema = objectSchema(inner.properties, inner.required)
-        out.properties[tab.name] = wrap(schema, { ...tab, type: 'group' }, mode, ctx)
-        if (mode === 'read' && inner.required.length > 0) out.required.push(tab.name)
+        out.properties[tab.name] = wrap(schema, { ...tab, type: 'group' }, mode, ctx, mode !== 'read')
       } else {
         mergeInto(out, fieldsToSchema(tab.fields, mode, ctx, topLevel))
       }
@@ -78,8 +84,16 @@ function walkField(field: Field, mode: SchemaMode, ctx: FieldSchemaContext, out:
   }
   const value = valueSchema(f, mode, ctx)
   if (!value) return
-  const isRequired = mode === 'read' ? f.required === true : mode === 'create' && f.required === true && f.defaultValue === undefined
-  out.properties[f.name] = wrap(value, f, mode, ctx, isRequired)
+  // Reads list no required field: `select` leaves out any field (required ones too), so only the type is promised;
+  // a required field is never null there, unless drafts may leave it empty, or it relates to a document that
+  // has since been deleted (the reference then reads as null).
+  const dangling = mode === 'read' && (f.type === 'relationship' || f.type === 'upload') && !f.hasMany
+  const never = f.required === true && !ctx.drafts && !dangling
+  const isRequired = mode === 'create' && never && f.defaultValue === undefined
+  // In bodies an array, blocks or group field takes rows or an object, never null: Payload 3.90 (and hooks that
+  // read nested values, like the storage plugin's `hostData.stream`) fail (500) on `null` there.
+  const rows = mode !== 'read' && (f.type === 'array' || f.type === 'blocks' || f.type === 'group')
+  out.properties[f.name] = wrap(value, f, mode, ctx, mode === 'read' ? never : isRequired || rows)
   if (isRequired) out.required.push(f.name)
 }
 
@@ -88,8 +102,8 @@ function mergeInto(out: Walked, inner: Walked): void {
   out.required.push(...inner.required.filter((n) => !out.required.includes(n)))
 }
 
-/** Applies description, localization (the `locale=all` shape on reads) and nullability. */
-function wrap(schema: Schema, f: Record<string, any>, mode: SchemaMode, ctx: FieldSchemaContext, required = false): Schema {
+/** Applies description, localization (the `locale=all` shape on reads) and nullability (`null` unless `nonNull`). */
+function wrap(schema: Schema, f: Record<string, any>, mode: SchemaMode, ctx: FieldSchemaContext, nonNull = false): Schema {
   let s = schema
   if (mode === 'read' && f.localized && ctx.localeCodes) {
     s = {
@@ -104,35 +118,44 @@ function wrap(schema: Schema, f: Record<string, any>, mode: SchemaMode, ctx: Fie
       ],
     }
   }
-  if (!required) s = nullable(s)
+  if (!nonNull) s = nullable(s)
   const description = typeof f.admin?.description === 'string' ? f.admin.description : undefined
   return description ? { ...s, description } : s
 }
 
-function withRows(items: Schema, f: Record<string, any>): Schema {
+/** `lenient`: a read of an entity whose drafts are not validated, where no row count is promised. */
+function withRows(items: Schema, f: Record<string, any>, lenient: boolean): Schema {
   const s: Schema = { type: 'array', items }
+  if (lenient) return s
   if (typeof f.minRows === 'number') s.minItems = f.minRows
   if (typeof f.maxRows === 'number') s.maxItems = f.maxRows
   return s
 }
 
+/** The options of a select or radio field, for the description of a read that does not promise them. */
+const optionsText = (values: string[]) =>
+  `One of ${values.map((v) => `\`${v}\``).join(', ')} in the write bodies; a draft may hold any text (Payload does not validate drafts).`
+
 function valueSchema(f: Record<string, any>, mode: SchemaMode, ctx: FieldSchemaContext): Schema | undefined {
+  // Reads of an entity whose drafts Payload saves unvalidated promise types, not the field's rules.
+  const lenient = mode === 'read' && Boolean(ctx.drafts)
   switch (f.type) {
     case 'text':
     case 'textarea':
     case 'code':
     case 'email': {
       const s: Schema = { type: 'string' }
+      if (lenient) return f.hasMany ? withRows(s, f, lenient) : s
       if (f.type === 'email') s.format = 'email'
       if (typeof f.minLength === 'number') s.minLength = f.minLength
       if (typeof f.maxLength === 'number') s.maxLength = f.maxLength
-      return f.hasMany ? withRows(s, f) : s
+      return f.hasMany ? withRows(s, f, lenient) : s
     }
     case 'number': {
       const s: Schema = { type: 'number' }
-      if (typeof f.min === 'number') s.minimum = f.min
-      if (typeof f.max === 'number') s.maximum = f.max
-      return f.hasMany ? withRows(s, f) : s
+      if (!lenient && typeof f.min === 'number') s.minimum = f.min
+      if (!lenient && typeof f.max === 'number') s.maximum = f.max
+      return f.hasMany ? withRows(s, f, lenient) : s
     }
     case 'checkbox':
       return { type: 'boolean' }
@@ -141,13 +164,19 @@ function valueSchema(f: Record<string, any>, mode: SchemaMode, ctx: FieldSchemaC
     case 'json':
       return f.jsonSchema?.schema && typeof f.jsonSchema.schema === 'object' ? { ...f.jsonSchema.schema } : {}
     case 'richText':
-      return { type: 'object', description: 'Rich text (editor JSON).', additionalProperties: true, 'x-payload-field': 'richText' }
+      // Reads promise no type: the editor writes JSON objects, but Payload stores any JSON value a request sends.
+      return mode === 'read'
+        ? { description: 'Rich text (editor JSON; whatever JSON value was saved through the API).', 'x-payload-field': 'richText' }
+        : { type: 'object', description: 'Rich text (editor JSON).', additionalProperties: true, 'x-payload-field': 'richText' }
     case 'point':
-      return { type: 'array', description: '[longitude, latitude]', items: { type: 'number' }, minItems: 2, maxItems: 2 }
+      // A draft given one coordinate stores `[x, null]`.
+      return lenient
+        ? { type: 'array', description: '[longitude, latitude]', items: nullable({ type: 'number' }) }
+        : { type: 'array', description: '[longitude, latitude]', items: { type: 'number' }, minItems: 2, maxItems: 2 }
     case 'select':
     case 'radio': {
       const values = (f.options as (string | { value: string })[]).map((o) => (typeof o === 'string' ? o : o.value))
-      const s: Schema = { type: 'string', enum: values }
+      const s: Schema = lenient ? { type: 'string', description: optionsText(values) } : { type: 'string', enum: values }
       return f.hasMany ? { type: 'array', items: s } : s
     }
     case 'relationship':
@@ -162,12 +191,12 @@ function valueSchema(f: Record<string, any>, mode: SchemaMode, ctx: FieldSchemaC
     case 'array': {
       const inner = fieldsToSchema(f.fields, mode, ctx)
       const props = { id: mode === 'read' ? { type: 'string' } : nullable({ type: 'string' }), ...inner.properties }
-      return withRows(objectSchema(props, inner.required), f)
+      return withRows(objectSchema(props, inner.required), f, lenient)
     }
     case 'blocks': {
       const blocks: Block[] = (f.blockReferences ?? f.blocks ?? []).map((b: Block | string) => (typeof b === 'string' ? ctx.blockBySlug(b) : b)).filter(Boolean)
-      if (blocks.length === 0) return withRows({ type: 'object' }, f)
-      const refs = blocks.map((b) => ctx.blockRef(b, mode))
+      if (blocks.length === 0) return withRows({ type: 'object' }, f, lenient)
+      const refs = blocks.map((b) => ctx.blockRef(b, mode, lenient))
       const items: Schema = refs.length === 1 ? refs[0]! : { oneOf: refs }
       if (refs.length > 1) {
         items.discriminator = {
@@ -175,7 +204,7 @@ function valueSchema(f: Record<string, any>, mode: SchemaMode, ctx: FieldSchemaC
           mapping: Object.fromEntries(blocks.map((b, i) => [b.slug, (refs[i] as { $ref: string }).$ref])),
         }
       }
-      return withRows(items, f)
+      return withRows(items, f, lenient)
     }
     default:
       return undefined
@@ -194,7 +223,7 @@ function relationSchema(f: Record<string, any>, mode: SchemaMode, ctx: FieldSche
     item = one(targets[0]!)
   }
   if (mode !== 'read') item = { ...item, 'x-payload-relationTo': targets }
-  return f.hasMany ? withRows(item, f) : item
+  return f.hasMany ? withRows(item, f, mode === 'read' && Boolean(ctx.drafts)) : item
 }
 
 function joinSchema(f: Record<string, any>, ctx: FieldSchemaContext): Schema {

@@ -8,6 +8,7 @@ import type { SanitizedCollectionConfig, SanitizedConfig, SanitizedGlobalConfig 
 import type { OpenAPIV3_1 } from '../openapi.js'
 import { fieldsToSchema, type FieldSchemaContext, type SchemaMode } from './fieldsToSchema.js'
 import { nullable, objectSchema, pascalCase, ref, type Schema } from './jsonSchema.js'
+import { joinsSchema, populateSchema, selectSchema, whereSchema, type QueryEntity, type QuerySchemaContext } from './querySchemas.js'
 
 const modeSuffix: Record<SchemaMode, string> = { create: 'Create', read: '', update: 'Update' }
 
@@ -21,6 +22,14 @@ export interface SchemaRegistry {
   listSchema(slug: string): Schema
   globalSchema(slug: string, mode: 'read' | 'update'): Schema
   idSchema(slug: string): Schema
+  /** `<Name>Where` (or `<Name>VersionWhere`) of a collection or global. */
+  whereSchema(slug: string, kind: 'collection' | 'global', versions?: boolean): Schema
+  /** `<Name>Select` (or `<Name>VersionSelect`) of a collection or global. */
+  selectSchema(slug: string, kind: 'collection' | 'global', versions?: boolean): Schema
+  /** `Populate`, or undefined when no field relates to a collection (nothing can be populated). */
+  populateSchema(): Schema | undefined
+  /** `<Name>Joins`, or undefined when the collection has no join field. */
+  joinsSchema(slug: string): Schema | undefined
 }
 
 /** Creates the registry for a sanitized config. */
@@ -61,17 +70,19 @@ export function createSchemaRegistry(config: SanitizedConfig): SchemaRegistry {
 
   const ctx: FieldSchemaContext = {
     blockBySlug: (slug) => blocks.get(slug),
-    blockRef(block, mode) {
+    blockRef(block, mode, drafts) {
       // Same slug, same component: Payload identifies a block by its slug (`blockType`).
       let base = blockNames.get(block.slug)
       if (!base) {
         base = uniqueName(interfaceName(block) ? pascalCase(interfaceName(block)!) : `${pascalCase(block.slug)}Block`, `block:${block.slug}`)
         blockNames.set(block.slug, base)
       }
-      const name = `${base}${modeSuffix[mode]}`
+      // Read from an entity whose drafts are not validated, a block promises its types only (`<Block>Draft`).
+      const lenient = mode === 'read' && Boolean(drafts)
+      const name = `${base}${lenient ? 'Draft' : modeSuffix[mode]}`
       if (!schemas[name]) {
         schemas[name] = {} // placeholder: blocks may nest themselves
-        const inner = fieldsToSchema(block.fields, mode, ctx)
+        const inner = fieldsToSchema(block.fields, mode, lenient ? { ...ctx, drafts: true } : ctx)
         const props: Record<string, Schema> = {
           blockType: { type: 'string', const: block.slug },
           ...(mode === 'read' ? { id: { type: 'string' } } : { id: nullable({ type: 'string' }) }),
@@ -101,7 +112,8 @@ export function createSchemaRegistry(config: SanitizedConfig): SchemaRegistry {
   }
 
   function buildCollection(c: SanitizedCollectionConfig, mode: SchemaMode): Schema {
-    const walked = fieldsToSchema(c.fields, mode, ctx, true)
+    const drafts = unvalidatedDrafts(c)
+    const walked = fieldsToSchema(c.fields, mode, drafts ? { ...ctx, drafts } : ctx, true)
     const props: Record<string, Schema> = {}
     let required = walked.required
     if (mode !== 'read') {
@@ -119,16 +131,19 @@ export function createSchemaRegistry(config: SanitizedConfig): SchemaRegistry {
       props.collection = { type: 'string', description: 'Slug of the auth collection.' }
       props._strategy = { type: 'string', description: 'How the user authenticated (login, me, refresh answers).' }
     }
-    const auth = c.auth as { disableLocalStrategy?: unknown } | undefined
+    const auth = c.auth as { disableLocalStrategy?: unknown; useSessions?: boolean } | undefined
+    if (c.auth && auth?.useSessions !== false && mode !== 'read') {
+      // Payload's own session list: the CMS stores client-chosen session IDs as sent, so bodies never offer it
+      // (the admin panel does not send it either).
+      delete props.sessions
+      required = required.filter((n) => n !== 'sessions')
+    }
     if (c.auth && !auth?.disableLocalStrategy && mode !== 'read') {
       props.password = { type: 'string', format: 'password', writeOnly: true }
       if (mode === 'create') required = [...required, 'password']
     }
-    if (mode === 'read') {
-      // Drafts may be saved with required fields empty: only the ID is guaranteed.
-      required = c.versions && typeof c.versions === 'object' && c.versions.drafts ? ['id'] : ['id', ...required]
-      if (hasCustomID && !required.includes('id')) required.unshift('id')
-    }
+    // Only the ID always comes back: `select` can leave out every other field.
+    if (mode === 'read') required = ['id']
     if (mode === 'update') required = []
     const description = `${mode === 'read' ? 'Document' : mode === 'create' ? 'Create body' : 'Update body'} of collection \`${c.slug}\`.`
     return objectSchema(props, required, { description })
@@ -139,7 +154,8 @@ export function createSchemaRegistry(config: SanitizedConfig): SchemaRegistry {
     if (schemas[name]) return ref(name)
     const g = globals.get(slug) as SanitizedGlobalConfig
     schemas[name] = {}
-    const walked = fieldsToSchema(g.fields, mode, ctx, true)
+    const drafts = unvalidatedDrafts(g)
+    const walked = fieldsToSchema(g.fields, mode, drafts ? { ...ctx, drafts } : ctx, true)
     const props: Record<string, Schema> =
       mode === 'read' ? { id: { type: ['integer', 'string'] }, globalType: { type: 'string' }, ...walked.properties } : walked.properties
     schemas[name] = objectSchema(props, [], { description: `${mode === 'read' ? 'Document' : 'Update body'} of global \`${slug}\`.` })
@@ -183,7 +199,29 @@ export function createSchemaRegistry(config: SanitizedConfig): SchemaRegistry {
     return ref(name)
   }
 
-  return { collectionSchema, globalSchema, idSchema, listSchema, nameOf, schemas, versionSchema }
+  const queryCtx: QuerySchemaContext = {
+    config,
+    schemas,
+    idSchema,
+    entity: (slug) => ({ name: nameOf(slug), slug, fields: collections.get(slug)?.fields ?? [], kind: 'collection' }),
+  }
+  const entity = (slug: string, kind: 'collection' | 'global'): QueryEntity =>
+    kind === 'collection' ? queryCtx.entity(slug) : { name: nameOf(slug, 'global'), slug, fields: globals.get(slug)?.fields ?? [], kind }
+  const populated = relationTargets(config)
+
+  return {
+    collectionSchema,
+    globalSchema,
+    idSchema,
+    joinsSchema: (slug) => joinsSchema(entity(slug, 'collection'), queryCtx),
+    listSchema,
+    nameOf,
+    populateSchema: () => (populated.size > 0 ? populateSchema(queryCtx, populated) : undefined),
+    schemas,
+    selectSchema: (slug, kind, versions = false) => selectSchema(entity(slug, kind), queryCtx, versions),
+    versionSchema,
+    whereSchema: (slug, kind, versions = false) => whereSchema(entity(slug, kind), queryCtx, versions),
+  }
 }
 
 /** Payload's paginated result around an item schema. */
@@ -202,9 +240,20 @@ export function paginated(item: Schema, description: string): Schema {
       prevPage: nullable(int),
       nextPage: nullable(int),
     },
-    ['docs', 'totalDocs', 'limit', 'totalPages', 'page', 'pagingCounter', 'hasPrevPage', 'hasNextPage'],
+    // No `limit` on an empty page of `limit=0` (seen on SQLite).
+    ['docs', 'totalDocs', 'totalPages', 'page', 'pagingCounter', 'hasPrevPage', 'hasNextPage'],
     { description },
   )
+}
+
+/**
+ * Whether the entity saves drafts that Payload does not validate: `versions.drafts` without `validate: true`
+ * (Payload's own `hasDraftValidationEnabled`); such drafts skip every field's validation, `required` included.
+ */
+function unvalidatedDrafts(entity: { versions?: unknown }): boolean {
+  const versions = entity.versions as { drafts?: unknown } | boolean | undefined
+  const drafts = versions && typeof versions === 'object' ? versions.drafts : undefined
+  return Boolean(drafts) && !(typeof drafts === 'object' && (drafts as { validate?: unknown }).validate)
 }
 
 /** Names of the computed hierarchy path fields of a folder/tag collection (renamable; CMS 4). */
@@ -218,4 +267,22 @@ export function hierarchyPathFields(c: object): string[] {
 function interfaceName(entity: object): string | undefined {
   const name = (entity as { interfaceName?: unknown }).interfaceName
   return typeof name === 'string' ? name : undefined
+}
+
+/** Collections some relationship or upload field points at: the ones whose documents can be populated. */
+function relationTargets(config: SanitizedConfig): Set<string> {
+  const out = new Set<string>()
+  const walk = (fields: unknown[] | undefined): void => {
+    for (const field of fields ?? []) {
+      const f = field as Record<string, any>
+      if (f.relationTo) for (const slug of Array.isArray(f.relationTo) ? f.relationTo : [f.relationTo]) out.add(slug)
+      walk(f.fields)
+      for (const tab of f.tabs ?? []) walk(tab.fields)
+      for (const block of f.blocks ?? []) walk(block.fields)
+    }
+  }
+  for (const c of config.collections) walk(c.fields)
+  for (const g of config.globals) walk(g.fields)
+  for (const b of config.blocks ?? []) walk(b.fields)
+  return out
 }

@@ -38,47 +38,65 @@ function toRequest(req: IncomingMessage, origin: string): Request {
   })
 }
 
+/**
+ * Serves a sanitized config over HTTP on a free port. `key` keeps Payload instances of different configs apart
+ * in one process (getPayload caches per key).
+ */
+export async function serveCms(config: SanitizedConfig, dataDir: string, key?: string): Promise<LiveCms> {
+  // The SQL adapters skip the schema push when the schema equals the one last pushed in this process (a
+  // module-level cache in @payloadcms/drizzle's pushDevSchema, 3.90 and 4.x alike): a second instance of the
+  // same config on a new database would start without tables. PAYLOAD_FORCE_DRIZZLE_PUSH=true makes it push anyway.
+  const force = process.env.PAYLOAD_FORCE_DRIZZLE_PUSH
+  if (key) process.env.PAYLOAD_FORCE_DRIZZLE_PUSH = 'true'
+  let payload: Payload
+  try {
+    payload = await getPayload({ config, ...(key ? { key } : {}) })
+  } finally {
+    if (force === undefined) delete process.env.PAYLOAD_FORCE_DRIZZLE_PUSH
+    else process.env.PAYLOAD_FORCE_DRIZZLE_PUSH = force
+  }
+  let origin = ''
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      try {
+        const response = await handleEndpoints({ config, request: toRequest(req, origin), ...(key ? { payloadInstanceCacheKey: key } : {}) })
+        const headers: Record<string, string | string[]> = {}
+        response.headers.forEach((v, k) => {
+          if (k !== 'set-cookie') headers[k] = v
+        })
+        const cookies = response.headers.getSetCookie()
+        if (cookies.length > 0) headers['set-cookie'] = cookies
+        res.writeHead(response.status, headers)
+        res.end(Buffer.from(await response.arrayBuffer()))
+      } catch (err) {
+        res.writeHead(500, { 'content-type': 'text/plain' })
+        res.end(String(err))
+      }
+    })()
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return {
+    config,
+    dataDir,
+    payload,
+    url: origin,
+    async close() {
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+      await payload.destroy()
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
 let shared: Promise<LiveCms> | undefined
 
 /** Starts (once) the fixture CMS. */
 export function startLiveCms(): Promise<LiveCms> {
   shared ??= (async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'openapi-cms-'))
-    const config = await buildFixtureConfig({ dataDir })
-    const payload = await getPayload({ config })
-    let origin = ''
-    const server: Server = createServer((req, res) => {
-      void (async () => {
-        try {
-          const response = await handleEndpoints({ config, request: toRequest(req, origin) })
-          const headers: Record<string, string | string[]> = {}
-          response.headers.forEach((v, k) => {
-            if (k !== 'set-cookie') headers[k] = v
-          })
-          const cookies = response.headers.getSetCookie()
-          if (cookies.length > 0) headers['set-cookie'] = cookies
-          res.writeHead(response.status, headers)
-          res.end(Buffer.from(await response.arrayBuffer()))
-        } catch (err) {
-          res.writeHead(500, { 'content-type': 'text/plain' })
-          res.end(String(err))
-        }
-      })()
-    })
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-    return {
-      config,
-      dataDir,
-      payload,
-      url: origin,
-      async close() {
-        server.closeAllConnections()
-        await new Promise<void>((resolve) => server.close(() => resolve()))
-        await payload.destroy()
-        rmSync(dataDir, { recursive: true, force: true })
-      },
-    }
+    return serveCms(await buildFixtureConfig({ dataDir }), dataDir)
   })()
   return shared
 }

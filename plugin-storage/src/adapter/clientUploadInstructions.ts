@@ -18,7 +18,8 @@ import {
   sanitizeUploadFilename,
 } from '../payload/compat.js'
 import { presignPut, type PresignedPut } from '../upstream/presignPut.js'
-import { assertAcceptedType, isSvgOrXml } from '../validation/fileRules.js'
+import { assertAcceptedType, EMPTY_FILE_MESSAGE, isSvgOrXml } from '../validation/fileRules.js'
+import type { UploadInstructionsCapability } from '../wiring/hostAdapter.js'
 
 export interface ClientUploadRequest {
   collectionSlug: string
@@ -58,6 +59,8 @@ export async function signClientUpload(
   upload: ClientUploadRequest,
 ): Promise<SignedClientUpload> {
   const collection = req.payload.collections[upload.collectionSlug]!.config
+  // Before anything is signed: an empty file would only be refused after the browser put it on the host.
+  if (upload.size === 0) throw new HttpError(400, EMPTY_FILE_MESSAGE)
   assertClientUploadAllowed({ collection, filename: upload.filename, mimeType: upload.mimeType })
   assertClientUploadFileSize(upload.size)
   // A collection may allow a missing type (`allowRestrictedFileTypes`); the host then needs one to bind.
@@ -81,10 +84,9 @@ export async function signClientUpload(
 }
 
 /** The 4.x capability: `{type: 'http', file, request}` for the core's `POST /api/upload-instructions`. */
-export function uploadInstructionsFor(storage: ResolvedStorage, target: ResolvedCollection) {
+export function uploadInstructionsFor(storage: ResolvedStorage, target: ResolvedCollection): UploadInstructionsCapability {
   return {
-    enabled: true,
-    generate: async (args: ClientUploadRequest & { filesize: number; overrideAccess?: boolean; req: PayloadRequest }) => {
+    generate: async (args) => {
       const { req } = args
       // A core with upload instructions leaves access to the generator.
       if (!args.overrideAccess && !(await mayUploadDirectly(storage, req, args.collectionSlug))) throw new Forbidden(req.t)

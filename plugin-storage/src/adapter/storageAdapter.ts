@@ -1,30 +1,31 @@
 /**
  * @module adapter/storageAdapter
- * The plugin-cloud-storage adapter of a collection whose files live on the storage host: upload the
+ * The adapter of a collection whose files live on the storage host: upload the
  * original and every image size (files on disk are streamed), delete them, serve them (proxy with Range,
  * or 302 to the token-signed CDN URL) and generate their URLs.
  */
-import type { Adapter, GeneratedAdapter } from '@payloadcms/plugin-cloud-storage/types'
 import { APIError, type PayloadRequest } from 'payload'
 
 import { storageApiConfig } from '../context.js'
 import type { ResolvedCollection, ResolvedStorage } from '../options/resolveOptions.js'
-import { objectKey, serveKey, storedKey, UPLOAD_CONTENT_SECURITY_POLICY, uploadKey } from '../payload/compat.js'
+import { serveKey, UPLOAD_CONTENT_SECURITY_POLICY } from '../payload/compat.js'
 import { uploadContextOf } from '../payload/uploadReference.js'
+import { urlBinding } from '../auth/urlBinding.js'
 import { signCdnUrl } from '../upstream/signatures.js'
 import { deleteObject, getObject, putObject } from '../upstream/storageApi.js'
-import { UpstreamError } from '../errors.js'
+import { HttpError, UpstreamError } from '../errors.js'
+import type { HostAdapter, ServeArgs } from '../wiring/hostAdapter.js'
 import { uploadInstructionsFor } from './clientUploadInstructions.js'
 import { trackUpload, undoCreate } from './uploadTracker.js'
 
-/** Arguments of the 4.x staticHandler (`uploadReference`) and the 3.x one (`clientUploadContext`). */
-type ServeArgs = Parameters<GeneratedAdapter['staticHandler']>[1] & { params: { uploadReference?: unknown } }
-
-/** Public URL of a key on the pull zone, token-signed when configured. */
-export function cdnUrlFor(storage: ResolvedStorage, key: string): string | undefined {
+/**
+ * Public URL of a key on the pull zone, token-signed when configured, for the reader whose request
+ * headers are given (the viewer's address, with `tokenAuth.bindToAddress`: a 403 `HttpError` without it).
+ */
+export function cdnUrlFor(storage: ResolvedStorage, key: string, headers?: Pick<Headers, 'get'>): string | undefined {
   if (!storage.cdnUrl) return undefined
   const url = `${storage.cdnUrl}/${key.split('/').map(encodeURIComponent).join('/')}`
-  return storage.tokenAuth ? signCdnUrl(url, storage.tokenAuth.key, storage.tokenAuth.expiresIn) : url
+  return storage.tokenAuth ? signCdnUrl(url, urlBinding(storage.tokenAuth, storage.cdnUrl, url, headers)) : url
 }
 
 const PASSED_HEADERS = ['content-type', 'content-length', 'content-range', 'accept-ranges', 'etag', 'last-modified']
@@ -82,7 +83,14 @@ async function serve(storage: ResolvedStorage, target: ResolvedCollection, req: 
   })
   // Client-upload probes of the core read the bytes themselves: always proxy those.
   if (storage.serve === 'redirect' && !upload.context) {
-    return new Response(null, { headers: { 'Cache-Control': 'private, no-store', Location: cdnUrlFor(storage, key) ?? '' }, status: 302 })
+    let location: string
+    try {
+      location = cdnUrlFor(storage, key, req.headers) ?? ''
+    } catch (err) {
+      if (err instanceof HttpError) return Response.json({ errors: [{ message: err.message }] }, { status: err.status })
+      throw err
+    }
+    return new Response(null, { headers: { 'Cache-Control': 'private, no-store', Location: location }, status: 302 })
   }
   let upstream: Response
   try {
@@ -106,26 +114,17 @@ async function serve(storage: ResolvedStorage, target: ResolvedCollection, req: 
   return new Response(upstream.body, { headers, status: upstream.status })
 }
 
-/** Builds the adapter factory for a storage collection. */
-export function storageAdapter(storage: ResolvedStorage, target: ResolvedCollection): Adapter {
+/** The adapter of one storage collection. */
+export function storageAdapter(storage: ResolvedStorage, target: ResolvedCollection): HostAdapter {
   const api = storageApiConfig(storage)
-  return () => ({
+  return {
     name: 'storage-host',
-    // 3.x reads `clientUploads`, 4.x `uploadInstructions`; each core ignores the other key.
-    clientUploads: storage.clientUploads ? { access: storage.clientUploads.access } : undefined,
     ...(storage.clientUploads ? { uploadInstructions: uploadInstructionsFor(storage, target) } : {}),
-    generateURL: ({ filename, prefix }) => cdnUrlFor(storage, objectKey(target.prefix, prefix, filename)) ?? '',
-    handleDelete: async ({ doc, filename, storageFilePath }) => {
-      await deleteObject(api, storedKey({ collectionPrefix: target.prefix, doc, filename, storageFilePath }))
+    handleDelete: async ({ key }) => {
+      await deleteObject(api, key)
     },
-    handleUpload: async ({ collection, data, file, req, storageFilePath }) => {
-      const key = uploadKey({
-        collectionPrefix: target.prefix,
-        docPrefix: (data as { prefix?: string } | undefined)?.prefix,
-        filename: file.filename,
-        storageFilePath,
-      })
-      const body = file.tempFilePath && (!file.buffer || file.buffer.length === 0) ? { path: file.tempFilePath, size: file.filesize } : { buffer: file.buffer }
+    handleUpload: async ({ collection, data, file, key, req }) => {
+      const body = file.tempFilePath && (!file.buffer || file.buffer.length === 0) ? { path: file.tempFilePath, size: file.filesize } : { buffer: file.buffer! }
       try {
         await trackUpload(
           req,
@@ -134,13 +133,21 @@ export function storageAdapter(storage: ResolvedStorage, target: ResolvedCollect
           (k) => deleteObject(api, k),
         )
       } catch (err) {
-        await undoCreate(req, collection.slug, (data as { id?: unknown } | undefined)?.id)
+        await undoCreate(req, collection.slug, data.id)
         const reason = err instanceof UpstreamError ? err.message : 'the storage host could not be reached'
         throw new APIError(`Storing "${file.filename}" on the storage host failed (${reason}). Nothing was saved.`, 502, undefined, true)
       }
     },
-    // 3.x checks the receipt's signature, user, collection and filename; the key comes from it.
-    requiresClientUploadReceipt: true,
+    publicUrl: (key, req) => {
+      if (!storage.publicUrls) return undefined
+      try {
+        return cdnUrlFor(storage, key, req?.headers)
+      } catch (err) {
+        // A URL bound to an address the request does not name: none at all (README, `bindToAddress`).
+        if (err instanceof HttpError) return null
+        throw err
+      }
+    },
     staticHandler: (req, args) => serve(storage, target, req, args),
-  })
+  }
 }

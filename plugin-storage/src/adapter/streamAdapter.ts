@@ -1,22 +1,23 @@
 /**
  * @module adapter/streamAdapter
- * The plugin-cloud-storage adapter of a collection whose videos live on the streaming host. Browser
+ * The adapter of a collection whose videos live on the streaming host. Browser
  * uploads go through tus-auth and never reach this adapter's `handleUpload`; it handles the remaining
  * case of a video sent to the CMS itself. Delete removes the video on the host; the file route
  * redirects to the video's original on the stream pull zone.
  */
-import type { Adapter } from '@payloadcms/plugin-cloud-storage/types'
-import { APIError, type FileData, Forbidden, type PayloadRequest, type TypeWithID } from 'payload'
+import { APIError, Forbidden } from 'payload'
 
 import { checkTusAccess } from '../auth/tusAccess.js'
 import { TUS_UPLOAD_INSTRUCTION } from '../constants.js'
-import { streamApiConfig, streamUrls } from '../context.js'
+import { streamApiConfig } from '../context.js'
+import { streamUrls } from '../stream/streamUrls.js'
 import type { ResolvedStream } from '../options/resolveOptions.js'
 import { staticStreamData } from '../stream/refreshStreamData.js'
 import type { StreamHostData } from '../types.js'
 import { createVideo, deleteVideo } from '../upstream/streamApi.js'
 import { tusUpload } from '../upstream/tusUpload.js'
 import { UpstreamError } from '../errors.js'
+import type { HostAdapter, UploadInstructionsCapability } from '../wiring/hostAdapter.js'
 import { undoCreate } from './uploadTracker.js'
 
 type WithStream = { hostData?: { stream?: StreamHostData } }
@@ -27,10 +28,9 @@ type WithStream = { hostData?: { stream?: StreamHostData } }
  * tus-auth already, with progress and resume) answers it with the receipt. No bytes, no server work
  * beyond the same access check as tus-auth.
  */
-function tusUploadInstructions(stream: ResolvedStream) {
+function tusUploadInstructions(stream: ResolvedStream): UploadInstructionsCapability {
   return {
-    enabled: true,
-    generate: async (args: { collectionSlug: string; filename: string; filesize: number; mimeType: string; overrideAccess?: boolean; req: PayloadRequest }) => {
+    generate: async (args) => {
       const { req } = args
       if (!args.overrideAccess) {
         if (!req.user) throw new Forbidden(req.t)
@@ -50,17 +50,13 @@ function tusUploadInstructions(stream: ResolvedStream) {
   }
 }
 
-/** Builds the adapter factory for a stream collection. */
-export function streamAdapter(stream: ResolvedStream): Adapter {
+/** The adapter of one stream collection. */
+export function streamAdapter(stream: ResolvedStream): HostAdapter {
   const api = streamApiConfig(stream)
-  return () => ({
+  return {
     name: 'storage-host-stream',
-    // 4.x reads `uploadInstructions`; 3.x ignores it (its admin uses the provider's upload handler).
+    // 4.x reads `uploadInstructions`; 3.x's admin uses the provider's upload handler instead.
     ...(stream.tus ? { uploadInstructions: tusUploadInstructions(stream) } : {}),
-    generateURL: ({ data }) => {
-      const videoId = (data as WithStream | undefined)?.hostData?.stream?.videoId
-      return videoId ? streamUrls(stream, videoId).playlistUrl : ''
-    },
     handleDelete: async ({ doc }) => {
       const videoId = (doc as WithStream).hostData?.stream?.videoId
       if (videoId) await deleteVideo(api, videoId)
@@ -72,14 +68,11 @@ export function streamAdapter(stream: ResolvedStream): Adapter {
         const video = await createVideo(api, title, stream.thumbnailTime)
         videoId = video.guid
         const input =
-          file.tempFilePath && (!file.buffer || file.buffer.length === 0) ? { path: file.tempFilePath, size: file.filesize } : { buffer: file.buffer }
+          file.tempFilePath && (!file.buffer || file.buffer.length === 0) ? { path: file.tempFilePath, size: file.filesize } : { buffer: file.buffer! }
         await tusUpload({ apiKey: stream.apiKey, libraryId: stream.libraryId, mimeType: file.mimeType, title, tusEndpoint: stream.tusEndpoint, videoId }, input)
-        // plugin-cloud-storage merges what `handleUpload` answers into the document; its type names only
-        // the file fields, so the extra `hostData` is declared beside them.
-        const uploaded: Partial<FileData & TypeWithID> & { hostData: { stream: StreamHostData } } = {
-          hostData: { stream: { ...staticStreamData(stream, videoId), status: 'uploaded' } },
-        }
-        return uploaded
+        // Merged into the document by the upload hook.
+        const stored: StreamHostData = { ...staticStreamData(stream, videoId), status: 'uploaded' }
+        return { hostData: { stream: stored } }
       } catch (err) {
         if (videoId) await deleteVideo(api, videoId).catch(() => undefined)
         await undoCreate(req, collection.slug, (data as { id?: unknown } | undefined)?.id)
@@ -87,7 +80,6 @@ export function streamAdapter(stream: ResolvedStream): Adapter {
         throw new APIError(`Sending "${file.filename}" to the streaming host failed (${reason}). Nothing was saved.`, 502, undefined, true)
       }
     },
-    requiresClientUploadReceipt: true,
     staticHandler: async (req, { doc, params }) => {
       // 4.x reads the bytes of a client upload back through here before saving; a video's bytes are on
       // the streaming host and the CMS needs none of them: answer an empty file (the plugin's
@@ -110,7 +102,7 @@ export function streamAdapter(stream: ResolvedStream): Adapter {
         videoId = (found.docs[0] as WithStream | undefined)?.hostData?.stream?.videoId
       }
       if (!videoId) return new Response(null, { status: 404 })
-      return new Response(null, { headers: { 'Cache-Control': 'private, no-store', Location: streamUrls(stream, videoId).originalUrl }, status: 302 })
+      return new Response(null, { headers: { 'Cache-Control': 'private, no-store', Location: streamUrls(stream, videoId).original }, status: 302 })
     },
-  })
+  }
 }

@@ -1,6 +1,6 @@
 /**
  * @module adapter/uploadTracker
- * plugin-cloud-storage uploads the original and every image size in parallel, one `handleUpload` call
+ * The upload hook (`wiring/uploadHooks.ts`) writes the original and every image size in parallel, one `handleUpload` call
  * each. When one fails, the others may already be on the host: the tracker (one per request, in
  * `req.context`) remembers what was written so the failing call deletes it, and uploads that finish
  * after a failure delete themselves. No orphan is left behind.
@@ -27,7 +27,7 @@ function trackerOf(req: PayloadRequest): Tracker {
 
 /**
  * Runs one upload and records its key. On failure it waits for the sibling uploads of the request to
- * settle (plugin-cloud-storage's `Promise.all` does not), deletes every recorded key and the failed one
+ * settle (the hook's `Promise.all` does not), deletes every recorded key and the failed one
  * (a half-written object may exist; deletes are idempotent), then rethrows.
  */
 export async function trackUpload(req: PayloadRequest, key: string, upload: () => Promise<void>, remove: (key: string) => Promise<void>): Promise<void> {

@@ -12,8 +12,8 @@ import { assertClientUploadAccess } from '../payload/compat.js'
 import type { TusAuthRequest } from '../types.js'
 
 /** `stream.tus.access` (or the CMS check) then `checkAccess`; a 403 HttpError when either refuses. */
-export async function checkTusAccess(stream: ResolvedStream, req: PayloadRequest, body: TusAuthRequest): Promise<void> {
-  const tus = stream.tus
+export async function checkTusAccess(stream: ResolvedStream | undefined, req: PayloadRequest, body: TusAuthRequest): Promise<void> {
+  const tus = stream?.tus
   let allowed: boolean
   if (tus?.access) {
     allowed = await tus.access({ collectionSlug: body.collection, req })

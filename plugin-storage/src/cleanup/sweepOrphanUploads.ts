@@ -11,7 +11,7 @@ import type { Payload, Where } from 'payload'
 
 import { RECEIPT_LIFETIME_MS } from '../constants.js'
 import { storageApiConfig } from '../context.js'
-import type { ResolvedOptions } from '../options/resolveOptions.js'
+import type { ResolvedOptions, ResolvedStorage } from '../options/resolveOptions.js'
 import { deleteObject, listDirectory, type StorageListEntry } from '../upstream/storageApi.js'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
@@ -21,18 +21,18 @@ export interface SweepOptions {
   olderThanMs?: number
   /** The time to compare against. @default Date.now() */
   now?: number
+  /** Only the collections of this zone. @default every zone */
+  zone?: ResolvedStorage
 }
 
 /** Deletes orphaned client-upload folders of every storage collection; answers the deleted keys. */
 export async function sweepOrphanUploads(payload: Payload, options: ResolvedOptions, sweep: SweepOptions = {}): Promise<string[]> {
-  if (!options.storage) return []
-  const api = storageApiConfig(options.storage)
   const cutoff = (sweep.now ?? Date.now()) - (sweep.olderThanMs ?? RECEIPT_LIFETIME_MS)
   const deleted: string[] = []
   for (const target of options.collections.values()) {
-    if (target.target !== 'storage') continue
+    if (!target.storage || (sweep.zone && target.storage !== sweep.zone)) continue
+    const api = storageApiConfig(target.storage)
     const base = target.prefix.replace(/^\/+|\/+$/g, '')
-    const hasObjectKey = payload.collections[target.slug]?.config.fields.some((f) => 'name' in f && f.name === '_objectKey')
     let entries: StorageListEntry[]
     try {
       entries = await listDirectory(api, base)
@@ -45,7 +45,8 @@ export async function sweepOrphanUploads(payload: Payload, options: ResolvedOpti
       const changed = Date.parse(entry.LastChanged.endsWith('Z') ? entry.LastChanged : `${entry.LastChanged}Z`)
       if (Number.isFinite(changed) && changed > cutoff) continue
       const folder = base ? `${base}/${entry.ObjectName}` : entry.ObjectName
-      const where: Where = hasObjectKey ? { _objectKey: { equals: entry.ObjectName } } : { prefix: { equals: folder } }
+      // 3.x records the folder's uuid in `_objectKey`, 4.x the whole folder in `prefix`: either one holds it.
+      const where: Where = { or: [{ _objectKey: { equals: entry.ObjectName } }, { prefix: { equals: folder } }] }
       const referenced = await payload.count({ collection: target.slug, overrideAccess: true, where })
       if (referenced.totalDocs > 0) continue
       for (const file of await listDirectory(api, folder)) {

@@ -1,7 +1,7 @@
 'use client'
 /**
  * @module client/StorageClientUploadHandler
- * Client-upload handler of storage collections (built with plugin-cloud-storage's 3.x
+ * Client-upload handler of storage collections (built like plugin-cloud-storage's 3.x
  * `createClientUploadHandler`): asks the CMS for a presigned PUT, sends the bytes to the storage host
  * directly, and hands the receipt back to the form.
  */

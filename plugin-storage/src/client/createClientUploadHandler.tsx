@@ -3,11 +3,9 @@
  * @module client/createClientUploadHandler
  * The admin provider that registers a collection's client-upload handler with Payload 3's form
  * (`useUploadHandlers`): plugin-cloud-storage 3.90's `createClientUploadHandler` (MIT, Payload CMS), kept
- * here so the admin bundle imports only the app's own `@payloadcms/ui`. plugin-cloud-storage is a
- * dependency of this plugin and pins `@payloadcms/ui` to its own patch release: beside a newer Payload
- * (3.90.2 while plugin-cloud-storage's latest is 3.90.1), npm gives it a private copy of
- * `@payloadcms/ui`, whose React context is not the form's, so a handler set through that copy would
- * never be called. Only 3.x cores use this provider (4.x carries client uploads by upload instructions).
+ * here so the admin bundle imports only the app's own `@payloadcms/ui` (a copy pinned to another patch
+ * release has another React context than the form's, and a handler set through it is never called).
+ * Only 3.x cores use this provider (4.x carries client uploads by upload instructions).
  */
 import type { UploadCollectionSlug } from 'payload'
 import * as ui from '@payloadcms/ui'

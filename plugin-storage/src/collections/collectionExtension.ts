@@ -1,8 +1,8 @@
 /**
  * @module collections/collectionExtension
  * The shape of one concern of the plugin on one collection, and the helpers the concerns share. The
- * plugin composes the concerns in one `map` over the collections (plugin.ts), after plugin-cloud-storage
- * wired its own fields and hooks.
+ * plugin composes the concerns in one `map` over the collections (plugin.ts), after the upload wiring
+ * (`wiring/withHostAdapter.ts`) put its own fields and hooks.
  */
 import type { CollectionConfig } from 'payload'
 
@@ -10,7 +10,7 @@ import type { ResolvedCollection } from '../options/resolveOptions.js'
 
 /** What a concern receives about one targeted collection. */
 export interface CollectionInput {
-  /** The collection as extended so far (plugin-cloud-storage's fields and hooks included). */
+  /** The collection as extended so far (the upload wiring's fields and hooks included). */
   collection: CollectionConfig
   /** The same collection as the app declared it, before any plugin step. */
   original: CollectionConfig
@@ -22,9 +22,9 @@ export interface CollectionInput {
 export type CollectionExtension = (input: CollectionInput) => CollectionConfig
 
 /**
- * `item` inserted right after the last element that `original` already held. plugin-cloud-storage only
- * appends to a collection's fields and hook lists, so this puts the plugin's own item where it stood
- * when the plugin added it before plugin-cloud-storage ran: after the app's, before plugin-cloud-storage's.
+ * `item` inserted right after the last element that `original` already held. The upload wiring only
+ * appends to a collection's fields and hook lists, so this puts the item after the app's and before the
+ * wiring's.
  */
 export function afterOriginal<T>(list: readonly T[], original: readonly T[] | undefined, item: T): T[] {
   const mine = new Set(original ?? [])

@@ -15,7 +15,7 @@ import type { CollectionConfig, Field } from 'payload'
 
 import type { CollectionExtension } from './collectionExtension.js'
 import { hideInternalStorageFields } from '../fields/internalStorageFields.js'
-import type { ResolvedOptions } from '../options/resolveOptions.js'
+import type { ResolvedStream } from '../options/resolveOptions.js'
 import { storageThumbnail, thumbnailSizeName, videoThumbnail } from '../admin/adminThumbnails.js'
 import { CLIENT_PATH } from '../admin/clientPath.js'
 
@@ -29,7 +29,7 @@ const listColumns = (collection: CollectionConfig): string[] => [
   'updatedAt',
 ]
 
-function streamCollection(collection: CollectionConfig): CollectionConfig {
+function streamCollection(collection: CollectionConfig, library: ResolvedStream): CollectionConfig {
   const upload = typeof collection.upload === 'object' ? collection.upload : {}
   const hasPanel = collection.fields.some((f) => 'name' in f && f.name === VIDEO_PANEL_FIELD)
   const panel: Field = {
@@ -43,23 +43,23 @@ function streamCollection(collection: CollectionConfig): CollectionConfig {
     ...collection,
     admin: { ...collection.admin, defaultColumns },
     fields: hasPanel ? collection.fields : [panel, ...collection.fields],
-    upload: { ...upload, adminThumbnail: typeof upload.adminThumbnail === 'function' ? upload.adminThumbnail : videoThumbnail },
+    upload: { ...upload, adminThumbnail: typeof upload.adminThumbnail === 'function' ? upload.adminThumbnail : videoThumbnail(library) },
   }
 }
 
-/** The admin parts of one targeted collection, once plugin-cloud-storage added its internal fields. */
-export function withAdmin(options: ResolvedOptions): CollectionExtension {
+/** The admin parts of one targeted collection, once the upload wiring added its internal fields. */
+export function withAdmin({ apiRoute }: { apiRoute: string } = { apiRoute: '/api' }): CollectionExtension {
   return function admin({ collection, target }) {
     const storageCollection = hideInternalStorageFields(collection)
-    if (target.target === 'stream') return streamCollection(storageCollection)
+    if (target.stream) return streamCollection(storageCollection, target.stream)
     const upload = typeof collection.upload === 'object' ? collection.upload : {}
     const sizeName = thumbnailSizeName(upload)
-    if (!options.storage?.cdnUrl || !sizeName) return storageCollection
+    if (!target.storage?.cdnUrl || !sizeName) return storageCollection
     return {
       ...storageCollection,
       // As for videos: without columns chosen by the app, the list starts with the file (its thumbnail).
       admin: { ...storageCollection.admin, defaultColumns: storageCollection.admin?.defaultColumns ?? listColumns(storageCollection) },
-      upload: { ...upload, adminThumbnail: storageThumbnail(options.storage, target, sizeName) },
+      upload: { ...upload, adminThumbnail: storageThumbnail(target.storage, target, sizeName, apiRoute) },
     }
   }
 }

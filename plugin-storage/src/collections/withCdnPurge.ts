@@ -1,15 +1,15 @@
 /**
  * @module collections/withCdnPurge
- * Storage collections with `storage.purge`: the CDN URLs of replaced and deleted files are purged, after
- * plugin-cloud-storage wrote or deleted them (its hooks come first in the lists).
+ * Storage collections whose zone has `purge`: the CDN URLs of replaced and deleted files are purged, after
+ * the upload hooks wrote or deleted them (its hooks come first in the lists).
  */
 import { purgeCdnUrlsHooks } from '../hooks/purgeCdnUrls.js'
-import type { ResolvedStorage } from '../options/resolveOptions.js'
 import type { CollectionExtension } from './collectionExtension.js'
 
-export function withCdnPurge(storage: ResolvedStorage): CollectionExtension {
+export function withCdnPurge(): CollectionExtension {
   return function cdnPurge({ collection, target }) {
-    if (!storage.purge || target.target !== 'storage') return collection
+    const storage = target.storage
+    if (!storage?.purge) return collection
     const hooks = purgeCdnUrlsHooks(storage, target)
     return {
       ...collection,

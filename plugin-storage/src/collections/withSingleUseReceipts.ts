@@ -9,12 +9,20 @@ import { singleUseReceipts } from '../hooks/singleUseReceipts.js'
 import { verifyUploadReferenceHook } from '../hooks/verifyUploadReference.js'
 import type { CollectionExtension } from './collectionExtension.js'
 
+/**
+ * What the file rules of `verifyUploadReferenceHook` answer on a write with a file, declared for plugin-openapi
+ * (`custom.openapi.responses` of a collection), so the description lists it.
+ */
+const refused = { 415: { description: 'The file is of a restricted type, or its content does not match the declared type.' } }
+const openapi = { responses: { 'PATCH /': refused, 'PATCH /{id}': refused, 'POST /': refused } }
+
 export function withSingleUseReceipts(ctx: PluginContext): CollectionExtension {
   // One memory of used receipts per plugin instance, shared by its collections.
   const receipts = singleUseReceipts(ctx)
   return function singleUse({ collection }) {
     return {
       ...collection,
+      custom: { ...collection.custom, openapi: { ...(collection.custom?.openapi as object | undefined), ...openapi } },
       hooks: {
         ...collection.hooks,
         afterError: [...(collection.hooks?.afterError ?? []), receipts.afterError],

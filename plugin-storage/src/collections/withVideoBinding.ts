@@ -6,21 +6,21 @@
 import type { PluginContext } from '../context.js'
 import { playbackEndpoint } from '../endpoints/playback.js'
 import { bindVideoTokenHook } from '../hooks/bindVideoToken.js'
-import type { ResolvedStream } from '../options/resolveOptions.js'
 import { addEndpoint } from './addEndpoint.js'
 import type { CollectionExtension } from './collectionExtension.js'
 import { afterOriginal } from './collectionExtension.js'
 
-export function withVideoBinding(ctx: PluginContext, stream: ResolvedStream): CollectionExtension {
+export function withVideoBinding(ctx: PluginContext): CollectionExtension {
   return function videoBinding({ collection, original, target }) {
-    if (target.target !== 'stream') return collection
+    const stream = target.stream
+    if (!stream) return collection
     const endpoints = collection.endpoints === false ? false : addEndpoint(collection.endpoints ?? [], playbackEndpoint(stream, collection.slug))
     return {
       ...collection,
       endpoints,
       hooks: {
         ...collection.hooks,
-        // Before plugin-cloud-storage's own `beforeChange` hooks, as when the plugin wired it first.
+        // Before the upload wiring's own `beforeChange` hook (it keeps the file and settles the folder).
         beforeChange: afterOriginal(collection.hooks?.beforeChange ?? [], original.hooks?.beforeChange, bindVideoTokenHook(ctx, stream, target)),
       },
     }

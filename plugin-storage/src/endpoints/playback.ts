@@ -51,7 +51,7 @@ async function handlePlayback(stream: ResolvedStream, collection: string, req: P
   const videoId = data?.videoId
   if (!videoId || data.status !== 'finished') throw new HttpError(404, 'This document has no finished video.')
   // Signed URLs expire: no shared cache may keep the answer.
-  return Response.json(playbackUrls(stream, { ...data, videoId }), { headers: { 'Cache-Control': 'private, no-store' } })
+  return Response.json(playbackUrls(stream, { ...data, videoId }, req.headers), { headers: { 'Cache-Control': 'private, no-store' } })
 }
 
 /** The endpoint of one stream collection. */

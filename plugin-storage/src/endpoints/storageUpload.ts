@@ -13,13 +13,12 @@ import type { Endpoint, PayloadRequest } from 'payload'
 import { mayUploadDirectly, signClientUpload } from '../adapter/clientUploadInstructions.js'
 import { STORAGE_UPLOAD_PATH } from '../constants.js'
 import type { PluginContext } from '../context.js'
-import type { ResolvedStorage } from '../options/resolveOptions.js'
 import { storageUploadOperation } from '../openapi/operations.js'
 import { HttpError } from '../errors.js'
 import { readJsonObject } from './readJsonObject.js'
 import { withErrors } from './withErrors.js'
 
-async function handleStorageUpload(ctx: PluginContext, storage: ResolvedStorage, req: PayloadRequest): Promise<Response> {
+async function handleStorageUpload(ctx: PluginContext, req: PayloadRequest): Promise<Response> {
   if (!req.user) throw new HttpError(403, 'An authenticated session is required.')
   const body = await readJsonObject(req)
   const collectionSlug = body.collectionSlug ?? body.collection
@@ -28,12 +27,13 @@ async function handleStorageUpload(ctx: PluginContext, storage: ResolvedStorage,
   const collection = req.payload.collections[collectionSlug]?.config
   if (!collection) throw new HttpError(404, `Collection "${collectionSlug}" not found.`)
   const target = ctx.options.collections.get(collectionSlug)
-  if (!target || target.target !== 'storage') throw new HttpError(400, 'Client uploads are not enabled for this collection.')
+  const storage = target?.storage
+  if (!storage?.clientUploads) throw new HttpError(400, 'Client uploads are not enabled for this collection.')
   if (!(await mayUploadDirectly(storage, req, collectionSlug))) throw new HttpError(403, 'You are not allowed to upload to this collection.')
   const max = req.payload.config.upload?.limits?.fileSize
   if (typeof size === 'number' && max !== undefined && size > max) throw new HttpError(413, `The file exceeds the maximum size of ${max} bytes.`)
 
-  const signed = await signClientUpload(storage, target, req, {
+  const signed = await signClientUpload(storage, target!, req, {
     collectionSlug,
     docPrefix: typeof body.docPrefix === 'string' ? body.docPrefix : undefined,
     filename: body.filename as string,
@@ -44,11 +44,11 @@ async function handleStorageUpload(ctx: PluginContext, storage: ResolvedStorage,
   return Response.json({ ...presigned, clientUploadContext: context })
 }
 
-/** The endpoint, registered when `storage.clientUploads` is on. */
-export function storageUploadEndpoint(ctx: PluginContext, storage: ResolvedStorage): Endpoint {
+/** The endpoint, registered when a zone has `clientUploads`. */
+export function storageUploadEndpoint(ctx: PluginContext): Endpoint {
   return {
     custom: { openapi: storageUploadOperation },
-    handler: withErrors('storage/upload', (req) => handleStorageUpload(ctx, storage, req)),
+    handler: withErrors('storage/upload', (req) => handleStorageUpload(ctx, req)),
     method: 'post',
     path: STORAGE_UPLOAD_PATH,
   }

@@ -11,7 +11,6 @@ import { checkTusAccess } from '../auth/tusAccess.js'
 import { signVideoToken, userKey, verifyVideoToken } from '../auth/videoToken.js'
 import { TUS_AUTH_PATH } from '../constants.js'
 import { type PluginContext, streamApiConfig } from '../context.js'
-import type { ResolvedStream } from '../options/resolveOptions.js'
 import { tusAuthOperation } from '../openapi/operations.js'
 import { createUploadReceipt, sanitizeUploadFilename } from '../payload/compat.js'
 import type { TusAuthResponse } from '../types.js'
@@ -40,18 +39,21 @@ async function readTusAuthBody(req: PayloadRequest): Promise<Record<string, unkn
   return body as Record<string, unknown>
 }
 
-async function handleTusAuth(ctx: PluginContext, stream: ResolvedStream, req: PayloadRequest): Promise<Response> {
+async function handleTusAuth(ctx: PluginContext, req: PayloadRequest): Promise<Response> {
   const user = userKey(req)
   if (!user) throw new HttpError(403, 'An authenticated session is required.')
   const body = parseTusRequest(await readTusAuthBody(req))
   const collection = req.payload.collections[body.collection]?.config
   if (!collection) throw new HttpError(404, `Collection "${body.collection}" not found.`)
-  await checkTusAccess(stream, req, body)
   const target = ctx.options.collections.get(body.collection)
-  if (!target || target.target !== 'stream') throw new HttpError(400, 'TUS uploads are not enabled for this collection.')
+  // The collection's library decides who may upload; a collection the plugin does not stream is checked
+  // with the CMS rule, so that access is refused (403) before anything tells whether TUS is enabled there.
+  const stream = target?.stream
+  await checkTusAccess(stream, req, body)
+  if (!stream?.tus) throw new HttpError(400, 'TUS uploads are not enabled for this collection.')
 
   await validateTusFile(body, {
-    collectionMimeTypes: target.mimeTypes,
+    collectionMimeTypes: target?.mimeTypes,
     maxFileSize: req.payload.config.upload?.limits?.fileSize,
     sanitizeFilename: sanitizeUploadFilename,
     streamMimeTypes: stream.mimeTypes,
@@ -100,11 +102,11 @@ async function handleTusAuth(ctx: PluginContext, stream: ResolvedStream, req: Pa
   return Response.json(response)
 }
 
-/** The endpoint, registered when `stream.tus` is configured. */
-export function tusAuthEndpoint(ctx: PluginContext, stream: ResolvedStream): Endpoint {
+/** The endpoint, registered when a library has `tus`. */
+export function tusAuthEndpoint(ctx: PluginContext): Endpoint {
   return {
     custom: { openapi: tusAuthOperation },
-    handler: withErrors('tus-auth', (req) => handleTusAuth(ctx, stream, req)),
+    handler: withErrors('tus-auth', (req) => handleTusAuth(ctx, req)),
     method: 'post',
     path: TUS_AUTH_PATH,
   }

@@ -13,7 +13,7 @@ import type { Endpoint, PayloadRequest } from 'payload'
 
 import { INTERNAL_UPDATE_CONTEXT, WEBHOOK_PATH } from '../constants.js'
 import type { PluginContext } from '../context.js'
-import type { ResolvedStream } from '../options/resolveOptions.js'
+import { collectionsOfLibrary, librariesOf, type ResolvedStream } from '../options/resolveOptions.js'
 import { webhookOperation } from '../openapi/operations.js'
 import { mp4Resolutions, readVideo, videoObjectData } from '../stream/refreshStreamData.js'
 import { nextStatus } from '../stream/statusMachine.js'
@@ -66,9 +66,9 @@ function parseBody(raw: Buffer): WebhookBody {
   return b as WebhookBody
 }
 
+/** The stream collections of the library a callback names, and the library itself. */
 async function applyCallback(ctx: PluginContext, stream: ResolvedStream, req: PayloadRequest, body: WebhookBody): Promise<void> {
-  const streamCollections = [...ctx.options.collections.values()].filter((c) => c.target === 'stream')
-  for (const collection of streamCollections) {
+  for (const collection of collectionsOfLibrary(ctx.options, stream)) {
     const found = await req.payload.find({
       collection: collection.slug,
       depth: 0,
@@ -101,25 +101,38 @@ async function applyCallback(ctx: PluginContext, stream: ResolvedStream, req: Pa
   }
 }
 
-async function handleWebhook(ctx: PluginContext, stream: ResolvedStream, secret: string, req: PayloadRequest): Promise<Response> {
+/**
+ * The libraries whose secret signed these exact bytes. Several libraries may share one endpoint (and even
+ * one secret); the body may only be trusted once a signature matched, so every configured secret is tried
+ * (each compare in constant time) before the body is read.
+ */
+function signedBy(libraries: ResolvedStream[], raw: Buffer, signature: string): ResolvedStream[] {
+  return libraries.filter((library) => library.webhook && verifySignature(raw, library.webhook.secret, signature))
+}
+
+async function handleWebhook(ctx: PluginContext, req: PayloadRequest): Promise<Response> {
   const signature = req.headers.get('x-hoststream-signature')
   if (!signature) throw new HttpError(401, 'Missing signature.')
   if ((req.headers.get('x-hoststream-signature-algorithm') ?? '').toLowerCase() !== 'hmac-sha256') throw new HttpError(400, 'Unsupported signature algorithm.')
   if (req.headers.get('x-hoststream-signature-version') !== 'v1') throw new HttpError(400, 'Unsupported signature version.')
   // Capped before the signature is checked: anyone can POST here, a callback is a few hundred bytes.
   const raw = await readLimitedBody(req, WEBHOOK_BODY_LIMIT)
-  if (!verifySignature(raw, secret, signature)) throw new HttpError(401, 'Invalid signature.')
+  const signers = signedBy(librariesOf(ctx.options), raw, signature)
+  if (signers.length === 0) throw new HttpError(401, 'Invalid signature.')
   const body = parseBody(raw)
-  if (body.VideoLibraryId !== stream.libraryId) throw new HttpError(401, 'Invalid signature.')
-  await serialised(body.VideoGuid, () => applyCallback(ctx, stream, req, body))
+  // Routed by the library the body names, which must be one whose key signed it (same answer as a bad
+  // signature: never reveals which libraries exist).
+  const stream = signers.find((library) => library.libraryId === body.VideoLibraryId)
+  if (!stream) throw new HttpError(401, 'Invalid signature.')
+  await serialised(`${stream.libraryId}/${body.VideoGuid}`, () => applyCallback(ctx, stream, req, body))
   return Response.json({ message: 'Acknowledged' })
 }
 
-/** The endpoint, registered when `stream.webhook` is configured. */
-export function webhookEndpoint(ctx: PluginContext, stream: ResolvedStream, secret: string): Endpoint {
+/** The endpoint, registered when a library has a webhook secret. */
+export function webhookEndpoint(ctx: PluginContext): Endpoint {
   return {
     custom: { openapi: webhookOperation },
-    handler: withErrors('webhook', (req) => handleWebhook(ctx, stream, secret, req)),
+    handler: withErrors('webhook', (req) => handleWebhook(ctx, req)),
     method: 'post',
     path: WEBHOOK_PATH,
   }

@@ -8,10 +8,11 @@
  * badge, resolutions, size, links to copy), not as a column of disabled inputs: the data fields are
  * hidden in the admin (they stay in the API, the database and the list view's column picker).
  */
-import type { Field, FieldAccess } from 'payload'
+import type { Field, FieldAccess, FieldHook } from 'payload'
 
 import { CLIENT_PATH } from '../admin/clientPath.js'
 import { STREAM_STATUSES } from '../stream/statusMachine.js'
+import { renditionFile, type StreamUrls } from '../stream/streamUrls.js'
 import { I18N_NAMESPACE } from '../translations/index.js'
 
 /** API writes are refused; the plugin writes through its hooks and with `overrideAccess`. */
@@ -20,6 +21,12 @@ const pluginOnly: { create: FieldAccess; update: FieldAccess } = { create: () =>
 export interface HostDataFieldOptions {
   /** Admin component rendered for `videoToken` (the plugin passes its TUS upload field). */
   tusField?: { clientProps: Record<string, unknown>; path: string }
+  /**
+   * The URLs readers see, computed when the document is read; documents store the video id and the
+   * rendition file names only, so a moved pull zone, library or host serves the right URLs at once.
+   * Without it (a disabled plugin) the stored values are returned as they are.
+   */
+  urls?: (videoId: string) => StreamUrls
   /** Replace or extend the default sub-fields of `hostData.stream`. */
   overrides?: (defaultFields: Field[]) => Field[]
 }
@@ -27,8 +34,39 @@ export interface HostDataFieldOptions {
 /** Admin options of a data field: shown only through the summary. */
 const dataAdmin = { hidden: true, readOnly: true }
 
+type StreamSibling = { videoId?: unknown }
+/** The video id of the document a nested field belongs to. */
+const videoIdOf = (data: unknown): string | undefined => {
+  const id = (data as { hostData?: { stream?: StreamSibling } } | undefined)?.hostData?.stream?.videoId
+  return typeof id === 'string' && id ? id : undefined
+}
+
 /** The `hostData` group field of a stream collection. */
-export function HostDataField({ overrides, tusField }: HostDataFieldOptions = {}): Field {
+export function HostDataField({ overrides, tusField, urls }: HostDataFieldOptions = {}): Field {
+  type Hooks = { afterRead: FieldHook[]; beforeChange: FieldHook[] }
+  /** Stored as nothing; read as the URL the options in force give the sibling `videoId`. */
+  const atRead = (url: 'playlist' | 'thumbnail'): Hooks | undefined =>
+    urls && {
+      afterRead: [
+        ({ siblingData, value }) => {
+          const videoId = (siblingData as StreamSibling | undefined)?.videoId
+          return typeof videoId === 'string' && videoId ? urls(videoId)[url] : value
+        },
+      ],
+      beforeChange: [() => null],
+    }
+  /** Stored as the file name; read as its URL under the document's video. */
+  const renditionHooks: Hooks | undefined = urls
+    ? {
+        afterRead: [
+          ({ data, value }) => {
+            const videoId = videoIdOf(data)
+            return videoId && typeof value === 'string' && value ? urls(videoId).rendition(value) : value
+          },
+        ],
+        beforeChange: [({ value }) => (typeof value === 'string' && value ? renditionFile(value) : value)],
+      }
+    : undefined
   const streamFields: Field[] = [
     { name: 'summary', type: 'ui', admin: { components: { Field: { path: `${CLIENT_PATH}#HostDataSummary` } } } },
     { name: 'videoId', type: 'text', access: pluginOnly, admin: dataAdmin, index: true },
@@ -49,8 +87,8 @@ export function HostDataField({ overrides, tusField }: HostDataFieldOptions = {}
       options: STREAM_STATUSES.map((value) => ({ label: value, value })),
     },
     { name: 'encodeProgress', type: 'number', access: pluginOnly, admin: dataAdmin, max: 100, min: 0 },
-    { name: 'playlistUrl', type: 'text', access: pluginOnly, admin: dataAdmin },
-    { name: 'thumbnailUrl', type: 'text', access: pluginOnly, admin: dataAdmin },
+    { name: 'playlistUrl', type: 'text', access: pluginOnly, admin: dataAdmin, hooks: atRead('playlist') },
+    { name: 'thumbnailUrl', type: 'text', access: pluginOnly, admin: dataAdmin, hooks: atRead('thumbnail') },
     { name: 'availableResolutions', type: 'text', access: pluginOnly, admin: dataAdmin },
     {
       name: 'resolutions',
@@ -61,7 +99,7 @@ export function HostDataField({ overrides, tusField }: HostDataFieldOptions = {}
       hooks: { beforeValidate: [({ overrideAccess, previousValue, value }) => (overrideAccess ? value : previousValue)] },
       fields: [
         { name: 'resolution', type: 'text' },
-        { name: 'url', type: 'text' },
+        { name: 'url', type: 'text', hooks: renditionHooks },
       ],
     },
   ]

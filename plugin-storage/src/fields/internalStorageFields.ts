@@ -1,6 +1,6 @@
 /**
  * @module fields/internalStorageFields
- * plugin-cloud-storage adds `_objectKey` (3.x: the client upload's own folder segment, a UUID) with
+ * The upload wiring adds `_objectKey` (3.x: the client upload's own folder segment, a UUID) with
  * `admin.hidden` only. Payload 3.90's list view ignores `admin.hidden` when it picks columns and filters
  * (it checks the field's own `hidden` and `disableListColumn`), so editors saw an `_object Key` column of
  * UUIDs in the list and the relationship picker. The field stays in the API and the database (the plugin

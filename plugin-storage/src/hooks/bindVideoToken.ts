@@ -74,6 +74,9 @@ export function bindVideoTokenHook(ctx: PluginContext, stream: ResolvedStream, t
 
     const next: StreamHostData = { ...staticStreamData(stream, claims.videoId), status: 'uploading', videoToken: null }
     const video = await readVideo(stream, claims.videoId)
+    // As a storage receipt for a missing object: a document for a video the host no longer has would stay
+    // `uploading` forever. A host that cannot answer is not a refusal: the callbacks catch the status up.
+    if (video === null) refuse(`The video ${claims.videoId} is not on the streaming host (it was deleted there): upload the file again.`)
     if (video) {
       Object.assign(next, videoObjectData(video))
       next.status = statusFromVideoObject(video.status)

@@ -9,8 +9,9 @@
 import type { CollectionAfterChangeHook, CollectionAfterDeleteHook, PayloadRequest } from 'payload'
 
 import type { ResolvedCollection, ResolvedStorage } from '../options/resolveOptions.js'
-import { objectKey } from '../payload/compat.js'
+import { documentFolder, objectKey } from '../keys/objectKeys.js'
 import { purgeUrl } from '../upstream/purgeUrl.js'
+import { requestFile } from '../wiring/uploadHooks.js'
 
 interface UploadDoc {
   filename?: unknown
@@ -25,8 +26,7 @@ const text = (value: unknown): string | undefined => (typeof value === 'string' 
 /** Unsigned pull-zone URLs of a document's original and sizes (the cache key ignores token parameters). */
 export function cdnUrlsOf(storage: ResolvedStorage, target: ResolvedCollection, doc: UploadDoc | undefined): string[] {
   if (!doc || !storage.cdnUrl) return []
-  // The object's folder as plugin-cloud-storage stores it: `prefix`, then the client upload's `_objectKey`.
-  const folder = [text(doc.prefix), text(doc._objectKey)].filter(Boolean).join('/') || undefined
+  const folder = documentFolder(doc)
   const names = [text(doc.filename), ...Object.values(doc.sizes ?? {}).map((size) => text(size?.filename))].filter((n): n is string => Boolean(n))
   return names.map((name) => `${storage.cdnUrl}/${objectKey(target.prefix, folder, name).split('/').map(encodeURIComponent).join('/')}`)
 }
@@ -43,10 +43,9 @@ async function purgeAll(storage: ResolvedStorage, req: PayloadRequest, urls: str
   )
 }
 
-/** Whether this save brought a new file (plugin-cloud-storage keeps `req.file` in the context across nested saves). */
+/** Whether this save brought a new file (the upload hooks keep `req.file` in the context across nested saves). */
 function hasNewFile(req: PayloadRequest, doc: UploadDoc, previousDoc: UploadDoc | undefined): boolean {
-  const kept = (req.context as { _payloadCloudStorage?: { file?: unknown } } | undefined)?._payloadCloudStorage?.file
-  if (req.file || kept) return true
+  if (requestFile(req)) return true
   return Boolean(previousDoc && (previousDoc.filename !== doc.filename || previousDoc._objectKey !== doc._objectKey || previousDoc.prefix !== doc.prefix))
 }
 

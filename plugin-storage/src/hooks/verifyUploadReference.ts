@@ -10,12 +10,14 @@
  *   use the same key;
  * - every file (sent through the CMS, or a client upload read back) then passes the plugin's file rules
  *   (`validation/uploadedFileRules.ts`): the admin sends SVG and XML through the CMS, not as a client
- *   upload, and Payload alone accepts them.
+ *   upload, and Payload alone accepts them. A refused client upload is then removed from the host by the
+ *   wiring's `afterError` hook (`wiring/uploadHooks.ts`).
  */
 import type { CollectionBeforeOperationHook, PayloadRequest } from 'payload'
 
 import { verifyUploadReference } from '../payload/uploadReference.js'
 import { assertUploadedFile } from '../validation/uploadedFileRules.js'
+import { REFUSED_FILE_CONTEXT } from '../wiring/uploadHooks.js'
 
 type UploadedFile = NonNullable<PayloadRequest['file']> & { uploadReference?: unknown; clientUploadContext?: unknown }
 
@@ -33,6 +35,14 @@ export const verifyUploadReferenceHook: CollectionBeforeOperationHook = async ({
     const data: unknown = 'data' in args ? args.data : undefined
     if (typeof context.prefix === 'string' && context.prefix && isRecord(data)) data.prefix = context.prefix
   }
-  await assertUploadedFile(file, collection)
+  try {
+    await assertUploadedFile(file, collection)
+  } catch (err) {
+    // The wiring's `afterError` removes a client upload the rules refused (it can never become a document).
+    const req = args.req!
+    req.context ??= {}
+    req.context[REFUSED_FILE_CONTEXT] = true
+    throw err
+  }
   return args
 }

@@ -6,7 +6,7 @@
  * environment variable that is not set (a `.env` file that was not loaded): the message names the
  * variable the README's example reads the option from.
  */
-import type { StorageHostPluginOptions } from '../types.js'
+import type { StorageHostPluginOptions, StorageOptions, StreamOptions, TokenAuthOptions } from '../types.js'
 
 /** One or more options are missing or malformed; `problems` lists each, in the order of the options. */
 export class PluginOptionsError extends Error {
@@ -69,54 +69,82 @@ function isHttpUrl(value: string): boolean {
 /** Collects every problem of the options (none when they are fine). */
 export function findOptionProblems(options: StorageHostPluginOptions): string[] {
   const problems: string[] = []
-  const required = (option: string, value: unknown) => {
-    if (isBlank(value)) problems.push(`${option} is missing: set it to ${meaning[option]}${hint(option)}`)
-    else if (typeof value !== 'string') problems.push(`${option} must be a string, got ${show(value)}: set it to ${meaning[option]}`)
+  /** `option` is where the value sits (`collections.x.zone.accessKey`), `kind` what it is (`storage.accessKey`). */
+  const required = (option: string, kind: string, value: unknown) => {
+    const extra = option === kind ? hint(kind) : ''
+    if (isBlank(value)) problems.push(`${option} is missing: set it to ${meaning[kind]}${extra}`)
+    else if (typeof value !== 'string') problems.push(`${option} must be a string, got ${show(value)}: set it to ${meaning[kind]}`)
   }
-  const url = (option: string, value: unknown, isRequired = false) => {
+  const url = (option: string, kind: string, value: unknown, isRequired = false) => {
     if (isBlank(value)) {
-      if (isRequired) required(option, value)
+      if (isRequired) required(option, kind, value)
       return
     }
     if (typeof value !== 'string' || !isHttpUrl(value)) {
-      const what = meaning[option] ?? 'an http(s) URL'
-      problems.push(`${option} must be an http(s) URL, got ${show(value)}: set it to ${what}${hint(option)}`)
+      const what = meaning[kind] ?? 'an http(s) URL'
+      problems.push(`${option} must be an http(s) URL, got ${show(value)}: set it to ${what}${option === kind ? hint(kind) : ''}`)
     }
+  }
+  /** The shape of `tokenAuth` beyond its key: a lifetime, the address switch, a header name, a folder. */
+  const checkTokenAuth = (where: string, auth: TokenAuthOptions) => {
+    const { addressHeader, bindToAddress, expiresIn, pathPrefix } = auth
+    if (expiresIn !== undefined && (typeof expiresIn !== 'number' || !Number.isInteger(expiresIn) || expiresIn <= 0)) {
+      problems.push(`${where}.tokenAuth.expiresIn must be a positive whole number of seconds, got ${show(expiresIn)}`)
+    }
+    if (bindToAddress !== undefined && typeof bindToAddress !== 'boolean')
+      problems.push(`${where}.tokenAuth.bindToAddress must be true or false, got ${show(bindToAddress)}`)
+    if (addressHeader !== undefined && (typeof addressHeader !== 'string' || !/^[!#$%&'*+.^`|~\w-]+$/.test(addressHeader))) {
+      problems.push(`${where}.tokenAuth.addressHeader must be a header name such as "x-forwarded-for" or "cf-connecting-ip", got ${show(addressHeader)}`)
+    }
+    if (pathPrefix !== undefined && (typeof pathPrefix !== 'string' || pathPrefix.split('/').some((part) => part === '.' || part === '..'))) {
+      problems.push(`${where}.tokenAuth.pathPrefix must be a folder of the pull zone such as "images" (no "." or ".."), got ${show(pathPrefix)}`)
+    }
+  }
+  const checkStorage = (where: string, storage: StorageOptions) => {
+    const at = (name: string): [string, string] => [`${where}.${name}`, `storage.${name}`]
+    required(...at('zoneName'), storage.zoneName)
+    required(...at('accessKey'), storage.accessKey)
+    url(...at('endpoint'), storage.endpoint)
+    url(...at('s3Endpoint'), storage.s3Endpoint)
+    url(...at('cdnUrl'), storage.cdnUrl)
+    if (storage.tokenAuth) {
+      required(...at('tokenAuth.key'), storage.tokenAuth.key)
+      checkTokenAuth(where, storage.tokenAuth)
+    }
+    if (storage.purge) {
+      required(...at('purge.apiKey'), storage.purge.apiKey)
+      url(...at('purge.apiBase'), storage.purge.apiBase)
+    }
+  }
+  const checkStream = (where: string, stream: StreamOptions) => {
+    const at = (name: string): [string, string] => [`${where}.${name}`, `stream.${name}`]
+    const id: unknown = stream.libraryId
+    if (isBlank(id) || (typeof id === 'number' && Number.isNaN(id))) {
+      problems.push(`${where}.libraryId is missing: set it to ${meaning['stream.libraryId']}${where === 'stream' ? hint('stream.libraryId') : ''}`)
+    } else if (typeof id !== 'number' || !Number.isInteger(id) || id <= 0) {
+      problems.push(`${where}.libraryId must be a positive whole number, got ${show(id)}: set it to ${meaning['stream.libraryId']}`)
+    }
+    required(...at('apiKey'), stream.apiKey)
+    url(...at('cdnUrl'), stream.cdnUrl, true)
+    url(...at('apiBase'), stream.apiBase)
+    url(...at('tusEndpoint'), stream.tusEndpoint)
+    if (stream.tokenAuth) {
+      required(...at('tokenAuth.key'), stream.tokenAuth.key)
+      checkTokenAuth(where, stream.tokenAuth)
+    }
+    if (stream.webhook) required(...at('webhook.secret'), stream.webhook.secret)
   }
 
   if (!options || typeof options !== 'object') return ['the options are missing: call storageHostPlugin({ collections, storage?, stream? })']
   if (!options.collections || typeof options.collections !== 'object') {
     problems.push("collections is missing: set it to the upload collections and where their files go, e.g. { media: 'storage', videos: 'stream' }")
   }
-
-  const storage = options.storage
-  if (storage) {
-    required('storage.zoneName', storage.zoneName)
-    required('storage.accessKey', storage.accessKey)
-    url('storage.endpoint', storage.endpoint)
-    url('storage.s3Endpoint', storage.s3Endpoint)
-    url('storage.cdnUrl', storage.cdnUrl)
-    if (storage.tokenAuth) required('storage.tokenAuth.key', storage.tokenAuth.key)
-    if (storage.purge) {
-      required('storage.purge.apiKey', storage.purge.apiKey)
-      url('storage.purge.apiBase', storage.purge.apiBase)
-    }
-  }
-
-  const stream = options.stream
-  if (stream) {
-    const id: unknown = stream.libraryId
-    if (isBlank(id) || (typeof id === 'number' && Number.isNaN(id))) {
-      problems.push(`stream.libraryId is missing: set it to ${meaning['stream.libraryId']}${hint('stream.libraryId')}`)
-    } else if (typeof id !== 'number' || !Number.isInteger(id) || id <= 0) {
-      problems.push(`stream.libraryId must be a positive whole number, got ${show(id)}: set it to ${meaning['stream.libraryId']}`)
-    }
-    required('stream.apiKey', stream.apiKey)
-    url('stream.cdnUrl', stream.cdnUrl, true)
-    url('stream.apiBase', stream.apiBase)
-    url('stream.tusEndpoint', stream.tusEndpoint)
-    if (stream.tokenAuth) required('stream.tokenAuth.key', stream.tokenAuth.key)
-    if (stream.webhook) required('stream.webhook.secret', stream.webhook.secret)
+  if (options.storage) checkStorage('storage', options.storage)
+  if (options.stream) checkStream('stream', options.stream)
+  for (const [slug, value] of Object.entries(options.collections ?? {})) {
+    if (!value || typeof value !== 'object') continue
+    if (value.zone) checkStorage(`collections.${slug}.zone`, value.zone)
+    if (value.library) checkStream(`collections.${slug}.library`, value.library)
   }
   return problems
 }

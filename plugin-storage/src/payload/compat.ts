@@ -1,9 +1,9 @@
 /**
  * @module payload/compat
  * The one module that knows Payload 3.x and the 4.x builds differ. Both expose their upload helpers in
- * `payload/internal`, `payload/shared` and plugin-cloud-storage's `utilities`, but not the same ones:
- * 3.90 has client-upload receipts, `assertClientUpload*` and `getStorageFilePath`; 4.x has
- * `getUploadInstructions` and passes an `uploadReference` instead of a verified `clientUploadContext`.
+ * `payload/internal` and `payload/shared`, but not the same ones: 3.90 has client-upload receipts and
+ * `assertClientUpload*`; 4.x has `getUploadInstructions`, receipts of another shape, and passes an
+ * `uploadReference` instead of a verified `clientUploadContext`.
  *
  * Members are read from namespace imports, so a missing one is `undefined` (feature detection) instead
  * of a link error that would stop the plugin from loading at all. Where the running core lacks a helper,
@@ -11,26 +11,17 @@
  */
 import { randomUUID } from 'node:crypto'
 
-import * as cloudUtilities from '@payloadcms/plugin-cloud-storage/utilities'
-import { APIError, type CollectionConfig, type PayloadRequest, type TypeWithID } from 'payload'
+import { APIError, type CollectionConfig, type PayloadRequest, type TypeWithID, type Where } from 'payload'
 import * as internal from 'payload/internal'
 import * as shared from 'payload/shared'
 
+import { containedPrefix, documentFolder, objectKey, sanitizePrefix } from '../keys/objectKeys.js'
 import * as fallback from './fallbacks.js'
 
 type Maybe<T> = { [K in keyof T]?: T[K] }
 /** 4.x-only members are typed here by hand: the typings installed are 3.x's. */
 const core = internal as Maybe<typeof internal> & { getUploadInstructions?: unknown }
 const coreShared = shared as Maybe<typeof shared>
-/** 4.x's `getFilePrefix` takes the `uploadReference` of an upload-instructions request. */
-type GetFilePrefix4 = (args: {
-  collection: CollectionConfig
-  filename: string
-  prefixQueryParam?: string
-  req: PayloadRequest
-  uploadReference?: unknown
-}) => Promise<string>
-const utilities = cloudUtilities as Maybe<typeof cloudUtilities> & { getFilePrefix?: GetFilePrefix4 }
 
 /**
  * The core serves `POST /api/upload-instructions` and reads an adapter's `uploadInstructions`
@@ -39,8 +30,13 @@ const utilities = cloudUtilities as Maybe<typeof cloudUtilities> & { getFilePref
  */
 export const coreHasUploadInstructions = typeof core.getUploadInstructions === 'function'
 
-/** The core verifies client-upload receipts itself (3.x: `requiresClientUploadReceipt` on an adapter). */
-export const coreVerifiesReceipts = typeof core.createClientUploadReceipt === 'function' && typeof core.verifyClientUploadReceipt === 'function'
+/**
+ * The core verifies client-upload receipts itself (3.x: `requiresClientUploadReceipt` on an adapter). A
+ * core with upload instructions carries the upload's identity in `uploadReference`, which the plugin
+ * signs and checks with its own receipt (4.x builds have receipt helpers of another shape).
+ */
+export const coreVerifiesReceipts =
+  !coreHasUploadInstructions && typeof core.createClientUploadReceipt === 'function' && typeof core.verifyClientUploadReceipt === 'function'
 
 export const UPLOAD_CONTENT_SECURITY_POLICY: string = core.UPLOAD_CONTENT_SECURITY_POLICY ?? fallback.UPLOAD_CONTENT_SECURITY_POLICY
 
@@ -90,45 +86,46 @@ export function verifyUploadReceipt(args: { collectionSlug: string; req: Payload
   return receipt.context as Record<string, unknown>
 }
 
-/** Object key of a file being written (`handleUpload`): 3.x hands it over; 4.x leaves it to the adapter. */
-export function uploadKey(args: { storageFilePath?: string; collectionPrefix: string; docPrefix?: string; filename: string }): string {
-  if (args.storageFilePath) return args.storageFilePath
-  return objectKey(args.collectionPrefix, args.docPrefix, args.filename)
-}
-
-/**
- * Object key of a stored file (`handleDelete`): 3.x hands it over (`_objectKey` included); 4.x documents
- * keep their whole folder in `prefix`, else the collection's prefix applies.
- */
-export function storedKey(args: { storageFilePath?: string; collectionPrefix: string; doc: { prefix?: unknown }; filename: string }): string {
-  if (args.storageFilePath) return args.storageFilePath
-  return objectKey(args.collectionPrefix, typeof args.doc.prefix === 'string' ? args.doc.prefix : undefined, args.filename)
-}
-
-/** `docPrefix || collectionPrefix` + file name, sanitized the way plugin-cloud-storage does. */
-export function objectKey(collectionPrefix: string, docPrefix: string | undefined, filename: string): string {
-  return utilities.getFileKey!({ collectionPrefix, docPrefix, filename }).fileKey
-}
-
 export interface ServeKeyArgs {
   collection: CollectionConfig
   collectionPrefix: string
   /** The access-checked document, when the core has one: its folder (`prefix`, `_objectKey`) wins. */
   doc?: { _objectKey?: string; prefix?: string } & TypeWithID
   filename: string
+  /** `?prefix=` of the file URL: only narrows which document is meant, never names a folder by itself. */
   prefixQueryParam?: string
   req: PayloadRequest
-  /** 3.x: the verified receipt context; 4.x: the context of an already verified `uploadReference`. */
+  /** The verified context of a client upload being read back (3.x: the core's; 4.x: the plugin's). */
   uploadContext?: Record<string, unknown>
 }
 
-/** Object key a file request (or the core's read-back of a client upload) refers to. */
+/**
+ * Object key a file request (or the core's read-back of a client upload) refers to: the access-checked
+ * document's folder, else the verified upload's folder, else the folder of the document that holds this
+ * file name (found with the reader's access, and `?prefix=` when names repeat across folders).
+ */
 export async function serveKey(args: ServeKeyArgs): Promise<string> {
-  if (utilities.getStorageFilePath) {
-    return utilities.getStorageFilePath({ ...args, clientUploadContext: args.uploadContext })
+  if (args.doc) return objectKey(args.collectionPrefix, documentFolder(args.doc), args.filename)
+  const context = args.uploadContext
+  if (context && typeof context.prefix === 'string') {
+    const prefix = containedPrefix(args.collectionPrefix, context.prefix) ?? sanitizePrefix(context.prefix)
+    return objectKey(args.collectionPrefix, documentFolder({ _objectKey: context._objectKey, prefix }), args.filename)
   }
-  const prefix = await utilities.getFilePrefix!({ ...args, uploadReference: args.uploadContext })
-  return objectKey(args.collectionPrefix, prefix, args.filename)
+  const sizes = (typeof args.collection.upload === 'object' ? args.collection.upload.imageSizes : undefined) ?? []
+  const byName: Where = { or: [{ filename: { equals: args.filename } }, ...sizes.map((s) => ({ [`sizes.${s.name}.filename`]: { equals: args.filename } }))] }
+  const where: Where = typeof args.prefixQueryParam === 'string' ? { and: [byName, { prefix: { equals: sanitizePrefix(args.prefixQueryParam) } }] } : byName
+  const found = await args.req.payload.find({
+    collection: args.collection.slug,
+    depth: 0,
+    draft: true,
+    limit: 1,
+    overrideAccess: false,
+    pagination: false,
+    req: args.req,
+    select: { _objectKey: true, prefix: true },
+    where,
+  })
+  return objectKey(args.collectionPrefix, documentFolder(found.docs[0] as { prefix?: unknown } | undefined), args.filename)
 }
 
 /**
@@ -148,18 +145,23 @@ export async function resolveClientUploadKey(args: {
   filename: string
   context: Record<string, unknown>
 }> {
-  if (coreVerifiesReceipts) {
-    const resolved = await utilities.resolveSignedURLKey!(args)
-    return { context: resolved.clientUploadContext as Record<string, unknown>, filename: resolved.sanitizedFilename, key: resolved.storageFilePath }
-  }
-  // Unique in the collection too, as the core's own client uploads do: the document's name is this one.
+  // Unique in the collection, as the core's own client uploads are: the document's name is this one.
   const filename = await internal.getSafeFileName({
     collectionSlug: args.collectionSlug,
     desiredFilename: sanitizeUploadFilename(args.filename),
     req: args.req,
   })
-  const base = cloudUtilities.sanitizePrefix(args.docPrefix || args.collectionPrefix)
-  const prefix = base ? `${base}/${randomUUID()}` : randomUUID()
+  // A folder named by the caller stays inside the collection's prefix; a collection without one has no
+  // folders to choose (its uploads go to a folder of their own): the name is ignored, so no caller signs a
+  // PUT into another part of the zone (a backup folder the CDN blocks, another collection's files).
+  const base = containedPrefix(args.collectionPrefix, args.docPrefix || args.collectionPrefix) ?? ''
+  const uuid = randomUUID()
+  if (coreVerifiesReceipts) {
+    const context = { _objectKey: uuid, prefix: base }
+    const signedReceipt = createUploadReceipt({ collectionSlug: args.collectionSlug, context, filename, req: args.req })
+    return { context: { ...context, signedReceipt }, filename, key: objectKey(args.collectionPrefix, documentFolder(context), filename) }
+  }
+  const prefix = base ? `${base}/${uuid}` : uuid
   const signedReceipt = createUploadReceipt({ collectionSlug: args.collectionSlug, context: { prefix }, filename, req: args.req })
   return { context: { prefix, signedReceipt }, filename, key: objectKey(args.collectionPrefix, prefix, filename) }
 }

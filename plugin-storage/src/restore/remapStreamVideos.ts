@@ -16,6 +16,7 @@ import { INTERNAL_UPDATE_CONTEXT } from '../constants.js'
 import type { ResolvedOptions } from '../options/resolveOptions.js'
 import { mp4Resolutions, readVideo, staticStreamData, videoObjectData } from '../stream/refreshStreamData.js'
 import { statusFromVideoObject } from '../stream/statusMachine.js'
+import { renditionFile } from '../stream/streamUrls.js'
 import type { StreamHostData } from '../types.js'
 
 export interface RemapStreamVideosOptions {
@@ -41,14 +42,13 @@ export interface RemapStreamVideosResult {
 
 /** Rewrites the documents of the stream collections to the new videos; answers what it changed. */
 export async function remapStreamVideos(payload: Payload, options: ResolvedOptions, remap: RemapStreamVideosOptions): Promise<RemapStreamVideosResult> {
-  const stream = options.stream
-  if (!stream) throw new Error('remapStreamVideos: the plugin has no `stream` options, so no collection holds videos')
+  const targets = [...options.collections.values()].filter((c) => c.stream)
+  if (targets.length === 0) throw new Error('remapStreamVideos: the plugin has no stream collection, so no collection holds videos')
   const oldGuids = Object.keys(remap.guidMap)
   const result: RemapStreamVideosResult = { updated: [], unused: [] }
   if (oldGuids.length === 0) return result
   const used = new Set<string>()
-  const slugs = [...options.collections.values()].filter((c) => c.target === 'stream').map((c) => c.slug)
-  for (const slug of slugs) {
+  for (const { slug, stream } of targets as Array<{ slug: string; stream: NonNullable<(typeof targets)[number]['stream']> }>) {
     const found = await payload.find({
       collection: slug,
       depth: 0,
@@ -62,12 +62,8 @@ export async function remapStreamVideos(payload: Payload, options: ResolvedOptio
       const to = remap.guidMap[from]!
       used.add(from)
       const next: StreamHostData = { ...current, ...staticStreamData(stream, to), videoToken: null }
-      // The renditions' paths (`play_720p.mp4`) stay, under the new video on this library's pull zone.
-      const base = `${stream.cdnUrl}/${encodeURIComponent(to)}`
-      next.resolutions = (current.resolutions ?? []).map((r) => ({
-        resolution: r.resolution,
-        url: `${base}/${r.url.split(`/${from}/`)[1] ?? r.url.split('/').pop()}`,
-      }))
+      // The renditions' file names (`play_720p.mp4`) stay; read, they are URLs under the new video.
+      next.resolutions = (current.resolutions ?? []).map((r) => ({ resolution: r.resolution, url: renditionFile(r.url) }))
       if (remap.readFromHost !== false) {
         const video = await readVideo(stream, to)
         if (video) {

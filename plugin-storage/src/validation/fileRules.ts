@@ -10,6 +10,9 @@ import { validateMimeType } from 'payload/shared'
 import { HttpError } from '../errors.js'
 
 /** `type/subtype` of RFC 9110 tokens (parameters are checked apart). */
+/** The one message for a file of no bytes, on every path (tus-auth, client-upload signing, a save with a file). */
+export const EMPTY_FILE_MESSAGE = 'The file is empty.'
+
 export const MIME_ESSENCE_PATTERN = /^[!#$%&'*+.^`|~\w-]+\/[!#$%&'*+.^`|~\w-]+$/
 
 /** `type/subtype`, lower case, without parameters. */

@@ -9,7 +9,7 @@ import { MAX_HEAD_CHARS } from '../constants.js'
 import { HttpError } from '../errors.js'
 import type { TusAuthRequest } from '../types.js'
 import { assertContentMatches, sniffMarkup } from './contentSniff.js'
-import { assertAcceptedType, isSvgOrXml, MIME_ESSENCE_PATTERN, mimeEssence as essence } from './fileRules.js'
+import { assertAcceptedType, EMPTY_FILE_MESSAGE, isSvgOrXml, MIME_ESSENCE_PATTERN, mimeEssence as essence } from './fileRules.js'
 
 const REQUIRED = ['collection', 'filename', 'filesize', 'filetype'] as const
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
@@ -80,7 +80,8 @@ export async function validateTusFile(request: TusAuthRequest, checks: TusFileCh
   }
   if (!sanitizedName || sanitizedName.startsWith('.') || filename.length > 255) throw new HttpError(400, 'Invalid file name.')
   if (filetype !== filetype.trim() || !MIME_ESSENCE_PATTERN.test(essence(filetype))) throw new HttpError(400, 'Invalid MIME type.')
-  if (!Number.isSafeInteger(filesize) || filesize <= 0) throw new HttpError(400, 'Invalid file size.')
+  if (filesize === 0) throw new HttpError(400, EMPTY_FILE_MESSAGE)
+  if (!Number.isSafeInteger(filesize) || filesize < 0) throw new HttpError(400, 'Invalid file size.')
   const headBytes = decodeHead(request.head)
 
   const markup = headBytes && sniffMarkup(headBytes)

@@ -9,7 +9,7 @@ import { sqliteAdapter } from '@payloadcms/db-sqlite'
 import { buildConfig } from 'payload'
 import sharp from 'sharp'
 
-import { storageHostPlugin } from '@hosted-media/plugin-storage'
+import { storageHostAdapter } from '@hosted-media/plugin-storage'
 
 import { type CmsProcessInput, scenarioOptions } from './plugin-storage/test/support/cmsScenario.js'
 import { testCollections } from './plugin-storage/test/support/startCms.js'
@@ -29,9 +29,10 @@ const dataDir = process.env.CMS_DATA_DIR ?? join(process.cwd(), '.data')
 export default buildConfig({
   collections: testCollections(dataDir),
   db: sqliteAdapter({ client: { url: `file:${join(dataDir, 'cms.db')}` }, push: true }),
-  plugins: [storageHostPlugin(scenarioOptions(input))],
   secret: process.env.PAYLOAD_SECRET ?? 'payload4-admin-check-secret',
   sharp,
+  // Payload 4 reads storage adapters from here (before this key existed, the plugin went in `plugins`).
+  storage: [storageHostAdapter(scenarioOptions(input))],
   telemetry: false,
   typescript: { autoGenerate: false },
 })

@@ -21,7 +21,15 @@ const cms = await startCms(options, { fileSizeLimit: input.fileSizeLimit })
 // `payload/package.json` is not in payload's exports map: find it from the resolved entry.
 const entry = fileURLToPath(import.meta.resolve('payload'))
 const payloadVersion = (JSON.parse(await readFile(join(entry.slice(0, entry.lastIndexOf('/dist/')), 'package.json'), 'utf8')) as { version: string }).version
-const ready: CmsProcessReady = { nodeVersion: process.version, otherToken: cms.otherToken, payloadVersion, token: cms.token, url: cms.url }
+const storage = (cms.payload.config as { storage?: Array<{ name: string }> }).storage ?? []
+const ready: CmsProcessReady = {
+  nodeVersion: process.version,
+  otherToken: cms.otherToken,
+  payloadVersion,
+  storageAdapters: storage.map((adapter) => adapter.name),
+  token: cms.token,
+  url: cms.url,
+}
 process.stdout.write(`CMS_READY ${JSON.stringify(ready)}\n`)
 
 let closing = false

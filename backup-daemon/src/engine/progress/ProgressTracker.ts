@@ -5,6 +5,12 @@
  * when a snapshot is taken; small files read whole add their length once. Only a stream without a
  * `bytesRead` (an HTTP body, a pass-through) goes through a counting Transform. A timer (every
  * `intervalMs`, unref'd) smooths the rate and hands snapshots to `onTick`; nothing is emitted per chunk.
+ *
+ * Counted once (issue 38): a job whose kinds each read the sources (archives, then restic reading the
+ * folder itself) reads a folder twice, but a source's files and bytes are what its most complete reader
+ * read, never the sum, so `bytesRead`, `filesRead` and the percent against the previous run's total are
+ * the sources'. Written bytes are per storage: what each kind's writer says its storages got (the
+ * archive's bytes for archive storages, restic's `data_added` for a restic repository).
  */
 import { Transform, type Readable } from 'node:stream'
 import { sourceFactory } from '../../sources/all.js'
@@ -30,17 +36,27 @@ type CountedStream = Readable & { bytesRead?: unknown }
 
 const relativeTo = (name: string, prefix: string) => (name.startsWith(prefix) ? name.slice(prefix.length) : name)
 
+/** What one reader (a tracked source instance, or a storage program reading the folder) read of one source. */
+interface Reader {
+  files: number
+  /** Bytes of small files read whole, of finished streams, and of streams counted by a Transform. */
+  settled: number
+  /** The stream being read whose own `bytesRead` counts it (a file or a child's stdout). */
+  reading?: { bytesRead: number }
+}
+
+const bytesOf = (reader: Reader) => reader.settled + (reader.reading?.bytesRead ?? 0)
+
 export class ProgressTracker implements RunTracker {
-  readonly written = { bytesWritten: 0 }
   totalBytes: number | undefined
   private phaseNow: RunPhase = 'preparing'
   private currentSource: string | undefined
   private currentFile: string | undefined
-  private filesRead = 0
-  /** Bytes of small files read whole, of finished streams, and of streams counted by a Transform. */
-  private settledBytes = 0
-  /** The stream being read whose own `bytesRead` counts it (a file or a child's stdout). */
-  private reading: { bytesRead: number } | undefined
+  /** Per source name, per reader. */
+  private readonly readers = new Map<string, Map<string, Reader>>()
+  private nextReader = 0
+  /** Per storage name: the counter its writer adds to (storages written together share one). */
+  private readonly written = new Map<string, { bytesWritten: number }>()
   private committed = false
   /** Throttle, rate, percent and ETA: the calculation shared with the restore and verify tasks. */
   private readonly gauge: ProgressGauge
@@ -71,40 +87,71 @@ export class ProgressTracker implements RunTracker {
     this.committed = true
   }
 
-  folderRead(files: number, bytes: number): void {
-    this.filesRead += files
-    this.settledBytes += bytes
+  folderRead(source: string, reader: string, files: number, bytes: number): void {
+    const counted = this.reader(source, `folder:${reader}`)
+    counted.files += files
+    counted.settled += bytes
   }
 
+  writtenTo(storages: readonly string[]): { bytesWritten: number } {
+    const counter = { bytesWritten: 0 }
+    for (const storage of storages) this.written.set(storage, counter)
+    return counter
+  }
+
+  /** Bytes written to each storage of the job, in the job's order. */
+  writtenPerStorage(): { storage: string; bytesWritten: number }[] {
+    return this.options.storages.map((storage) => ({ storage, bytesWritten: this.written.get(storage)?.bytesWritten ?? 0 }))
+  }
+
+  /** Each source's bytes once: what its most complete reader read. */
   bytesRead(): number {
-    return this.settledBytes + (this.reading?.bytesRead ?? 0)
+    let sum = 0
+    for (const readers of this.readers.values()) sum += Math.max(0, ...[...readers.values()].map(bytesOf))
+    return sum
   }
 
+  /** Each source's files once, as `bytesRead`. */
   get files(): number {
-    return this.filesRead
+    let sum = 0
+    for (const readers of this.readers.values()) sum += Math.max(0, ...[...readers.values()].map((reader) => reader.files))
+    return sum
+  }
+
+  private reader(source: string, key: string): Reader {
+    let readers = this.readers.get(source)
+    if (!readers) this.readers.set(source, (readers = new Map()))
+    let reader = readers.get(key)
+    if (!reader) readers.set(key, (reader = { files: 0, settled: 0 }))
+    return reader
   }
 
   trackSources(sources: Source[]): Source[] {
-    return sources.map((source) => ({
+    return sources.map((source) => this.track(source, this.reader(source.name, `source:${this.nextReader++}`)))
+  }
+
+  /** `source`, its reads counted as `reader`'s. */
+  private track(source: Source, reader: Reader): Source {
+    return {
       type: source.type,
       name: source.name,
-      batches: (signal: AbortSignal) => this.batches(source, signal),
-      ...(source.tarChunks && { tarChunks: (signal: AbortSignal, hooks: TarChunkHooks) => this.tarChunks(source, signal, hooks) }),
+      batches: (signal: AbortSignal) => this.batches(source, reader, signal),
+      ...(source.tarChunks && { tarChunks: (signal: AbortSignal, hooks: TarChunkHooks) => this.tarChunks(source, reader, signal, hooks) }),
       // What the source recorded for a restore drill, passed on as it is.
       ...(source.recorded && { recorded: () => source.recorded!() }),
       // A repository that backs the folder up itself (restic) reports its bytes through `folderRead` and `written`.
       ...(source.tree && { tree: (signal: AbortSignal) => (this.enterSource(source), source.tree!(signal)) }),
-    }))
+    }
   }
 
   /** A source building its own tar bytes reports what it read once per chunk or so. */
-  private tarChunks(source: Source, signal: AbortSignal, hooks: TarChunkHooks): AsyncIterable<Buffer> | undefined {
+  private tarChunks(source: Source, reader: Reader, signal: AbortSignal, hooks: TarChunkHooks): AsyncIterable<Buffer> | undefined {
     const prefix = this.enterSource(source)
     return source.tarChunks!(signal, {
       ...hooks,
       onProgress: (files, bytes, currentFile) => {
-        this.filesRead += files
-        this.settledBytes += bytes
+        reader.files += files
+        reader.settled += bytes
         if (currentFile !== undefined) this.currentFile = relativeTo(currentFile, prefix)
         hooks.onProgress?.(files, bytes, currentFile)
       },
@@ -120,7 +167,7 @@ export class ProgressTracker implements RunTracker {
   }
 
   /** Per batch: files already read (`data`) are counted in one loop, with no new object; streamed ones are wrapped. */
-  private async *batches(source: Source, signal: AbortSignal): AsyncIterable<SourceEntry[]> {
+  private async *batches(source: Source, reader: Reader, signal: AbortSignal): AsyncIterable<SourceEntry[]> {
     const prefix = this.enterSource(source)
     for await (const batch of source.batches(signal)) {
       let last: SourceEntry | undefined
@@ -128,11 +175,11 @@ export class ProgressTracker implements RunTracker {
         const entry = batch[i]!
         if (entry.type !== 'file') continue
         if (entry.data) {
-          this.filesRead++
-          this.settledBytes += entry.data.length
+          reader.files++
+          reader.settled += entry.data.length
           last = entry
         } else {
-          batch[i] = this.wrapEntry(entry, relativeTo(entry.name, prefix))
+          batch[i] = this.wrapEntry(entry, reader, relativeTo(entry.name, prefix))
         }
       }
       if (last) this.currentFile = relativeTo(last.name, prefix)
@@ -141,29 +188,29 @@ export class ProgressTracker implements RunTracker {
   }
 
   /** One object per streamed file (never per chunk): `open` notes the file and counts its bytes. */
-  private wrapEntry(entry: SourceEntry, relative: string): SourceEntry {
+  private wrapEntry(entry: SourceEntry, reader: Reader, relative: string): SourceEntry {
     const { open } = entry
     if (!open) return entry
     return {
       ...entry,
       open: (signal) => {
         this.currentFile = relative
-        this.filesRead++
-        return this.count(open.call(entry, signal))
+        reader.files++
+        return this.count(reader, open.call(entry, signal))
       },
     }
   }
 
-  /** Streams are opened one after the other (the archive writers wait for each), so one is in flight. */
-  private count(stream: CountedStream): Readable {
-    this.settleReading()
+  /** A reader's streams are opened one after the other (the archive writers wait for each), so one is in flight. */
+  private count(reader: Reader, stream: CountedStream): Readable {
+    settleReading(reader)
     if (typeof stream.bytesRead === 'number') {
-      this.reading = stream as { bytesRead: number }
+      reader.reading = stream as { bytesRead: number }
       return stream
     }
     const counter = new Transform({
       transform: (chunk: Buffer, _encoding, callback) => {
-        this.settledBytes += chunk.length
+        reader.settled += chunk.length
         callback(null, chunk)
       },
     })
@@ -173,12 +220,6 @@ export class ProgressTracker implements RunTracker {
     return stream.pipe(counter)
   }
 
-  private settleReading(): void {
-    if (!this.reading) return
-    this.settledBytes += this.reading.bytesRead
-    this.reading = undefined
-  }
-
   /** Updates the smoothed rate from the bytes read since the previous sample. */
   private sample(): void {
     this.gauge.sample()
@@ -186,19 +227,24 @@ export class ProgressTracker implements RunTracker {
 
   snapshot(): RunProgress {
     const bytesRead = this.bytesRead()
-    const bytesWritten = this.written.bytesWritten
     const progress: RunProgress = {
       kind: this.options.kind,
       phase: this.phaseNow,
       startedAt: this.options.startedAt.toISOString(),
       ...(this.currentSource !== undefined && { currentSource: this.currentSource }),
       ...(this.currentFile !== undefined && { currentFile: this.currentFile }),
-      filesRead: this.filesRead,
+      filesRead: this.files,
       bytesRead,
-      storages: this.options.storages.map((storage) => ({ storage, bytesWritten, done: this.committed })),
+      storages: this.writtenPerStorage().map((written) => ({ ...written, done: this.committed })),
       bytesPerSecond: this.gauge.bytesPerSecond,
     }
     const reading = this.phaseNow === 'preparing' || this.phaseNow === 'hooks' || this.phaseNow === 'dumping' || this.phaseNow === 'archiving'
     return Object.assign(progress, this.gauge.estimate(bytesRead, this.totalBytes, reading))
   }
+}
+
+function settleReading(reader: Reader): void {
+  if (!reader.reading) return
+  reader.settled += reader.reading.bytesRead
+  reader.reading = undefined
 }

@@ -1,7 +1,7 @@
 /**
  * @module engine/progress/RunTracker
  * What `runJob` tells about its progress: phases, the sources it reads (wrapped so entries are counted)
- * and the counter `writeSnapshot` adds the bytes it hands to the storages to. `noopTracker` counts
+ * and the per-storage counters the writers add what their storages got to. `noopTracker` counts
  * nothing (the CLI's verify and the benchmark's baseline); `ProgressTracker` counts.
  */
 import type { Source } from '../../sources/types.js'
@@ -11,10 +11,10 @@ export interface RunTracker {
   phase(phase: RunPhase): void
   /** The sources to read instead of `sources` (the same entries, counted). */
   trackSources(sources: Source[]): Source[]
-  /** Incremented by the snapshot writer for every byte handed to the storages. */
-  readonly written: { bytesWritten: number }
-  /** Files and bytes of a source's folder read by the storage's own program (restic), not through `trackSources`. */
-  folderRead(files: number, bytes: number): void
+  /** The counter of the bytes written to `storages` (written together, e.g. every archive storage of the job). */
+  writtenTo(storages: readonly string[]): { bytesWritten: number }
+  /** Files and bytes of `source`'s folder read by a storage's own program (restic, as `reader`), not through `trackSources`. */
+  folderRead(source: string, reader: string, files: number, bytes: number): void
   /** Every storage holds the committed snapshot. */
   storagesCommitted(): void
 }
@@ -22,8 +22,8 @@ export interface RunTracker {
 export const noopTracker: RunTracker = {
   phase() {},
   trackSources: (sources) => sources,
-  // Shared and never read: adding to it costs what the real counter costs.
-  written: { bytesWritten: 0 },
+  // A counter never read: adding to it costs what the real counter costs.
+  writtenTo: () => ({ bytesWritten: 0 }),
   folderRead() {},
   storagesCommitted() {},
 }

@@ -53,7 +53,7 @@ async function writeArchives(
     createdAt,
     chunkSize: job.split?.chunkSize,
     signal,
-    counters: progress.written,
+    counters: progress.writtenTo(repositories.map((r) => r.name)),
   })
   const parts = manifest.parts.length > 1 || manifest.chunkSize !== null ? `, ${manifest.parts.length} part(s)` : ''
   const changedNote = changed ? `; ${changed} file(s) changed while read (see the warnings above)` : ''

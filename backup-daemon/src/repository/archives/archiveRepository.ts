@@ -14,6 +14,7 @@ import type { Manifest } from './manifest.js'
 import { describeReadError, openArchive } from './openArchive.js'
 import { readingStorage } from './readingStorage.js'
 import { readManifest, type LocatedSnapshot } from './readManifest.js'
+import { checkedStream } from './checkedStream.js'
 import { verifySnapshot } from './verifySnapshot.js'
 
 /** An archive repository: what the archive writer needs beside the interface. */
@@ -39,7 +40,15 @@ export function storedArchive(storage: Storage, entry: CatalogEntry, job: string
   return {
     view: entry.view,
     size: entry.dataSizes.reduce((sum, size) => sum + size, 0),
-    download: (filename) => downloadOf(job, storage, entry, filename),
+    async download(filename) {
+      const download = await downloadOf(job, storage, entry, filename)
+      if (download?.kind !== 'stream' || !entry.manifestKey) return download
+      // The manifest's digest of what is served (the whole, or one part): carried, and checked as the bytes go out.
+      const { manifest: read } = await locate()
+      const sha256 = filename === entry.view.name ? read?.sha256 : read?.parts.find((part) => part.key.endsWith(`/${filename}`))?.sha256
+      if (!sha256) return download
+      return { ...download, sha256, open: async () => checkedStream(await download.open(), sha256, filename) }
+    },
     openTar: async ({ onBytes, ...options }) => openArchive(await through({ onBytes, ...options }), options),
     verify: async ({ onBytes, signal, ...keys }) => verifySnapshot(await through({ onBytes, signal }), signal, keys),
     explainReadError: (err) => describeReadError(known, err),

@@ -4,6 +4,11 @@
  * format), decompressed by the compression (the manifest's, or the name's for a snapshot without one),
  * and a zip re-packed as tar (`zipToTar`). The reverse of the run's pipeline, streamed.
  *
+ * With a manifest, every part is checked as it is read (`checkedParts`: its size and sha256, then the
+ * whole archive's): the stream fails instead of ending when a byte differs, so a reader that acts only
+ * once the stream has ended (a restore unpacks into a temporary folder and moves it into place at the
+ * end) needs no verify pass first, and reads the snapshot once (issue 42).
+ *
  * OpenSSL's CTR mode has no integrity: with a wrong password the decrypted bytes are garbage that only
  * the archive reader notices. Errors of an openssl-encrypted snapshot's decompression or parsing are
  * therefore reported as "wrong password or not an openssl-encrypted file" (`describeReadError`).
@@ -17,6 +22,7 @@ import { zstdStream } from '../../archive/zstdStream.js'
 import { opensslCiphers, type OpensslCipher } from '../../config/opensslCiphers.js'
 import type { SnapshotKeys } from '../types.js'
 import { concatObjects } from './catalog.js'
+import { checkedParts } from './checkedParts.js'
 import type { LocatedSnapshot } from './readManifest.js'
 import { zipToTar } from '../../archive/zipToTar.js'
 
@@ -29,8 +35,14 @@ export function formatOf({ entry, manifest }: LocatedSnapshot) {
   return { compression: manifest?.compression ?? entry.compression, encryption: manifest ? (manifest.encryption ?? undefined) : entry.encryption }
 }
 
-/** An archive error, worded for an openssl-encrypted snapshot whose garbage may come from a wrong password. */
+/**
+ * A read error worded for the snapshot: a storage that failed under the read (a connection lost) is named, as
+ * a run names it; an archive error of an openssl-encrypted snapshot, whose garbage may come from a wrong
+ * password, says so.
+ */
 export function describeReadError(located: LocatedSnapshot, err: Error): Error {
+  const { storage } = located
+  if (storage.isRetryable(err)) return new Error(`storage "${storage.name}" (${storage.type}) failed: ${err.message}`, { cause: err })
   if (formatOf(located).encryption !== 'openssl' || err.message.startsWith(wrongPasswordMessage)) return err
   return new Error(`${wrongPasswordMessage}: the decrypted bytes are not a valid ${formatOf(located).compression} archive (${err.message})`, { cause: err })
 }
@@ -38,8 +50,7 @@ export function describeReadError(located: LocatedSnapshot, err: Error): Error {
 export async function openArchive(located: LocatedSnapshot, options: OpenArchiveOptions = {}): Promise<Readable> {
   const { storage, entry, manifest } = located
   const { compression, encryption } = formatOf(located)
-  const keys = manifest?.parts.map((part) => part.key) ?? entry.dataKeys
-  let bytes: Readable = Readable.from(concatObjects(storage, keys))
+  let bytes: Readable = Readable.from(manifest ? checkedParts(storage, manifest) : concatObjects(storage, entry.dataKeys))
   if (encryption === 'age') {
     const ageKeys = options.keys ?? {}
     if (ageKeys.passphrase === undefined && !ageKeys.identities?.length) {

@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto'
 import type { LocatedSnapshot } from './readManifest.js'
 import { describeReadError, openArchive, type OpenArchiveOptions } from './openArchive.js'
-import { forEachTarEntry } from '../../archive/forEachTarEntry.js'
+import { forEachTarEntry } from '../../tar/forEachTarEntry.js'
 import type { VerifyResult } from '../types.js'
 
 export async function verifySnapshot(located: LocatedSnapshot, signal?: AbortSignal, keys: Omit<OpenArchiveOptions, 'signal'> = {}): Promise<VerifyResult> {

@@ -74,12 +74,15 @@ export async function writeSnapshot(options: WriteSnapshotOptions): Promise<Mani
     parts.push({ pending, size: open.size, sha256: open.hash ? open.hash.digest('hex') : digestWhole() })
   }
   const writeAll = async (open: OpenPart, chunk: Buffer) => {
-    // A storage that failed destroyed its stream with the (named) error: stop here rather than wait for a 'drain'.
-    const broken = open.streams.find((stream) => stream.destroyed)
-    if (broken) throw broken.errored ?? new Error('a storage stopped reading')
+    // A storage that failed destroyed its stream: stop here rather than wait for a 'drain'. A backend's
+    // pipeline may have destroyed it with its bare error before its write promise rejected: named here too.
+    const broken = open.streams.findIndex((stream) => stream.destroyed)
+    if (broken !== -1) throw storageError(storages[broken]!, open.streams[broken]!.errored ?? new Error('stopped reading'))
     open.hash?.update(chunk)
     open.size += chunk.length
-    const waits = open.streams.filter((stream) => !stream.write(chunk)).map((stream) => once(stream, 'drain', { signal }))
+    const waits = open.streams.flatMap((stream, i) =>
+      stream.write(chunk) ? [] : [once(stream, 'drain', { signal }).catch((err: unknown) => Promise.reject(storageError(storages[i]!, err)))],
+    )
     if (waits.length) await Promise.all(waits)
   }
 
@@ -167,11 +170,16 @@ export async function writeSnapshot(options: WriteSnapshotOptions): Promise<Mani
   }
 }
 
+/** The errors `storageError` made (never named twice). */
+const namedErrors = new WeakSet<Error>()
+
 /** The run's error names the storage that failed (a job may write to several). */
 function storageError(storage: Storage, err: unknown): Error {
-  if (err instanceof Error && err.name === 'AbortError') return err
+  if (err instanceof Error && (err.name === 'AbortError' || namedErrors.has(err))) return err
   const message = err instanceof Error ? err.message : String(err)
-  return new Error(`storage "${storage.name}" (${storage.type}) failed: ${message}`, { cause: err })
+  const named = new Error(`storage "${storage.name}" (${storage.type}) failed: ${message}`, { cause: err })
+  namedErrors.add(named)
+  return named
 }
 
 /** The manifest's `encryption` and `cipher` fields. */

@@ -54,9 +54,10 @@ export function listingCache(file: string): ListingCache {
     return seen
   }
   const write = async (runs: ResticRunRecord[]) => {
-    await mkdir(dirname(file), { recursive: true })
+    await mkdir(dirname(file), { recursive: true, mode: 0o700 })
     const temporary = `${file}.${process.pid}.tmp`
-    await writeFile(temporary, JSON.stringify(runs))
+    // Run names, source paths and sizes: the owner's only, whatever the umask (issue 39 #10).
+    await writeFile(temporary, JSON.stringify(runs), { mode: 0o600 })
     await rename(temporary, file)
   }
   const exists = () =>
@@ -74,8 +75,8 @@ export function listingCache(file: string): ListingCache {
       }
     },
     async begin() {
-      await mkdir(dirname(file), { recursive: true })
-      await writeFile(marker, '')
+      await mkdir(dirname(file), { recursive: true, mode: 0o700 })
+      await writeFile(marker, '', { mode: 0o600 })
       await rm(file, { force: true })
     },
     async store(runs) {

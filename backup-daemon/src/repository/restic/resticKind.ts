@@ -8,6 +8,8 @@ import { createHash } from 'node:crypto'
 import { join } from 'node:path'
 import type { ResticStorageConfig } from '../../storages/restic/index.js'
 import type { RepositoryKind, WriteRun, WrittenSnapshot } from '../types.js'
+import { checkResticRepository, type RepositoryNote } from './checkRepository.js'
+import { cleanUpFailedWrite } from './cleanUpFailedWrite.js'
 import { listingCache } from './listingCache.js'
 import { resticRepository, type ResticRepository } from './resticRepository.js'
 import { runName } from './resticRuns.js'
@@ -40,14 +42,14 @@ async function writeRepositories(repositories: readonly ResticRepository[], run:
     // Asked together (each may start a process or read a file): every unchanged nightly run waits for them.
     // The listing comes before `ensureRepository`: one that finds the repository spares it its own restic command.
     const [version, [previous], identity] = await Promise.all([resticVersion(repository.target.binary), repository.previousRuns(), repository.identity()])
-    const [line, ...missing] = describeVersion(version)
-    run.log('info', `restic "${repository.name}": ${line}${missing.length ? `; ${missing.join('; ')}` : ''}`)
+    // The version only: what a newer one would add is check-config's to say, not every run's.
+    run.log('info', `restic "${repository.name}": ${version.text}`)
     await ensureRepository(repository.target, run.signal)
     const into = { target: repository.target, identity, version, name: repository.name, ...(previous && { previous }) }
     await repository.beginWrite()
     let written: Awaited<ReturnType<typeof writeResticRun>> | undefined
     try {
-      written = await writeResticRun(into, run, name, run.createSources())
+      written = await writeResticRun(into, run, name, run.createSources()).catch((err: unknown) => cleanUpFailedWrite(repository, run, err))
     } finally {
       // A listing found stale during the write is not kept: the next one lists the repository again.
       await repository.endWrite(written && !written.listingStale ? written.record : undefined)
@@ -60,16 +62,21 @@ async function writeRepositories(repositories: readonly ResticRepository[], run:
   return { name, size, partsCount: 1, references }
 }
 
-/** `check-config`'s lines: each restic binary the entries use, its version and what a newer one would add (or why it cannot run). */
-export async function describeRestic(entries: readonly ResticStorageConfig[]): Promise<string[]> {
-  const lines: string[] = []
+/**
+ * `check-config`'s lines: each restic binary the entries use, its version and what a newer one would add
+ * (or why it cannot run), then what each repository answers (checked side by side, each within its time limit).
+ */
+export async function describeRestic(entries: readonly ResticStorageConfig[], dataDir: string): Promise<RepositoryNote[]> {
+  const notes: RepositoryNote[] = []
+  const runnable = new Set<string>()
   for (const binary of new Set(entries.map((entry) => entry.binary ?? 'restic'))) {
     try {
-      const [version, ...missing] = describeVersion(await resticVersion(binary))
-      lines.push(`restic: ${version}`, ...missing.map((line) => `restic: ${line}`))
+      notes.push({ text: `restic: ${describeVersion(await resticVersion(binary))}` })
+      runnable.add(binary)
     } catch (err) {
-      lines.push(`restic: ${binary}: ${(err as Error).message}`)
+      notes.push({ text: `restic: ${binary}: ${(err as Error).message}`, problem: true })
     }
   }
-  return lines
+  const checked = entries.filter((entry) => runnable.has(entry.binary ?? 'restic'))
+  return [...notes, ...(await Promise.all(checked.map((entry) => checkResticRepository(entry, dataDir))))]
 }

@@ -7,12 +7,13 @@
  *
  * Cancel: restic removes its lock when it gets SIGINT; SIGKILL would leave the lock behind and block the
  * next exclusive command (forget/prune) until someone unlocks. So an abort sends SIGINT, and SIGKILL only
- * if restic has not ended 10 s later.
+ * if restic has not ended 10 s later; a daemon that is killed has the kernel send restic SIGINT
+ * (`sources/support/spawnOwned`), so restic stops and removes its lock rather than live on.
  */
-import { spawn } from 'node:child_process'
 import { PassThrough, type Readable } from 'node:stream'
 import { redactSecrets } from '../../logs/redactSecrets.js'
 import { tail } from '../../sources/support/runChild.js'
+import { spawnOwned } from '../../sources/support/spawnOwned.js'
 
 /** Where and how to reach one repository (built from a `type: restic` storage entry). */
 export interface ResticTarget {
@@ -86,10 +87,12 @@ export class ResticError extends Error {
  */
 export function resticStream(target: ResticTarget, args: string[], run: ResticRun = {}): Readable {
   const out = new PassThrough({ highWaterMark: 1 << 20 })
-  const child = spawn(target.binary ?? 'restic', [...(target.extraParams ?? []), ...args], {
+  const child = spawnOwned(target.binary ?? 'restic', [...(target.extraParams ?? []), ...args], {
     env: resticEnv(target),
     cwd: run.cwd,
     stdio: [run.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+    // A killed daemon's restic stops too, removing its lock, instead of saving what its stdin ended with.
+    deathSignal: 'SIGINT',
   })
   const stderr = tail(run.tailLines ?? 8)
   child.stderr!.on('data', stderr.push)

@@ -12,7 +12,7 @@ import { describeForeignLocks, removeOwnDeadLocks } from './resticLocks.js'
 import { restic, resticJson, type ResticTarget } from './resticProcess.js'
 import { groupRuns, listFilter, type ResticRunRecord, type ResticSnapshot, type RunIdentity } from './resticRuns.js'
 import { isMissing, isMissingSnapshot, markRepositoryExists, resticLocked } from './resticSession.js'
-import { openRunTar } from './resticTar.js'
+import { listedFiles, openRunTar, tarEnd } from './resticTar.js'
 import { resticVersion } from './resticVersion.js'
 
 export interface ResticRepository extends SnapshotRepository {
@@ -145,6 +145,8 @@ export function resticRepository(
 
 function storedRun(repository: ResticRepository, job: string, run: ResticRunRecord, stale: () => Promise<void>): StoredSnapshot {
   const { target } = repository
+  /** The run's sources a read wants: each source is its own restic snapshot, so only those are read. */
+  const wanted = (options: ReadOptions) => (options.sources ? run.sources.filter((source) => options.sources!.includes(source.name)) : run.sources)
   const snapshot: StoredSnapshot = {
     view: {
       id: run.name,
@@ -173,20 +175,26 @@ function storedRun(repository: ResticRepository, job: string, run: ResticRunReco
         open: async () => openRunTar(target, run.sources),
       }
     },
-    openTar: async (options: ReadOptions) => openRunTar(target, run.sources, options),
+    openTar: async (options: ReadOptions) => openRunTar(target, wanted(options), options),
+    listedFiles: (options: ReadOptions) => listedFiles(target, run.sources, options.signal),
     async verify(options: ReadOptions): Promise<VerifyResult> {
       const problems: string[] = []
-      try {
-        // A lock this host's killed restic left would hold `check` (it locks the repository) for 5 minutes.
-        await removeOwnDeadLocks(target, options.signal)
-        await resticLocked(target, ['check'], options.signal ? { signal: options.signal } : {}, await resticVersion(target.binary))
-      } catch (err) {
-        options.signal?.throwIfAborted()
-        problems.push(`${(err as Error).message}${await packOfDamagedBlob(target, (err as Error).message)}`)
+      const sources = wanted(options)
+      const whole = sources.length === run.sources.length
+      // `restic check` is of the whole repository; a read of some sources checks their blobs as it reads them.
+      if (whole) {
+        try {
+          // A lock this host's killed restic left would hold `check` (it locks the repository) for 5 minutes.
+          await removeOwnDeadLocks(target, options.signal)
+          await resticLocked(target, ['check'], options.signal ? { signal: options.signal } : {}, await resticVersion(target.binary))
+        } catch (err) {
+          options.signal?.throwIfAborted()
+          problems.push(`${(err as Error).message}${await packOfDamagedBlob(target, (err as Error).message)}`)
+        }
       }
       let bytes = 0
       try {
-        const tar = openRunTar(target, run.sources, { ...options, onBytes: (n) => ((bytes += n), options.onBytes?.(n)) })
+        const tar = openRunTar(target, sources, { ...options, onBytes: (n) => ((bytes += n), options.onBytes?.(n)) })
         for await (const _chunk of tar) options.signal?.throwIfAborted()
       } catch (err) {
         options.signal?.throwIfAborted()
@@ -195,8 +203,11 @@ function storedRun(repository: ResticRepository, job: string, run: ResticRunReco
           problems.push(snapshot.explainReadError(err as Error).message)
         } else problems.push(`reading ${run.name}: ${(err as Error).message}${await packOfDamagedBlob(target, (err as Error).message)}`)
       }
-      if (!problems.length && bytes !== run.size) problems.push(`${run.name}: read ${bytes} bytes, the run recorded ${run.size}`)
-      const checkedBy = 'restic check passed and every blob of the run was read back, each checked against its hash'
+      const expected = whole ? run.size : sources.reduce((sum, source) => sum + (source.size ?? 0), tarEnd)
+      if (!problems.length && bytes !== expected) problems.push(`${run.name}: read ${bytes} bytes, the run recorded ${expected}`)
+      const checkedBy = whole
+        ? 'restic check passed and every blob of the run was read back, each checked against its hash'
+        : `every blob of source(s) ${sources.map((s) => s.name).join(', ')} was read back, each checked against its hash`
       return { ok: problems.length === 0, problems, partsChecked: 1, bytes, checkedBy }
     },
     explainReadError(err) {

@@ -10,7 +10,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Readable } from 'node:stream'
 import type { ResticStorageConfig } from '../../storages/restic/index.js'
-import { restic, ResticError, type ResticRun, type ResticTarget } from './resticProcess.js'
+import { restic, ResticError, resticStream, type ResticRun, type ResticTarget } from './resticProcess.js'
 import { resticVersion, supports, type ResticVersion } from './resticVersion.js'
 
 /** How long a command waits for another holder's lock (restic's `--retry-lock` and the daemon's own retries). */
@@ -50,9 +50,9 @@ async function readOrCreateId(file: string): Promise<string> {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
   }
   const id = randomBytes(8).toString('hex')
-  await mkdir(join(file, '..'), { recursive: true })
-  // `wx`: two processes starting on one data folder keep the first id written.
-  await writeFile(file, `${id}\n`, { flag: 'wx' }).catch(async (err: NodeJS.ErrnoException) => {
+  await mkdir(join(file, '..'), { recursive: true, mode: 0o700 })
+  // `wx`: two processes starting on one data folder keep the first id written. Owner only, as state.json.
+  await writeFile(file, `${id}\n`, { flag: 'wx', mode: 0o600 }).catch(async (err: NodeJS.ErrnoException) => {
     if (err.code !== 'EEXIST') throw err
   })
   return (await readFile(file, 'utf8')).trim()
@@ -61,7 +61,11 @@ async function readOrCreateId(file: string): Promise<string> {
 const isLocked = (err: unknown) => err instanceof ResticError && /already locked|unable to create lock/i.test(err.stderr)
 /** restic's answer when there is no repository at the location (yet). */
 export const isMissing = (err: unknown) =>
-  err instanceof ResticError && /unable to open config file|Is there a repository at the following location/i.test(err.stderr)
+  err instanceof ResticError &&
+  /unable to open config file/i.test(err.stderr) &&
+  // restic says the same for a repository it cannot reach (`dial tcp …: connection refused`): only a config that
+  // is not there means "no repository yet"; anything else is a storage that is down, never an empty one.
+  /no such file or directory|does not exist|not found|\b404\b|NoSuchKey/i.test(err.stderr)
 
 /** restic's answer to a snapshot id it does not find (`--parent`, `dump`): `no matching ID found for prefix "…"`. */
 export const isMissingSnapshot = (err: unknown) => /no matching ID found/i.test((err as Error | undefined)?.message ?? '')
@@ -102,6 +106,34 @@ async function initialise(target: ResticTarget, signal?: AbortSignal): Promise<v
 export interface LockedRun extends Omit<ResticRun, 'stdin'> {
   stdin?: () => Readable
   retryIf?: () => boolean
+}
+
+/**
+ * `restic <args>`'s output as a stream that, like `resticLocked`, waits up to 5 minutes for a lock another
+ * process holds (a `check` of a verify or drill elsewhere locks the repository exclusively): retried while
+ * restic has printed nothing yet. A read (`dump`) otherwise failed at once beside a running check.
+ */
+export async function* resticLockedStream(target: ResticTarget, args: string[], run: ResticRun = {}): AsyncGenerator<Buffer> {
+  const until = Date.now() + lockWaitMs
+  for (;;) {
+    const stream = resticStream(target, args, run)
+    let started = false
+    try {
+      for await (const chunk of stream) {
+        started = true
+        yield chunk as Buffer
+      }
+      return
+    } catch (err) {
+      if (started || !isLocked(err) || Date.now() > until) throw err
+    } finally {
+      stream.destroy()
+    }
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(resolve, lockRetryMs)
+      run.signal?.addEventListener('abort', () => (clearTimeout(timer), reject(run.signal!.reason as Error)), { once: true })
+    })
+  }
 }
 
 /**

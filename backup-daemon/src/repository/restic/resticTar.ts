@@ -10,11 +10,13 @@
  * snapshot's listing (`restic find --json`, parsed node by node), with the very header code the read uses
  * (`tarSizeOfTree`).
  */
-import { PassThrough, type Readable } from 'node:stream'
-import { forEachTarEntry } from '../../archive/forEachTarEntry.js'
+import { PassThrough, Readable } from 'node:stream'
+import { forEachTarEntry } from '../../tar/forEachTarEntry.js'
 import { TarWriter, type TarHeader } from '../../tar/tarWriter.js'
+import type { ListedFile } from '../types.js'
 import { jsonObjectsAt } from './jsonObjects.js'
 import { resticStream, type ResticTarget } from './resticProcess.js'
+import { resticLockedStream } from './resticSession.js'
 import type { RunSource } from './resticRuns.js'
 
 const block = 512
@@ -46,21 +48,69 @@ function headerSize(writer: TarWriter, header: TarHeader, size: number): number 
   return writer.take().reduce((sum, chunk) => sum + chunk.length, 0)
 }
 
-/** The bytes a folder snapshot takes in the run's tar (headers, bodies, padding), from its listing. */
-export async function tarSizeOfTree(target: ResticTarget, source: RunSource, signal?: AbortSignal): Promise<number> {
+/** A node of a folder source's snapshot as restic lists it, named as in the run's tar. */
+export interface TreeNode {
+  name: string
+  type: 'file' | 'directory' | 'symlink'
+  size: number
+  linkname?: string
+  /**
+   * restic's JSON cannot carry a name that is not UTF-8: it writes U+FFFD for each invalid byte (Go's
+   * encoding/json). Such a name (or one holding U+FFFD itself) is not the stored one byte for byte.
+   */
+  lossy: boolean
+}
+
+/** The nodes of a folder source's snapshot (`restic find --json`, parsed node by node), below its root. */
+export async function* treeNodes(target: ResticTarget, source: RunSource, signal?: AbortSignal): AsyncGenerator<TreeNode> {
   // `[{"matches":[{node},…],…}]`: the nodes are the objects at depth 3, parsed as they come.
   const found = resticStream(target, ['find', '--json', '--snapshot', source.id, '*'], signal ? { signal } : {})
-  const writer = new TarWriter(64 * 1024)
-  let total = 0
   for await (const node of jsonObjectsAt<FoundNode>(found, 3)) {
     const type = tarTypes[node.type as keyof typeof tarTypes]
     const name = entryName(node.path, source.root, source.name)
     if (!type || !name) continue
-    const size = type === 'file' ? (node.size ?? 0) : 0
-    total += headerSize(writer, { name, type, mode: 0o644, mtime: new Date(0), ...(node.linktarget !== undefined && { linkname: node.linktarget }) }, size)
-    total += Math.ceil(size / block) * block
+    yield {
+      name,
+      type,
+      size: type === 'file' ? (node.size ?? 0) : 0,
+      ...(node.linktarget !== undefined && { linkname: node.linktarget }),
+      lossy: name.includes('\ufffd') || (node.linktarget?.includes('\ufffd') ?? false),
+    }
+  }
+}
+
+/** The bytes a folder snapshot takes in the run's tar (headers, bodies, padding), from its listing. */
+export async function tarSizeOfTree(target: ResticTarget, source: RunSource, signal?: AbortSignal): Promise<number> {
+  const writer = new TarWriter(64 * 1024)
+  let total = 0
+  for await (const node of treeNodes(target, source, signal)) {
+    // A name restic's JSON gave lossily has another length in bytes: the tar is measured by reading it instead.
+    if (node.lossy) return measureTree(target, source, signal)
+    total += headerSize(
+      writer,
+      { name: node.name, type: node.type, mode: 0o644, mtime: new Date(0), ...(node.linkname !== undefined && { linkname: node.linkname }) },
+      node.size,
+    )
+    total += Math.ceil(node.size / block) * block
   }
   return total
+}
+
+/** The bytes of a folder source's part of the run's tar, counted by reading it (`restic dump`, re-packed). */
+async function measureTree(target: ResticTarget, source: RunSource, signal?: AbortSignal): Promise<number> {
+  let bytes = 0
+  for await (const chunk of openRunTar(target, [source], { ...(signal && { signal }) })) bytes += (chunk as Buffer).length
+  return bytes - tarEnd
+}
+
+/** The files of the folder sources, as restic listed their snapshots: what a drill compares their restore with. */
+export async function listedFiles(target: ResticTarget, sources: readonly RunSource[], signal?: AbortSignal): Promise<ListedFile[]> {
+  const files: ListedFile[] = []
+  for (const source of sources) {
+    if (source.form !== 'tree') continue
+    for await (const node of treeNodes(target, source, signal)) if (node.type === 'file') files.push({ name: node.name, size: node.size, lossy: node.lossy })
+  }
+  return files
 }
 
 export interface RunTarOptions {
@@ -79,9 +129,14 @@ export function openRunTar(target: ResticTarget, sources: readonly RunSource[], 
     if (out.destroyed) throw new Error('the reader went away')
     options.onBytes?.(chunk.length)
     if (out.write(chunk)) return
+    // Both listeners go once either fires: one left behind per wait added up to Node's
+    // MaxListenersExceededWarning on a restore or drill that waits on a slow reader (issue 38).
     await new Promise<void>((resolve) => {
-      out.once('drain', resolve)
-      out.once('close', resolve)
+      const done = () => {
+        out.off('drain', done).off('close', done)
+        resolve()
+      }
+      out.once('drain', done).once('close', done)
     })
   }
   const run = signalOf(options)
@@ -90,11 +145,11 @@ export function openRunTar(target: ResticTarget, sources: readonly RunSource[], 
     for (const source of sources) {
       options.signal?.throwIfAborted()
       if (source.form === 'dump') {
-        current = resticStream(target, ['dump', source.id, source.root], run)
+        current = Readable.from(resticLockedStream(target, ['dump', source.id, source.root], run), { objectMode: false })
         await sendWithoutEnd(current, send)
         continue
       }
-      current = resticStream(target, ['dump', '--archive', 'tar', source.id, source.root], run)
+      current = Readable.from(resticLockedStream(target, ['dump', '--archive', 'tar', source.id, source.root], run), { objectMode: false })
       await forEachTarEntry(current, async (header, entry) => {
         const type = header.type === 'file' || header.type === 'directory' || header.type === 'symlink' ? header.type : undefined
         const name = entryName(header.name, source.root, source.name)

@@ -54,13 +54,14 @@ export function supports(version: ResticVersion, feature: ResticFeatureName): bo
   return atLeast(version, resticFeatures[feature].since)
 }
 
-/** Lines for `check-config` and the job log: the version, and each newer feature it lacks with what that costs. */
-export function describeVersion(version: ResticVersion): string[] {
-  const lines = [`${version.text} (minimum ${minimumVersion.major}.${minimumVersion.minor})`]
-  for (const feature of Object.values(resticFeatures) as ResticFeature[]) {
-    if (!atLeast(version, feature.since)) lines.push(`${feature.name} needs restic ${feature.since.join('.')}: ${feature.without}`)
-  }
-  return lines
+/**
+ * `check-config`'s one line: the version, and the newer features it lacks with the version that brings each
+ * (what the daemon does without them is in the README's restic section, not repeated on every check).
+ */
+export function describeVersion(version: ResticVersion): string {
+  const lacking = (Object.values(resticFeatures) as ResticFeature[]).filter((feature) => !atLeast(version, feature.since))
+  const newer = lacking.length ? `; newer adds ${lacking.map((feature) => `${feature.name} (${feature.since.join('.')})`).join(', ')}` : ''
+  return `${version.text} (minimum ${minimumVersion.major}.${minimumVersion.minor}${newer})`
 }
 
 const cache = new Map<string, Promise<ResticVersion>>()

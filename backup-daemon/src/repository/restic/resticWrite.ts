@@ -62,6 +62,8 @@ export async function writeResticRun(into: ResticWriteTarget, run: WriteRun, nam
   const retry = supports(into.version, 'retryLock') ? ['--retry-lock', '5m'] : []
   const common = ['backup', '--json', '--host', hostname()]
   const written: RunSource[] = []
+  // What restic says it added to the repository (`data_added`): this storage's bytes written.
+  const added = run.progress.writtenTo([into.name])
   let size = tarEnd
   const scratch = await mkdtemp(join(tmpdir(), 'backup-daemon-restic-'))
   let early: EarlyCommit | undefined
@@ -93,7 +95,7 @@ export async function writeResticRun(into: ResticWriteTarget, run: WriteRun, nam
         let parent = into.previous?.sources.find((s) => s.name === source.name && s.form === 'tree' && s.root === tree.path)
         const args = (parentArgs: string[]) => [...common, ...parentArgs, ...tagArgs([...tags, `source=${source.name}`]), ...excludeArgs, tree.path]
         try {
-          summary = await backup(into, args(parent ? ['--parent', parent.id] : []), run, { folder: true })
+          summary = await backup(into, args(parent ? ['--parent', parent.id] : []), run, { folder: source.name })
         } catch (err) {
           if (!parent || !isMissingSnapshot(err)) throw err
           // Removed by hand with plain restic since the daemon last listed (its kept listing does not know): restic
@@ -104,7 +106,7 @@ export async function writeResticRun(into: ResticWriteTarget, run: WriteRun, nam
           )
           listingStale = true
           parent = undefined
-          summary = await backup(into, args([]), run, { folder: true })
+          summary = await backup(into, args([]), run, { folder: source.name })
         }
         const stored: RunSource = { name: source.name, id: summary.snapshot_id, form: 'tree', root: tree.path }
         // Nothing new or changed against the parent: the same entries, so the same tar size (one restic command less).
@@ -131,6 +133,7 @@ export async function writeResticRun(into: ResticWriteTarget, run: WriteRun, nam
         size += dumped
         written.push({ name: source.name, id: summary.snapshot_id, form: 'dump', root: `/${source.name}.tar`, size: dumped })
       }
+      added.bytesWritten += summary.data_added
       log(
         'info',
         `restic "${into.name}": source "${source.name}": ${mib(summary.total_bytes_processed)} read, ${mib(summary.data_added)} added to the repository`,
@@ -147,8 +150,10 @@ export async function writeResticRun(into: ResticWriteTarget, run: WriteRun, nam
     }
     await early?.cancel()
     printed ??= await resticLocked(into.target, commitArgs, { signal, stdin: () => Readable.from([runFile]) }, into.version)
-    const commitId = summaryOf(printed)?.snapshot_id
+    const committed = summaryOf(printed)
+    const commitId = committed?.snapshot_id
     if (!commitId) throw new Error(`restic "${into.name}": the commit backup printed no summary`)
+    added.bytesWritten += committed.data_added ?? 0
     const commit = { id: commitId, time: new Date().toISOString(), paths: [`/${commitFilename}`], tags: commitTags }
     const listedRun: ResticRunRecord = {
       name,
@@ -200,17 +205,19 @@ function summaryOf(output: string): BackupSummary | undefined {
 
 /**
  * `restic backup --json` with status lines into the run's progress; resolves with the summary. A folder's
- * files and bytes are read by restic, so they are reported as the run's reads too (`folderRead`); a dump's
- * were counted as the daemon read its source.
+ * files and bytes are read by restic, so they are reported as the run's reads too (`folderRead`, counted
+ * once with what another storage's writer read of it); a dump's were counted as the daemon read its source.
+ * What was written is restic's `data_added`, taken from the summary by the caller.
  */
-async function backup(into: ResticWriteTarget, args: string[], run: WriteRun, input: { folder: true } | { stdin: Readable }): Promise<BackupSummary> {
+async function backup(into: ResticWriteTarget, args: string[], run: WriteRun, input: { folder: string } | { stdin: Readable }): Promise<BackupSummary> {
   const stdin = 'stdin' in input ? input.stdin : undefined
+  const folder = 'folder' in input ? input.folder : undefined
   let summary: BackupSummary | undefined
   let counted = 0
   let filesCounted = 0
   const count = (files: number, bytes: number) => {
-    if (bytes > counted) run.progress.written.bytesWritten += bytes - counted
-    if (!stdin && (bytes > counted || files > filesCounted)) run.progress.folderRead(Math.max(0, files - filesCounted), Math.max(0, bytes - counted))
+    if (folder !== undefined && (bytes > counted || files > filesCounted))
+      run.progress.folderRead(folder, into.name, Math.max(0, files - filesCounted), Math.max(0, bytes - counted))
     counted = Math.max(counted, bytes)
     filesCounted = Math.max(filesCounted, files)
   }

@@ -15,14 +15,18 @@ import type { CmsCheckConfig } from '../../config/cmsCheckConfig.js'
 import type { SourceConfig } from '../../config/types.js'
 import type { LogLevel } from '../../logs/formatLine.js'
 import { sourceFactory } from '../../sources/all.js'
+import type { ListedFile } from '../../repository/types.js'
+import type { DigestKind } from '../../tar/fileDigest.js'
 import { parseRecord, recordEntryName, type SnapshotRecord } from '../../tar/snapshotRecord.js'
 import { extractTo } from '../extractTo.js'
 import { cmsCheck } from './cmsCheck.js'
-import { compareFiles } from './compareFiles.js'
+import { compareFiles, type ExpectedFile } from './compareFiles.js'
 
 export interface DrillSnapshotOptions {
   /** The copy's tar bytes (decrypted, decompressed). */
   openTar(): Promise<Readable>
+  /** Files the repository lists itself, whose tar entries carry no record (`StoredSnapshot.listedFiles`: restic's folder sources). */
+  listedFiles?(): Promise<ListedFile[]>
   /** The job's sources (those whose kind has a drill check are checked). */
   sources: readonly SourceConfig[]
   /** The drill's scratch folder (`drillScratch`), empty. */
@@ -42,28 +46,48 @@ export interface DrillOutcome {
   differences: string[]
   /** What was proven, one line. */
   summary: string
+  /** Why nothing could be compared (no record and no listing): the copy is not proven, which is not a failure. */
+  unproven?: string
 }
 
 export async function drillSnapshot(options: DrillSnapshotOptions): Promise<DrillOutcome> {
   const { signal } = options
   const filesDir = join(options.scratch, 'files')
-  let recordBytes: Buffer | undefined
+  // Every record entry counts: an archive has one; a restic run one per dump source (each its own tar).
+  const records: SnapshotRecord[] = []
+  let unreadable: Error | undefined
   const unpacked = await extractTo(await options.openTar(), filesDir, {
     signal,
-    onRecord: (bytes) => (recordBytes = bytes),
+    onRecord: (bytes) => {
+      try {
+        records.push(parseRecord(bytes))
+      } catch (err) {
+        unreadable ??= err as Error
+      }
+    },
     ...(options.onEntry && { onEntry: options.onEntry }),
   })
   signal.throwIfAborted()
+  if (unreadable) throw unreadable
   options.log('info', `unpacked ${unpacked.files} file(s), ${unpacked.directories} folder(s), ${unpacked.links} link(s) into the scratch folder`)
-  if (!recordBytes) {
+  const listed = (await options.listedFiles?.()) ?? []
+  if (records.length === 0 && listed.length === 0) {
     const why = `the snapshot holds no record (${recordEntryName}): written before records existed, as a zip, or by another tool; it unpacked, but nothing can be compared`
-    return { differences: [why], summary: '' }
+    return { differences: [], summary: '', unproven: why }
   }
-  const record: SnapshotRecord = parseRecord(recordBytes)
-  const files = await compareFiles(filesDir, record.files, record.digest, { signal, ...(options.onEntry && { onFile: options.onEntry }) })
+  const record = mergeRecords(records)
+  const expected: ExpectedFile[] = [
+    ...record.files.map(([name, size, digest, kind]) => ({ name, size, digest: { kind, value: digest } })),
+    ...listed.map((file) => ({ name: file.name, size: file.size, ...(file.lossy && { lossy: true }) })),
+  ]
+  const files = await compareFiles(filesDir, expected, { signal, ...(options.onEntry && { onFile: options.onEntry }) })
   const differences = [...files.differences]
-  const proven = [`${files.compared} of ${record.files.length} file(s) (${files.bytes} bytes) match the record's sizes and ${record.digest}`]
-  const entriesOf = (source: string) => record.files.filter(([name]) => name.startsWith(`${source}/`)).map(([name]) => ({ name, path: join(filesDir, name) }))
+  const how = [
+    ...new Set(record.files.map(([, , , kind]) => `the record's sizes and ${kind}`)),
+    ...(listed.length ? ["the repository's listing (contents checked by restic's hashes as they were read)"] : []),
+  ].join(' and ')
+  const proven = [`${files.compared} of ${expected.length} file(s) (${files.bytes} bytes) match ${how}`]
+  const entriesOf = (source: string) => expected.filter(({ name }) => name.startsWith(`${source}/`)).map(({ name }) => ({ name, path: join(filesDir, name) }))
   for (const source of options.sources) {
     const drill = sourceFactory(source.type)?.drill
     if (!drill) continue
@@ -104,4 +128,15 @@ export async function drillSnapshot(options: DrillSnapshotOptions): Promise<Dril
     if (cms.differences.length === 0) proven.push(`CMS check: ${cms.checked}`)
   }
   return { differences, summary: proven.join('; ') }
+}
+
+/** Several records (a restic run's dump sources, each with its own) as one: files in order, each with its digest kind. */
+function mergeRecords(records: readonly SnapshotRecord[]): { files: [string, number, string, DigestKind][]; sources: SnapshotRecord['sources'] } {
+  const files: [string, number, string, DigestKind][] = []
+  const sources: SnapshotRecord['sources'] = {}
+  for (const record of records) {
+    for (const [name, size, digest] of record.files) files.push([name, size, digest, record.digest])
+    Object.assign(sources, record.sources)
+  }
+  return { files, sources }
 }

@@ -22,6 +22,7 @@ export function backupRoutes(api: OpenAPIHono<AppEnv>, { config, engine, session
     createRoute({
       ...common,
       method: 'get',
+      operationId: 'listBackups',
       path: '/jobs/{name}/backups',
       summary: "A job's committed snapshots, newest first",
       request: { params: JobParamsSchema },
@@ -29,7 +30,9 @@ export function backupRoutes(api: OpenAPIHono<AppEnv>, { config, engine, session
     }),
     async (c) => {
       const job = c.req.valid('param').name
-      return c.json({ backups: await engine.listSnapshots(job), job }, 200)
+      const backups = await engine.listSnapshots(job)
+      const storagesDown = (engine.storagesDown?.() ?? []).filter((down) => down.job === job).map(({ storage, error, since }) => ({ storage, error, since }))
+      return c.json({ backups, job, ...(storagesDown.length > 0 && { storagesDown }) }, 200)
     },
   )
 
@@ -37,13 +40,16 @@ export function backupRoutes(api: OpenAPIHono<AppEnv>, { config, engine, session
     createRoute({
       ...common,
       method: 'get',
+      operationId: 'downloadBackup',
       path: '/jobs/{name}/backups/{filename}/download',
       summary: 'Download a snapshot, a split set as one stream, or one part of a set',
       description:
         '`{filename}` is a listed `id` (= `name`), a split set ID, or `<id>.part-aaa` for one part. ' +
         '200 with the bytes, or 307 to a signed storage URL. 400 for a `{filename}` with `/`, `\\` or `..`, ' +
         '403 when `server.permissions.allowBackupDownload` is off, 404 for a name that is not listed, ' +
-        '501 when the storage cannot stream a split set as one download.',
+        '409 when every copy of the snapshot failed its last verify (not served until a verify passes). ' +
+        '501 when the storage cannot stream a split set as one download. A stream whose manifest records its sha256 carries it in `Repr-Digest` ' +
+        '(RFC 9530) and is cut off with an error, not completed, when the bytes read from the storage do not match it.',
       request: { params: DownloadParamsSchema },
       responses: {
         200: {
@@ -51,6 +57,7 @@ export function backupRoutes(api: OpenAPIHono<AppEnv>, { config, engine, session
           headers: {
             'Content-Length': { schema: { type: 'integer' } },
             'Content-Disposition': { schema: { type: 'string' }, description: 'attachment; filename="..."; filename*=UTF-8\'\'...' },
+            'Repr-Digest': { schema: { type: 'string' }, description: 'sha-256=:<base64>: of the bytes, when the manifest records it' },
           },
           // The storage names the type: tar.gz and tar archives, or opaque bytes (e.g. encrypted).
           content: {
@@ -60,7 +67,7 @@ export function backupRoutes(api: OpenAPIHono<AppEnv>, { config, engine, session
           },
         },
         307: { description: 'Redirect to a signed storage URL', headers: { Location: { schema: { type: 'string', format: 'uri' } } } },
-        ...problemResponses(401, 403, 404, 501),
+        ...problemResponses(401, 403, 404, 409, 501),
       },
     }),
     async (c) => {
@@ -74,6 +81,7 @@ export function backupRoutes(api: OpenAPIHono<AppEnv>, { config, engine, session
         'Content-Type': download.contentType,
         'Content-Length': String(download.size),
         'Content-Disposition': contentDisposition(download.filename),
+        ...(download.sha256 && { 'Repr-Digest': `sha-256=:${Buffer.from(download.sha256, 'hex').toString('base64')}:` }),
       }
       // Hono answers HEAD with the GET handler and drops the body unread: do not open a storage stream for it.
       if (c.req.method === 'HEAD') return c.body(null, 200, headers)

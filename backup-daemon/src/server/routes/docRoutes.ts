@@ -7,7 +7,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi'
 import type { AppEnv } from '../appEnv.js'
 import { docsPageCsp, docsPageHtml } from '../docsPage.js'
-import { problemResponses } from '../responses.js'
+import { problemResponses, publicSecurity } from '../responses.js'
 import { sessionCookieName } from '../../auth/sessionCookie.js'
 import { daemonVersion } from './systemRoutes.js'
 
@@ -25,6 +25,8 @@ export function docRoutes(api: OpenAPIHono<AppEnv>): void {
   api.openapi(
     createRoute({
       method: 'get',
+      operationId: 'getOpenAPIDocument',
+      security: publicSecurity,
       path: '/openapi',
       tags: ['docs'],
       summary: 'This API description (OpenAPI 3.1)',
@@ -39,6 +41,7 @@ export function docRoutes(api: OpenAPIHono<AppEnv>): void {
         info: {
           title: 'Backup daemon API',
           version: daemonVersion,
+          license: { name: 'MIT', url: 'https://opensource.org/license/mit' },
           description: 'Schedules and runs backup jobs; snapshots, logs and settings. Errors are RFC 9457 Problem JSON.',
         },
         servers: [{ url: apiPrefix }],
@@ -46,6 +49,7 @@ export function docRoutes(api: OpenAPIHono<AppEnv>): void {
           { name: 'auth', description: 'Session cookie' },
           { name: 'jobs', description: 'Jobs and runs' },
           { name: 'backups', description: 'Snapshots' },
+          { name: 'restore', description: 'Verify, restore and drill snapshots; the task in flight' },
           { name: 'logs', description: 'Job and system logs' },
           { name: 'system', description: 'Daemon status and UI settings' },
           { name: 'docs', description: 'This description' },
@@ -58,6 +62,8 @@ export function docRoutes(api: OpenAPIHono<AppEnv>): void {
   api.openapi(
     createRoute({
       method: 'get',
+      operationId: 'getDocsPage',
+      security: publicSecurity,
       path: '/docs',
       tags: ['docs'],
       summary: 'Human-readable API docs (HTML, works offline)',

@@ -16,6 +16,7 @@ export function historyRoutes(api: OpenAPIHono<AppEnv>, { engine, session }: Rou
       security: sessionSecurity,
       middleware: [session],
       method: 'get',
+      operationId: 'getJobHistory',
       path: '/jobs/{name}/history',
       summary: "A job's recent runs",
       description: 'Ended runs (backups; restores and verifications too), newest first, at most `history.limit` per job (default 100).',

@@ -20,6 +20,7 @@ export function jobRoutes(api: OpenAPIHono<AppEnv>, { config, engine, session }:
     createRoute({
       ...common,
       method: 'get',
+      operationId: 'listJobs',
       path: '/jobs',
       summary: 'List jobs',
       responses: { 200: jsonResponse(JobListSchema, 'Every configured job'), ...problemResponses(401) },
@@ -33,6 +34,7 @@ export function jobRoutes(api: OpenAPIHono<AppEnv>, { config, engine, session }:
     createRoute({
       ...common,
       method: 'get',
+      operationId: 'getJobStatus',
       path: '/jobs/{name}/status',
       summary: "One job's status",
       request: { params: JobParamsSchema },
@@ -49,6 +51,7 @@ export function jobRoutes(api: OpenAPIHono<AppEnv>, { config, engine, session }:
     createRoute({
       ...common,
       method: 'get',
+      operationId: 'getJobConfig',
       path: '/jobs/{name}/config',
       summary: "One job's configuration, without secrets",
       description: '`{job, config}`; with `server.permissions.showConfig` off, `config` holds only `name` and `schedule` (as the original service answers).',
@@ -69,6 +72,7 @@ export function jobRoutes(api: OpenAPIHono<AppEnv>, { config, engine, session }:
     createRoute({
       ...common,
       method: 'post',
+      operationId: 'runJob',
       path: '/jobs/{name}/run',
       summary: 'Start a run now; the backup goes on in the background',
       description: '403 when `server.permissions.allowManualRun` is off, 409 while the job is running, 503 while the daemon shuts down.',
@@ -87,6 +91,7 @@ export function jobRoutes(api: OpenAPIHono<AppEnv>, { config, engine, session }:
     createRoute({
       ...common,
       method: 'post',
+      operationId: 'cancelJobRun',
       path: '/jobs/{name}/cancel',
       summary: 'Cancel the run in flight',
       description: '409 when the job has no run in progress.',

@@ -24,6 +24,7 @@ export function logRoutes(api: OpenAPIHono<AppEnv>, { engine, session, keepAlive
     createRoute({
       ...common,
       method: 'get',
+      operationId: 'getJobLogs',
       path: '/jobs/{name}/logs',
       summary: "The tail of a job's log and its newest run",
       request: { params: JobParamsSchema, query: TailQuerySchema },
@@ -42,6 +43,7 @@ export function logRoutes(api: OpenAPIHono<AppEnv>, { engine, session, keepAlive
     createRoute({
       ...common,
       method: 'get',
+      operationId: 'streamJobLogs',
       path: '/jobs/{name}/logs/stream',
       summary: "A job's log, live",
       description: 'An unknown job or `logs.perJob: false` gives one message saying so, then the stream closes.',
@@ -68,6 +70,7 @@ export function logRoutes(api: OpenAPIHono<AppEnv>, { engine, session, keepAlive
     createRoute({
       ...common,
       method: 'get',
+      operationId: 'getSystemLogs',
       path: '/logs/system',
       summary: 'The tail of the system log',
       request: { query: TailQuerySchema },
@@ -80,6 +83,7 @@ export function logRoutes(api: OpenAPIHono<AppEnv>, { engine, session, keepAlive
     createRoute({
       ...common,
       method: 'get',
+      operationId: 'streamSystemLogs',
       path: '/logs/system/stream',
       summary: 'The system log, live',
       description: '`logs.system: false` gives one message saying so, then the stream closes.',

@@ -19,6 +19,7 @@ export function progressRoutes(api: OpenAPIHono<AppEnv>, { engine, session, keep
       security: sessionSecurity,
       middleware: [session],
       method: 'get',
+      operationId: 'getJobProgress',
       path: '/jobs/{name}/progress',
       summary: "A job's runs, live",
       description:

@@ -12,10 +12,10 @@ const kinds = ['backup', 'restore', 'verify', 'drill'] as const
 export const StorageProgressSchema = z
   .object({
     storage: z.string(),
-    bytesWritten: z
-      .number()
-      .int()
-      .openapi({ description: 'Archive bytes handed to the storage (every storage gets the same bytes, at the pace of the slowest)' }),
+    bytesWritten: z.number().int().openapi({
+      description:
+        "What the storage got so far: an archive storage the archive's bytes (every archive storage the same, at the pace of the slowest), a restic repository what restic added (data_added, after each source)",
+    }),
     done: z.boolean().openapi({ description: 'true once the storage holds the committed snapshot' }),
   })
   .openapi('StorageProgress')
@@ -48,11 +48,23 @@ export const RunRecordSchema = z
     durationMs: z.number().int(),
     result: z.enum(['success', 'failed', 'cancelled']),
     bytesRead: z.number().int(),
-    bytesWritten: z.number().int().openapi({ description: 'Backup: archive bytes written to each storage' }),
+    bytesWritten: z
+      .number()
+      .int()
+      .openapi({ description: "Backup: the most any one storage got (the archive's size when the job has archive storages); restore: bytes restored" }),
+    storages: z
+      .array(z.object({ storage: z.string(), bytesWritten: z.number().int() }))
+      .optional()
+      .openapi({ description: "Backup: what each storage got, as its writer reports it (the archive's bytes; restic's data_added)" }),
     filesRead: z.number().int().optional(),
     snapshot: z.string().optional().openapi({ description: 'Snapshot created (backup) or used (restore, verify)' }),
     target: z.string().optional().openapi({ description: 'Restore: the folder or database written' }),
     error: z.string().optional(),
+    summary: z.string().optional().openapi({ description: 'A task that succeeded: what it did, one line' }),
+    notProven: z
+      .array(z.string())
+      .optional()
+      .openapi({ description: 'A drill: the copies that could not be proven (no record to compare with), each with why' }),
   })
   .openapi('RunRecord')
 

@@ -1,17 +1,17 @@
 /**
  * @module server/routes/systemRoutes
  * `GET /status` and `GET /settings`, both public. Without a session `/status` answers only what the
- * original service's web client reads before login (`status`, `uptime`, `jobsCount`: its system page);
- * what runs and how (`version`, `environment`, job counts by state, auth) is added only for a valid
- * session or with auth off: a version tells an attacker which advisories apply. `/settings` is read
- * by the UI before login to know what to offer.
+ * original service's web client reads before login (`status`, `uptime`, `jobsCount`: its system page;
+ * `version`: its login page shows it, as the original's does, issue 38); how it runs (`environment`, job
+ * counts by state, auth, storages down) is added only for a valid session or with auth off. `/settings`
+ * is read by the UI before login to know what to offer.
  */
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { readFileSync } from 'node:fs'
 import type { AppEnv, RouteDeps } from '../appEnv.js'
 import { HttpError } from '../../http/HttpError.js'
-import { jsonResponse, problemResponses } from '../responses.js'
+import { jsonResponse, problemResponses, publicSecurity } from '../responses.js'
 import { DaemonStatusSchema, SettingsSchema } from '../schemas.js'
 
 /** The package version, read once (the OpenAPI document and `/status` report it). */
@@ -38,22 +38,23 @@ export function systemRoutes(api: OpenAPIHono<AppEnv>, { config, engine, session
   api.openapi(
     createRoute({
       method: 'get',
+      operationId: 'getStatus',
+      security: publicSecurity,
       path: '/status',
       tags: ['system'],
-      summary: 'Daemon status, uptime and job count (public); version, environment and job counts by state with a session',
+      summary: 'Daemon status, uptime, job count and version (public); environment and job counts by state with a session',
       responses: { 200: jsonResponse(DaemonStatusSchema, 'Daemon status'), ...problemResponses() },
     }),
     async (c) => {
       const jobs = engine.listJobs()
       const uptime = Math.floor((Date.now() - startedAt.getTime()) / 1000)
-      const base = { status: 'ok' as const, uptime, jobsCount: jobs.length }
+      const base = { status: 'ok' as const, uptime, jobsCount: jobs.length, version: daemonVersion }
       if (!(await hasSession(c))) return c.json(base, 200)
       const running = jobs.filter((j) => j.status === 'running')
       const cancelling = running.filter((j) => j.cancelling).length
       return c.json(
         {
           ...base,
-          version: daemonVersion,
           environment,
           startedAt: startedAt.toISOString(),
           uptimeSeconds: uptime,
@@ -75,6 +76,8 @@ export function systemRoutes(api: OpenAPIHono<AppEnv>, { config, engine, session
   api.openapi(
     createRoute({
       method: 'get',
+      operationId: 'getSettings',
+      security: publicSecurity,
       path: '/settings',
       tags: ['system'],
       summary: 'Bootstrap settings for the UI (public)',

@@ -67,6 +67,25 @@ export const RestoreRequestSchema = z
   })
   .openapi('RestoreRequest')
 
+export const RestoreOptionsSchema = z
+  .object({
+    job: z.string(),
+    roots: z.array(z.string()).openapi({ description: '`restore.roots`: a files restore goes into a folder strictly inside one' }),
+    databaseSources: z
+      .array(
+        z.object({
+          name: z.string(),
+          type: z.string(),
+          targets: z.array(z.string()).openapi({ description: '`restore.databases` names of a kind it restores into' }),
+        }),
+      )
+      .openapi({ description: "The job's database sources" }),
+    librarySources: z
+      .array(z.string())
+      .openapi({ description: 'Sources a files restore can then upload into their video library (`intoLibrary`); empty: not offered' }),
+  })
+  .openapi('RestoreOptions')
+
 export function taskRoutes(api: OpenAPIHono<AppEnv>, { config, tasks: jobTasks, session, keepAliveMs, untilSessionEnds }: RouteDeps): void {
   const common = { tags: ['restore'], security: sessionSecurity, middleware: [session] }
   const allowed = () => {
@@ -85,7 +104,25 @@ export function taskRoutes(api: OpenAPIHono<AppEnv>, { config, tasks: jobTasks, 
   api.openapi(
     createRoute({
       ...common,
+      method: 'get',
+      operationId: 'getRestoreOptions',
+      path: '/jobs/{name}/restore-options',
+      summary: 'What a restore of the job may target: the restore roots, the databases each database source goes into, library uploads',
+      description: 'Names and folders only, no connection keys. 403 when `server.permissions.allowRestore` is off, 404 for an unknown job.',
+      request: { params: JobParamsSchema },
+      responses: { 200: jsonResponse(RestoreOptionsSchema, 'The choices'), ...problemResponses(401, 403, 404, 501) },
+    }),
+    (c) => {
+      allowed()
+      return c.json(tasks().restoreOptions(c.req.valid('param').name), 200)
+    },
+  )
+
+  api.openapi(
+    createRoute({
+      ...common,
       method: 'post',
+      operationId: 'verifyBackup',
       path: '/jobs/{name}/backups/{filename}/verify',
       summary: 'Verify a listed snapshot in the background',
       description:
@@ -106,6 +143,7 @@ export function taskRoutes(api: OpenAPIHono<AppEnv>, { config, tasks: jobTasks, 
     createRoute({
       ...common,
       method: 'post',
+      operationId: 'restoreBackup',
       path: '/jobs/{name}/backups/{filename}/restore',
       summary: 'Restore a listed snapshot in the background: files into a folder, or a database source into a configured database',
       description:
@@ -138,6 +176,7 @@ export function taskRoutes(api: OpenAPIHono<AppEnv>, { config, tasks: jobTasks, 
     createRoute({
       ...common,
       method: 'post',
+      operationId: 'drillJob',
       path: '/jobs/{name}/drill',
       summary: "A restore drill of the job's newest snapshot, in the background",
       description:
@@ -165,6 +204,7 @@ export function taskRoutes(api: OpenAPIHono<AppEnv>, { config, tasks: jobTasks, 
     createRoute({
       ...common,
       method: 'get',
+      operationId: 'getCurrentTask',
       path: '/jobs/{name}/tasks/current',
       summary: "The job's restore or verify task: the running one, else the newest ended one",
       description: '204 when the daemon has run no task for the job since it started.',
@@ -181,6 +221,7 @@ export function taskRoutes(api: OpenAPIHono<AppEnv>, { config, tasks: jobTasks, 
     createRoute({
       ...common,
       method: 'get',
+      operationId: 'getCurrentTaskProgress',
       path: '/jobs/{name}/tasks/current/progress',
       summary: "The job's current restore or verify task, live",
       description:
@@ -214,6 +255,7 @@ export function taskRoutes(api: OpenAPIHono<AppEnv>, { config, tasks: jobTasks, 
     createRoute({
       ...common,
       method: 'post',
+      operationId: 'cancelCurrentTask',
       path: '/jobs/{name}/tasks/current/cancel',
       summary: 'Cancel the running restore or verify task',
       description: 'The task ends as `cancelled`; a restore leaves its target as it was. 409 when no task runs.',

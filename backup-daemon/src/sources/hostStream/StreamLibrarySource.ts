@@ -139,7 +139,8 @@ export class StreamLibrarySource implements Source {
     const fetched = [...downloads.values()].filter((d) => d.payload).length
     this.log('info', `${fetched} video(s) to download, ${unchanged} unchanged`)
 
-    const objects: RemoteObject[] = [...downloads.keys()].map((path) => ({ path, size: 0, mtime: new Date(downloads.get(path)!.video.dateUploaded) }))
+    // No size: the API lists none for a video's original or a caption; the mirror counts what it downloads.
+    const objects: RemoteObject[] = [...downloads.keys()].map((path) => ({ path, mtime: new Date(downloads.get(path)!.video.dateUploaded) }))
     await mirrorRemote({
       dir,
       objects,

@@ -93,7 +93,12 @@ export class StreamLibraryApi {
         return (text ? JSON.parse(text) : {}) as T
       },
       { signal: init.signal, isRetryable: isHostRetryable, retries: this.options.retries },
-    )
+    ).catch((err: Error) => {
+      if (err instanceof UpstreamStatusError || init.signal?.aborted) throw err
+      // fetch's own words ("fetch failed") name neither the host nor why: both are the operator's first question.
+      const cause = (err.cause as NodeJS.ErrnoException | undefined)?.code ?? (err.cause as Error | undefined)?.message ?? err.message
+      throw new Error(`cannot reach the stream API at ${new URL(this.base).origin} (${method} ${path.split('?')[0]}): ${cause}`, { cause: err })
+    })
   }
 
   async listPage(page: number, itemsPerPage: number, signal?: AbortSignal): Promise<VideoPage> {

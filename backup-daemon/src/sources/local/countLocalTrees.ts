@@ -10,7 +10,7 @@
  * writing that very backup; `find` does the same in 0.3 s on another core. Where `find` is missing or
  * has no `-printf` (not GNU), the same count is made in Node.
  */
-import { spawn } from 'node:child_process'
+import { spawnOwned } from '../support/spawnOwned.js'
 import { lstat, opendir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { excludeMatcher } from '../support/excludeMatcher.js'
@@ -43,14 +43,14 @@ function countWithFind(root: string, excluded: (path: string) => boolean, find: 
   signal.throwIfAborted()
   const skipFolder = folderFilter(excluded)
   return new Promise((resolve, reject) => {
-    const child = spawn(find, ['-H', root, '-type', 'f', '-printf', '%s\\t%P\\0'], { stdio: ['ignore', 'pipe', 'ignore'] })
+    const child = spawnOwned(find, ['-H', root, '-type', 'f', '-printf', '%s\\t%P\\0'], { stdio: ['ignore', 'pipe', 'ignore'] })
     let total = 0
     let rest = ''
     let records = 0
     const onAbort = () => child.kill('SIGKILL')
     signal.addEventListener('abort', onAbort, { once: true })
-    child.stdout.setEncoding('utf8')
-    child.stdout.on('data', (text: string) => {
+    child.stdout!.setEncoding('utf8')
+    child.stdout!.on('data', (text: string) => {
       const parts = (rest + text).split('\0')
       rest = parts.pop()!
       for (const record of parts) {

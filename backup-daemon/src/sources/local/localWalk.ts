@@ -7,6 +7,7 @@
  * that what is read is a regular file), `read`, `close`.
  */
 import { escapeName } from '../../logs/escapeControl.js'
+import { decodeName, fsName } from '../../tar/byteNames.js'
 import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, type Dirent, type Stats } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -61,7 +62,7 @@ const fileFlags = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLO
 /** Errors of an open that mean "this is no longer what the walk saw" (a link now, a file now). */
 const changedCodes = new Set(['ELOOP', 'ENOTDIR', 'EISDIR', 'ENXIO', 'EMLINK'])
 
-const byName = (a: Dirent, b: Dirent) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+const byName = (a: Listed, b: Listed) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
 
 export interface WalkOptions {
   /** The folder walked (resolved; already checked to be a folder, links allowed for it alone). */
@@ -79,13 +80,19 @@ export interface WalkOptions {
 /** A walked entry; a large file comes with its open descriptor, which the consumer then owns (and closes). */
 export type Walked = { entry: SourceEntry; fd?: undefined } | { entry: SourceEntry & { size: number }; fd: number }
 
+/** A folder's entry: its name decoded from its bytes (`byteNames`: a name that is not UTF-8 stays exact) and its type. */
+interface Listed {
+  name: string
+  dirent: Dirent<Buffer>
+}
+
 /** A folder being walked: its descriptor and its entries in name order. */
 interface Folder {
   fd: number
   relativeDir: string
   /** Where its entries are reached (`/proc/self/fd/<fd>` or the path). */
   base: string
-  entries: Dirent[]
+  entries: Listed[]
   next: number
 }
 
@@ -110,10 +117,10 @@ export function* walkTree(options: WalkOptions): Generator<Walked, void, void> {
         folders.pop()
         continue
       }
-      const dirent = folder.entries[folder.next++]!
-      const relativePath = folder.relativeDir ? `${folder.relativeDir}/${dirent.name}` : dirent.name
+      const { name: entryName, dirent } = folder.entries[folder.next++]!
+      const relativePath = folder.relativeDir ? `${folder.relativeDir}/${entryName}` : entryName
       if (excluded?.(relativePath)) continue
-      const path = `${folder.base}/${dirent.name}`
+      const path = `${folder.base}/${entryName}`
       const name = `${sourceName}/${relativePath}`
       const isDirectory = dirent.isDirectory()
       if (dirent.isFile() || isDirectory) {
@@ -160,9 +167,9 @@ export function* walkTree(options: WalkOptions): Generator<Walked, void, void> {
 /** A folder opened as `fd`: its entries (names and types), sorted by name. */
 function openFolder(root: string, relativeDir: string, fd: number): Folder {
   const base = viaFd ? `/proc/self/fd/${fd}` : join(root, relativeDir)
-  let entries: Dirent[]
+  let entries: Listed[]
   try {
-    entries = readdirSync(base, { withFileTypes: true })
+    entries = readdirSync(base, { withFileTypes: true, encoding: 'buffer' }).map((dirent) => ({ name: decodeName(dirent.name), dirent }))
   } catch (err) {
     closeSync(fd)
     throw err
@@ -175,7 +182,7 @@ function openFolder(root: string, relativeDir: string, fd: number): Folder {
 /** Opens `path` with `flags`; undefined (after a warning when it changed, silently when it is gone) when it cannot be. */
 function openEntry(path: string, flags: number, relativePath: string, changed: (relativePath: string) => void): number | undefined {
   try {
-    return openSync(path, flags)
+    return openSync(fsName(path), flags)
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? ''
     if (code === 'ENOENT') return undefined
@@ -190,12 +197,12 @@ function openEntry(path: string, flags: number, relativePath: string, changed: (
 /** A link's target, stored as is and never followed; undefined when it is gone or no longer a link. */
 function readLink(path: string, relativePath: string, changed: (relativePath: string) => void): { mode: number; mtime: Date; target: string } | undefined {
   try {
-    const info = lstatSync(path)
+    const info = lstatSync(fsName(path))
     if (!info.isSymbolicLink()) {
       changed(relativePath)
       return undefined
     }
-    return { mode: info.mode & 0o7777, mtime: mtimeOf(info), target: readlinkSync(path) }
+    return { mode: info.mode & 0o7777, mtime: mtimeOf(info), target: decodeName(readlinkSync(fsName(path), { encoding: 'buffer' })) }
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code
     if (code === 'ENOENT' || code === 'EINVAL') return undefined

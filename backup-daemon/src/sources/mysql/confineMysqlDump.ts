@@ -9,6 +9,11 @@
  *   executes);
  * - the client's own commands that switch database or reach outside SQL: `connect`, `use`, `source`,
  *   `system`, `tee`, `pager` by name, and any backslash command (`\u`, `\r`, `\!`, `\.`) outside strings.
+ * - dynamic SQL: the words `PREPARE` and `EXECUTE` anywhere in code (outside strings, quoted names and
+ *   plain comments; a statement's head, a procedure's or event's body alike), and `CALL`: a statement built
+ *   at run time (`SET @q=CONCAT('US','E other'); PREPARE s FROM @q; EXECUTE s`, `EXECUTE IMMEDIATE …`) can
+ *   leave the target without naming it, and no dump tool writes them (mysqldump and mariadb-dump quote
+ *   every name, so a column called `execute` is not taken for one).
  * The stream then fails naming the statement; what came before it was loaded into the target only.
  *
  * Statements that name another database's tables (`INSERT INTO shop.orders`) switch nothing and are not
@@ -17,7 +22,10 @@
 import { Transform, type TransformCallback } from 'node:stream'
 
 /** Statement heads (first words, upper-cased) that leave the target database. */
-const leaves = [/^USE\b/, /^(CREATE|DROP|ALTER)\s+(DATABASE|SCHEMA)\b/, /^(CONNECT|SOURCE|SYSTEM|TEE|PAGER)\b/]
+const leaves = [/^USE\b/, /^(CREATE|DROP|ALTER)\s+(DATABASE|SCHEMA)\b/, /^(CONNECT|SOURCE|SYSTEM|TEE|PAGER|CALL)\b/]
+/** Words that run SQL built at run time, refused wherever they stand in code. */
+const dynamicSql = new Set(['PREPARE', 'EXECUTE'])
+const wordChar = /[A-Za-z0-9_$]/
 /** Enough of a statement's start to classify it. */
 const headLength = 40
 
@@ -43,6 +51,9 @@ export function confineMysqlDump(target: string): Transform {
   let statements = 0
   let line = 1
   let statementLine = 1
+  /** The word being read in code, and the statement's text so far (for the message). */
+  let word = ''
+  let statementText = ''
 
   const refuse = (what: string): never => {
     const shown = what.replace(/\s+/g, ' ').trim().slice(0, 60)
@@ -67,10 +78,21 @@ export function confineMysqlDump(target: string): Transform {
       else held += piece
     }
     const end = final ? text.length : Math.max(0, text.length - lookahead)
+    /** A word in code has ended: dynamic SQL is refused wherever it stands. */
+    const endWord = () => {
+      if (word && dynamicSql.has(word.toUpperCase())) refuse(`${statementText.slice(-40)}`)
+      word = ''
+    }
     let i = 0
     for (; i < end; i++) {
       const c = text[i]!
       if (c === '\n') line++
+      if (state === 'code' && wordChar.test(c)) {
+        word += c
+      } else if (word) {
+        endWord()
+      }
+      if (state === 'code') statementText = (statementText + c).slice(-200)
       if (state === 'code') {
         const fresh = !classified && head.trim() === ''
         if (fresh && c.trim() !== '') statementLine = line
@@ -90,6 +112,7 @@ export function confineMysqlDump(target: string): Transform {
           out += held + delimiter
           held = ''
           head = ''
+          statementText = ''
           classified = false
           statements++
           i += delimiter.length - 1
@@ -180,6 +203,7 @@ export function confineMysqlDump(target: string): Transform {
     flush(done: TransformCallback) {
       try {
         read(carry, true)
+        if (word && dynamicSql.has(word.toUpperCase())) refuse(statementText.slice(-40))
         if (!classified && head.trim() !== '') classify(true)
         out += held
         done(null, take())

@@ -4,7 +4,7 @@
  * unescaped). Used by the restore drill (`drill.ts`) to create, count and drop; the password travels in
  * `MYSQL_PWD` only, as for the dump.
  */
-import { spawn } from 'node:child_process'
+import { spawnOwned } from '../support/spawnOwned.js'
 import { findExecutable } from '../support/findExecutable.js'
 import { tail } from '../support/runChild.js'
 import { mysqlConnectionArgs, mysqlEnv } from './mysqlDumpArgs.js'
@@ -36,7 +36,7 @@ export async function mysqlQuery(connection: MysqlConnection, sql: string, signa
   ]
   return new Promise((resolve, reject) => {
     signal.throwIfAborted()
-    const child = spawn(client, args, { env: mysqlEnv(connection.password), stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawnOwned(client, args, { env: mysqlEnv(connection.password), stdio: ['ignore', 'pipe', 'pipe'] })
     const chunks: Buffer[] = []
     const stderr = tail(5)
     child.stdout!.on('data', (chunk: Buffer) => chunks.push(chunk))

@@ -10,8 +10,8 @@
  * A single-database dump never leaves its target: a `USE other`, `CREATE DATABASE` or client command
  * in it stops the restore before that statement (`sources/mysql/confineMysqlDump`).
  */
-import { spawn } from 'node:child_process'
 import type { Readable } from 'node:stream'
+import { spawnOwned } from '../support/spawnOwned.js'
 import { findExecutable } from '../support/findExecutable.js'
 import { runChild, tail } from '../support/runChild.js'
 import { confineMysqlDump } from './confineMysqlDump.js'
@@ -104,7 +104,7 @@ function rename(label: string) {
 /** Runs one query and returns its single value. */
 function query(client: string, args: string[], env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(client, args, { env, stdio: ['ignore', 'pipe', 'pipe'], signal })
+    const child = spawnOwned(client, args, { env, stdio: ['ignore', 'pipe', 'pipe'], signal })
     let out = ''
     const stderr = tail(5)
     child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')))

@@ -6,10 +6,11 @@
  * the daemon's user can reach it. Root logs in over the socket without a password. Its pid is recorded
  * (`support/scratchServer`) so a killed drill's server is stopped at the next start.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { mkdir, readFile } from 'node:fs/promises'
 import { userInfo } from 'node:os'
 import { delimiter, join } from 'node:path'
+import { spawnOwned } from '../support/spawnOwned.js'
 import { findExecutable } from '../support/findExecutable.js'
 import { runChild } from '../support/runChild.js'
 import { killScratchServer, recordScratchServer } from '../support/scratchServer.js'
@@ -48,7 +49,7 @@ export async function startTemporaryMysqlServer(dir: string, signal: AbortSignal
     throw signal.aborted ? signal.reason : new Error(`${installDb.split('/').pop()} failed: ${err.message}`)
   })
   const log = join(dir, 'error.log')
-  const child: ChildProcess = spawn(
+  const child: ChildProcess = spawnOwned(
     daemon,
     [
       '--no-defaults',

@@ -6,8 +6,9 @@
  * it, and the rows are counted in that same transaction. The password travels in `PGPASSWORD` only, as
  * for pg_dump; `--no-password` so a missing one fails instead of waiting for a terminal.
  */
-import { spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { tail } from '../support/runChild.js'
+import { spawnOwned } from '../support/spawnOwned.js'
 import { splitPassword } from './connectionString.js'
 
 /** Where psql connects: a database name or connection string, and the source's other connection keys. */
@@ -49,7 +50,7 @@ export class PsqlSession {
   private readonly closed: Promise<number | null>
 
   private constructor(
-    private readonly child: ReturnType<typeof spawn>,
+    private readonly child: ChildProcess,
     private readonly label: string,
   ) {
     child.stdout!.setEncoding('utf8')
@@ -75,7 +76,7 @@ export class PsqlSession {
   static open(target: PsqlTarget, signal: AbortSignal): PsqlSession {
     signal.throwIfAborted()
     const { command, args, env } = invocation(target)
-    const child = spawn(command, args, { env, stdio: ['pipe', 'pipe', 'pipe'], signal, killSignal: 'SIGKILL' })
+    const child = spawnOwned(command, args, { env, stdio: ['pipe', 'pipe', 'pipe'], signal, killSignal: 'SIGKILL' })
     return new PsqlSession(child, command.split('/').pop()!)
   }
 
@@ -127,7 +128,7 @@ export class PsqlSession {
 export async function psqlQuery(target: PsqlTarget, sql: string, signal: AbortSignal): Promise<string> {
   signal.throwIfAborted()
   const { command, args, env } = invocation(target)
-  const child = spawn(command, args, { env, stdio: ['pipe', 'pipe', 'pipe'], signal, killSignal: 'SIGKILL' })
+  const child = spawnOwned(command, args, { env, stdio: ['pipe', 'pipe', 'pipe'], signal, killSignal: 'SIGKILL' })
   const stderr = tail(3)
   let stdout = ''
   child.stdout!.setEncoding('utf8')

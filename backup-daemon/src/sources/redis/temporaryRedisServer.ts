@@ -7,13 +7,14 @@
  * (`support/scratchServer`) so a killed drill's server is stopped at the next start. A file that does not
  * load ends the server: its own log line is the error.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 import { connect } from 'node:net'
 import { delimiter, join } from 'node:path'
 import { findExecutable } from '../support/findExecutable.js'
 import { killScratchServer, recordScratchServer } from '../support/scratchServer.js'
 import { freePort } from '../support/freePort.js'
+import { spawnOwned } from '../support/spawnOwned.js'
 
 export interface TemporaryRedisServer {
   port: number
@@ -58,7 +59,7 @@ export async function startTemporaryRedisServer(dir: string, file: string, signa
   const log = join(dir, 'redis.log')
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--dbfilename', file, '--save', '', '--appendonly', 'no']
   args.push('--replicaof', '127.0.0.1', '1', '--logfile', log, '--daemonize', 'no', '--protected-mode', 'yes')
-  const child: ChildProcess = spawn(binary, args, { stdio: 'ignore' })
+  const child: ChildProcess = spawnOwned(binary, args, { stdio: 'ignore' })
   const stop = () => killScratchServer(child)
   const keyspace = async () => {
     const keys: Record<string, number> = {}

@@ -4,9 +4,10 @@
  * with the last lines of its stderr otherwise, so a dump that dies halfway is never taken for a
  * complete one. Aborting `signal` kills the process (SIGKILL) and fails the stream with the reason.
  */
-import { spawn, type SpawnOptions } from 'node:child_process'
+import type { SpawnOptions } from 'node:child_process'
 import { PassThrough, type Readable } from 'node:stream'
 import { tail } from './runChild.js'
+import { spawnOwned } from './spawnOwned.js'
 
 export interface ChildOutputOptions extends Pick<SpawnOptions, 'env' | 'cwd'> {
   signal: AbortSignal
@@ -26,7 +27,7 @@ export function childOutput(command: string, args: string[], options: ChildOutpu
     process.nextTick(() => out.destroy(signal.reason as Error))
     return out
   }
-  const child = spawn(command, args, { env: options.env, cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawnOwned(command, args, { env: options.env, cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] })
   const stderr = tail(tailLines)
   child.stderr!.on('data', (chunk: Buffer) => {
     stderr.push(chunk)

@@ -21,7 +21,8 @@ import { formatBytes } from './countingStream.js'
 export interface RemoteObject {
   /** Path relative to the mirrored prefix, `/`-separated. */
   path: string
-  size: number
+  /** As listed; undefined when the listing does not say (a video's file: only its download tells). */
+  size?: number
   mtime: Date
 }
 
@@ -39,6 +40,7 @@ export interface MirrorOptions {
 
 export interface MirrorResult {
   downloaded: number
+  /** Bytes downloaded, as written to disk (not as listed). */
   bytes: number
   upToDate: number
   removed: number
@@ -48,9 +50,12 @@ const partialPrefix = '.bd-partial-'
 /** A progress line after this many downloads. */
 const progressEvery = 500
 
-/** A remote path that is safe as a relative local path (no `..`, no empty or `.` segments, no NUL). */
+/**
+ * A remote path that is safe as a relative local path (no `..`, no empty or `.` segments, no NUL). A backslash
+ * is an ordinary byte of a Linux file name (the daemon's only platform): such a key is mirrored as it is.
+ */
 export function safeRelativePath(path: string): boolean {
-  if (!path || path.includes('\0') || path.includes('\\')) return false
+  if (!path || path.includes('\0')) return false
   return path.split('/').every((part) => part !== '' && part !== '.' && part !== '..')
 }
 
@@ -91,8 +96,10 @@ export async function mirrorRemote(options: MirrorOptions): Promise<MirrorResult
     if (options.incremental && (await upToDate(join(dir, object.path), object))) result.upToDate++
     else queue.push(object)
   }
-  const total = queue.reduce((sum, o) => sum + o.size, 0)
-  log(`${queue.length} object(s) to download (${formatBytes(total)}), ${result.upToDate} up to date, ${result.removed} removed locally`)
+  const total = queue.reduce((sum, o) => sum + (o.size ?? 0), 0)
+  const unsized = queue.filter((o) => o.size === undefined).length
+  const listed = unsized === 0 ? formatBytes(total) : unsized === queue.length ? 'sizes not listed' : `${formatBytes(total)} + ${unsized} not sized`
+  log(`${queue.length} object(s) to download (${listed}), ${result.upToDate} up to date, ${result.removed} removed locally`)
   // One failure stops the others: no point fetching the rest of a run that fails.
   const stop = new AbortController()
   const linked = AbortSignal.any([signal, stop.signal])
@@ -104,9 +111,10 @@ export async function mirrorRemote(options: MirrorOptions): Promise<MirrorResult
     while (next < queue.length && !linked.aborted) {
       const object = queue[next++]!
       try {
-        await fetchOne(dir, object, options.download, linked)
+        // Awaited first: `result.bytes += await …` would read the sum before the await, losing the other workers' bytes.
+        const bytes = await fetchOne(dir, object, options.download, linked)
+        result.bytes += bytes
         result.downloaded++
-        result.bytes += object.size
         if (result.downloaded % progressEvery === 0) log(`downloaded ${result.downloaded} of ${queue.length} object(s), ${formatBytes(result.bytes)}`)
       } catch (err) {
         failure ??= err
@@ -121,15 +129,18 @@ export async function mirrorRemote(options: MirrorOptions): Promise<MirrorResult
   return result
 }
 
-async function fetchOne(dir: string, object: RemoteObject, download: MirrorOptions['download'], signal: AbortSignal): Promise<void> {
+/** Downloads one object into place; resolves with the bytes written. */
+async function fetchOne(dir: string, object: RemoteObject, download: MirrorOptions['download'], signal: AbortSignal): Promise<number> {
   const target = join(dir, object.path)
   await mkdir(dirname(target), { recursive: true })
   const partial = join(dirname(target), `${partialPrefix}${randomBytes(6).toString('hex')}`)
   try {
     const body = await download(object, signal)
-    await pipeline(body, createWriteStream(partial, { flags: 'wx', mode: 0o644 }), { signal })
+    const file = createWriteStream(partial, { flags: 'wx', mode: 0o644 })
+    await pipeline(body, file, { signal })
     await utimes(partial, object.mtime, object.mtime)
     await rename(partial, target)
+    return file.bytesWritten
   } catch (err) {
     await rm(partial, { force: true })
     throw err

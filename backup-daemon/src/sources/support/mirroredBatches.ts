@@ -70,7 +70,7 @@ async function syncMirror(spec: MirroredSourceSpec, dir: string, signal: AbortSi
       continue
     }
     objects.push(object)
-    bytes += object.size
+    bytes += object.size ?? 0
   }
   log('info', `listed ${objects.length} object(s) (${formatBytes(bytes)}) in ${spec.what}${excludedCount ? `, ${excludedCount} excluded` : ''}`)
   await mirrorRemote({

@@ -9,13 +9,21 @@
 import type { ChildProcess } from 'node:child_process'
 import { readlink } from 'node:fs/promises'
 import { noteScratchProcess } from './scratchProcess.js'
+import { deathSignalLauncher } from './spawnOwned.js'
 
 /** Notes `child` in `dir` (a folder inside the drill's scratch space, named on the server's command line). */
 export async function recordScratchServer(dir: string, child: ChildProcess): Promise<void> {
   if (!child.pid) return
-  // libuv returns from spawn once exec succeeded: the pid's executable is the server's already.
-  const command = await readlink(`/proc/${child.pid}/exe`).catch(() => undefined)
-  if (command) await noteScratchProcess(dir, 'server', { pid: child.pid, command, signal: 'SIGKILL', remove: [], commandLineHas: dir })
+  // libuv returns from spawn once exec succeeded; a server started through the death-signal launcher
+  // (`spawnOwned`) execs once more, a moment later: the note names the server's executable, not setpriv.
+  const launcher = deathSignalLauncher()
+  let command: string | undefined
+  for (let attempt = 0; attempt < 100; attempt++) {
+    command = await readlink(`/proc/${child.pid}/exe`).catch(() => undefined)
+    if (!command || command !== launcher) break
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+  if (command && command !== launcher) await noteScratchProcess(dir, 'server', { pid: child.pid, command, signal: 'SIGKILL', remove: [], commandLineHas: dir })
 }
 
 /** Kills `child` (SIGKILL) and resolves once it exited. */

@@ -36,6 +36,8 @@ export const resticStorage: StorageEntryType<ResticStorageConfig> = {
   secretKeys: ['password', 'env'],
   pathKeys: ['passwordFile'],
   resolvePaths: (config, abs) => ({ ...config, repository: resolveRepository(config.repository, abs) }),
+  // A folder repository (restic creates it on `init`, the first run); a backend's location is not a folder here.
+  writesFolder: (config) => (backends.test(config.repository) ? undefined : { key: 'repository', path: config.repository.replace(/^local:/, '') }),
 }
 
 /** restic's backend prefixes (`restic/internal/location`): any other repository string is a folder. */

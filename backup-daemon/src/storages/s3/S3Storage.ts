@@ -11,10 +11,12 @@
  */
 import { randomBytes } from 'node:crypto'
 import { Transform, type Readable } from 'node:stream'
-import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, S3Client, type StorageClass } from '@aws-sdk/client-s3'
+import { AbortMultipartUploadCommand, DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, S3Client, type StorageClass } from '@aws-sdk/client-s3'
 import { Upload } from '@aws-sdk/lib-storage'
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
 import { checkKey } from '../remote/checkKey.js'
+import { NoAnswerError } from '../remote/NoAnswerError.js'
+import { cleanupBoundMs, settleWithin } from '../remote/settleWithin.js'
 import type { PendingObject, Storage, StoredObject } from '../types.js'
 import { copyObject } from './copyObject.js'
 import { isS3NotExist } from './isS3NotExist.js'
@@ -32,8 +34,12 @@ export interface S3StorageOptions {
   storageClass?: string
   downloadMode: 'proxy' | 'signed'
   signedUrlTTL: number
-  /** Time limit of one HTTP request in ms (the SDK retries it up to 3 times with backoff). @default 60000 */
-  requestTimeoutMs?: number
+  /**
+   * Longest a request may go without a byte either way, in ms (the storage's `timeout`); the SDK makes
+   * 3 attempts of a request (a part, a listing page), so a server that stops answering fails one
+   * within 3 times this. @default 60000
+   */
+  timeoutMs?: number
   /** Multipart part size in bytes. @default 8 MiB */
   partSize?: number
   /** Largest object copied in one request at commit. @default 5 GiB */
@@ -48,6 +54,8 @@ export class S3Storage implements Storage {
   readonly name: string
   readonly client: S3Client
   private readonly prefix: string
+  /** The service's origin, as errors name it. */
+  private readonly where: string
 
   constructor(private readonly options: S3StorageOptions) {
     this.name = options.name
@@ -62,8 +70,33 @@ export class S3Storage implements Storage {
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
       maxAttempts: 3,
-      requestHandler: { requestTimeout: options.requestTimeoutMs ?? 60_000, connectionTimeout: 10_000 },
+      // `socketTimeout` is the inactivity limit. (`requestTimeout`, a whole request's time, only logs a
+      // warning in this SDK unless `throwOnRequestTimeout`, and would cut a slow but moving part.)
+      requestHandler: { socketTimeout: this.timeoutMs, connectionTimeout: Math.min(10_000, this.timeoutMs) },
     })
+    const aws = options.usePathStyle ? `s3.${options.region}.amazonaws.com` : `${options.bucket}.s3.${options.region}.amazonaws.com`
+    this.where = options.endpoint ? new URL(options.endpoint).origin : `https://${aws}`
+  }
+
+  private get timeoutMs(): number {
+    return this.options.timeoutMs ?? 60_000
+  }
+
+  /** The SDK's inactivity `TimeoutError` in the words every storage uses (`no answer from URL for N s`). */
+  private described(err: unknown): unknown {
+    const e = err as { name?: string; message?: string } | undefined
+    if (e?.name === 'TimeoutError' && /timed out after \d+ ms of inactivity/.test(e.message ?? ''))
+      return new NoAnswerError(this.where, this.timeoutMs, { cause: err })
+    return err
+  }
+
+  /** `client.send` with the SDK's inactivity timeout described. */
+  private async send<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      return await run()
+    } catch (err) {
+      throw this.described(err)
+    }
   }
 
   private keyOf(key: string): string {
@@ -89,7 +122,9 @@ export class S3Storage implements Storage {
       params: { Bucket: this.options.bucket, Key: this.keyOf(temp), Body: counted, StorageClass: this.options.storageClass as StorageClass | undefined },
       partSize: this.options.partSize ?? 8 * 1024 * 1024,
       queueSize: 2,
-      leavePartsOnError: false,
+      // Aborted by `removeUpload` within the clean-up bound: lib-storage would wait for its abort
+      // request (3 attempts of `timeout` on a server that stopped answering) before failing the upload.
+      leavePartsOnError: true,
     })
     const onAbort = () => {
       body.destroy()
@@ -102,9 +137,8 @@ export class S3Storage implements Storage {
       await upload.done()
       signal.throwIfAborted()
     } catch (err) {
-      // A small body goes up as one PutObject that may have landed before the abort: remove it.
-      await this.delete(temp).catch(() => {})
-      throw signal.aborted ? signal.reason : err
+      await this.removeUpload(upload, temp)
+      throw signal.aborted ? signal.reason : this.described(err)
     } finally {
       signal.removeEventListener('abort', onAbort)
     }
@@ -113,15 +147,17 @@ export class S3Storage implements Storage {
       size,
       commit: async (key) => {
         if (committed === key) return
-        await copyObject({
-          client: this.client,
-          bucket: this.options.bucket,
-          from: this.keyOf(temp),
-          to: this.keyOf(key),
-          size,
-          storageClass: this.options.storageClass,
-          singleCopyLimit: this.options.singleCopyLimit,
-        })
+        await this.send(() =>
+          copyObject({
+            client: this.client,
+            bucket: this.options.bucket,
+            from: this.keyOf(temp),
+            to: this.keyOf(key),
+            size,
+            storageClass: this.options.storageClass,
+            singleCopyLimit: this.options.singleCopyLimit,
+          }),
+        )
         committed = key
         await this.delete(temp)
       },
@@ -129,11 +165,27 @@ export class S3Storage implements Storage {
     }
   }
 
+  /**
+   * Best effort after a failed or cancelled upload, within the clean-up bound (a third of `timeout`,
+   * 10 s at most: the cancel bound): the multipart upload is aborted, and the temporary key deleted (a
+   * small body goes up as one PutObject that may have landed before the abort). What is left is
+   * removed by the engine's leftover sweep, and by a bucket lifecycle rule for multipart uploads.
+   */
+  private async removeUpload(upload: Upload, temp: string): Promise<void> {
+    const uploadId = upload.uploadId
+    const abort = uploadId
+      ? this.client.send(new AbortMultipartUploadCommand({ Bucket: this.options.bucket, Key: this.keyOf(temp), UploadId: uploadId }))
+      : Promise.resolve()
+    await settleWithin(Promise.allSettled([abort, this.delete(temp)]), cleanupBoundMs(this.timeoutMs))
+  }
+
   async list(prefix: string): Promise<StoredObject[]> {
     const found: StoredObject[] = []
     let token: string | undefined
     do {
-      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.options.bucket, Prefix: this.prefix + prefix, ContinuationToken: token }))
+      const page = await this.send(() =>
+        this.client.send(new ListObjectsV2Command({ Bucket: this.options.bucket, Prefix: this.prefix + prefix, ContinuationToken: token })),
+      )
       for (const object of page.Contents ?? []) {
         if (!object.Key) continue
         const key = object.Key.slice(this.prefix.length)
@@ -145,13 +197,13 @@ export class S3Storage implements Storage {
   }
 
   async open(key: string): Promise<Readable> {
-    const result = await this.client.send(new GetObjectCommand({ Bucket: this.options.bucket, Key: this.keyOf(key) }))
+    const result = await this.send(() => this.client.send(new GetObjectCommand({ Bucket: this.options.bucket, Key: this.keyOf(key) })))
     return result.Body as Readable
   }
 
   async delete(key: string): Promise<void> {
     // S3 has no folders to clean up, and deleting a missing key succeeds.
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.options.bucket, Key: this.keyOf(key) }))
+    await this.send(() => this.client.send(new DeleteObjectCommand({ Bucket: this.options.bucket, Key: this.keyOf(key) })))
   }
 
   async downloadUrl(key: string): Promise<string | undefined> {

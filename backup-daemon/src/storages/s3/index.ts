@@ -32,6 +32,11 @@ export const s3ConfigSchema = z
     downloadMode: z.enum(['proxy', 'signed']).default('proxy'),
     /** Lifetime of a presigned download URL in seconds. */
     signedUrlTTL: z.int().min(60).max(86_400).default(900),
+    /**
+     * Seconds a request may go without a byte either way before it fails, naming the storage (`no
+     * answer from URL for N s`); the SDK makes 3 attempts of each request.
+     */
+    timeout: z.number().positive().max(3600).default(60),
   })
   .refine((c) => !c.accessKeyId === !c.secretAccessKey, { message: 'set both accessKeyId and secretAccessKey, or neither', path: ['secretAccessKey'] })
 
@@ -55,6 +60,7 @@ export const s3Storage = {
       storageClass: config.storageClass,
       downloadMode: config.downloadMode,
       signedUrlTTL: config.signedUrlTTL,
+      timeoutMs: config.timeout * 1000,
     }
     const info = {
       type: 's3',

@@ -5,13 +5,15 @@
  *
  * The connection is closed `idleMs` after its last call ended: a daemon that backs up nightly should
  * not hold an SSH login open all day, and a finished process must be able to exit (ssh2's keepalive
- * timer would hold the event loop). SSH keepalives (every 15 s, 4 unanswered = dead) notice a silent
- * peer during long calls. A connection that drops is replaced on the next call; calls that were in
- * flight fail with errors `isSftpRetryable` accepts.
+ * timer would hold the event loop). A server that stops answering for `timeoutMs` is dead: SSH
+ * keepalives (every quarter of it) notice it between requests, the channel's guard (`guardedChannel`)
+ * while requests wait. A connection that drops is replaced on the next call; calls that were in flight,
+ * and calls made on it after it dropped, fail with errors `isSftpRetryable` accepts.
  */
 import { readFile } from 'node:fs/promises'
 import { connect as connectTcp, type Socket } from 'node:net'
 import { Client, type SFTPWrapper } from 'ssh2'
+import { guardChannel, silenceError, type GuardedChannel } from './guardedChannel.js'
 import { fingerprint, keyType, knownKeysFor, type KnownKey } from './knownHosts.js'
 import { HostKeyError, SftpConnectionError } from './sftpErrors.js'
 
@@ -33,11 +35,15 @@ export interface SftpConnectionOptions {
   idleMs?: number
   /** Time limit for the TCP connection plus the SSH handshake and login. @default 20000 */
   readyTimeoutMs?: number
+  /** A server that answers nothing (no request, no keepalive) for this long is dead: the calls waiting on it fail. @default 60000 */
+  timeoutMs?: number
 }
 
 interface Session {
   client: Client
+  /** The guarded channel (`guard.channel`). */
   sftp: SFTPWrapper
+  guard: GuardedChannel
   socket: Socket
   closed: boolean
 }
@@ -58,6 +64,11 @@ export class SftpConnection {
   private warned = false
 
   constructor(private readonly options: SftpConnectionOptions) {}
+
+  /** How long a server may answer nothing before it counts as dead (`SftpConnectionOptions.timeoutMs`). */
+  get timeoutMs(): number {
+    return this.options.timeoutMs ?? 60_000
+  }
 
   /** The SFTP channel, connecting first when needed; pair every call with `release()`. */
   async acquire(): Promise<SFTPWrapper> {
@@ -85,31 +96,33 @@ export class SftpConnection {
     this.idle = setTimeout(() => this.active === 0 && this.close(), this.options.idleMs ?? 5000).unref()
   }
 
-  /** Runs `fn` with the channel; a connection lost under it is reported as such (and is retryable). */
+  /** Runs `fn` with the channel (a connection lost under it fails its requests with `SftpConnectionError`, retryable). */
   async use<T>(fn: (sftp: SFTPWrapper) => Promise<T>): Promise<T> {
     const sftp = await this.acquire()
     try {
       return await fn(sftp)
     } catch (err) {
-      // ssh2 fails every request in flight with this bare message when the connection closes.
-      if ((err as Error | undefined)?.message === 'No response from server') {
-        throw new SftpConnectionError(`the SSH connection to ${this.options.host}:${this.options.port} was lost`)
-      }
-      throw err
+      throw this.explain(err)
     } finally {
       this.release()
     }
   }
 
-  /** Forgets the current connection (it failed under a call): the next call opens a new one. */
+  /** A connection lost under a request, reported as such (and retryable); any other error as it is. */
+  explain(err: unknown): unknown {
+    // ssh2 fails every request in flight with this bare message when the connection closes.
+    if ((err as Error | undefined)?.message === 'No response from server') {
+      return new SftpConnectionError(`the SSH connection to ${this.options.host}:${this.options.port} was lost`)
+    }
+    return err
+  }
+
+  /** Forgets the current connection (it failed under a call, or cannot be trusted to answer): the next call opens a new one. */
   drop(): void {
     const current = this.session
     this.session = undefined
     void current?.then(
-      (session) => {
-        session.closed = true
-        session.client.end()
-      },
+      (session) => lose(session),
       () => {},
     )
   }
@@ -137,6 +150,7 @@ export class SftpConnection {
       throw new Error(`cannot read knownHosts ${this.options.knownHosts}: ${err.code ?? err.message}`)
     })
     const known = knownText === undefined ? [] : knownKeysFor(knownText, host, port)
+    const deadMs = this.timeoutMs
     const timeoutMs = this.options.readyTimeoutMs ?? 20_000
     const socket = await connectSocket(host, port, timeoutMs)
 
@@ -174,6 +188,7 @@ export class SftpConnection {
     const serverHostKey = preferredHostKeyAlgorithms(known)
     return new Promise<Session>((resolve, reject) => {
       let ready = false
+      let session: Session | undefined
       const fail = (err: Error & { level?: string }) => {
         socket.destroy()
         if (hostKeyProblem) return reject(hostKeyProblem)
@@ -187,15 +202,24 @@ export class SftpConnection {
             return fail(err)
           }
           ready = true
-          const session: Session = { client, sftp, socket, closed: false }
-          const closed = () => (session.closed = true)
+          const guard = guardChannel(sftp, { where, timeoutMs: deadMs, onStall: () => session && lose(session) })
+          const opened: Session = { client, sftp: guard.channel, guard, socket, closed: false }
+          session = opened
+          const closed = () => {
+            opened.closed = true
+            guard.lost()
+          }
           sftp.on('close', closed)
           client.on('close', closed)
-          resolve(session)
+          resolve(opened)
         })
       })
-      // After `ready`, errors only mark the session closed: the calls in flight fail on their own.
-      client.on('error', (err) => (ready ? undefined : fail(err)))
+      // After `ready`, errors only end the session: the calls in flight fail through the guard, a
+      // keepalive that went unanswered (ssh2's `client-timeout`) saying so.
+      client.on('error', (err: Error & { level?: string }) => {
+        if (!ready) return fail(err)
+        if (session) session.guard.lost(err.level === 'client-timeout' ? silenceError(where, deadMs) : undefined)
+      })
       client.once('close', () => {
         if (!ready) reject(hostKeyProblem ?? new SftpConnectionError(`the SSH connection to ${where} closed during the handshake`))
       })
@@ -207,12 +231,21 @@ export class SftpConnection {
         passphrase: this.options.passphrase,
         hostVerifier: verify,
         readyTimeout: timeoutMs,
-        keepaliveInterval: 15_000,
-        keepaliveCountMax: 4,
+        // ssh2 gives up at the (countMax + 1)th interval without an answer: after `deadMs`.
+        keepaliveInterval: deadMs / 4,
+        keepaliveCountMax: 3,
         ...(serverHostKey.length > 0 && { algorithms: { serverHostKey: serverHostKey as never } }),
       })
     })
   }
+}
+
+/** Closes `session` for good, a silent one too (`end()` alone waits for a peer that may never answer). */
+function lose(session: Session): void {
+  session.closed = true
+  session.guard.lost()
+  session.client.end()
+  session.socket.destroy()
 }
 
 /** Like `ssh`: offer first the key types `known_hosts` already has for this host, so a known host is checked against its known key. */
@@ -224,6 +257,15 @@ function preferredHostKeyAlgorithms(known: KnownKey[]): string[] {
 function describeAuth(options: SftpConnectionOptions): string {
   const methods = [options.privateKey && 'the private key', options.password !== undefined && 'the password'].filter(Boolean)
   return methods.length ? `${methods.join(' and ')} refused` : 'no password or privateKey is configured'
+}
+
+const connectCodes: Record<string, string> = {
+  ECONNREFUSED: 'nothing accepts connections there',
+  ENOTFOUND: 'no such host',
+  EAI_AGAIN: 'the host name could not be resolved now',
+  EHOSTUNREACH: 'the host cannot be reached',
+  ENETUNREACH: 'the network cannot be reached',
+  ECONNRESET: 'the connection was reset',
 }
 
 /** A TCP connection, with its own time limit (ssh2's readyTimeout starts only after this). */
@@ -239,9 +281,11 @@ function connectSocket(host: string, port: number, timeoutMs: number): Promise<S
       socket.removeAllListeners('error')
       resolve(socket)
     })
-    socket.once('error', (err) => {
+    socket.once('error', (err: NodeJS.ErrnoException) => {
       clearTimeout(timer)
-      reject(err)
+      // "connect ECONNREFUSED 1.2.3.4:22" as words; the code stays (retries look at it).
+      const why = err.code ? `${connectCodes[err.code] ?? err.message} (${err.code})` : err.message
+      reject(Object.assign(new Error(`cannot connect to ${host}:${port}: ${why}`, { cause: err }), { code: err.code }))
     })
   })
 }

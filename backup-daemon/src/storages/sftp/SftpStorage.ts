@@ -12,6 +12,7 @@ import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type { SFTPWrapper, Stats } from 'ssh2'
 import { checkKey } from '../remote/checkKey.js'
+import { cleanupBoundMs, settleWithin } from '../remote/settleWithin.js'
 import type { PendingObject, Storage, StoredObject } from '../types.js'
 import type { SftpConnection } from './SftpConnection.js'
 import { remoteReader, remoteWriter } from './remoteStreams.js'
@@ -115,16 +116,28 @@ export class SftpStorage implements Storage {
   /**
    * Best effort after a failed upload: when the connection itself broke, once more over a new one,
    * so a cut connection leaves no `.incomplete` file behind (the engine's sweep is the last resort).
+   * Bounded (a third of the storage's `timeout`, 10 s at most): a cancel must end, and a server that
+   * stopped answering would otherwise hold it until the connection is declared dead.
    */
   private async removeTemp(sftp: SFTPWrapper, temp: string, cause: unknown): Promise<void> {
     const unlink = (channel: SFTPWrapper) =>
       call((cb) => channel.unlink(temp, cb)).catch((err: unknown) => {
         if (!isSftpNotExist(err)) throw err
       })
-    // A dead channel never answers (ssh2 queues the request forever): go straight to a new connection.
-    if (!isSftpRetryable(cause)) return unlink(sftp).catch(() => {})
-    this.connection.drop()
-    await this.connection.use(unlink).catch(() => {})
+    const remove = async () => {
+      if (!isSftpRetryable(cause)) {
+        const failed = await unlink(sftp).then(
+          () => undefined,
+          (err: unknown) => err,
+        )
+        if (!isSftpRetryable(failed)) return
+      }
+      this.connection.drop()
+      await this.connection.use(unlink)
+    }
+    const outcome = await settleWithin(remove(), cleanupBoundMs(this.connection.timeoutMs))
+    // No answer within the bound: this connection is not trusted with the next call.
+    if (outcome === 'late') this.connection.drop()
   }
 
   async list(prefix: string): Promise<StoredObject[]> {
@@ -163,7 +176,13 @@ export class SftpStorage implements Storage {
       if (!stats.isFile()) throw Object.assign(new Error(`not a file: ${key}`), { code: 2 })
       const handle = await call<Buffer>((cb) => sftp.open(path, 'r', cb))
       // The connection stays in use (and alive) until the download ends or is dropped.
-      return remoteReader(sftp, handle, stats.size, () => this.connection.release())
+      return remoteReader(
+        sftp,
+        handle,
+        stats.size,
+        () => this.connection.release(),
+        (err) => this.connection.explain(err) as Error,
+      )
     } catch (err) {
       this.connection.release()
       throw err

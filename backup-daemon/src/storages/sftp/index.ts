@@ -51,6 +51,11 @@ export const sftpConfigSchema = z
     strictHostKey: z.boolean().default(true),
     /** The folder on the server (created when missing); relative paths start at the login folder. */
     path: z.string().min(1).default('.'),
+    /**
+     * Seconds the server may answer nothing (no SFTP request, no SSH keepalive, sent every quarter of
+     * it) before the connection counts as dead and the calls waiting on it fail, naming the storage.
+     */
+    timeout: z.number().positive().max(3600).default(60),
   })
   .refine((c) => c.password !== undefined || c.privateKey !== undefined, { message: 'set password or privateKey (or both)', path: ['password'] })
   .refine((c) => c.passphrase === undefined || c.privateKey !== undefined, { message: 'passphrase needs privateKey', path: ['passphrase'] })
@@ -85,6 +90,7 @@ export const sftpStorage = {
           passphrase: config.passphrase,
           knownHosts: config.knownHosts,
           strictHostKey: config.strictHostKey,
+          timeoutMs: config.timeout * 1000,
           log: (level, message) => context.log(level, message),
         })
         return new SftpStorage(config.name, connection, config.path)

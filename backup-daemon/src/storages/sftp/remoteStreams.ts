@@ -12,7 +12,7 @@ const requestSize = 64 * 1024
 
 /**
  * Writes into `path` (created with mode 0600: snapshots may hold secrets). Up to `inFlight` writes
- * are outstanding; a failed one fails the stream at the next write or at the end.
+ * are outstanding; a failed one fails the stream at once, also while nothing more is written.
  */
 export function remoteWriter(sftp: SFTPWrapper, path: string, inFlight = 8): Writable {
   let handle: Buffer | undefined
@@ -25,7 +25,7 @@ export function remoteWriter(sftp: SFTPWrapper, path: string, inFlight = 8): Wri
     waiting = undefined
     next?.()
   }
-  return new Writable({
+  const stream = new Writable({
     highWaterMark: requestSize,
     construct(callback) {
       sftp.open(path, 'w', 0o600, (err, opened) => {
@@ -38,7 +38,11 @@ export function remoteWriter(sftp: SFTPWrapper, path: string, inFlight = 8): Wri
       outstanding++
       sftp.write(handle!, chunk, 0, chunk.length, position, (err) => {
         outstanding--
-        if (err) failure ??= err
+        if (err && !failure) {
+          failure = err
+          // No write or end waits to be told (the source is between chunks): fail now, not at its next chunk.
+          if (!waiting) stream.destroy(err)
+        }
         settle()
       })
       position += chunk.length
@@ -65,10 +69,21 @@ export function remoteWriter(sftp: SFTPWrapper, path: string, inFlight = 8): Wri
       callback(err)
     },
   })
+  return stream
 }
 
-/** Reads `size` bytes of an opened file, `inFlight` requests ahead, in order. `onClose` runs once the handle is closed. */
-export function remoteReader(sftp: SFTPWrapper, handle: Buffer, size: number, onClose: () => void, inFlight = 8): Readable {
+/**
+ * Reads `size` bytes of an opened file, `inFlight` requests ahead, in order. `onClose` runs once the handle is
+ * closed; `explain` words a failed read for the stream's error (a lost connection says so).
+ */
+export function remoteReader(
+  sftp: SFTPWrapper,
+  handle: Buffer,
+  size: number,
+  onClose: () => void,
+  explain: (err: Error) => Error = (err) => err,
+  inFlight = 8,
+): Readable {
   let next = 0
   const ahead: Promise<Buffer>[] = []
   const readAt = (start: number, length: number): Promise<Buffer> =>
@@ -92,7 +107,11 @@ export function remoteReader(sftp: SFTPWrapper, handle: Buffer, size: number, on
     read() {
       while (ahead.length < inFlight && next < size) {
         const length = Math.min(requestSize, size - next)
-        ahead.push(readAt(next, length))
+        const request = readAt(next, length)
+        // A request ahead may fail (a dead connection: "No response from server") before it is waited for:
+        // handled at once, or it is an unhandled rejection that ends the whole daemon. Its turn reports it.
+        request.catch(() => {})
+        ahead.push(request)
         next += length
       }
       const first = ahead.shift()
@@ -106,11 +125,10 @@ export function remoteReader(sftp: SFTPWrapper, handle: Buffer, size: number, on
             this.push(null)
           } else this.push(chunk)
         },
-        (err: Error) => this.destroy(err),
+        (err: Error) => this.destroy(explain(err)),
       )
     },
     destroy(err, callback) {
-      for (const pending of ahead) pending.catch(() => {})
       ahead.length = 0
       // Not waited for (see remoteWriter).
       sftp.close(handle, () => {})

@@ -13,6 +13,7 @@ import { Transform, type Readable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { checkKey } from '../remote/checkKey.js'
 import { isNetworkError } from '../remote/isNetworkError.js'
+import { cleanupBoundMs, settleWithin } from '../remote/settleWithin.js'
 import { UpstreamStatusError } from '../remote/UpstreamStatusError.js'
 import type { PendingObject, Storage, StoredObject } from '../types.js'
 import { davRequest, drain, type DavCredentials, type DavRequest } from './davRequest.js'
@@ -26,6 +27,8 @@ export interface WebdavStorageOptions extends DavCredentials {
   url: string
   /** Folder below `url`. */
   path: string
+  /** Longest a request may go without a byte either way, in ms (the storage's `timeout`). @default 60000 */
+  timeoutMs?: number
 }
 
 export class WebdavNotFoundError extends Error {
@@ -77,7 +80,7 @@ export class WebdavStorage implements Storage {
   }
 
   private request(init: Omit<DavRequest, 'url'> & { url: string }) {
-    return davRequest(this.options, init)
+    return davRequest(this.options, { idleTimeoutMs: this.options.timeoutMs, ...init })
   }
 
   /** MKCOL of every folder from the server's URL down to `dir` (a key folder; '' = the storage's folder). */
@@ -105,14 +108,19 @@ export class WebdavStorage implements Storage {
     })
     // On abort or a failing source the request is ended cleanly rather than torn down: the server
     // then finishes the PUT and answers, and the DELETE that follows finds (and removes) the file.
-    // A torn connection leaves the server writing a partial file at a time of its choosing.
-    let stopped: { reason: unknown } | undefined
+    // A torn connection leaves the server writing a partial file at a time of its choosing. A server
+    // that stopped answering never answers: the PUT is torn down after the clean-up bound.
+    const put = new AbortController()
+    const cleanupMs = cleanupBoundMs(this.options.timeoutMs ?? 60_000)
+    let stopped: { reason: unknown; until: number } | undefined
+    let tearDown: NodeJS.Timeout | undefined
     const stop = (reason: unknown) => {
       if (stopped) return
-      stopped = { reason }
+      stopped = { reason, until: Date.now() + cleanupMs }
       body.unpipe(counted)
       body.destroy()
       counted.end()
+      tearDown = setTimeout(() => put.abort(reason), cleanupMs)
     }
     const onAbort = () => stop(signal.reason)
     body.once('error', stop)
@@ -124,14 +132,17 @@ export class WebdavStorage implements Storage {
         url: this.urlOf(temp),
         headers: { 'Content-Type': 'application/octet-stream', 'Transfer-Encoding': 'chunked' },
         body: body.pipe(counted),
+        signal: put.signal,
       })
       await drain(response)
       if (stopped) throw stopped.reason
     } catch (err) {
-      if (stopped) await this.remove(temp).catch(() => {})
-      else await this.removeCutUpload(temp).catch(() => {})
+      // Within the clean-up bound, counted from the stop for a cancel (the cancel bound, README).
+      if (stopped) await settleWithin(this.remove(temp), stopped.until - Date.now())
+      else await settleWithin(this.removeCutUpload(temp), cleanupMs)
       throw stopped ? stopped.reason : err
     } finally {
+      clearTimeout(tearDown)
       signal.removeEventListener('abort', onAbort)
       body.off('error', stop)
     }

@@ -9,6 +9,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
+import { NoAnswerError } from '../remote/NoAnswerError.js'
 import { UpstreamStatusError } from '../remote/UpstreamStatusError.js'
 
 export interface DavRequest {
@@ -19,7 +20,10 @@ export interface DavRequest {
   /** Statuses answered without an error besides 2xx (e.g. 404 for "already gone"). */
   accept?: number[]
   signal?: AbortSignal
-  /** Longest silence on the socket (no byte either way) in ms; for a GET only until the headers. @default 60000 */
+  /**
+   * Longest silence on the socket (no byte either way) in ms, then the request fails with a
+   * `NoAnswerError` naming the server; for a GET only until the headers. @default 60000
+   */
   idleTimeoutMs?: number
 }
 
@@ -40,7 +44,7 @@ export async function davRequest(
       : {}
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest
   const request = send(target, { method, headers: { ...auth, ...headers }, signal })
-  request.setTimeout(idleTimeoutMs, () => request.destroy(Object.assign(new Error(`WebDAV: ${method} ${target.pathname} timed out`), { code: 'ETIMEDOUT' })))
+  request.setTimeout(idleTimeoutMs, () => request.destroy(new NoAnswerError(target.origin, idleTimeoutMs)))
   const response = new Promise<IncomingMessage>((resolve, reject) => {
     request.once('response', resolve)
     request.once('error', reject)

@@ -19,6 +19,11 @@ export const webdavConfigSchema = z.strictObject({
   password: z.string().optional(),
   /** Folder below `url` (created when missing). */
   path: z.string().default(''),
+  /**
+   * Seconds a request may go without a byte either way before it fails, naming the storage (`no
+   * answer from URL for N s`); a download only until its answer starts (then read at its reader's pace).
+   */
+  timeout: z.number().positive().max(3600).default(60),
 })
 
 /** One `type: webdav` entry after parsing (defaults applied). */
@@ -29,5 +34,14 @@ export const webdavStorage = {
   configSchema: webdavConfigSchema,
   secretKeys: ['password'],
   create: (config) =>
-    withRetries(new WebdavStorage({ name: config.name, url: config.url, path: config.path, username: config.username, password: config.password })),
+    withRetries(
+      new WebdavStorage({
+        name: config.name,
+        url: config.url,
+        path: config.path,
+        username: config.username,
+        password: config.password,
+        timeoutMs: config.timeout * 1000,
+      }),
+    ),
 } satisfies StorageFactory<WebdavStorageConfig>

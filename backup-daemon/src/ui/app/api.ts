@@ -6,9 +6,10 @@
  */
 import type { RunRecord } from '../../runs/history.js'
 import type { JobView, RunInfo, SnapshotView } from '../../engine/types.js'
+import type { RestoreOptions } from '../../tasks/restoreOptions.js'
 import type { RestoreTarget, TaskView } from '../../tasks/TaskView.js'
 
-export type { JobView, RunInfo, RestoreTarget, TaskView }
+export type { JobView, RunInfo, RestoreOptions, RestoreTarget, TaskView }
 
 export const API_BASE = '/api/v1'
 
@@ -32,9 +33,17 @@ export type Snapshot = SnapshotView & {
   storages?: string[]
 }
 
+/** A storage of the job that did not answer its listing: why, and since when (RFC 3339). */
+export interface StorageDown {
+  storage: string
+  error: string
+  since: string
+}
+
 /** `GET /status`: public fields, and with a session the daemon's own details. */
 export interface SystemStatus {
   status: string
+  /** Public, as the original's login page reads it. */
   version?: string
   uptime?: number
   environment?: string
@@ -124,11 +133,14 @@ export const api = {
   cancel: (name: string) => request<{ job: string; cancelledAt: string }>('POST', `${job(name)}/cancel`),
   /** The newest `tail` lines of a log; `path` is a `LogSource.tail`. */
   logTail: (path: string, tail: number) => request<{ logs: string[] }>('GET', `${path}?tail=${tail}`),
-  backups: (name: string) => request<{ backups: Snapshot[]; job: string }>('GET', `${job(name)}/backups`),
+  /** What the storages that answered hold; `storagesDown` names the others (left out when every one answered). */
+  backups: (name: string) => request<{ backups: Snapshot[]; job: string; storagesDown?: StorageDown[] }>('GET', `${job(name)}/backups`),
   history: (name: string) => request<{ job: string; runs: RunRecord[] }>('GET', `${job(name)}/history`),
   verify: (name: string, filename: string) => request<{ task: TaskView }>('POST', `${job(name)}/backups/${encodeURIComponent(filename)}/verify`),
   restore: (name: string, filename: string, target: RestoreTarget) =>
     request<{ task: TaskView }>('POST', `${job(name)}/backups/${encodeURIComponent(filename)}/restore`, { target }),
+  /** What a restore of the job may target (403 while restores are off). */
+  restoreOptions: (name: string) => request<RestoreOptions>('GET', `${job(name)}/restore-options`),
   /** A restore drill of the job's newest snapshot on every storage (a task of kind `drill`). */
   drill: (name: string) => request<{ task: TaskView }>('POST', `${job(name)}/drill`),
   /** The job's running or newest task; `{}` (204) before the first. */

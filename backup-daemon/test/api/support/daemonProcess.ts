@@ -22,7 +22,7 @@ export interface SpawnDaemonOptions {
   startTimeoutMs?: number
 }
 
-export async function spawnDaemon(configFile: string, { pathPrefix, startTimeoutMs = 20_000 }: SpawnDaemonOptions = {}): Promise<DaemonProcess> {
+export async function spawnDaemon(configFile: string, { pathPrefix, startTimeoutMs = 60_000 }: SpawnDaemonOptions = {}): Promise<DaemonProcess> {
   const env = { ...process.env, FORCE_COLOR: '', ...(pathPrefix ? { PATH: `${pathPrefix}:${process.env.PATH ?? ''}` } : {}) }
   const child = spawn(process.execPath, [bin, '--config', configFile], { stdio: ['ignore', 'pipe', 'pipe'], env })
   let output = ''

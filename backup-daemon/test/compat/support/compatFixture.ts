@@ -10,6 +10,7 @@ import { mkdir, readFile, readlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { restoreIn, type RestoreArgs } from '../../../src/cli/restoreCommand.js'
+import { inProcessReporter } from '../../../src/cli/terminal/inProcessReporter.js'
 import { verifyIn } from '../../../src/cli/verifyCommand.js'
 import { loadConfig } from '../../../src/config/loadConfig.js'
 import type { DaemonConfig, JobConfig } from '../../../src/config/types.js'
@@ -33,7 +34,15 @@ export async function legacyConfig(dir: string, change: (job: JobConfig) => void
   )
   const config = await loadConfig(file)
   change(config.jobs[0]!)
+  loaded = config
   return config
+}
+
+/** The config `legacyConfig` loaded last: the daemon the in-process commands run in (its data folder). */
+let loaded: DaemonConfig | undefined
+const configFor = (job: JobConfig): DaemonConfig => {
+  if (!loaded) throw new Error('compatFixture: call legacyConfig first')
+  return { ...loaded, jobs: [job] }
 }
 
 /** What both services archive: files (and for ours the same under the source name). */
@@ -86,13 +95,11 @@ export async function capture(fn: () => Promise<number>): Promise<Captured> {
   }
 }
 
-const contextOf = (job: JobConfig, storage?: string) => ({
-  job,
-  entries: job.storages.filter((s) => storage === undefined || s.name === storage),
-})
-
 /** `backup-daemon verify` in process; `storage` is its `--storage`. */
-export const verify = (job: JobConfig, snapshot?: string, storage?: string) => capture(() => verifyIn(contextOf(job, storage), snapshot))
+export const verify = (job: JobConfig, snapshot?: string, storage?: string) =>
+  capture(() => verifyIn(configFor(job), job.name, snapshot, storage, inProcessReporter()))
 
 export const restore = (job: JobConfig, args: Partial<Omit<RestoreArgs, 'file' | 'job'>> & { snapshot: string }) =>
-  capture(() => restoreIn(contextOf(job), { intoDatabase: false, sources: [], force: false, ...args }))
+  capture(() =>
+    restoreIn({ config: configFor(job), job, entries: job.storages }, { intoDatabase: false, sources: [], force: false, ...args }, inProcessReporter()),
+  )

@@ -9,7 +9,7 @@ import { expect } from 'chai'
 import { mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
-import { forEachTarEntry } from '../../../src/archive/forEachTarEntry.js'
+import { forEachTarEntry } from '../../../src/tar/forEachTarEntry.js'
 import type { DaemonProcess } from '../../api/support/daemonProcess.js'
 import { makeTree, tempDir } from '../../engine/helpers.js'
 import { requireRestic } from '../../support/requireRestic.js'
@@ -89,7 +89,7 @@ describe('restic storage through the API (served daemon: list, download, verify,
     expect(verified.status, verified.error).to.equal('success')
     expect(verified.progress!.bytesRead).to.equal(verified.progress!.totalBytes)
     const log = ((await (await api.get('/jobs/site/logs?tail=50')).json()) as { logs: string[] }).logs.join('\n')
-    expect(log).to.match(/\[verify\] storage "dedup": intact \(1 part\(s\), \d+ bytes; restic check passed/)
+    expect(log).to.match(/\[verify\] storage "dedup": \S+: OK \(1 part\(s\), \d+ bytes; restic check passed/)
 
     const restored = await start('restore', { target: { kind: 'files', path: join(tmp.dir, 'root', 'back') } })
     expect(restored.status, restored.error).to.equal('success')

@@ -63,7 +63,9 @@ describe('restic storage through the daemon (run, snapshots, restore, verify, re
   it('check-config names the restic version and what a newer one would add; a missing binary fails the run, naming it', async () => {
     const check = await cli('check-config')
     expect(check.code, check.out).to.equal(0)
-    expect(check.out).to.match(/restic: restic \d+\.\d+\.\d+ \(minimum 0\.14\)/)
+    // One line (issue 38: three wrapped ones before), the newer features named with their versions.
+    expect(check.out.split('\n').filter((line) => line.includes('restic: '))).to.have.length(1)
+    expect(check.out).to.match(/restic: restic \d+\.\d+\.\d+ \(minimum 0\.14(; newer adds .*)?\)$/m)
     const missing = join(tmp.dir, 'missing.yaml')
     await writeFile(
       missing,
@@ -94,6 +96,39 @@ describe('restic storage through the daemon (run, snapshots, restore, verify, re
     const intoDb = await cli('restore', 'site', first, '--into-database', '--force')
     expect(intoDb.code, intoDb.out).to.equal(0)
     expect(count()).to.deep.equal({ n: 3, names: 'alpha,beta,gamma' })
+  })
+
+  it('check-config says what each repository answers: it opens, is not there yet, cannot be reached; a refused password fails (issue 38)', async () => {
+    const check = await cli('check-config')
+    expect(check.code, check.out).to.equal(0)
+    expect(check.out).to.include(`restic "dedup" (${join(tmp.dir, 'repo')}): the repository opens with its password`)
+    const several = join(tmp.dir, 'several.yaml')
+    await writeFile(
+      several,
+      [
+        'dataDir: ./data-several',
+        'jobs:',
+        '  - name: three',
+        '    sources: [{ type: local, name: files, path: ./src }]',
+        '    storages:',
+        '      - { type: restic, name: wrong, repository: ./repo, password: not-the-password }',
+        '      - { type: restic, name: fresh, repository: ./repo-fresh, password: x }',
+        '      - { type: restic, name: away, repository: "sftp://nobody@127.0.0.1:9//srv/r", password: x }',
+        '',
+      ].join('\n'),
+    )
+    const answers = await runCli(['check-config', '--config', several], { cwd: tmp.dir, env })
+    expect(answers.code, answers.out).to.equal(1)
+    expect(answers.out).to.match(/^error: restic "wrong" \(.*\/repo\): restic refuses the password: Fatal: wrong password/m)
+    expect(answers.out).to.include(`restic "fresh" (${join(tmp.dir, 'repo-fresh')}): no repository there yet; the first run creates it`)
+    // The user part of a URL is taken out like every credential.
+    const away = answers.out.split('\n').find((line) => line.startsWith('restic "away" (sftp://127.0.0.1:9//srv/r): could not be checked: '))
+    // restic's verdict and ssh's reason, in whichever order the two processes wrote them.
+    expect(away, answers.out).to.include('Connection refused').and.include('Fatal: unable to open repository')
+    expect(answers.out).to.include('config not OK: 1 repository problem(s)')
+    expect(answers.out).to.not.include('not-the-password')
+    // Read only: nothing created, no cache written.
+    expect(await readdir(tmp.dir)).to.not.include.members(['repo-fresh', 'data-several'])
   })
 
   it('the folder restored with the plain restic CLI equals the source (no lock-in)', async () => {

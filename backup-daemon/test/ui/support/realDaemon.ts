@@ -74,7 +74,7 @@ export async function startDaemon(options: StartDaemonOptions, configFile?: stri
   const child = spawn(process.execPath, [bin, 'serve', '--config', file], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '' } })
   let output = ''
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`daemon did not start in 20 s:\n${output}`)), 20_000)
+    const timer = setTimeout(() => reject(new Error(`daemon did not start in 60 s:\n${output}`)), 60_000)
     const onData = (chunk: Buffer) => {
       output += chunk.toString()
       const match = /listening on (http:\/\/\S+)/.exec(output)

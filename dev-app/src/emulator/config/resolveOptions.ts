@@ -2,7 +2,11 @@
  * @module emulator/config/resolveOptions
  * Fills the defaults of {@link EmulatorOptions} once, so every concern reads one flat, typed object.
  */
+import { randomBytes } from 'node:crypto'
 import type { EmulatorOptions } from '../types.js'
+
+/** A key nobody else knows: the emulator answers every local user, so its keys are never fixed strings. */
+const randomKey = () => randomBytes(18).toString('base64url')
 
 export interface ResolvedOptions {
   port: number
@@ -38,7 +42,7 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     host: options.host ?? '127.0.0.1',
     dataDir: options.dataDir,
     zoneName: options.storage?.zoneName ?? 'dev-zone',
-    accessKey: options.storage?.accessKey ?? 'dev-storage-key',
+    accessKey: options.storage?.accessKey || randomKey(),
     s3Region: options.storage?.region,
     strictQueryChecksums: options.storage?.strictQueryChecksums ?? false,
     tokenAuthKey: options.pullZone?.tokenAuthKey || undefined,
@@ -47,15 +51,15 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     headersTimeoutMs: options.headersTimeoutMs ?? 10_000,
     requestTimeoutMs: options.requestTimeoutMs ?? 30 * 60_000,
     libraryId: options.stream?.libraryId ?? 1001,
-    apiKey: options.stream?.apiKey ?? 'dev-stream-key',
-    readOnlyKey: options.stream?.readOnlyKey ?? 'dev-stream-readonly-key',
+    apiKey: options.stream?.apiKey || randomKey(),
+    readOnlyKey: options.stream?.readOnlyKey || randomKey(),
     webhookUrl: options.stream?.webhookUrl,
     encodingStepMs: options.stream?.encodingStepMs ?? 200,
     mp4Fallback: options.stream?.mp4Fallback ?? true,
     keepOriginals: options.stream?.keepOriginals ?? true,
     webhookRetries: options.stream?.webhookRetries ?? 4,
     streamTokenAuthKey: options.stream?.tokenAuthKey || undefined,
-    accountApiKey: options.account?.apiKey ?? 'dev-account-key',
+    accountApiKey: options.account?.apiKey || randomKey(),
     log: options.log,
   }
 }

@@ -1,15 +1,18 @@
 /** @jsxImportSource preact */
 /**
  * @module ui/app/components/DrillStatus
- * The job's restore drill at a glance: "Restore proven 3 hours ago" (the newest successful drill of the run
- * history), or "Drill failed: <what differed>" when the newest drill failed, and, where restores are
+ * The job's restore drill at a glance: "Restore proven 3 hours ago" (the newest drill of the run history that
+ * proved a copy), "Drill failed: <what differed>" when the newest drill failed, "Not proven on 1 storage(s):
+ * <why>" when it had nothing to compare a copy with (a zip, a snapshot without a record), and, where restores are
  * allowed, a "Drill now" button that starts one (`POST /jobs/{name}/drill`) and follows the task until it
- * ends. A drill is read from the history, so one started elsewhere (CLI, another tab) shows here too.
+ * ends, showing its progress (verifying, then restoring and comparing) from its first poll on. A drill is
+ * read from the history, so one started elsewhere (CLI, another tab) shows here too.
  */
 import { useEffect, useState } from 'preact/hooks'
-import { api, ApiError } from '../api.js'
-import type { RunRecord } from '../../../runs/history.js'
+import { api, ApiError, type TaskView } from '../api.js'
+import { drillProvedSomething, type RunRecord } from '../../../runs/history.js'
 import { RelativeTime } from './RelativeTime.js'
+import { RunProgressView } from './RunProgressView.js'
 
 interface DrillStatusProps {
   name: string
@@ -24,13 +27,14 @@ interface DrillStatusProps {
 export function DrillStatus({ name, canDrill, version, onEnded }: DrillStatusProps) {
   const [latest, setLatest] = useState<{ last?: RunRecord; proven?: RunRecord }>()
   const [running, setRunning] = useState(false)
+  const [task, setTask] = useState<TaskView>()
   const [problem, setProblem] = useState<string>()
 
   const load = () =>
     api.history(name).then(
       ({ runs }) => {
         const drills = runs.filter((r) => r.kind === 'drill')
-        setLatest({ last: drills.find((r) => r.result !== 'cancelled'), proven: drills.find((r) => r.result === 'success') })
+        setLatest({ last: drills.find((r) => r.result !== 'cancelled'), proven: drills.find(drillProvedSomething) })
       },
       () => {},
     )
@@ -42,21 +46,24 @@ export function DrillStatus({ name, canDrill, version, onEnded }: DrillStatusPro
     const poll = () =>
       api.currentTask(name).then(
         ({ task }) => {
-          if (task && (task.status === 'running' || task.status === 'cancelling')) return
+          if (task && (task.status === 'running' || task.status === 'cancelling')) return setTask(task)
           setRunning(false)
+          setTask(undefined)
           void load()
           onEnded?.()
         },
         () => setRunning(false),
       )
-    const timer = setInterval(() => void poll(), 1000)
+    // At once, then twice a second: a drill's verify alone may take a while, and it is shown as it goes.
+    void poll()
+    const timer = setInterval(() => void poll(), 500)
     return () => clearInterval(timer)
   }, [running, name])
 
   const start = async () => {
     setProblem(undefined)
     try {
-      await api.drill(name)
+      setTask((await api.drill(name)).task)
       setRunning(true)
     } catch (err) {
       if (err instanceof ApiError && err.status === 409) setProblem('Not started: a backup or another task of this job is running.')
@@ -75,6 +82,16 @@ export function DrillStatus({ name, canDrill, version, onEnded }: DrillStatusPro
           <span class="drill-failed" data-drill="failed">
             Drill failed: {last.error ?? 'unknown error'}
           </span>
+        ) : last?.notProven?.length ? (
+          <span class="drill-unproven" data-drill="unproven">
+            Not proven on {last.notProven.length} storage(s): {last.notProven[0]}
+            {proven && proven !== last && (
+              <>
+                {' '}
+                (last proven <RelativeTime time={proven.endedAt} />)
+              </>
+            )}
+          </span>
         ) : proven ? (
           <span class="drill-proven" data-drill="proven">
             Restore proven <RelativeTime time={proven.endedAt} />
@@ -88,6 +105,7 @@ export function DrillStatus({ name, canDrill, version, onEnded }: DrillStatusPro
           {running ? 'Drilling…' : 'Drill now'}
         </button>
       )}
+      {running && task?.progress && task.progress.kind === 'drill' && <RunProgressView progress={task.progress} />}
       {problem && (
         <p class="feedback error" role="alert">
           {problem}

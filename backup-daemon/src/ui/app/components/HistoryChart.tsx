@@ -9,6 +9,7 @@
 import type { RunRecord } from '../../../runs/history.js'
 import { formatBytes } from '../../lib/formatBytes.js'
 import { formatMs } from '../../lib/formatMs.js'
+import { timeAxisLabels } from '../../lib/timeAxisLabels.js'
 
 const W = 640
 const H = 200
@@ -29,6 +30,7 @@ export function HistoryChart({ runs }: { runs: RunRecord[] }) {
   const line = backups.map((r, i) => `${i ? 'L' : 'M'}${x(i).toFixed(1)},${yMs(r.durationMs).toFixed(1)}`).join(' ')
   const first = backups[0]!
   const last = backups.at(-1)!
+  const [from, to] = timeAxisLabels(new Date(first.startedAt), new Date(last.startedAt))
   const summary =
     `${backups.length} backups from ${new Date(first.startedAt).toLocaleString()} to ${new Date(last.startedAt).toLocaleString()}: ` +
     `size ${formatBytes(first.bytesWritten)} to ${formatBytes(last.bytesWritten)} (largest ${formatBytes(maxBytes)}), ` +
@@ -52,11 +54,11 @@ export function HistoryChart({ runs }: { runs: RunRecord[] }) {
         <text class="chart-label duration" x={W - PAD.right + 6} y={PAD.top + 8}>
           {formatMs(maxMs)}
         </text>
-        <text class="chart-label" x={PAD.left} y={H - 8}>
-          {new Date(first.startedAt).toLocaleDateString()}
+        <text class="chart-label" x={PAD.left} y={H - 8} data-axis="from">
+          {from}
         </text>
-        <text class="chart-label" x={W - PAD.right} y={H - 8} text-anchor="end">
-          {new Date(last.startedAt).toLocaleDateString()}
+        <text class="chart-label" x={W - PAD.right} y={H - 8} text-anchor="end" data-axis="to">
+          {to}
         </text>
         {backups.map((r, i) => (
           <rect

@@ -4,13 +4,16 @@
  * Verify or restore one snapshot, as a modal dialog: first the confirmation, which says what will be
  * read and what will be written where (a folder on the daemon's host, or a database of the daemon's
  * `restore.databases`, whether existing files or tables are replaced, and whether the job's videos are then
- * uploaded back into their library); then the task's progress with
- * a Cancel button, followed live on the task stream (`useTaskStream`), or polled from
+ * uploaded back into their library); then the task's progress with a Cancel button, followed live on the task stream (`useTaskStream`), or polled from
  * `GET /jobs/{name}/tasks/current` when the stream fails; then its result (the summary, or why it failed
- * or was cancelled). The daemon checks every target: its refusals are shown as it words them.
+ * or was cancelled). The daemon checks every target: its refusals are shown as it words them. What may be
+ * chosen comes from the daemon first (`GET …/restore-options`): the restore roots are named up front and
+ * the folder's example is inside the first one, a database source and its target are picked from the
+ * job's database sources and the `restore.databases` of their kind, and the library upload is offered only
+ * for a job with a video library source.
  */
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { api, ApiError, type RestoreTarget, type TaskView } from '../api.js'
+import { api, ApiError, type RestoreOptions, type RestoreTarget, type TaskView } from '../api.js'
 import { RunProgressView } from './RunProgressView.js'
 import { useInterval } from './useInterval.js'
 import { useTaskStream } from './useTaskStream.js'
@@ -38,11 +41,31 @@ export function RestoreDialog({ job, snapshot, kind, onClose, onTaskEnded }: Res
   const [task, setTask] = useState<TaskView>()
   const [error, setError] = useState<string>()
   const [pending, setPending] = useState(false)
+  const [options, setOptions] = useState<RestoreOptions>()
 
   useEffect(() => {
     const element = dialog.current
     if (element && !element.open) element.showModal()
   }, [])
+
+  useEffect(() => {
+    if (kind !== 'restore') return
+    api.restoreOptions(job).then(
+      (found) => {
+        setOptions(found)
+        // The first choice made, so a job with one database source and one target restores in one click.
+        const first = found.databaseSources.find((s) => s.targets.length > 0)
+        if (first) {
+          setSource(first.name)
+          setDatabase(first.targets[0]!)
+        }
+      },
+      // An older daemon without the route: free text, as before.
+      () => {},
+    )
+  }, [job, kind])
+  const targetsOf = (name: string) => options?.databaseSources.find((s) => s.name === name)?.targets ?? []
+  const example = options?.roots[0] ? `${options.roots[0].replace(/\/+$/, '')}/${job}` : '/srv/restore/site'
 
   // A refusal is about the target as it was: editing the target makes it stale, so it goes.
   useEffect(() => setError(undefined), [targetKind, path, source, database, overwrite, intoLibrary])
@@ -122,10 +145,61 @@ export function RestoreDialog({ job, snapshot, kind, onClose, onTaskEnded }: Res
             </label>
           </fieldset>
           {targetKind === 'files' ? (
-            <label class="field">
-              Folder (absolute, inside a restore root of the daemon's configuration)
-              <input type="text" name="path" value={path} placeholder="/srv/restore/site" onInput={(e) => setPath(e.currentTarget.value)} />
-            </label>
+            <>
+              <label class="field">
+                Folder (absolute, inside a restore root of the daemon's configuration)
+                <input type="text" name="path" value={path} placeholder={example} onInput={(e) => setPath(e.currentTarget.value)} />
+              </label>
+              {options && (
+                <p class="muted" data-testid="restore-roots">
+                  {options.roots.length
+                    ? `Allowed: inside ${options.roots.join(', ')}`
+                    : 'No folder can be restored into: the configuration names no restore roots (restore.roots).'}
+                </p>
+              )}
+            </>
+          ) : options ? (
+            options.databaseSources.length === 0 ? (
+              <p class="muted" data-testid="restore-databases">
+                This job has no database source.
+              </p>
+            ) : (
+              <>
+                <label class="field">
+                  Database source of the job
+                  <select
+                    name="source"
+                    value={source}
+                    onChange={(e) => {
+                      setSource(e.currentTarget.value)
+                      setDatabase(targetsOf(e.currentTarget.value)[0] ?? '')
+                    }}
+                  >
+                    {options.databaseSources.map((s) => (
+                      <option key={s.name} value={s.name}>
+                        {s.name} ({s.type})
+                      </option>
+                    ))}
+                  </select>
+                </label>
+                {targetsOf(source).length ? (
+                  <label class="field">
+                    Target database (restore.databases)
+                    <select name="database" value={database} onChange={(e) => setDatabase(e.currentTarget.value)}>
+                      {targetsOf(source).map((name) => (
+                        <option key={name} value={name}>
+                          {name}
+                        </option>
+                      ))}
+                    </select>
+                  </label>
+                ) : (
+                  <p class="muted" data-testid="restore-databases">
+                    No database of this kind is configured to restore into (restore.databases).
+                  </p>
+                )}
+              </>
+            )
           ) : (
             <>
               <label class="field">
@@ -142,7 +216,7 @@ export function RestoreDialog({ job, snapshot, kind, onClose, onTaskEnded }: Res
             <input type="checkbox" name="overwrite" checked={overwrite} onChange={(e) => setOverwrite(e.currentTarget.checked)} />{' '}
             {targetKind === 'files' ? 'Replace files that already exist' : 'Drop and recreate objects that already exist'}
           </label>
-          {targetKind === 'files' && (
+          {targetKind === 'files' && (!options || options.librarySources.length > 0) && (
             <label>
               <input type="checkbox" name="into-library" checked={intoLibrary} onChange={(e) => setIntoLibrary(e.currentTarget.checked)} /> Then upload the
               job's videos back into their library

@@ -1,8 +1,9 @@
 /** @jsxImportSource preact */
 /**
  * @module ui/app/components/RunProgressView
- * A run in flight: the phase it is in (steps), one bar for reading with bytes, rate and ETA (a real
- * percentage when the daemon knows the total, else a moving "working" bar), and a bar per storage.
+ * A run or task in flight: the phase it is in (the steps of its kind: a backup's, a restore's, a verify's,
+ * a drill's), one bar for reading with bytes, rate and ETA (a real percentage when the daemon knows the
+ * total, else a moving "working" bar), and a bar per storage a backup writes.
  * `compact` is the dashboard's one-line version. Bars are `role="progressbar"` with their values, so
  * the numbers are read out too and colour is never the only signal.
  */
@@ -12,14 +13,36 @@ import { formatMs } from '../../lib/formatMs.js'
 
 export type { RunProgress }
 
-/** The steps shown, in order; `dumping` and `archiving` are one step (reading the sources). */
-const STEPS: { key: string; label: string; phases: RunPhase[] }[] = [
-  { key: 'preparing', label: 'Preparing', phases: ['preparing', 'hooks'] },
-  { key: 'reading', label: 'Reading sources', phases: ['dumping', 'archiving', 'restoring', 'verifying'] },
-  { key: 'uploading', label: 'Committing', phases: ['uploading'] },
-  { key: 'retention', label: 'Retention', phases: ['retention'] },
-  { key: 'finishing', label: 'Finishing', phases: ['finishing'] },
-]
+type Step = { key: string; label: string; phases: RunPhase[] }
+
+/** The steps shown per kind, in order; a backup's `dumping` and `archiving` are one step (reading the sources). */
+const STEPS: Record<RunProgress['kind'], Step[]> = {
+  backup: [
+    { key: 'preparing', label: 'Preparing', phases: ['preparing', 'hooks'] },
+    { key: 'reading', label: 'Reading sources', phases: ['dumping', 'archiving', 'restoring', 'verifying'] },
+    { key: 'uploading', label: 'Committing', phases: ['uploading'] },
+    { key: 'retention', label: 'Retention', phases: ['retention'] },
+    { key: 'finishing', label: 'Finishing', phases: ['finishing'] },
+  ],
+  // A restore into a folder checks as it reads (no verifying step of its own then); an upload into the library is part of restoring.
+  restore: [
+    { key: 'preparing', label: 'Preparing', phases: ['preparing'] },
+    { key: 'verifying', label: 'Verifying', phases: ['verifying'] },
+    { key: 'restoring', label: 'Restoring', phases: ['restoring', 'uploading'] },
+    { key: 'finishing', label: 'Finishing', phases: ['finishing'] },
+  ],
+  verify: [
+    { key: 'preparing', label: 'Preparing', phases: ['preparing'] },
+    { key: 'verifying', label: 'Verifying', phases: ['verifying'] },
+    { key: 'finishing', label: 'Finishing', phases: ['finishing'] },
+  ],
+  drill: [
+    { key: 'preparing', label: 'Preparing', phases: ['preparing'] },
+    { key: 'verifying', label: 'Verifying', phases: ['verifying'] },
+    { key: 'restoring', label: 'Restoring and comparing', phases: ['restoring'] },
+    { key: 'finishing', label: 'Finishing', phases: ['finishing'] },
+  ],
+}
 
 const PHASE_WORDS: Record<RunPhase, string> = {
   preparing: 'preparing',
@@ -55,7 +78,7 @@ export function RunProgressView({ progress, compact = false }: { progress: RunPr
   const { percent, totalBytes, bytesRead, bytesPerSecond, etaSeconds } = progress
   const rate = bytesPerSecond > 0 ? `${formatBytes(bytesPerSecond)}/s` : ''
   const amount = totalBytes !== undefined ? `${formatBytes(bytesRead)} of ~${formatBytes(totalBytes)}` : `${formatBytes(bytesRead)} read`
-  const eta = etaSeconds !== undefined ? `about ${formatMs(etaSeconds * 1000)} left` : ''
+  const eta = typeof etaSeconds === 'number' ? `about ${formatMs(etaSeconds * 1000)} left` : ''
   const summary = [percent !== undefined ? `${percent.toFixed(percent < 10 ? 1 : 0)}%` : '', amount, rate, eta].filter(Boolean).join(' · ')
 
   if (compact) {
@@ -69,13 +92,15 @@ export function RunProgressView({ progress, compact = false }: { progress: RunPr
     )
   }
 
+  const steps = STEPS[progress.kind] ?? STEPS.backup
   // `hooks` is the beforeScript, or the afterScript once the snapshot is committed (then it is the last step).
   const afterCommit = progress.phase === 'hooks' && progress.storages.some((s) => s.done)
-  const current = afterCommit ? STEPS.length - 1 : STEPS.findIndex((step) => step.phases.includes(progress.phase))
+  const current = afterCommit ? steps.length - 1 : steps.findIndex((step) => step.phases.includes(progress.phase))
+  const words = progress.kind !== 'backup' && progress.phase === 'uploading' ? 'uploading into the video library' : PHASE_WORDS[progress.phase]
   return (
-    <section class="run-progress card" aria-label="Run progress" data-phase={progress.phase}>
+    <section class="run-progress card" aria-label="Run progress" data-phase={progress.phase} data-kind={progress.kind}>
       <ol class="phase-steps">
-        {STEPS.map((step, index) => (
+        {steps.map((step, index) => (
           <li key={step.key} class={index < current ? 'done' : index === current ? 'current' : 'pending'} aria-current={index === current ? 'step' : undefined}>
             {index < current ? '✓ ' : ''}
             {step.label}
@@ -84,7 +109,7 @@ export function RunProgressView({ progress, compact = false }: { progress: RunPr
       </ol>
       <div class="progress-row">
         <div class="progress-label">
-          <strong>{PHASE_WORDS[progress.phase]}</strong>
+          <strong>{words}</strong>
           {progress.currentSource && (
             <span class="muted">
               {' '}
@@ -93,7 +118,7 @@ export function RunProgressView({ progress, compact = false }: { progress: RunPr
             </span>
           )}
         </div>
-        <Bar label="Reading the sources" percent={percent} text={summary} />
+        <Bar label={progress.kind === 'backup' ? 'Reading the sources' : 'Reading the snapshot'} percent={percent} text={summary} />
         <div class="small progress-text">
           {summary} · {progress.filesRead} file(s)
         </div>

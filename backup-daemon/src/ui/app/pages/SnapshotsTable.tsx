@@ -5,11 +5,13 @@
  * Downloads go by the snapshot's `id`; a split set is downloaded whole by its `id` when the storage can
  * stream the parts as one file, and each part on its own (`<id>.part-aaa`, ...). Snapshots without the
  * daemon's checksum manifest (e.g. the original service's) say "not checksummed"; ones the listing found
- * incomplete say "damaged" with the reason.
+ * incomplete say "damaged" with the reason. A storage that did not answer is named above the table with
+ * why and since when; the table lists what the others hold (downloads and restores come from those), and
+ * each snapshot names every storage that holds it.
  */
 import { useEffect, useState } from 'preact/hooks'
 import { formatBytes } from '../../lib/formatBytes.js'
-import { api, ApiError, downloadUrl, partName, type Snapshot } from '../api.js'
+import { api, ApiError, downloadUrl, partName, type Snapshot, type StorageDown } from '../api.js'
 import { RelativeTime } from '../components/RelativeTime.js'
 import { RestoreDialog } from '../components/RestoreDialog.js'
 
@@ -25,6 +27,7 @@ interface SnapshotsTableProps {
 
 export function SnapshotsTable({ name, canDownload, canRestore = false, version, onTaskEnded }: SnapshotsTableProps) {
   const [snapshots, setSnapshots] = useState<Snapshot[]>()
+  const [down, setDown] = useState<StorageDown[]>([])
   const [error, setError] = useState<string>()
   const [reload, setReload] = useState(0)
   const [task, setTask] = useState<{ snapshot: string; kind: 'verify' | 'restore' }>()
@@ -33,6 +36,7 @@ export function SnapshotsTable({ name, canDownload, canRestore = false, version,
     api.backups(name).then(
       (r) => {
         setSnapshots(r.backups)
+        setDown(r.storagesDown ?? [])
         setError(undefined)
       },
       (err: unknown) => {
@@ -50,7 +54,8 @@ export function SnapshotsTable({ name, canDownload, canRestore = false, version,
         </button>
       </div>
       {error && <p class="alert error">{error}</p>}
-      {snapshots && snapshots.length === 0 && <p class="muted">No snapshots yet.</p>}
+      {down.length > 0 && <StoragesDown down={down} />}
+      {snapshots && snapshots.length === 0 && <p class="muted">{down.length > 0 ? 'The storages that answered hold no snapshots.' : 'No snapshots yet.'}</p>}
       {snapshots && snapshots.length > 0 && (
         <table class="snapshots-table responsive">
           <thead>
@@ -79,11 +84,8 @@ export function SnapshotsTable({ name, canDownload, canRestore = false, version,
                 <td data-label="Created">
                   <RelativeTime time={s.createdAt} />
                 </td>
-                <td
-                  data-label="Storage"
-                  title={s.storages && s.storages.length > 1 ? `also on: ${s.storages.filter((n) => n !== s.storage).join(', ')}` : undefined}
-                >
-                  {s.storage ? `${s.storage} (${s.storageType})` : s.storageType}
+                <td data-label="Storage" title={s.storage ? `downloaded from ${s.storage} (${s.storageType})` : undefined}>
+                  {storagesOf(s)}
                 </td>
                 <td data-label="Split">{s.isSplit ? `${s.partsCount} parts` : 'no'}</td>
                 {canDownload && (
@@ -108,6 +110,32 @@ export function SnapshotsTable({ name, canDownload, canRestore = false, version,
       )}
       {task && <RestoreDialog job={name} snapshot={task.snapshot} kind={task.kind} onClose={() => setTask(undefined)} onTaskEnded={onTaskEnded} />}
     </section>
+  )
+}
+
+/** Every storage holding `s`, the one it is downloaded from first (with its type); a daemon without names shows the type. */
+function storagesOf(s: Snapshot): string {
+  if (!s.storage) return s.storageType
+  const others = (s.storages ?? []).filter((name) => name !== s.storage)
+  return [`${s.storage} (${s.storageType})`, ...others].join(', ')
+}
+
+/** The storages that did not answer: what the table lists is what the others hold. */
+function StoragesDown({ down }: { down: StorageDown[] }) {
+  return (
+    <div class="alert warn" role="status" data-testid="storages-down">
+      <p>
+        {down.length === 1 ? 'A storage' : `${down.length} storages`} did not answer: listed below is what the others hold, and downloads and restores use
+        those.
+      </p>
+      <ul>
+        {down.map((d) => (
+          <li key={d.storage} data-storage={d.storage}>
+            <strong>{d.storage}</strong>: {d.error} (down since <RelativeTime time={d.since} />)
+          </li>
+        ))}
+      </ul>
+    </div>
   )
 }
 

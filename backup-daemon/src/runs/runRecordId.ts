@@ -1,5 +1,5 @@
 /**
- * @module engine/history/runRecordId
+ * @module runs/runRecordId
  * Ids of run records: sortable by start time as plain strings, unique within a job.
  */
 import { randomBytes } from 'node:crypto'
