@@ -215,7 +215,12 @@ describe('journey: an editor attaches a video and plays it (dev-app, Chromium)',
         await page.goto(`${app.cmsUrl}/admin/collections/videos/create`)
         await page.locator('input[type="file"]').setInputFiles(videoFile)
         await page.getByRole('button', { name: 'Save' }).click()
-        await page.locator('.field-type.text .field-error, .field-type.text [class*="error"]').filter({ hasText: 'This field is required.' }).first().waitFor()
+        // The save is held until the upload is done (4.4 MB; over 30 s on loaded cores), then the form is checked.
+        await page
+          .locator('.field-type.text .field-error, .field-type.text [class*="error"]')
+          .filter({ hasText: 'This field is required.' })
+          .first()
+          .waitFor({ timeout: 120_000 })
         expect(page.url()).to.match(/\/videos\/create$/)
         await saveScreenshot(page, 'journey-video-missing-title')
 

@@ -22,7 +22,7 @@ import { startEmulator, type RunningEmulator } from 'dev-app/emulator'
 import type { Browser, Page } from 'playwright-core'
 import sharp from 'sharp'
 
-import { buildPayload4Admin, preparePayload4Project, startPayload4Admin } from '../plugin-storage/test/support/payload4Project.js'
+import { buildPayload4Admin, preparePayload4Project, startPayload4Admin, type Payload4Project } from '../plugin-storage/test/support/payload4Project.js'
 import type { RunningNext } from '../plugin-storage/test/support/nextProject.js'
 import { launchBrowser, saveScreenshot } from './support/browser.js'
 import { makeTestVideo } from './support/ffmpegVideo.js'
@@ -39,13 +39,14 @@ describe('plugin-storage in the Payload 4 admin panel', function () {
   let browser: Browser | undefined
   let page: Page
   let token: string
+  let project: Payload4Project | undefined
   const browserErrors: string[] = []
 
   const api = async <T>(route: string): Promise<T> => (await (await fetch(`${admin.url}${route}`, { headers: { Authorization: `JWT ${token}` } })).json()) as T
 
   before(async function () {
     browser = await launchBrowser()
-    const project = await preparePayload4Project((line) => console.log(`      ${line}`))
+    project = await preparePayload4Project((line) => console.log(`      ${line}`))
     await buildPayload4Admin(project, (line) => console.log(`      ${line}`))
     emu = await startEmulator({ stream: { encodingStepMs: 50 } })
     admin = await startPayload4Admin(project, emu, { scenario: 'default' })
@@ -72,6 +73,7 @@ describe('plugin-storage in the Payload 4 admin panel', function () {
     await browser?.close()
     await admin?.close()
     await emu?.close()
+    project?.release()
   })
 
   it('logs in to the 4.x admin', async () => {

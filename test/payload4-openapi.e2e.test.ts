@@ -19,10 +19,13 @@ describe(`plugin-openapi conformance on Payload ${PAYLOAD4_VERSION} (Node 24)`, 
 
   it('passes the conformance suite and the response-conformance suite against a 4.x CMS', async () => {
     const project = await preparePayload4Project((line) => console.log(`      ${line}`))
-    const { code, output } = await runMochaInPayload4(project, [
-      'plugin-openapi/test/conformance.test.ts',
-      'plugin-openapi/test/fixtureResponseConformance.test.ts',
-    ])
+    let run: Awaited<ReturnType<typeof runMochaInPayload4>>
+    try {
+      run = await runMochaInPayload4(project, ['plugin-openapi/test/conformance.test.ts', 'plugin-openapi/test/fixtureResponseConformance.test.ts'])
+    } finally {
+      project.release()
+    }
+    const { code, output } = run
     const figures = /^\s*conformance: (\{.*\})/m.exec(output)?.[1]
     const responses = /response conformance: (\{.*\})/.exec(output)?.[1]
     if (figures) console.log(`      on ${PAYLOAD4_VERSION}: ${figures}`)

@@ -92,6 +92,7 @@ describe('current generation on Payload 4 (upload-instructions, stream.tus.acces
   after(async () => {
     await Promise.all([cms?.close(), narrowed?.close()])
     await emu?.close()
+    project?.release()
   })
 
   it('runs a real Payload 4 build on Node 24, which serves upload-instructions', async () => {

@@ -5,9 +5,10 @@
  * inputs changed, judged by a hash of the sources it is made from.
  */
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { retrySilentExits, runChild } from './children.js'
+import { withFolderLock } from './folderLock.js'
 import { importMapDone } from './payloadCliDone.js'
 
 const repoRoot = (appRoot: string) => path.resolve(appRoot, '..')
@@ -81,51 +82,10 @@ export async function buildAdmin(appRoot: string, env: NodeJS.ProcessEnv): Promi
 }
 
 /**
- * Runs `work` while holding the admin build's lock (`<appRoot>/.admin-build.lock`, a folder holding the owner's
- * pid): two `npm start` at once (two terminals, or the test suites side by side) must not both run `next build`
- * into one `.next`. A lock whose owner has died is taken over; a waiter checks `buildIsCurrent` again once it holds it.
+ * Runs `work` while holding the admin build's lock (`<appRoot>/.admin-build.lock`, `folderLock.ts`): two
+ * `npm start` at once (two terminals, or the test suites side by side) must not both run `next build` into
+ * one `.next`. A waiter checks `buildIsCurrent` again once it holds it.
  */
-export async function withBuildLock<T>(appRoot: string, work: () => Promise<T>, onWait: () => void = () => undefined): Promise<T> {
-  const lock = path.join(appRoot, '.admin-build.lock')
-  const owner = path.join(lock, 'pid')
-  for (let waited = false; ;) {
-    try {
-      mkdirSync(lock)
-      writeFileSync(owner, String(process.pid))
-      break
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
-      const pid = ownerOf(owner)
-      if (pid && !isAlive(pid)) {
-        rmSync(lock, { recursive: true, force: true })
-        continue
-      }
-      if (!waited) onWait()
-      waited = true
-      await new Promise((resolve) => setTimeout(resolve, 500))
-    }
-  }
-  try {
-    return await work()
-  } finally {
-    rmSync(lock, { recursive: true, force: true })
-  }
-}
-
-/** The lock's owner, or 0 while it has not written its pid yet (or the lock went in between). */
-function ownerOf(file: string): number {
-  try {
-    return Number(readFileSync(file, 'utf8')) || 0
-  } catch {
-    return 0
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM'
-  }
+export function withBuildLock<T>(appRoot: string, work: () => Promise<T>, onWait: () => void = () => undefined): Promise<T> {
+  return withFolderLock(path.join(appRoot, '.admin-build.lock'), work, onWait)
 }

