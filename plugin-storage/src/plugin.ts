@@ -5,6 +5,9 @@
  * browser, authorised by tus-auth; encoding callbacks on the webhook). The fields are added even when
  * `disabled`, so the database schema never depends on the switch.
  */
+import { dirname, extname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
 import type { CollectionConfig, Config } from 'payload'
 
 import { storageAdapter } from './adapter/storageAdapter.js'
@@ -17,10 +20,11 @@ import { addEndpoint } from './collections/addEndpoint.js'
 import type { CollectionExtension } from './collections/collectionExtension.js'
 import { withAdmin } from './collections/withAdmin.js'
 import { withCdnPurge } from './collections/withCdnPurge.js'
+import { withKeptOptions } from './cli/pluginOptions.js'
 import { withHostData } from './collections/withHostData.js'
 import { withSingleUseReceipts } from './collections/withSingleUseReceipts.js'
 import { withVideoBinding } from './collections/withVideoBinding.js'
-import { STORAGE_UPLOAD_PATH } from './constants.js'
+import { PLUGIN_SLUG, STORAGE_UPLOAD_PATH } from './constants.js'
 import type { PluginContext } from './context.js'
 import { storageUploadEndpoint } from './endpoints/storageUpload.js'
 import { tusAuthEndpoint } from './endpoints/tusAuth.js'
@@ -132,6 +136,18 @@ function withOrphanSweeps(config: Config, options: ResolvedOptions): Config {
 }
 
 /**
+ * `payload storage-host check|migrate` (cli/storageHostBin.ts) through Payload's CLI, next to this file in
+ * the sources (`.ts`) and in the build (`.js`). The path is joined, not `new URL(..., import.meta.url)`,
+ * which a bundler would take for an asset to copy into the admin's build.
+ */
+function withCommands(config: Config, options: ResolvedOptions): Config {
+  const here = fileURLToPath(import.meta.url)
+  const scriptPath = join(dirname(here), 'cli', `storageHostBin${extname(here)}`)
+  const bin = [...(config.bin ?? []).filter((b) => b.key !== PLUGIN_SLUG), { key: PLUGIN_SLUG, scriptPath }]
+  return withKeptOptions({ ...config, bin }, options)
+}
+
+/**
  * The storage plugin.
  *
  * @example
@@ -150,7 +166,7 @@ export const storageHostPlugin =
     const declared = incomingConfig.collections ?? []
     const options = withCollectionUploads(resolveOptions(pluginOptions), declared)
     const ctx: PluginContext = { options }
-    const marked: Config = { ...incomingConfig, custom: { ...incomingConfig.custom, [APPLIED]: true } }
+    const marked: Config = withCommands({ ...incomingConfig, custom: { ...incomingConfig.custom, [APPLIED]: true } }, options)
 
     // Disabled: the same fields (`url`, `prefix`, `_objectKey`, `hostData`) as when enabled; nothing else.
     if (options.disabled) return extendCollections(withUploads(marked, options), declared, options, [withHostData(options)])

@@ -21,6 +21,8 @@ export interface StorageListEntry {
   Length: number
   IsDirectory: boolean
   LastChanged: string
+  /** Uppercase hex SHA-256 of the object (null for a folder, or where the host has none). */
+  Checksum?: string | null
 }
 
 /** Encodes each path segment; the key never escapes the zone (no `..`, no empty segments). */
@@ -33,9 +35,13 @@ export function objectUrl(config: StorageApiConfig, key: string): string {
 /** What to upload: a file on disk (streamed) or bytes in memory. */
 export type UploadBody = { path: string; size: number } | { buffer: Buffer | Uint8Array | ArrayBuffer }
 
-/** Uploads one object. Files on disk are streamed, never read whole into memory. */
-export async function putObject(config: StorageApiConfig, key: string, body: UploadBody, contentType: string): Promise<void> {
+/**
+ * Uploads one object. Files on disk are streamed, never read whole into memory. With `checksum` (uppercase
+ * hex SHA-256) the host refuses bytes that do not match it, and stores nothing.
+ */
+export async function putObject(config: StorageApiConfig, key: string, body: UploadBody, contentType: string, checksum?: string): Promise<void> {
   const headers: Record<string, string> = { AccessKey: config.accessKey, 'Content-Type': contentType }
+  if (checksum) headers.Checksum = checksum
   let requestBody: BodyInit
   if ('path' in body) {
     headers['Content-Length'] = String(body.size)

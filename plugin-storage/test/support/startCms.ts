@@ -95,21 +95,19 @@ export interface StartCmsOptions {
   secret?: string
   /** Collections added to the test ones (e.g. one with other access rules). */
   extraCollections?: CollectionConfig[]
+  /** The config's `serverURL` (the CLI's webhook check calls it). */
+  serverURL?: string
 }
 
-export async function startCms(pluginOptions: StorageHostPluginOptions, opts: StartCmsOptions = {}): Promise<RunningCms> {
-  // drizzle skips the dev schema push when the schema equals the previous one *in this process*; every
-  // test CMS has a fresh database file, so force it.
-  process.env.PAYLOAD_FORCE_DRIZZLE_PUSH = 'true'
-  const dir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'plugin-storage-cms-')))
-  const removeDir = () => (opts.dataDir ? Promise.resolve() : rm(dir, { force: true, recursive: true }))
-  const key = `plugin-storage-${randomUUID()}`
-  const config = await buildConfig({
+/** The test CMS's config: the test collections, SQLite in `dir`, the plugin (also what the CLI tests' config file exports). */
+export function testConfig(pluginOptions: StorageHostPluginOptions, dir: string, opts: StartCmsOptions & { secret: string }) {
+  return buildConfig({
     collections: [...testCollections(dir), ...(opts.extraCollections ?? [])],
     db: sqliteAdapter({ client: { url: `file:${join(dir, 'cms.db')}` } }),
     // Payload 4 reads storage adapters from the top-level `storage` key; Payload 3 has only `plugins`.
     ...pluginConfig(pluginOptions),
-    secret: opts.secret ?? `test-secret-${key}`,
+    secret: opts.secret,
+    ...(opts.serverURL ? { serverURL: opts.serverURL } : {}),
     sharp,
     logger: { options: { level: process.env.CMS_LOG_LEVEL ?? 'fatal' } },
     telemetry: false,
@@ -119,6 +117,16 @@ export async function startCms(pluginOptions: StorageHostPluginOptions, opts: St
       ...(opts.useTempFiles ? { tempFileDir: join(dir, 'tmp'), useTempFiles: true } : {}),
     },
   })
+}
+
+export async function startCms(pluginOptions: StorageHostPluginOptions, opts: StartCmsOptions = {}): Promise<RunningCms> {
+  // drizzle skips the dev schema push when the schema equals the previous one *in this process*; every
+  // test CMS has a fresh database file, so force it.
+  process.env.PAYLOAD_FORCE_DRIZZLE_PUSH = 'true'
+  const dir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'plugin-storage-cms-')))
+  const removeDir = () => (opts.dataDir ? Promise.resolve() : rm(dir, { force: true, recursive: true }))
+  const key = `plugin-storage-${randomUUID()}`
+  const config = await testConfig(pluginOptions, dir, { ...opts, secret: opts.secret ?? `test-secret-${key}` })
   let payload: Payload
   try {
     payload = await getPayload({ config, key, importMap: {} } as Parameters<typeof getPayload>[0])

@@ -1,0 +1,229 @@
+/**
+ * `payload storage-host check` and `payload storage-host migrate`, run as the README writes them
+ * (`npx payload storage-host ...`) through Payload's own CLI on a config file, against the emulator: a
+ * site whose images were on local disk moves them onto its zone, runs the command again after a failure
+ * or damage, and then serves every file from the host.
+ */
+import { expect } from 'chai'
+import { spawn } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { mkdtemp, readdir, readFile, rm, unlink } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+import { startEmulator, type RunningEmulator } from 'dev-app/emulator'
+
+import type { StorageHostPluginOptions } from '../src/types.js'
+import { multipart } from './support/api.js'
+import type { CliConfigInput } from './support/cliConfig.js'
+import { pngBytes } from './support/media.js'
+import { emulatorOptions, startCms, type RunningCms } from './support/startCms.js'
+
+const pluginRoot = fileURLToPath(new URL('..', import.meta.url))
+
+interface CliRun {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+/** `npx payload storage-host <args>` in the plugin's folder, on the test config with `input`. */
+function storageHost(args: string[], input: CliConfigInput): Promise<CliRun> {
+  const child = spawn('npx', ['--no-install', 'payload', 'storage-host', ...args], {
+    cwd: pluginRoot,
+    env: {
+      ...process.env,
+      NODE_OPTIONS: '',
+      PAYLOAD_CONFIG_PATH: 'test/support/cliConfig.ts',
+      STORAGE_HOST_CLI_INPUT: JSON.stringify(input),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+  return new Promise((resolve, reject) => {
+    child.once('error', reject)
+    child.once('close', (code) => resolve({ code, stderr, stdout }))
+  })
+}
+
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex')
+
+describe('payload storage-host: the setup check and the migration from local disk (issue 41)', function () {
+  this.timeout(240_000)
+  let emu: RunningEmulator
+  let dataDir: string
+  const secret = 'cli-test-secret'
+
+  before(async () => {
+    emu = await startEmulator()
+    dataDir = await mkdtemp(join(tmpdir(), 'plugin-storage-cli-'))
+  })
+  after(async () => {
+    await emu?.close()
+    if (dataDir) await rm(dataDir, { force: true, recursive: true })
+  })
+
+  const objectOnZone = async (key: string): Promise<Buffer | undefined> => {
+    const res = await fetch(`${emu.storage.endpoint}/${emu.storage.zoneName}/${key}`, { headers: { AccessKey: emu.storage.accessKey } })
+    return res.ok ? Buffer.from(await res.arrayBuffer()) : undefined
+  }
+
+  describe('check', () => {
+    let cms: RunningCms
+    before(async () => {
+      cms = await startCms(emulatorOptions(emu))
+    })
+    after(() => cms?.close())
+
+    it('says every zone, CDN, library and the webhook answer, and exits 0', async () => {
+      const run = await storageHost(['check'], { dataDir, options: emulatorOptions(emu), secret, serverURL: cms.url })
+      expect(run.code, run.stderr + run.stdout).to.equal(0)
+      expect(run.stdout).to.match(new RegExp(`^ok {4}storage zone "${emu.storage.zoneName}" \\(media\\): listed and written`, 'm'))
+      expect(run.stdout).to.match(/^ok {4}storage zone .*: its CDN .* serves the zone’s files$/m)
+      expect(run.stdout).to.match(new RegExp(`^ok {4}video library ${emu.stream.libraryId} \\(locked-videos, videos\\): listed through`, 'm'))
+      expect(run.stdout).to.match(/^ok {4}video library .*: the webhook .*\/api\/storage-host\/stream\/webhook answers/m)
+      expect(run.stdout).to.include('everything the plugin needs answers')
+      // The probe is cleaned up.
+      expect(await objectOnZone('.storage-host-check/')).to.satisfy((b?: Buffer) => b === undefined || b.toString() === '[]')
+    })
+
+    it('names each wrong key, CDN hostname and the missing serverURL in one line with what to set, exits 1, and prints no key', async () => {
+      const good = emulatorOptions(emu)
+      const wrongKey = 'wrong-zone-password-12345'
+      const options: StorageHostPluginOptions = {
+        ...good,
+        collections: { ...good.collections, 'plain-files': { target: 'storage', zone: { ...good.storage!, accessKey: wrongKey } } },
+        // The stream pull zone does not serve the storage zone's files.
+        storage: { ...good.storage!, cdnUrl: emu.stream.cdnUrl },
+      }
+      const run = await storageHost(['check'], { dataDir, options, secret })
+      expect(run.code, run.stderr + run.stdout).to.equal(1)
+      const lines = run.stdout.split('\n')
+      expect(lines).to.satisfy((all: string[]) =>
+        all.some((l) => /^fail {2}storage zone .*\(plain-files\): .*refused the access key: check zoneName and accessKey/.test(l)),
+      )
+      expect(lines).to.satisfy((all: string[]) =>
+        all.some((l) => /^fail {2}storage zone .*\(media\): its CDN .* is cdnUrl the pull zone of this zone\?$/.test(l)),
+      )
+      expect(lines).to.satisfy((all: string[]) => all.some((l) => /^fail {2}video library .*: serverURL is not set/.test(l)))
+      expect(run.stdout).to.match(/^3 problem\(s\) found$/m)
+      expect(run.stdout + run.stderr).not.to.include(wrongKey)
+      expect(run.stdout + run.stderr).not.to.include(emu.storage.accessKey)
+    })
+  })
+
+  describe('migrate --collection media', () => {
+    // The site as it was: images on local disk (the plugin disabled keeps Payload's local storage).
+    const localOptions = () => emulatorOptions(emu, { disabled: true })
+    // The site with the plugin: its images in the zone under `uploads/`.
+    const hostedOptions = (): StorageHostPluginOptions => ({ ...emulatorOptions(emu), collections: { media: { prefix: 'uploads', target: 'storage' } } })
+    const names: string[] = []
+    const staticDir = () => join(dataDir, 'media')
+    const input = (): CliConfigInput => ({ dataDir, options: hostedOptions(), secret })
+
+    before(async () => {
+      const cms = await startCms(localOptions(), { dataDir, secret })
+      try {
+        for (const [i, width] of [120, 64, 200].entries()) {
+          const res = await cms.fetch('/api/media', {
+            body: multipart(await pngBytes(width, 50 + i), `photo-${i}.png`, 'image/png', { alt: `photo ${i}` }),
+            method: 'POST',
+          })
+          expect(res.status, await res.clone().text()).to.equal(201)
+          const { doc } = (await res.json()) as { doc: { filename: string; sizes: { thumbnail: { filename: string } } } }
+          names.push(doc.filename, doc.sizes.thumbnail.filename)
+        }
+      } finally {
+        await cms.close()
+      }
+      expect((await readdir(staticDir())).sort()).to.deep.equal([...names].sort())
+    })
+
+    it('refuses a missing --collection, a stream collection and an unknown command with the usage, exit 1', async () => {
+      const missing = await storageHost(['migrate'], input())
+      expect(missing.code).to.equal(1)
+      expect(missing.stderr).to.include('storage-host: migrate needs --collection <slug>').and.include('Usage:')
+      const stream = await storageHost(['migrate', '--collection', 'videos'], { ...input(), options: emulatorOptions(emu) })
+      expect(stream.code).to.equal(1)
+      expect(stream.stderr).to.include('collection "videos" is a stream collection')
+      const unknown = await storageHost(['nonsense'], input())
+      expect(unknown.code).to.equal(1)
+      expect(unknown.stderr).to.include('unknown command "nonsense"')
+    })
+
+    it('--dry-run says what it would upload and writes nothing', async () => {
+      const run = await storageHost(['migrate', '--collection', 'media', '--dry-run'], input())
+      expect(run.code, run.stderr + run.stdout).to.equal(0)
+      expect(run.stdout.match(/would upload uploads\//g)).to.have.length(names.length)
+      for (const name of names) expect(await objectOnZone(`uploads/${name}`), name).to.equal(undefined)
+    })
+
+    it('moves every file and size byte-exact, records the folder, and the site then serves them from the host', async () => {
+      const run = await storageHost(['migrate', '--collection', 'media'], input())
+      expect(run.code, run.stderr + run.stdout).to.equal(0)
+      expect(run.stdout).to.match(/^\[3\/3\] document \d+ "photo-2\.png": 2 file\(s\) uploaded, folder recorded$/m)
+      expect(run.stdout).to.include(`3 document(s): ${names.length} file(s) uploaded`).and.include('3 document(s) rewritten, 0 failed')
+      for (const name of names) {
+        expect(sha256((await objectOnZone(`uploads/${name}`))!), name).to.equal(sha256(await readFile(join(staticDir(), name))))
+      }
+      // The local files are no longer needed: the hosted site serves the zone's copies.
+      const local = new Map(await Promise.all(names.map(async (n) => [n, await readFile(join(staticDir(), n))] as const)))
+      await rm(staticDir(), { force: true, recursive: true })
+      // On the schema the site has (as in production): the hosted options differ only in `prefix`'s default,
+      // which drizzle-kit's SQLite dev push would rebuild the table for, failing on its own index.
+      process.env.PAYLOAD_MIGRATING = 'true'
+      const cms = await startCms(hostedOptions(), { dataDir, secret }).finally(() => delete process.env.PAYLOAD_MIGRATING)
+      try {
+        const { docs } = (await (await cms.fetch('/api/media?sort=id')).json()) as {
+          docs: Array<{ prefix: string; url: string; sizes: { thumbnail: { url: string } } }>
+        }
+        expect(docs.map((d) => d.prefix)).to.deep.equal(['uploads', 'uploads', 'uploads'])
+        for (const [i, doc] of docs.entries()) {
+          for (const [url, name] of [
+            [doc.url, names[2 * i]!],
+            [doc.sizes.thumbnail.url, names[2 * i + 1]!],
+          ] as const) {
+            const res = await cms.fetch(new URL(url, cms.url).pathname + new URL(url, cms.url).search)
+            expect(res.status, url).to.equal(200)
+            expect(sha256(Buffer.from(await res.arrayBuffer())), url).to.equal(sha256(local.get(name)!))
+          }
+        }
+      } finally {
+        await cms.close()
+      }
+      // Put back for the next test, as it was on disk.
+      await import('node:fs/promises').then(async ({ mkdir, writeFile }) => {
+        await mkdir(staticDir(), { recursive: true })
+        for (const [name, bytes] of local) await writeFile(join(staticDir(), name), bytes)
+      })
+    })
+
+    it('run again, sends only what is missing or differs on the zone; a file on neither side fails its line and exit 1', async () => {
+      const [first, second, third] = names
+      // Damage on the zone: one object gone, one with other bytes; one file gone from both sides.
+      await fetch(`${emu.storage.endpoint}/${emu.storage.zoneName}/uploads/${first}`, { headers: { AccessKey: emu.storage.accessKey }, method: 'DELETE' })
+      await fetch(`${emu.storage.endpoint}/${emu.storage.zoneName}/uploads/${second}`, {
+        body: 'not the thumbnail',
+        headers: { AccessKey: emu.storage.accessKey },
+        method: 'PUT',
+      })
+      await fetch(`${emu.storage.endpoint}/${emu.storage.zoneName}/uploads/${third}`, { headers: { AccessKey: emu.storage.accessKey }, method: 'DELETE' })
+      await unlink(join(staticDir(), third!))
+
+      const run = await storageHost(['migrate', '--collection', 'media'], input())
+      expect(run.code, run.stderr + run.stdout).to.equal(1)
+      expect(run.stdout)
+        .to.include(`3 document(s): 2 file(s) uploaded`)
+        .and.include(`${names.length - 3} already on the zone`)
+      expect(run.stdout).to.include('0 document(s) rewritten, 1 failed')
+      expect(run.stdout).to.match(new RegExp(`failed: document \\d+: "${third!.replace('.', '\\.')}" is neither in .* nor on the zone`))
+      for (const name of [first!, second!]) {
+        expect(sha256((await objectOnZone(`uploads/${name}`))!), name).to.equal(sha256(await readFile(join(staticDir(), name))))
+      }
+    })
+  })
+})
