@@ -20,6 +20,7 @@ import { addEndpoint } from './collections/addEndpoint.js'
 import type { CollectionExtension } from './collections/collectionExtension.js'
 import { withAdmin } from './collections/withAdmin.js'
 import { withCdnPurge } from './collections/withCdnPurge.js'
+import { payload4Commands } from './cli/payload4Commands.js'
 import { withKeptOptions } from './cli/pluginOptions.js'
 import { withHostData } from './collections/withHostData.js'
 import { withSingleUseReceipts } from './collections/withSingleUseReceipts.js'
@@ -136,15 +137,19 @@ function withOrphanSweeps(config: Config, options: ResolvedOptions): Config {
 }
 
 /**
- * `payload storage-host check|migrate` (cli/storageHostBin.ts) through Payload's CLI, next to this file in
- * the sources (`.ts`) and in the build (`.js`). The path is joined, not `new URL(..., import.meta.url)`,
- * which a bundler would take for an asset to copy into the admin's build.
+ * The commands: `payload storage-host check|migrate` on Payload 3 (cli/storageHostBin.ts, a `bin` script next
+ * to this file in the sources, `.ts`, and in the build, `.js`), `payload storage-host:check|migrate` on 4.
+ * The script's path is joined, not `new URL(..., import.meta.url)`, which a bundler would take for an asset
+ * to copy into the admin's build.
  */
 function withCommands(config: Config, options: ResolvedOptions): Config {
   const here = fileURLToPath(import.meta.url)
   const scriptPath = join(dirname(here), 'cli', `storageHostBin${extname(here)}`)
   const bin = [...(config.bin ?? []).filter((b) => b.key !== PLUGIN_SLUG), { key: PLUGIN_SLUG, scriptPath }]
-  return withKeptOptions({ ...config, bin }, options)
+  // Payload 4 (`storage-host:check`): its `cli` key is not in the 3.x typings; an app's `cli: false` is kept.
+  const { cli } = config as { cli?: false | { commands?: Record<string, unknown> } }
+  const commands = cli === false ? {} : { cli: { ...cli, commands: { ...cli?.commands, ...payload4Commands } } }
+  return withKeptOptions({ ...config, ...commands, bin }, options)
 }
 
 /**

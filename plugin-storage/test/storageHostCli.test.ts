@@ -5,9 +5,8 @@
  * or damage, and then serves every file from the host.
  */
 import { expect } from 'chai'
-import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { mkdtemp, readdir, readFile, rm, unlink } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -18,37 +17,14 @@ import type { StorageHostPluginOptions } from '../src/types.js'
 import { multipart } from './support/api.js'
 import type { CliConfigInput } from './support/cliConfig.js'
 import { pngBytes } from './support/media.js'
+import { runStorageHostCli } from './support/storageHostCli.js'
 import { emulatorOptions, startCms, type RunningCms } from './support/startCms.js'
 
 const pluginRoot = fileURLToPath(new URL('..', import.meta.url))
 
-interface CliRun {
-  code: number | null
-  stdout: string
-  stderr: string
-}
-
 /** `npx payload storage-host <args>` in the plugin's folder, on the test config with `input`. */
-function storageHost(args: string[], input: CliConfigInput): Promise<CliRun> {
-  const child = spawn('npx', ['--no-install', 'payload', 'storage-host', ...args], {
-    cwd: pluginRoot,
-    env: {
-      ...process.env,
-      NODE_OPTIONS: '',
-      PAYLOAD_CONFIG_PATH: 'test/support/cliConfig.ts',
-      STORAGE_HOST_CLI_INPUT: JSON.stringify(input),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
-  return new Promise((resolve, reject) => {
-    child.once('error', reject)
-    child.once('close', (code) => resolve({ code, stderr, stdout }))
-  })
-}
+const storageHost = (args: string[], input: CliConfigInput) =>
+  runStorageHostCli({ argv: ['npx', '--no-install', 'payload', 'storage-host', ...args], configPath: 'test/support/cliConfig.ts', cwd: pluginRoot }, input)
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex')
 
@@ -196,10 +172,8 @@ describe('payload storage-host: the setup check and the migration from local dis
         await cms.close()
       }
       // Put back for the next test, as it was on disk.
-      await import('node:fs/promises').then(async ({ mkdir, writeFile }) => {
-        await mkdir(staticDir(), { recursive: true })
-        for (const [name, bytes] of local) await writeFile(join(staticDir(), name), bytes)
-      })
+      await mkdir(staticDir(), { recursive: true })
+      for (const [name, bytes] of local) await writeFile(join(staticDir(), name), bytes)
     })
 
     it('run again, sends only what is missing or differs on the zone; a file on neither side fails its line and exit 1', async () => {

@@ -16,6 +16,11 @@ export interface CmsProcessInput {
   fileSizeLimit?: number
   /** Replaces the storage API base URL (a fault-injecting proxy in front of the emulator). */
   storageEndpoint?: string
+  /** The plugin disabled: files on Payload's local storage, as a site before the plugin (`storage-host migrate`). */
+  local?: boolean
+  /** Keep the database and local files in this folder (and the same `secret`): a later process opens them. */
+  dataDir?: string
+  secret?: string
 }
 
 export interface CmsProcessReady {
@@ -33,6 +38,7 @@ const notOther = ({ req }: { req: { user?: unknown } }): boolean => (req.user as
 export function scenarioOptions(input: CmsProcessInput): StorageHostPluginOptions {
   const emulated = emulatorOptions(input.emulator as RunningEmulator)
   const base = input.storageEndpoint ? { ...emulated, storage: { ...emulated.storage!, endpoint: input.storageEndpoint } } : emulated
+  if (input.local) return { ...base, disabled: true }
   if (input.scenario === 'default') return base
   return {
     ...base,

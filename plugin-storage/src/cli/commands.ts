@@ -1,0 +1,55 @@
+/**
+ * @module cli/commands
+ * What `check` and `migrate` do, whichever CLI runs them: Payload 3's `config.bin` script
+ * (`storageHostBin.ts`: `payload storage-host check`) or Payload 4's schema-backed commands
+ * (`payload4Commands.ts`: `payload storage-host:check`). Each answers its exit code.
+ */
+import type { Payload, SanitizedConfig } from 'payload'
+
+import { checkSetup } from './checkSetup.js'
+import { migrateFiles } from './migrateFiles.js'
+import { optionsOf } from './pluginOptions.js'
+
+/** Where the commands print (stdout). */
+export type Out = (line: string) => void
+
+export async function runCheck(config: SanitizedConfig, out: Out): Promise<number> {
+  const lines = await checkSetup({ apiRoute: config.routes?.api, options: optionsOf(config), serverURL: config.serverURL || undefined })
+  for (const line of lines) out(`${line.level.padEnd(4)}  ${line.subject}: ${line.message}`)
+  const failed = lines.filter((line) => line.level === 'fail').length
+  out(failed ? `${failed} problem(s) found` : 'everything the plugin needs answers')
+  return failed ? 1 : 0
+}
+
+/** A command's input refused: the message says what to pass. */
+export class UsageError extends Error {
+  override name = 'UsageError'
+}
+
+export interface MigrateArgs {
+  collection?: string
+  from?: string
+  dryRun?: boolean
+}
+
+/**
+ * Checks the arguments against the config, then moves the files. `getPayload` starts the CMS without its
+ * `onInit` (the app's seeds and the plugin's sweeps are not this command's to run).
+ */
+export async function runMigrate(config: SanitizedConfig, args: MigrateArgs, getPayload: () => Promise<Payload>, out: Out): Promise<number> {
+  const slug = args.collection
+  if (!slug) throw new UsageError('migrate needs --collection <slug>')
+  if ((args.from ?? 'local') !== 'local') throw new UsageError(`--from ${args.from}: only "local" (the collection's staticDir) is supported`)
+  const target = optionsOf(config).collections.get(slug)
+  if (!target) throw new UsageError(`collection "${slug}" is not on the storage host: add it to the plugin's collections`)
+  if (!target.storage) throw new UsageError(`collection "${slug}" is a stream collection: migrate moves a storage collection's files`)
+  const upload = config.collections.find((c) => c.slug === slug)?.upload
+  const staticDir = typeof upload === 'object' ? upload.staticDir : undefined
+  if (!staticDir) throw new UsageError(`collection "${slug}" has no upload.staticDir: set it to the folder its files are in now`)
+  // The schema is the CMS's (its dev push, or its migrations): no push from here, as `payload migrate` does
+  // (a push beside a running CMS, or against a schema it made, can fail half-way).
+  process.env.PAYLOAD_MIGRATING = 'true'
+  const payload = await getPayload()
+  const result = await migrateFiles({ collection: { ...target, storage: target.storage }, dryRun: args.dryRun ?? false, log: out, payload, staticDir })
+  return result.failures.length ? 1 : 0
+}
