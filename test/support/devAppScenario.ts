@@ -20,6 +20,7 @@ import sharp from 'sharp'
 import { launchBrowser, saveScreenshot } from './browser.js'
 import type { DevAppDatabase } from './devAppDatabases.js'
 import { restoreWholeSite } from './devAppSiteRestore.js'
+import { runCommand } from './runCommand.js'
 import { startDevApp, type RunningDevApp } from './devApp.js'
 import { logIn, logInToDaemon, runCmsJobFromUi, uploadVideoInAdmin } from './devAppSteps.js'
 import { sha256, walk } from './files.js'
@@ -184,6 +185,16 @@ export function describeDevAppScenario(database: DevAppDatabase): void {
 
     it('uploads a real video through the admin panel via TUS; the webhook fills its resolutions; the panel plays it', async function () {
       await uploadVideoInAdmin(page, cms())
+    })
+
+    it("passes the storage plugin's setup check, npm run check-host as the README writes it (zone, CDN, library, webhook)", async function () {
+      const out = await runCommand('npm', ['run', 'check-host', '-w', 'dev-app'], { ...env, DEV_APP_DATA_DIR: dataDir })
+      expect(out).to.match(/^ok {4}storage zone "[^"]+" \(images\): listed and written/m)
+      expect(out).to.match(/^ok {4}storage zone .*: its CDN .* serves the zone’s files/m)
+      expect(out).to.match(/^ok {4}video library \d+ \(videos\): listed through/m)
+      expect(out).to.match(new RegExp(`^ok {4}video library .*: the webhook http://localhost:${ports.cms}/api/storage-host/stream/webhook answers`, 'm'))
+      expect(out).to.include('everything the plugin needs answers')
+      expect(out).not.to.include(cms().credentials.storageAccessKey)
     })
 
     it('documents the REST API, the storage plugin endpoints included, on /api/docs', async function () {
