@@ -33,7 +33,7 @@ import { webhookEndpoint } from './endpoints/webhook.js'
 import type { ResolvedOptions } from './options/resolveOptions.js'
 import { librariesOf, resolveOptions, zonesOf } from './options/resolveOptions.js'
 import { withCollectionUploads } from './options/withCollectionUploads.js'
-import { coreHasUploadInstructions } from './payload/compat.js'
+import { coreHasUploadInstructions, coreTakesCliCommands } from './payload/compat.js'
 import { translations } from './translations/index.js'
 import type { StorageHostPluginOptions } from './types.js'
 import { withHostAdapter, withHostedFields } from './wiring/withHostAdapter.js'
@@ -143,13 +143,16 @@ function withOrphanSweeps(config: Config, options: ResolvedOptions): Config {
  * to copy into the admin's build.
  */
 function withCommands(config: Config, options: ResolvedOptions): Config {
-  const here = fileURLToPath(import.meta.url)
-  const scriptPath = join(dirname(here), 'cli', `storageHostBin${extname(here)}`)
-  const bin = [...(config.bin ?? []).filter((b) => b.key !== PLUGIN_SLUG), { key: PLUGIN_SLUG, scriptPath }]
+  if (!coreTakesCliCommands) {
+    const here = fileURLToPath(import.meta.url)
+    const scriptPath = join(dirname(here), 'cli', `storageHostBin${extname(here)}`)
+    const bin = [...(config.bin ?? []).filter((b) => b.key !== PLUGIN_SLUG), { key: PLUGIN_SLUG, scriptPath }]
+    return withKeptOptions({ ...config, bin }, options)
+  }
   // Payload 4 (`storage-host:check`): its `cli` key is not in the 3.x typings; an app's `cli: false` is kept.
   const { cli } = config as { cli?: false | { commands?: Record<string, unknown> } }
   const commands = cli === false ? {} : { cli: { ...cli, commands: { ...cli?.commands, ...payload4Commands } } }
-  return withKeptOptions({ ...config, ...commands, bin }, options)
+  return withKeptOptions({ ...config, ...commands }, options)
 }
 
 /**

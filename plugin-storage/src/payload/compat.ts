@@ -31,6 +31,14 @@ const coreShared = shared as Maybe<typeof shared>
 export const coreHasUploadInstructions = typeof core.getUploadInstructions === 'function'
 
 /**
+ * The core's CLI takes schema-backed commands from `config.cli.commands` (4.x, where `cli` is a server-only
+ * config key) instead of `config.bin` scripts (3.x, where `bin` is server-only and an unknown `cli` key, with
+ * its handler functions, would be sent to the admin's client config and break the panel). Both arrived with
+ * the current generation: no separate probe exists without importing `payload/cli`, which 3.x lacks.
+ */
+export const coreTakesCliCommands = coreHasUploadInstructions
+
+/**
  * The core verifies client-upload receipts itself (3.x: `requiresClientUploadReceipt` on an adapter). A
  * core with upload instructions carries the upload's identity in `uploadReference`, which the plugin
  * signs and checks with its own receipt (4.x builds have receipt helpers of another shape).
