@@ -92,6 +92,28 @@ describe('payload storage-host: the setup check and the migration from local dis
     })
   })
 
+  describe('check of a pull zone with token authentication', () => {
+    let signed: RunningEmulator
+    before(async () => {
+      signed = await startEmulator({ pullZone: { tokenAuthKey: 'pull-zone-token-key' } })
+    })
+    after(() => signed?.close())
+
+    it('reads the probe back through a signed URL with the right key, and says a wrong key is refused', async () => {
+      const options = (key: string): StorageHostPluginOptions => {
+        const base = emulatorOptions(signed)
+        return { ...base, collections: { media: 'storage' }, storage: { ...base.storage!, tokenAuth: { key } } }
+      }
+      const right = await storageHost(['check'], { dataDir, options: options('pull-zone-token-key'), secret })
+      expect(right.code, right.stderr + right.stdout).to.equal(0)
+      expect(right.stdout).to.match(/^ok {4}storage zone .*: its CDN .* serves the zone’s files \(signed\)$/m)
+      const wrong = await storageHost(['check'], { dataDir, options: options('not-the-key'), secret })
+      expect(wrong.code).to.equal(1)
+      expect(wrong.stdout).to.match(/^fail {2}storage zone .*: its CDN .* refused a signed URL \(403\): check tokenAuth.key/m)
+      expect(wrong.stdout + wrong.stderr).not.to.include('not-the-key')
+    })
+  })
+
   describe('migrate --collection media', () => {
     // The site as it was: images on local disk (the plugin disabled keeps Payload's local storage).
     const localOptions = () => emulatorOptions(emu, { disabled: true })

@@ -8,6 +8,7 @@
  */
 import { randomUUID } from 'node:crypto'
 
+import { urlBinding } from '../auth/urlBinding.js'
 import { UpstreamError } from '../errors.js'
 import type { ResolvedOptions, ResolvedStorage, ResolvedStream } from '../options/resolveOptions.js'
 import { collectionsOfLibrary, librariesOf, zonesOf } from '../options/resolveOptions.js'
@@ -85,7 +86,7 @@ async function checkZoneCdn(zone: ResolvedStorage, key: string, body: Buffer, su
   const plain = `${zone.cdnUrl}/${key.split('/').map(encodeURIComponent).join('/')}`
   const auth = zone.tokenAuth
   // An address-bound token needs a viewer's address: the check signs for none, which the pull zone then refuses.
-  const url = auth && !auth.bindToAddress ? signCdnUrl(plain, { expires: Math.floor(Date.now() / 1000) + 300, key: auth.key }) : plain
+  const url = auth && !auth.bindToAddress ? signCdnUrl(plain, urlBinding(auth, zone.cdnUrl!, plain, undefined)) : plain
   try {
     const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) })
     const got = Buffer.from(await res.arrayBuffer())
