@@ -137,9 +137,11 @@ function testFiles(dir) {
 
 const totals = { passed: 0, failed: 0, skipped: 0 }
 const writeSummary = () => {
-  const summary = `${totals.passed} passed, ${totals.failed} failed` + (totals.skipped ? `, ${totals.skipped} skipped` : '')
+  const summary = `${totals.passed} passed, ${totals.failed} failed`
   mkdirSync(join(root, 'test-artifacts'), { recursive: true })
-  writeFileSync(join(root, 'test-artifacts', 'summary.txt'), summary + '\n')
+  // The file keeps the skips for --sum; the screen ends with the plain "N passed, N failed" line CI reads.
+  writeFileSync(join(root, 'test-artifacts', 'summary.txt'), summary + (totals.skipped ? `, ${totals.skipped} skipped` : '') + '\n')
+  if (totals.skipped) console.log(`${totals.skipped} skipped`)
   console.log(summary)
   process.exitCode = totals.failed === 0 ? 0 : 1
 }
@@ -240,7 +242,30 @@ function tally(step, { code, output }, seconds) {
   totals.failed += failing + forbidden.length
   totals.skipped += pending
   report.push(`${step.name}: ${passing} passed, ${failing} failed, ${pending} skipped (${seconds}s)`)
+  for (const line of failures(output)) report.push(`  ${line}`)
   for (const title of forbidden) report.push(`  FAILED, skipped: ${title}`)
+}
+
+/**
+ * Mocha's failure list (the titles and the first lines of each error), so that the summary at the end of a long
+ * log names what failed without a search through every unit's output.
+ */
+function failures(output) {
+  const start = output.search(/^\s*\d+ failing/m)
+  if (start < 0) return []
+  const kept = []
+  for (const block of output
+    .slice(start)
+    .split(/\n(?=\s*\d+\) )/)
+    .slice(1, 11)) {
+    const lines = block
+      .split('\n')
+      .map((line) => line.replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g'), '').trimEnd())
+      .filter((line) => line.trim())
+    const errorAt = lines.findIndex((line) => /^\s*(\w*Error|AssertionError)\b/.test(line))
+    kept.push(...lines.slice(0, errorAt < 0 ? 4 : errorAt + 3).map((line) => line.trim()))
+  }
+  return kept
 }
 
 /**
