@@ -14,6 +14,8 @@ import { storageAdapter } from './adapter/storageAdapter.js'
 import { streamAdapter } from './adapter/streamAdapter.js'
 import { CLIENT_PATH } from './admin/clientPath.js'
 import { withTranslations } from './admin/mergeTranslations.js'
+import { pruneClaims, takeClaim } from './claims/claims.js'
+import { withClaimsCollection } from './claims/claimsCollection.js'
 import { sweepOrphanUploads } from './cleanup/sweepOrphanUploads.js'
 import { sweepOrphanVideos } from './cleanup/sweepOrphanVideos.js'
 import { addEndpoint } from './collections/addEndpoint.js'
@@ -116,22 +118,37 @@ function withUploadProviders(config: Config, options: ResolvedOptions): Config {
   return { ...config, admin: { ...config.admin, components: { ...config.admin?.components, providers } } }
 }
 
-/** Orphan sweeps on init, per zone (client uploads) and per library (abandoned TUS videos), at each one's interval. */
+/** How often expired claims (spent receipts, past sweeps) are removed from the database. */
+const PRUNE_CLAIMS_EVERY_S = 3600
+
+/**
+ * Orphan sweeps on init, per zone (client uploads) and per library (abandoned TUS videos), at each one's
+ * interval. Every CMS instance runs the timers; the first to claim an interval in the database sweeps it
+ * (a claim lives 90 % of the interval, so the next interval's timer finds it expired), the others skip.
+ */
 function withOrphanSweeps(config: Config, options: ResolvedOptions): Config {
   const previousOnInit = config.onInit
   return {
     ...config,
     onInit: async (payload) => {
       if (previousOnInit) await previousOnInit(payload)
-      const every = (seconds: number, sweep: () => Promise<unknown>) => {
+      const every = (seconds: number, claim: string, work: () => Promise<unknown>) => {
         if (seconds <= 0) return
+        const run = async () => {
+          if (await takeClaim(payload, claim, seconds * 900)) await work()
+        }
         const timer = setInterval(() => {
-          void sweep().catch((err: Error) => payload.logger.warn({ err: err.message, msg: 'storage-host: orphan sweep failed' }))
+          void run().catch((err: Error) => payload.logger.warn({ err: err.message, msg: `storage-host: ${claim} failed` }))
         }, seconds * 1000)
         timer.unref()
       }
-      for (const zone of zonesOf(options)) every(zone.clientUploads?.sweepInterval ?? 0, () => sweepOrphanUploads(payload, options, { zone }))
-      for (const library of librariesOf(options)) every(library.sweepUnboundVideos?.interval ?? 0, () => sweepOrphanVideos(payload, options, { library }))
+      for (const zone of zonesOf(options)) {
+        every(zone.clientUploads?.sweepInterval ?? 0, `orphan sweep of zone ${zone.zoneName}`, () => sweepOrphanUploads(payload, options, { zone }))
+      }
+      for (const library of librariesOf(options)) {
+        every(library.sweepUnboundVideos?.interval ?? 0, `orphan sweep of library ${library.libraryId}`, () => sweepOrphanVideos(payload, options, { library }))
+      }
+      every(PRUNE_CLAIMS_EVERY_S, 'removal of expired claims', () => pruneClaims(payload))
     },
   }
 }
@@ -174,7 +191,8 @@ export const storageHostPlugin =
     const declared = incomingConfig.collections ?? []
     const options = withCollectionUploads(resolveOptions(pluginOptions), declared)
     const ctx: PluginContext = { options }
-    const marked: Config = withCommands({ ...incomingConfig, custom: { ...incomingConfig.custom, [APPLIED]: true } }, options)
+    // The claims collection is in the schema whether or not the plugin is disabled, like its fields.
+    const marked: Config = withClaimsCollection(withCommands({ ...incomingConfig, custom: { ...incomingConfig.custom, [APPLIED]: true } }, options))
 
     // Disabled: the same fields (`url`, `prefix`, `_objectKey`, `hostData`) as when enabled; nothing else.
     if (options.disabled) return extendCollections(withUploads(marked, options), declared, options, [withHostData(options)])

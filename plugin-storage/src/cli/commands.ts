@@ -7,6 +7,7 @@
 import type { Payload, SanitizedConfig } from 'payload'
 
 import { checkSetup } from './checkSetup.js'
+import { type FileSource, localSource, s3Source } from './fileSources.js'
 import { migrateFiles } from './migrateFiles.js'
 import { optionsOf } from './pluginOptions.js'
 
@@ -30,6 +31,25 @@ export interface MigrateArgs {
   collection?: string
   from?: string
   dryRun?: boolean
+  /** `--from s3`: the bucket, and an S3-compatible endpoint and region when not AWS's defaults. */
+  bucket?: string
+  endpoint?: string
+  region?: string
+}
+
+/** Where the files are now, from the arguments (`--from local` reads the collection's `staticDir`). */
+async function sourceOf(args: MigrateArgs, slug: string, config: SanitizedConfig): Promise<FileSource> {
+  const from = args.from ?? 'local'
+  if (from === 's3') {
+    if (!args.bucket) throw new UsageError('--from s3 needs --bucket <name> (and --endpoint <url> for a service other than AWS)')
+    if (args.endpoint && !/^https?:\/\//.test(args.endpoint)) throw new UsageError(`--endpoint ${args.endpoint}: an http(s) URL is expected`)
+    return s3Source({ bucket: args.bucket, endpoint: args.endpoint, region: args.region })
+  }
+  if (from !== 'local') throw new UsageError(`--from ${from}: "local" (the collection's staticDir) or "s3" (the bucket of @payloadcms/storage-s3)`)
+  const upload = config.collections.find((c) => c.slug === slug)?.upload
+  const staticDir = typeof upload === 'object' ? upload.staticDir : undefined
+  if (!staticDir) throw new UsageError(`collection "${slug}" has no upload.staticDir: set it to the folder its files are in now`)
+  return localSource(staticDir)
 }
 
 /**
@@ -39,17 +59,18 @@ export interface MigrateArgs {
 export async function runMigrate(config: SanitizedConfig, args: MigrateArgs, getPayload: () => Promise<Payload>, out: Out): Promise<number> {
   const slug = args.collection
   if (!slug) throw new UsageError('migrate needs --collection <slug>')
-  if ((args.from ?? 'local') !== 'local') throw new UsageError(`--from ${args.from}: only "local" (the collection's staticDir) is supported`)
   const target = optionsOf(config).collections.get(slug)
   if (!target) throw new UsageError(`collection "${slug}" is not on the storage host: add it to the plugin's collections`)
   if (!target.storage) throw new UsageError(`collection "${slug}" is a stream collection: migrate moves a storage collection's files`)
-  const upload = config.collections.find((c) => c.slug === slug)?.upload
-  const staticDir = typeof upload === 'object' ? upload.staticDir : undefined
-  if (!staticDir) throw new UsageError(`collection "${slug}" has no upload.staticDir: set it to the folder its files are in now`)
+  const source = await sourceOf(args, slug, config)
   // The schema is the CMS's (its dev push, or its migrations): no push from here, as `payload migrate` does
   // (a push beside a running CMS, or against a schema it made, can fail half-way).
   process.env.PAYLOAD_MIGRATING = 'true'
-  const payload = await getPayload()
-  const result = await migrateFiles({ collection: { ...target, storage: target.storage }, dryRun: args.dryRun ?? false, log: out, payload, staticDir })
-  return result.failures.length ? 1 : 0
+  try {
+    const payload = await getPayload()
+    const result = await migrateFiles({ collection: { ...target, storage: target.storage }, dryRun: args.dryRun ?? false, log: out, payload, source })
+    return result.failures.length ? 1 : 0
+  } finally {
+    await source.close()
+  }
 }

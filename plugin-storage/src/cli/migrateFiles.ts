@@ -2,19 +2,16 @@
  * @module cli/migrateFiles
  * `payload storage-host migrate --collection <slug>`: moves a storage collection's existing files (the
  * original and every image size) from where Payload kept them before (`--from local`: the collection's
- * `staticDir`) onto its zone, at the keys the plugin reads them from, then records the document's folder.
+ * `staticDir`; `--from s3`: the bucket of the official S3 adapter; `cli/fileSources.ts`) onto its zone, at
+ * the keys the plugin reads them from, then records the document's folder.
  * - Safe to run again, and after a kill: an object already on the zone with the same size and SHA-256 is
  *   not sent again, and a document already in its final form is not written.
  * - Every upload carries its SHA-256 (`Checksum`), so the host refuses bytes that differ; each page of
- *   documents is then listed back and every object's size and digest compared with the local file.
+ *   documents is then listed back and every object's size and digest compared with the source's file.
  * - `--dry-run` reads and compares, and writes nothing.
- * A missing local file is reported and counted, never fatal: the other documents still move.
+ * A file missing at the source is reported and counted, never fatal: the other documents still move.
  */
-import { createHash } from 'node:crypto'
-import { createReadStream } from 'node:fs'
-import { stat } from 'node:fs/promises'
-import { join, posix } from 'node:path'
-import { pipeline } from 'node:stream/promises'
+import { posix } from 'node:path'
 
 import type { Payload } from 'payload'
 
@@ -23,12 +20,13 @@ import { documentFolder, objectKey, sanitizePrefix } from '../keys/objectKeys.js
 import type { ResolvedCollection, ResolvedStorage } from '../options/resolveOptions.js'
 import { listDirectory, putObject, type StorageListEntry } from '../upstream/storageApi.js'
 import { SKIP_UPLOAD_HOOKS } from '../wiring/uploadHooks.js'
+import type { FileSource, LocalCopy } from './fileSources.js'
 
 export interface MigrateInput {
   payload: Payload
   collection: ResolvedCollection & { storage: ResolvedStorage }
-  /** Where the files are now: the collection's `upload.staticDir` (Payload's local storage). */
-  staticDir: string
+  /** Where the files are now (`cli/fileSources.ts`). */
+  source: FileSource
   dryRun: boolean
   /** One line of progress or trouble. */
   log(line: string): void
@@ -82,14 +80,6 @@ function filesOf(doc: StoredDoc, collectionPrefix: string): FileToMove[] {
   return files
 }
 
-async function digestOf(path: string): Promise<{ size: number; digest: string } | undefined> {
-  const info = await stat(path).catch(() => undefined)
-  if (!info?.isFile()) return undefined
-  const hash = createHash('sha256')
-  await pipeline(createReadStream(path), hash)
-  return { size: info.size, digest: hash.digest('hex').toUpperCase() }
-}
-
 /** The zone's listing of each folder, read once per page. */
 class FolderListings {
   private readonly listed = new Map<string, Map<string, StorageListEntry>>()
@@ -115,7 +105,7 @@ const sameObject = (entry: StorageListEntry | undefined, file: FileToMove) =>
   entry !== undefined && !entry.IsDirectory && entry.Length === file.size && (entry.Checksum ?? '').toUpperCase() === file.digest
 
 export async function migrateFiles(input: MigrateInput): Promise<MigrateResult> {
-  const { collection, payload, staticDir, dryRun, log } = input
+  const { collection, payload, source, dryRun, log } = input
   const zone = collection.storage
   const result: MigrateResult = { alreadyThere: 0, bytesUploaded: 0, documents: 0, failures: [], rewritten: 0, uploaded: 0 }
   const listings = new FolderListings(zone)
@@ -126,7 +116,7 @@ export async function migrateFiles(input: MigrateInput): Promise<MigrateResult> 
   }
   const collectionPrefix = sanitizePrefix(collection.prefix)
   const { totalDocs } = await payload.db.count({ collection: collection.slug, where: {} } as never)
-  log(`${dryRun ? 'dry run: ' : ''}moving ${totalDocs} document(s) of "${collection.slug}" from ${staticDir} to storage zone "${zone.zoneName}"`)
+  log(`${dryRun ? 'dry run: ' : ''}moving ${totalDocs} document(s) of "${collection.slug}" from ${source.label} to storage zone "${zone.zoneName}"`)
 
   for (let page = 1; ; page++) {
     // The stored values as they are: read hooks would compute URLs on the host, which is where the files are not yet.
@@ -137,28 +127,36 @@ export async function migrateFiles(input: MigrateInput): Promise<MigrateResult> 
       let moved = 0
       let complete = true
       for (const file of filesOf(doc, collection.prefix)) {
-        const local = await digestOf(join(staticDir, file.name))
+        let local: LocalCopy | undefined
+        try {
+          local = await source.fetch({ folder: documentFolder(doc), name: file.name })
+        } catch (err) {
+          fail(file, `could not be read from ${source.label}: ${(err as Error).message}`)
+          complete = false
+          continue
+        }
         const there = await listings.entry(file.key)
         if (!local) {
           // Nothing to compare with: an object already on the zone is taken as moved by an earlier run.
           if (there && !there.IsDirectory) result.alreadyThere++
           else {
-            fail(file, `is neither in ${staticDir} nor on the zone`)
+            fail(file, `is neither in ${source.label} nor on the zone`)
             complete = false
           }
           continue
         }
-        Object.assign(file, local)
-        if (sameObject(there, file)) {
-          result.alreadyThere++
-          continue
-        }
-        if (dryRun) {
-          log(`  would upload ${file.key} (${mib(local.size)})`)
-          continue
-        }
         try {
-          await putObject(zone, file.key, { path: join(staticDir, file.name), size: local.size }, file.mimeType, local.digest)
+          file.size = local.size
+          file.digest = local.digest
+          if (sameObject(there, file)) {
+            result.alreadyThere++
+            continue
+          }
+          if (dryRun) {
+            log(`  would upload ${file.key} (${mib(local.size)})`)
+            continue
+          }
+          await putObject(zone, file.key, { path: local.path, size: local.size }, file.mimeType, local.digest)
           sent.push(file)
           moved++
           result.uploaded++
@@ -166,6 +164,8 @@ export async function migrateFiles(input: MigrateInput): Promise<MigrateResult> 
         } catch (err) {
           fail(file, `could not be uploaded: ${(err as Error).message}`)
           complete = false
+        } finally {
+          await local.release()
         }
       }
       const rewrite = complete && !dryRun && !sanitizePrefix(text(doc.prefix)) && collectionPrefix
@@ -183,7 +183,7 @@ export async function migrateFiles(input: MigrateInput): Promise<MigrateResult> 
       }
       log(`[${result.documents}/${totalDocs}] document ${doc.id} "${text(doc.filename)}": ${moved} file(s) uploaded${rewrite ? ', folder recorded' : ''}`)
     }
-    // Each object sent in this page, listed back: its size and digest must be the local file's.
+    // Each object sent in this page, listed back: its size and digest must be the source file's.
     listings.forget()
     for (const file of sent) {
       const there = await listings.entry(file.key)

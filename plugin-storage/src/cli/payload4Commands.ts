@@ -4,7 +4,7 @@
  * (what its `defineCLICommand` builds: a description, an input schema, a handler answering the exit code):
  *
  *   payload storage-host:check
- *   payload storage-host:migrate --collection <slug> [--from local] [--dry-run]
+ *   payload storage-host:migrate --collection <slug> [--from local|s3 --bucket <name>] [--dry-run]
  *
  * Built here as plain objects: `payload/cli` does not exist on Payload 3, which loads this module too.
  * The input schema is a Standard Schema with its JSON Schema (what the CLI turns into options), written
@@ -61,7 +61,10 @@ const migrateSchema: JsonSchema = {
   properties: {
     collection: { description: 'The storage collection whose files move onto its zone', type: 'string' },
     dryRun: { description: 'Compare and list what would be uploaded; write nothing', type: 'boolean' },
-    from: { description: 'Where the files are now', enum: ['local'], type: 'string' },
+    from: { description: 'Where the files are now: the staticDir, or the bucket of @payloadcms/storage-s3', enum: ['local', 's3'], type: 'string' },
+    bucket: { description: '--from s3: the bucket (credentials from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY or a profile)', type: 'string' },
+    endpoint: { description: '--from s3: an S3-compatible endpoint URL (not needed for AWS)', type: 'string' },
+    region: { description: '--from s3: the region (default AWS_REGION, else us-east-1)', type: 'string' },
   },
   type: 'object',
 }
@@ -75,9 +78,13 @@ export const payload4Commands = {
     async ({ getConfig }) => runCheck(await getConfig(), out),
   ),
   'storage-host:migrate': command(
-    "Move a storage collection's files (and image sizes) from its staticDir onto its zone; run it again to finish after a failure.",
+    "Move a storage collection's files (and image sizes) from its staticDir or an S3 bucket onto its zone; run it again to finish after a failure.",
     migrateSchema,
-    ['payload storage-host:migrate --collection images --dry-run', 'payload storage-host:migrate --collection images'],
+    [
+      'payload storage-host:migrate --collection images --dry-run',
+      'payload storage-host:migrate --collection images',
+      'payload storage-host:migrate --collection images --from s3 --bucket my-bucket',
+    ],
     async ({ args, getConfig, getPayload }) => runMigrate(await getConfig(), args as MigrateArgs, () => getPayload({ disableOnInit: true }), out),
   ),
 }

@@ -8,10 +8,14 @@
  * Collection hooks: `beforeOperation` (after the receipt was verified) refuses a receipt already used
  * and reserves it for the running request; `afterOperation` marks it used until it expires (6 h, the
  * receipt's lifetime); `afterError` frees the reservation, so a save that failed (a validation error,
- * a failed size upload) can be retried with the same receipt. The memory is per process, bounded and
- * expiring; a storage receipt is also refused when a document already holds its upload folder, which
- * the database remembers across restarts and processes. A TUS receipt's video can be bound to one
- * document only (`bindVideoToken`), also checked in the database.
+ * a failed size upload) can be retried with the same receipt.
+ *
+ * What decides is a claim in the database (claims/claims.ts), taken in the save's transaction: every CMS
+ * instance on the database sees it, a save rolled back takes it with it, and of two instances given one
+ * receipt at the same instant one waits for the other and is refused. The per-process memory only spares
+ * the database a write for a receipt this process already saw spent. A storage receipt is also refused
+ * when a document already holds its upload folder; a TUS receipt's video can be bound to one document
+ * only (`bindVideoToken`), also checked in the database.
  */
 import {
   APIError,
@@ -22,6 +26,9 @@ import {
   type Where,
 } from 'payload'
 
+import { createHash } from 'node:crypto'
+
+import { releaseClaim, takeClaim } from '../claims/claims.js'
 import { RECEIPT_LIFETIME_MS } from '../constants.js'
 import type { PluginContext } from '../context.js'
 
@@ -86,6 +93,9 @@ function receiptKey(collection: string, context: Record<string, unknown>): strin
   return `${collection}\u0000${JSON.stringify(where)}`
 }
 
+/** The receipt's claim in the database: a digest of its key (a receipt's fields can be long). */
+const claimOf = (key: string): string => `receipt:${createHash('sha256').update(key).digest('hex')}`
+
 /** A document of the collection already holds the upload folder of this storage receipt. */
 async function folderInUse(req: PayloadRequest, collection: string, context: Record<string, unknown>): Promise<boolean> {
   // 3.x records the folder in `_objectKey`; 4.x in `prefix` (always a fresh `{prefix}/{uuid}` there).
@@ -126,6 +136,16 @@ export function singleUseReceipts(ctx: PluginContext): SingleUseReceiptHooks {
       used.add(key, RESERVATION_MS)
       req.context ??= {}
       req.context[CONTEXT_KEY] = key
+      const spentElsewhere = !(await takeClaim(req.payload, claimOf(key), RECEIPT_LIFETIME_MS, req).catch((err: unknown) => {
+        used.delete(key)
+        delete req.context[CONTEXT_KEY]
+        throw err
+      }))
+      if (spentElsewhere) {
+        used.add(key, RECEIPT_LIFETIME_MS)
+        delete req.context[CONTEXT_KEY]
+        refuse()
+      }
       const target = ctx.options.collections.get(collection.slug)
       if (target?.target === 'storage' && (await folderInUse(req, collection.slug, context).catch(() => false))) {
         used.add(key, RECEIPT_LIFETIME_MS)
@@ -143,12 +163,18 @@ export function singleUseReceipts(ctx: PluginContext): SingleUseReceiptHooks {
       }
       return result
     },
-    /** `afterError`: the save failed; the receipt may be used again. */
-    afterError: ({ req }) => {
+    /**
+     * `afterError`: the save failed; the receipt may be used again. Its claim went with the rolled-back
+     * transaction; on a database without transactions it is removed here.
+     */
+    afterError: async ({ req }) => {
       const key = req?.context?.[CONTEXT_KEY]
       if (typeof key === 'string') {
         used.delete(key)
         delete req.context[CONTEXT_KEY]
+        await releaseClaim(req.payload, claimOf(key), req).catch((err: Error) =>
+          req.payload.logger.warn({ err: err.message, msg: 'storage-host: a failed save’s receipt could not be given back; it expires in 6 h' }),
+        )
       }
     },
   }

@@ -17,7 +17,7 @@ import { startCms } from './startCms.js'
 
 const input = JSON.parse(process.env.CMS_PROCESS_INPUT ?? '{}') as CmsProcessInput
 const options = scenarioOptions(input)
-const cms = await startCms(options, { dataDir: input.dataDir, fileSizeLimit: input.fileSizeLimit, secret: input.secret })
+const cms = await startCms(options, { databaseUri: input.databaseUri, dataDir: input.dataDir, fileSizeLimit: input.fileSizeLimit, secret: input.secret })
 // `payload/package.json` is not in payload's exports map: find it from the resolved entry.
 const entry = fileURLToPath(import.meta.resolve('payload'))
 const payloadVersion = (JSON.parse(await readFile(join(entry.slice(0, entry.lastIndexOf('/dist/')), 'package.json'), 'utf8')) as { version: string }).version

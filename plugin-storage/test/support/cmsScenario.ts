@@ -21,6 +21,10 @@ export interface CmsProcessInput {
   /** Keep the database and local files in this folder (and the same `secret`): a later process opens them. */
   dataDir?: string
   secret?: string
+  /** PostgreSQL in place of SQLite: several processes on one database (`twoInstances.test.ts`). */
+  databaseUri?: string
+  /** `clientUploads.sweepInterval` in seconds (default: the plugin's hour). */
+  sweepInterval?: number
 }
 
 export interface CmsProcessReady {
@@ -39,6 +43,7 @@ export function scenarioOptions(input: CmsProcessInput): StorageHostPluginOption
   const emulated = emulatorOptions(input.emulator as RunningEmulator)
   const base = input.storageEndpoint ? { ...emulated, storage: { ...emulated.storage!, endpoint: input.storageEndpoint } } : emulated
   if (input.local) return { ...base, disabled: true }
+  if (input.sweepInterval) return { ...base, storage: { ...base.storage!, clientUploads: { sweepInterval: input.sweepInterval } } }
   if (input.scenario === 'default') return base
   return {
     ...base,

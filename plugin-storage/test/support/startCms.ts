@@ -12,12 +12,13 @@ import { join } from 'node:path'
 import { Readable } from 'node:stream'
 
 import { sqliteAdapter } from '@payloadcms/db-sqlite'
-import { buildConfig, getPayload, handleEndpoints, type CollectionConfig, type Payload } from 'payload'
+import { buildConfig, getPayload, handleEndpoints, type CollectionConfig, type Payload, type Plugin } from 'payload'
 import sharp from 'sharp'
 import type { RunningEmulator } from 'dev-app/emulator'
 
 import { storageHostPlugin, storageHostAdapter } from '../../src/index.js'
 import { coreHasUploadInstructions } from '../../src/payload/compat.js'
+import { s3Credentials } from './s3Bucket.js'
 import type { StorageHostPluginOptions } from '../../src/types.js'
 
 export interface RunningCms {
@@ -97,15 +98,36 @@ export interface StartCmsOptions {
   extraCollections?: CollectionConfig[]
   /** The config's `serverURL` (the CLI's webhook check calls it). */
   serverURL?: string
+  /** A PostgreSQL database in place of SQLite in the data folder (several CMS instances on one database). */
+  databaseUri?: string
+  /**
+   * `media` kept by the official S3 adapter in this bucket, under `prefix`, and this plugin left out: a site
+   * before the plugin (`migrate --from s3`).
+   */
+  s3Media?: { bucket: string; endpoint: string; prefix: string }
 }
 
-/** The test CMS's config: the test collections, SQLite in `dir`, the plugin (also what the CLI tests' config file exports). */
-export function testConfig(pluginOptions: StorageHostPluginOptions, dir: string, opts: StartCmsOptions & { secret: string }) {
+/** The official S3 adapter on `media` (imported only then: the Payload 4 project has no such package). */
+async function s3MediaPlugins(s3: NonNullable<StartCmsOptions['s3Media']>): Promise<Plugin[]> {
+  const { s3Storage } = await import('@payloadcms/storage-s3')
+  const config = { credentials: s3Credentials, endpoint: s3.endpoint, forcePathStyle: true, region: 'us-east-1' }
+  return [s3Storage({ bucket: s3.bucket, collections: { media: { prefix: s3.prefix } }, config })]
+}
+
+/** SQLite in `dir`, or PostgreSQL at `databaseUri` (imported only then: the Payload 4 project has no such adapter). */
+async function testDatabase(dir: string, databaseUri: string | undefined) {
+  if (!databaseUri) return sqliteAdapter({ client: { url: `file:${join(dir, 'cms.db')}` } })
+  const { postgresAdapter } = await import('@payloadcms/db-postgres')
+  return postgresAdapter({ pool: { connectionString: databaseUri } })
+}
+
+/** The test CMS's config: the test collections, SQLite in `dir` (or PostgreSQL), the plugin (also what the CLI tests' config file exports). */
+export async function testConfig(pluginOptions: StorageHostPluginOptions, dir: string, opts: StartCmsOptions & { secret: string }) {
   return buildConfig({
     collections: [...testCollections(dir), ...(opts.extraCollections ?? [])],
-    db: sqliteAdapter({ client: { url: `file:${join(dir, 'cms.db')}` } }),
+    db: await testDatabase(dir, opts.databaseUri),
     // Payload 4 reads storage adapters from the top-level `storage` key; Payload 3 has only `plugins`.
-    ...pluginConfig(pluginOptions),
+    ...(opts.s3Media ? { plugins: await s3MediaPlugins(opts.s3Media) } : pluginConfig(pluginOptions)),
     secret: opts.secret,
     ...(opts.serverURL ? { serverURL: opts.serverURL } : {}),
     sharp,

@@ -23,9 +23,11 @@ export interface CliCommand {
   configPath: string
   /** A Node binary to put first on PATH (Payload 4 wants Node 24). */
   node?: string
+  /** More environment (the S3 credentials of `migrate --from s3`). */
+  env?: Record<string, string>
 }
 
-export function runStorageHostCli({ argv, configPath, cwd, node }: CliCommand, input: CliConfigInput): Promise<CliRun> {
+export function runStorageHostCli({ argv, configPath, cwd, env, node }: CliCommand, input: CliConfigInput): Promise<CliRun> {
   const child = spawn(argv[0]!, argv.slice(1), {
     cwd,
     env: {
@@ -34,6 +36,7 @@ export function runStorageHostCli({ argv, configPath, cwd, node }: CliCommand, i
       PAYLOAD_CONFIG_PATH: configPath,
       ...(node ? { PATH: `${dirname(node)}:${process.env.PATH ?? ''}` } : {}),
       STORAGE_HOST_CLI_INPUT: JSON.stringify(input),
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
