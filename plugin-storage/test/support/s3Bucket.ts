@@ -8,8 +8,7 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-/** s3rver checks signatures against its own fixed key pair. */
-export const s3Credentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }
+export { s3Credentials } from './s3Credentials.js'
 
 export interface S3Bucket {
   endpoint: string

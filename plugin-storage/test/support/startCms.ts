@@ -18,7 +18,7 @@ import type { RunningEmulator } from 'dev-app/emulator'
 
 import { storageHostPlugin, storageHostAdapter } from '../../src/index.js'
 import { coreHasUploadInstructions } from '../../src/payload/compat.js'
-import { s3Credentials } from './s3Bucket.js'
+import { s3Credentials } from './s3Credentials.js'
 import type { StorageHostPluginOptions } from '../../src/types.js'
 
 export interface RunningCms {
@@ -107,17 +107,20 @@ export interface StartCmsOptions {
   s3Media?: { bucket: string; endpoint: string; prefix: string }
 }
 
-/** The official S3 adapter on `media` (imported only then: the Payload 4 project has no such package). */
+/** The official S3 adapter on `media`, imported only then (as the PostgreSQL adapter above). */
 async function s3MediaPlugins(s3: NonNullable<StartCmsOptions['s3Media']>): Promise<Plugin[]> {
-  const { s3Storage } = await import('@payloadcms/storage-s3')
+  const { s3Storage } = await import(/* webpackIgnore: true */ /* turbopackIgnore: true */ '@payloadcms/storage-s3')
   const config = { credentials: s3Credentials, endpoint: s3.endpoint, forcePathStyle: true, region: 'us-east-1' }
   return [s3Storage({ bucket: s3.bucket, collections: { media: { prefix: s3.prefix } }, config })]
 }
 
-/** SQLite in `dir`, or PostgreSQL at `databaseUri` (imported only then: the Payload 4 project has no such adapter). */
+/**
+ * SQLite in `dir`, or PostgreSQL at `databaseUri`, imported only then: the Payload 4 project has no such
+ * adapter, and its admin build (which bundles this file for `testCollections`) must not look for it.
+ */
 async function testDatabase(dir: string, databaseUri: string | undefined) {
   if (!databaseUri) return sqliteAdapter({ client: { url: `file:${join(dir, 'cms.db')}` } })
-  const { postgresAdapter } = await import('@payloadcms/db-postgres')
+  const { postgresAdapter } = await import(/* webpackIgnore: true */ /* turbopackIgnore: true */ '@payloadcms/db-postgres')
   return postgresAdapter({ pool: { connectionString: databaseUri } })
 }
 
