@@ -167,27 +167,18 @@ export async function extractTo(archive: Readable, dir: string, options: Extract
       // O_NOFOLLOW: a link that appeared at the path since `clear` is not written through.
       const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | (options.overwrite ? constants.O_TRUNC : constants.O_EXCL)
       const mode = modeOf(header.mode)
-      if (header.size <= SMALL_FILE) {
-        // A small file in one write: a million of them cost their system calls, not a write stream each.
-        const body = await readBody(stream, options.signal)
-        const fd = openSync(fsName(path), flags, 0o600)
-        try {
-          writeAllSync(fd, body)
-          fchmodSync(fd, mode)
-          futimesSync(fd, mtime, mtime)
-        } finally {
-          closeSync(fd)
-        }
-      } else {
-        // A plain descriptor: mode and times are set on what was written, after its last byte, then it is closed.
-        const fd = await openFile(fsName(path), flags, 0o600)
-        try {
-          await pipeline(stream, createWriteStream('', { fd, autoClose: false, fs: keepOpen }), options.signal ? { signal: options.signal } : {})
-          fchmodSync(fd, mode)
-          futimesSync(fd, mtime, mtime)
-        } finally {
-          closeSync(fd)
-        }
+      // A small file is read whole and written with one call: a million of them cost their system calls, not
+      // a write stream each. A plain descriptor either way: mode and times are set on what was written, after
+      // its last byte, then it is closed.
+      const body = header.size <= SMALL_FILE ? await readBody(stream, options.signal) : undefined
+      const fd = body ? openSync(fsName(path), flags, 0o600) : await openFile(fsName(path), flags, 0o600)
+      try {
+        if (body) writeAllSync(fd, body)
+        else await pipeline(stream, createWriteStream('', { fd, autoClose: false, fs: keepOpen }), options.signal ? { signal: options.signal } : {})
+        fchmodSync(fd, mode)
+        futimesSync(fd, mtime, mtime)
+      } finally {
+        closeSync(fd)
       }
       result.files++
       result.bytes += header.size

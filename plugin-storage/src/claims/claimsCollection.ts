@@ -6,7 +6,7 @@
  *
  * The `payload-` prefix marks it as internal, like the official plugins' own collections
  * (`payload-mcp-api-keys`): plugin-openapi leaves such collections out, the admin hides it, and no
- * request may read or write it (only the plugin, through the Local API).
+ * request may read or write it (only the plugin, through the database adapter).
  */
 import type { CollectionConfig } from 'payload'
 
