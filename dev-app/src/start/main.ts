@@ -13,7 +13,7 @@ import { ports } from '../ports.js'
 import { dataDir, databaseType, reachableHost, settings } from '../settings.js'
 import { buildAdmin, buildIsCurrent, withBuildLock } from './adminBuild.js'
 import { runChild, startChild, stopChildren, waitForHttp } from './children.js'
-import { cmsStartArgs } from './cmsCommand.js'
+import { cmsInstanceCount, startCmsInstances, type RunningCms } from './cmsInstances.js'
 import { loadOrCreateCredentials } from './credentials.js'
 import { prepareDataFolder } from './dataFolder.js'
 import { restoreAllowed, writeDaemonConfig } from './daemonConfig.js'
@@ -37,16 +37,27 @@ const env: NodeJS.ProcessEnv = {
   NEXT_TELEMETRY_DISABLED: '1',
 }
 
+// Checked before anything starts: more than one instance needs a database server.
+const instanceCount = (() => {
+  try {
+    return cmsInstanceCount(process.env.CMS_INSTANCES, databaseType)
+  } catch (error) {
+    console.error(`[dev-app] ${(error as Error).message}`)
+    process.exit(1)
+  }
+})()
 step(`data folder ${dataDir}${{ sqlite: '', mongodb: ' (database: MongoDB)', postgres: ' (database: PostgreSQL)' }[databaseType]}`)
 const emulator = process.env.EMULATOR_URL ? undefined : await startEmulator(emulatorOptions(dataDir))
 if (emulator) step(`host emulator listening on ${emulator.url}`)
 
 let stopping = false
+let cms: RunningCms | undefined
 async function stop(code: number): Promise<void> {
   if (stopping) return
   stopping = true
   step('stopping…')
   await stopChildren()
+  await cms?.proxy?.close()
   await emulator?.close()
   step('stopped')
   process.exit(code)
@@ -101,11 +112,16 @@ try {
     )
   }
 
-  const cms = startChild('cms', nodeBin, cmsStartArgs({ bindAddress: settings.bindAddress, port: ports.cms, repoRoot }), {
+  cms = await startCmsInstances({
+    bindAddress: settings.bindAddress,
+    count: instanceCount,
     cwd: settings.appRoot,
-    env: { ...env, NODE_ENV: 'production' },
+    env,
+    port: ports.cms,
+    reachableHost,
+    repoRoot,
   })
-  stopAllWhenItDies('cms', cms)
+  for (const { child, name } of cms.children) stopAllWhenItDies(name, child)
 
   const daemonConfig = writeDaemonConfig({
     dataDir,
@@ -127,13 +143,10 @@ try {
   })
   stopAllWhenItDies('daemon', daemon)
 
-  await Promise.all([
-    waitForHttp(`http://${reachableHost}:${ports.cms}/api/users/me`, 120_000),
-    waitForHttp(`http://${reachableHost}:${ports.daemon}/api/v1/settings`, 60_000),
-  ])
+  await Promise.all([cms.ready(120_000), waitForHttp(`http://${reachableHost}:${ports.daemon}/api/v1/settings`, 60_000)])
 
   console.log(`
-  CMS admin        ${settings.serverURL}/admin
+  CMS admin        ${settings.serverURL}/admin${cms.summary}
                    login ${credentials.adminEmail} / ${credentials.adminPassword}
   CMS REST API     ${settings.serverURL}/api
   OpenAPI          ${settings.serverURL}/api/openapi.json  (docs: ${settings.serverURL}/api/docs)
