@@ -39,6 +39,15 @@ export interface EmulatorContext {
   /** Accepted cache purges, oldest first (bounded: tests read it, nothing else). */
   purges: PurgeRecord[]
   log(line: string): void
+  /**
+   * The context of a storage zone (its name, password, folder and checksums; everything else shared), or
+   * undefined for a zone the host does not have. The first zone's is the emulator's own context.
+   */
+  zone(name: string): EmulatorContext | undefined
+  /** The context of a video library (its id, keys, videos and collections), or undefined for an unknown id. */
+  library(id: number | string): EmulatorContext | undefined
+  /** Every library's context, the first library's first. */
+  libraries(): EmulatorContext[]
 }
 
 /**

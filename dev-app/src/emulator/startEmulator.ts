@@ -24,6 +24,7 @@ import { VideoStatus } from './stream/statuses.js'
 import { streamCdn } from './stream/streamCdn.js'
 import { CollectionStore } from './stream/CollectionStore.js'
 import { toEmulatedVideo, VideoStore } from './stream/VideoStore.js'
+import { addTenants, findVideo, tenantOf } from './tenants.js'
 import { createTusEndpoint, TUS_PATH } from './tus/tusEndpoint.js'
 import type { EmulatorOptions, RunningEmulator } from './types.js'
 
@@ -46,7 +47,8 @@ export async function startEmulator(emulatorOptions: EmulatorOptions = {}): Prom
     encoded: path.join(root, 'encoded'),
     captions: path.join(root, 'captions'),
   }
-  await Promise.all(Object.values(dirs).map((dir) => mkdir(dir, { recursive: true })))
+  const extraZoneDirs = options.extraZones.map((zone) => path.join(root, 'storage', zone.zoneName))
+  await Promise.all([...Object.values(dirs), ...extraZoneDirs].map((dir) => mkdir(dir, { recursive: true })))
   const closing = new AbortController()
   let baseUrl = ''
   const ctx: EmulatorContext = {
@@ -61,7 +63,12 @@ export async function startEmulator(emulatorOptions: EmulatorOptions = {}): Prom
     closing: closing.signal,
     purges: [],
     log: (line) => options.log?.(`[host-emulator] ${line}`),
+    // Filled by addTenants, just below.
+    zone: () => undefined,
+    library: () => undefined,
+    libraries: () => [],
   }
+  addTenants(ctx)
   const tus = createTusEndpoint(ctx)
   ctx.startEncoding = tus.startEncoding
   // With a caller's dataDir the state survives restarts; interrupted encodings start over.
@@ -91,11 +98,14 @@ export async function startEmulator(emulatorOptions: EmulatorOptions = {}): Prom
       target.rawPath = embedded.path
       for (const [name, value] of embedded.query) target.query.set(name, value)
     }
+    // The zone or library the path names: every handler then serves it as the only one.
+    const libraryHeader = req.headers.libraryid
+    const tenant = tenantOf(ctx, target.rawPath, typeof libraryHeader === 'string' ? libraryHeader : undefined)
     // The query is never logged: it carries signatures and tokens.
     res.once('finish', () => ctx.log(`${req.method} ${target.rawPath.replace(/bcdn_token=[^/]*/g, 'bcdn_token=…')} ${res.statusCode}`))
     try {
       for (const upstream of upstreams) {
-        if (await upstream(req, res, target, ctx)) return
+        if (await upstream(req, res, target, tenant)) return
       }
       req.resume()
       sendText(res, 404, 'Not Found')
@@ -139,6 +149,14 @@ export async function startEmulator(emulatorOptions: EmulatorOptions = {}): Prom
       readOnlyKey: options.readOnlyKey,
       ...(options.streamTokenAuthKey ? { tokenAuthKey: options.streamTokenAuthKey } : {}),
     },
+    zones: [{ zoneName: options.zoneName, accessKey: options.accessKey }, ...options.extraZones].map((zone) => ({
+      ...zone,
+      cdnUrl: `${baseUrl}/cdn/${zone.zoneName}`,
+    })),
+    libraries: [{ libraryId: options.libraryId, apiKey: options.apiKey, readOnlyKey: options.readOnlyKey }, ...options.extraLibraries].map((library) => ({
+      ...library,
+      cdnUrl: `${baseUrl}/stream-cdn/${library.libraryId}`,
+    })),
     account: { apiBase: baseUrl, apiKey: options.accountApiKey },
     purges: () => ctx.purges.map((p) => ({ ...p })),
     setWebhookUrl(url) {
@@ -147,10 +165,11 @@ export async function startEmulator(emulatorOptions: EmulatorOptions = {}): Prom
     setKeepOriginals(keep) {
       options.keepOriginals = keep
     },
-    videos: () => ctx.videos.list().map(toEmulatedVideo),
-    whenEncoded: (guid) => ctx.videos.whenEncoded(guid),
-    storedFilePath(zonePath) {
-      const target = resolveInside(dirs.zone, zonePath.replace(/^\/+/, ''))
+    videos: () => ctx.libraries().flatMap((library) => library.videos.list().map(toEmulatedVideo)),
+    whenEncoded: (guid) => (findVideo(ctx, guid)?.library ?? ctx).videos.whenEncoded(guid),
+    storedFilePath(zonePath, zoneName = options.zoneName) {
+      const zone = ctx.zone(zoneName)
+      const target = zone && resolveInside(zone.dirs.zone, zonePath.replace(/^\/+/, ''))
       return target && target.relative !== '' && statSync(target.absolute, { throwIfNoEntry: false })?.isFile() ? target.absolute : undefined
     },
     close() {

@@ -51,6 +51,12 @@ export interface EmulatorOptions {
      * @default false
      */
     strictQueryChecksums?: boolean
+    /**
+     * More storage zones on the same host, each with its own password, files (`storage/{zone}`), S3 bucket and
+     * pull zone (`/cdn/{zone}`), as an account holds several; the pull zone settings below apply to all.
+     * @default []
+     */
+    extraZones?: Array<{ zoneName: string; accessKey?: string }>
   }
   pullZone?: {
     /** When set, CDN requests need a valid `token` + `expires` (current HS256 scheme). */
@@ -91,6 +97,13 @@ export interface EmulatorOptions {
     webhookRetries?: number
     /** When set, the stream pull zone requires HS256 `token` + `expires` (query, or a directory token in the path). */
     tokenAuthKey?: string
+    /**
+     * More video libraries on the same host, each with its own keys, videos, collections and pull zone
+     * (`/stream-cdn/{libraryId}`); the other stream settings (webhook URL, encoding, token key) apply to all.
+     * A library's webhooks carry its `VideoLibraryId` and are signed with its read-only key.
+     * @default []
+     */
+    extraLibraries?: Array<{ libraryId: number; apiKey?: string; readOnlyKey?: string }>
   }
   account?: {
     /** Account API key: `AccessKey` of the purge API. @default a random key per start (`running.account.apiKey`) */
@@ -129,6 +142,10 @@ export interface RunningEmulator {
   url: string
   storage: { endpoint: string; s3Endpoint: string; zoneName: string; accessKey: string; cdnUrl: string; tokenAuthKey?: string; region?: string }
   stream: { apiBase: string; tusEndpoint: string; cdnUrl: string; libraryId: number; apiKey: string; readOnlyKey: string; tokenAuthKey?: string }
+  /** Every storage zone, the one of `storage` first, then `extraZones`. */
+  zones: Array<{ zoneName: string; accessKey: string; cdnUrl: string }>
+  /** Every video library, the one of `stream` first, then `extraLibraries`. */
+  libraries: Array<{ libraryId: number; apiKey: string; readOnlyKey: string; cdnUrl: string }>
   /** The account API (cache purge): base URL (`POST {apiBase}/purge?url=`) and key. */
   account: { apiBase: string; apiKey: string }
   /** URLs purged so far, oldest first (also `GET /purge/log`). */
@@ -137,14 +154,17 @@ export interface RunningEmulator {
   setWebhookUrl(url: string | undefined): void
   /** Changes the library's "Keep original files" setting for uploads that finish afterwards. */
   setKeepOriginals(keep: boolean): void
-  /** What the emulator holds, for tests: videos by guid. */
+  /** What the emulator holds, for tests: the videos of every library. */
   videos(): EmulatedVideo[]
   /**
    * Resolves when the video's simulated encoding has ended (Finished or Error; at once if it already
    * has) and every callback was delivered or given up; rejects for an unknown or deleted video.
    */
   whenEncoded(guid: string): Promise<EmulatedVideo>
-  /** Absolute path of a stored object (`zonePath` relative to the zone root), or undefined when absent (tests compare bytes). */
-  storedFilePath(zonePath: string): string | undefined
+  /**
+   * Absolute path of a stored object (`zonePath` relative to the zone root; `zoneName` defaults to the first
+   * zone), or undefined when absent (tests compare bytes).
+   */
+  storedFilePath(zonePath: string, zoneName?: string): string | undefined
   close(): Promise<void>
 }

@@ -33,10 +33,26 @@ export interface ResolvedOptions {
   streamTokenAuthKey: string | undefined
   accountApiKey: string
   log: ((line: string) => void) | undefined
+  /** `storage.extraZones`, keys filled. */
+  extraZones: Array<{ zoneName: string; accessKey: string }>
+  /** `stream.extraLibraries`, keys filled. */
+  extraLibraries: Array<{ libraryId: number; apiKey: string; readOnlyKey: string }>
 }
 
 /** The defaults written in the TSDoc of `EmulatorOptions`. */
 export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
+  const resolved = resolveDefaults(options)
+  // Checked before anything is written: a zone or library named twice would hide one behind the other.
+  const zoneNames = [resolved.zoneName, ...resolved.extraZones.map((zone) => zone.zoneName)]
+  const twiceZone = zoneNames.find((name, i) => zoneNames.indexOf(name) !== i)
+  if (twiceZone !== undefined) throw new Error(`emulator: storage zone "${twiceZone}" is configured twice`)
+  const libraryIds = [resolved.libraryId, ...resolved.extraLibraries.map((library) => library.libraryId)]
+  const twiceLibrary = libraryIds.find((id, i) => libraryIds.indexOf(id) !== i)
+  if (twiceLibrary !== undefined) throw new Error(`emulator: video library ${twiceLibrary} is configured twice`)
+  return resolved
+}
+
+function resolveDefaults(options: EmulatorOptions): ResolvedOptions {
   return {
     port: options.port ?? 0,
     host: options.host ?? '127.0.0.1',
@@ -61,5 +77,11 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     streamTokenAuthKey: options.stream?.tokenAuthKey || undefined,
     accountApiKey: options.account?.apiKey || randomKey(),
     log: options.log,
+    extraZones: (options.storage?.extraZones ?? []).map((zone) => ({ zoneName: zone.zoneName, accessKey: zone.accessKey || randomKey() })),
+    extraLibraries: (options.stream?.extraLibraries ?? []).map((library) => ({
+      libraryId: library.libraryId,
+      apiKey: library.apiKey || randomKey(),
+      readOnlyKey: library.readOnlyKey || randomKey(),
+    })),
   }
 }

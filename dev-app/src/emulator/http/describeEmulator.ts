@@ -26,6 +26,9 @@ export const describeEmulator: UpstreamHandler = async (req, res, { rawPath }, c
       webhooks: Boolean(ctx.options.webhookUrl),
       cdnTokenAuthentication: Boolean(ctx.options.streamTokenAuthKey),
     },
+    // Every zone and library the host has (the first ones are `storage` and `stream` above).
+    zones: [zoneName, ...ctx.options.extraZones.map((zone) => zone.zoneName)],
+    libraries: ctx.libraries().map((library) => library.options.libraryId),
     account: { purge: `${url}/purge`, purgeLog: `${url}/purge/log` },
   })
   return true

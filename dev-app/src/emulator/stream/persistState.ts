@@ -16,13 +16,17 @@ interface SavedState {
   version: 1
   videos: (Omit<VideoRecord, 'dateUploaded'> & { dateUploaded: string })[]
   checksums: [string, string][]
-  /** Absent in state saved before collections existed. */
+  /** The first library's; absent in state saved before collections existed. */
   collections?: CollectionRecord[]
+  /** The extra zones' checksums, by zone name (`storage.extraZones`). */
+  zoneChecksums?: Record<string, [string, string][]>
+  /** The extra libraries' collections, by library id (`stream.extraLibraries`). */
+  libraryCollections?: Record<string, CollectionRecord[]>
 }
 
 export const STATE_FILE = 'state.json'
 
-/** Reads the saved state into `ctx`; a missing or unreadable file means a fresh start. */
+/** Reads the saved state into `ctx` and its extra zones and libraries; a missing or unreadable file means a fresh start. Returns every video. */
 export async function loadState(ctx: EmulatorContext): Promise<VideoRecord[]> {
   let saved: SavedState
   try {
@@ -32,11 +36,19 @@ export async function loadState(ctx: EmulatorContext): Promise<VideoRecord[]> {
   }
   if (saved.version !== 1) return []
   for (const [key, value] of saved.checksums) ctx.checksums.set(key, value)
-  const videos = saved.videos
-    .filter((video) => video.libraryId === ctx.options.libraryId)
-    .map((video) => ({ ...video, dateUploaded: new Date(video.dateUploaded) }))
-  ctx.videos.restore(videos)
-  ctx.collections.restore(saved.collections ?? [])
+  for (const [zoneName, checksums] of Object.entries(saved.zoneChecksums ?? {})) {
+    const zone = ctx.zone(zoneName)
+    if (zone && zone !== ctx) for (const [key, value] of checksums) zone.checksums.set(key, value)
+  }
+  const videos = []
+  for (const library of ctx.libraries()) {
+    const own = saved.videos
+      .filter((video) => video.libraryId === library.options.libraryId)
+      .map((video) => ({ ...video, dateUploaded: new Date(video.dateUploaded) }))
+    library.videos.restore(own)
+    library.collections.restore((library === ctx ? saved.collections : saved.libraryCollections?.[String(library.options.libraryId)]) ?? [])
+    videos.push(...own)
+  }
   return videos
 }
 
@@ -52,11 +64,20 @@ export function persistState(ctx: EmulatorContext, intervalMs = 500): StatePersi
   let last = ''
   let writing: Promise<void> = Promise.resolve()
   const snapshot = (): string => {
+    const extraLibraries = ctx.libraries().filter((library) => library !== ctx)
+    const extraZones = ctx.options.extraZones.flatMap(({ zoneName }) => ctx.zone(zoneName) ?? [])
     const state: SavedState = {
       version: 1,
-      videos: ctx.videos.list().map((video) => ({ ...video, dateUploaded: video.dateUploaded.toISOString() })),
+      videos: ctx
+        .libraries()
+        .flatMap((library) => library.videos.list())
+        .map((video) => ({ ...video, dateUploaded: video.dateUploaded.toISOString() })),
       checksums: [...ctx.checksums.entries()],
       collections: ctx.collections.list(),
+      ...(extraZones.length > 0 && { zoneChecksums: Object.fromEntries(extraZones.map((zone) => [zone.options.zoneName, [...zone.checksums.entries()]])) }),
+      ...(extraLibraries.length > 0 && {
+        libraryCollections: Object.fromEntries(extraLibraries.map((library) => [String(library.options.libraryId), library.collections.list()])),
+      }),
     }
     return JSON.stringify(state)
   }

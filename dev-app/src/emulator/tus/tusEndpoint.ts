@@ -15,6 +15,7 @@ import { safeEqual } from '../auth/safeEqual.js'
 import type { EmulatorContext, UpstreamHandler } from '../context.js'
 import { simulateEncoding } from '../encoding/simulateEncoding.js'
 import { VideoStatus } from '../stream/statuses.js'
+import { findVideo } from '../tenants.js'
 import { tusSignature } from './tusSignature.js'
 
 export const TUS_PATH = '/tusupload'
@@ -35,12 +36,14 @@ export interface TusEndpoint {
   startEncoding(guid: string): void
 }
 
+/** One endpoint for every library: an upload's `LibraryId` header picks the library, its video then names it. */
 export function createTusEndpoint(ctx: EmulatorContext): TusEndpoint {
-  const { options, videos } = ctx
   const pending = new Set<Promise<void>>()
 
   const startEncoding = (guid: string): void => {
-    const run = simulateEncoding(ctx, guid)
+    const library = findVideo(ctx, guid)?.library
+    if (!library) return
+    const run = simulateEncoding(library, guid)
       .catch((error: unknown) => ctx.log(`encoding ${guid} crashed: ${(error as Error).message}`))
       .finally(() => pending.delete(run))
     pending.add(run)
@@ -53,11 +56,12 @@ export function createTusEndpoint(ctx: EmulatorContext): TusEndpoint {
     const videoId = header('VideoId')
     const libraryId = header('LibraryId')
     if (!signature || !expire || !videoId || !libraryId) throw refusal(401, 'Missing authorization headers')
-    if (libraryId !== String(options.libraryId)) throw refusal(401, 'Unauthorized')
+    const library = ctx.library(libraryId)
+    if (!library) throw refusal(401, 'Unauthorized')
     if (!/^\d+$/.test(expire)) throw refusal(401, 'Invalid AuthorizationExpire')
-    if (!safeEqual(signature.toLowerCase(), tusSignature(libraryId, options.apiKey, expire, videoId))) throw refusal(401, 'Invalid signature')
+    if (!safeEqual(signature.toLowerCase(), tusSignature(libraryId, library.options.apiKey, expire, videoId))) throw refusal(401, 'Invalid signature')
     if (Number(expire) * 1000 <= Date.now()) throw refusal(401, 'Authorization expired')
-    const video = videos.get(videoId)
+    const video = library.videos.get(videoId)
     if (!video) throw refusal(404, 'Video not found')
     if (video.status !== VideoStatus.Created) throw refusal(403, 'The video already has an upload')
     if (!metadata?.filetype || !metadata.title) throw refusal(400, 'Upload-Metadata must carry filetype and title')
@@ -88,26 +92,30 @@ export function createTusEndpoint(ctx: EmulatorContext): TusEndpoint {
       return { metadata: { ...upload.metadata, videoid: videoId } }
     },
     async onUploadFinish(_req, upload) {
-      const video = videos.get(upload.metadata?.videoid ?? '')
-      if (!video || video.uploadId !== upload.id || video.status !== VideoStatus.Created) return {}
+      const found = findVideo(ctx, upload.metadata?.videoid ?? '')
+      const video = found?.video
+      if (!found || !video || video.uploadId !== upload.id || video.status !== VideoStatus.Created) return {}
       video.originalPath = path.join(ctx.dirs.tus, upload.id)
       video.storageSize = upload.offset
       video.status = VideoStatus.Uploaded
-      video.originalKept = options.keepOriginals
+      video.originalKept = found.library.options.keepOriginals
       ctx.log(`tus upload finished for ${video.guid}`)
       startEncoding(video.guid)
       return {}
     },
   })
   server.on(EVENTS.POST_TERMINATE, (_req, _res, id) => {
-    const video = videos.list().find((candidate) => candidate.uploadId === id)
+    const video = ctx
+      .libraries()
+      .flatMap((library) => library.videos.list())
+      .find((candidate) => candidate.uploadId === id)
     if (video && video.status === VideoStatus.Created) {
       video.uploadId = undefined
       video.storageSize = 0
     }
   })
   server.on(EVENTS.POST_RECEIVE, (_req, upload) => {
-    const video = videos.get(upload.metadata?.videoid ?? '')
+    const video = findVideo(ctx, upload.metadata?.videoid ?? '')?.video
     if (video && video.uploadId === upload.id && video.status === VideoStatus.Created) video.storageSize = upload.offset
   })
 
