@@ -6,6 +6,8 @@
  * first, is refused; a video's tus-auth goes to one instance and its save to the other, the host's webhooks
  * reach them through the proxy, and the player plays. Pinning a request (`X-Dev-App-Instance`) is what makes
  * "the other instance" certain rather than likely; everything else is the proxy's own turn-taking.
+ * The same site's second storage zone and second video library, picked in the admin like the first ones: a
+ * members' document goes to the documents zone only, a private video to the private library only, and plays.
  */
 import { expect } from 'chai'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -72,6 +74,13 @@ describe('two CMS instances behind the dev-app proxy (CMS_INSTANCES=2, PostgreSQ
     await database.stop()
     if (work) rmSync(work, { force: true, recursive: true })
   })
+
+  /** A read of a members-only collection as the signed-in editor (the session cookie, from the admin's origin). */
+  const signedInGet = async <T>(route: string): Promise<T> => {
+    const res = await page.request.get(`${app.cmsUrl}${route}`, { headers: { origin: app.cmsUrl } })
+    expect(res.status(), `${route}: ${await res.text()}`).to.equal(200)
+    return (await res.json()) as T
+  }
 
   it('starts two instances behind the proxy, and one editor is answered by both', async function () {
     expect(app.output()).to.match(/CMS admin +http:\/\/localhost:\d+\/admin \(2 instances behind a round-robin proxy: 127\.0\.0\.1:\d+, 127\.0\.0\.1:\d+\)/)
@@ -153,5 +162,63 @@ describe('two CMS instances behind the dev-app proxy (CMS_INSTANCES=2, PostgreSQ
     expect(webhooks.length, 'webhooks through the proxy').to.be.greaterThan(0)
     expect(webhooks.map((w) => w[2])).to.satisfy((statuses: string[]) => statuses.every((s) => s === '200'))
     console.log(`      webhooks answered by: ${webhooks.map((w) => `cms-${w[1]}`).join(', ')}`)
+  })
+
+  it('a document saved in the admin goes to the documents zone only, and its link serves it', async function () {
+    const file = path.join(work, 'members handbook.txt')
+    writeFileSync(file, 'Members handbook, kept in a zone of its own.\n')
+    await page.goto(`${app.cmsUrl}/admin/collections/documents/create`)
+    await page.locator('input[type="file"]').setInputFiles(file)
+    await page.fill('input[name="title"]', 'Members handbook')
+    await page.getByRole('button', { name: 'Save' }).click()
+    await page.waitForURL(/\/admin\/collections\/documents\/\d+$/, { timeout: 120_000 })
+    // On screen: the saved file's name, linking to the file.
+    const link = page.locator('.file-details a', { hasText: /members[ _-]handbook\.txt/ }).first()
+    await link.waitFor()
+    await saveScreenshot(page, 'two-zones-document-saved')
+    const doc = await signedInGet<{ filename: string; url: string }>(`/api/documents/${page.url().split('/').pop()}`)
+    // The editor's link serves the file; to someone signed out the members' file route answers 403.
+    const served = await page.request.get(doc.url, { headers: { origin: app.cmsUrl } })
+    expect(await served.text()).to.equal('Members handbook, kept in a zone of its own.\n')
+    expect((await fetch(doc.url)).status).to.equal(403)
+
+    const listed = async (zone: string, key: string): Promise<string[]> => {
+      const found: string[] = []
+      const walk = async (folder: string): Promise<void> => {
+        const res = await fetch(`${app.emulatorUrl}/storage/${zone}/${folder}`, { headers: { AccessKey: key } })
+        for (const entry of (await res.json()) as Array<{ ObjectName: string; IsDirectory: boolean }>) {
+          if (entry.IsDirectory) await walk(`${folder}${entry.ObjectName}/`)
+          else found.push(`${folder}${entry.ObjectName}`)
+        }
+      }
+      await walk('')
+      return found
+    }
+    expect((await listed('dev-documents', app.credentials.documentsAccessKey)).filter((f) => f.endsWith(doc.filename))).to.have.length(1)
+    expect((await listed('dev-zone', app.credentials.storageAccessKey)).filter((f) => f.endsWith(doc.filename))).to.deep.equal([])
+    // The documents zone's password is its own.
+    expect((await fetch(`${app.emulatorUrl}/storage/dev-documents/`, { headers: { AccessKey: app.credentials.storageAccessKey } })).status).to.equal(401)
+  })
+
+  it('a private video uploaded in the admin goes to the private library only, is encoded and plays', async function () {
+    const file = path.join(work, 'private-clip.mp4')
+    makeTestVideo(file, { width: 640, height: 360, seconds: 4 })
+    await page.goto(`${app.cmsUrl}/admin/collections/private-videos/create`)
+    await page.locator('input[type="file"]').setInputFiles(file)
+    await page.fill('input[name="title"]', 'A private clip')
+    await page.getByText('Uploaded. Save to attach the video.').waitFor({ timeout: 120_000 })
+    await page.getByRole('button', { name: 'Save' }).click()
+    await page.waitForURL(/\/admin\/collections\/private-videos\/\d+$/, { timeout: 120_000 })
+    await page.locator('.storage-host-player video').waitFor({ timeout: 180_000 })
+    await playAndSeek(page, '.storage-host-player video', 2)
+    await saveScreenshot(page, 'two-libraries-private-video-playing')
+
+    const doc = await signedInGet<{ hostData?: { stream?: { videoId: string; status: string } } }>(`/api/private-videos/${page.url().split('/').pop()}`)
+    const guid = doc.hostData?.stream?.videoId
+    expect(doc.hostData?.stream?.status).to.equal('finished')
+    const inLibrary = async (id: number, key: string) =>
+      (await fetch(`${app.emulatorUrl}/stream/library/${id}/videos/${guid}`, { headers: { AccessKey: key } })).status
+    expect(await inLibrary(1002, app.credentials.privateStreamApiKey)).to.equal(200)
+    expect(await inLibrary(1001, app.credentials.streamApiKey)).to.equal(404)
   })
 })

@@ -9,8 +9,10 @@ import sharp from 'sharp'
 import { hostStoragePlugin, type StorageHostPluginOptions } from '@hosted-media/plugin-storage'
 import { openapiPlugin } from '@hosted-media/plugin-openapi'
 
+import { Documents } from './collections/Documents.js'
 import { Images } from './collections/Images.js'
 import { Posts } from './collections/Posts.js'
+import { PrivateVideos } from './collections/PrivateVideos.js'
 import { Users } from './collections/Users.js'
 import { Videos } from './collections/Videos.js'
 import { SiteSettings } from './globals/SiteSettings.js'
@@ -24,9 +26,43 @@ import { settings } from './settings.js'
 // (README), so the notice says nothing about this setup; plugin-storage's README records it for apps.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'
 
-/** The storage plugin's options; `start/remapRestoredVideos.ts` resolves them for `remapStreamVideos`. */
+/**
+ * The storage plugin's options; `start/remapRestoredVideos.ts` resolves them for `remapStreamVideos`. Two
+ * storage zones (images in the top-level one, documents in their own) and two video libraries (public videos in
+ * the top-level one, private videos in their own), each complete with its keys: one webhook endpoint serves both
+ * libraries, routed by `VideoLibraryId`.
+ */
 export const storagePluginOptions: StorageHostPluginOptions = {
-  collections: { images: 'storage', videos: 'stream' },
+  collections: {
+    images: 'storage',
+    videos: 'stream',
+    documents: {
+      target: 'storage',
+      zone: {
+        zoneName: settings.documents.zoneName,
+        accessKey: settings.documents.accessKey,
+        region: settings.storage.region,
+        endpoint: settings.storage.endpoint,
+        s3Endpoint: settings.storage.s3Endpoint,
+        cdnUrl: settings.documents.cdnUrl,
+        clientUploads: true,
+      },
+    },
+    'private-videos': {
+      target: 'stream',
+      library: {
+        libraryId: settings.privateStream.libraryId,
+        apiKey: settings.privateStream.apiKey,
+        apiBase: settings.stream.apiBase,
+        tusEndpoint: settings.stream.tusEndpoint,
+        cdnUrl: settings.privateStream.cdnUrl,
+        mp4Fallback: settings.stream.mp4Fallback,
+        thumbnailTime: 2000,
+        tus: true,
+        webhook: { secret: settings.privateStream.readOnlyKey },
+      },
+    },
+  },
   storage: {
     zoneName: settings.storage.zoneName,
     accessKey: settings.storage.accessKey,
@@ -59,7 +95,7 @@ export default buildConfig({
     avatar: 'default',
     importMap: { baseDir: path.join(settings.appRoot, 'src') },
   },
-  collections: [Users, Images, Videos, Posts],
+  collections: [Users, Images, Videos, Documents, PrivateVideos, Posts],
   globals: [SiteSettings],
   editor: lexicalEditor(),
   // Mails (password resets) go to files under the data folder: there is no mail server here.

@@ -34,8 +34,11 @@ export function hostKeys(folder = dataDir): HostKeys {
       storageAccessKey: process.env.HOST_STORAGE_ACCESS_KEY,
       streamApiKey: process.env.HOST_STREAM_API_KEY,
       webhookSecret: process.env.HOST_STREAM_READONLY_KEY,
+      documentsAccessKey: process.env.HOST_DOCUMENTS_ACCESS_KEY,
+      privateStreamApiKey: process.env.HOST_PRIVATE_STREAM_API_KEY,
+      privateWebhookSecret: process.env.HOST_PRIVATE_STREAM_READONLY_KEY,
     }
-    const given = fromEnv.storageAccessKey && fromEnv.streamApiKey && fromEnv.webhookSecret
+    const given = Object.values(fromEnv).every(Boolean)
     // Every key from the environment: no data folder needed (a CMS against the real host, a test's emulator).
     const stored = given ? undefined : readHostKeys(folder)
     keys = {
@@ -43,6 +46,9 @@ export function hostKeys(folder = dataDir): HostKeys {
       streamApiKey: fromEnv.streamApiKey || stored!.streamApiKey,
       webhookSecret: fromEnv.webhookSecret || stored!.webhookSecret,
       accountApiKey: stored?.accountApiKey ?? '',
+      documentsAccessKey: fromEnv.documentsAccessKey || stored!.documentsAccessKey,
+      privateStreamApiKey: fromEnv.privateStreamApiKey || stored!.privateStreamApiKey,
+      privateWebhookSecret: fromEnv.privateWebhookSecret || stored!.privateWebhookSecret,
     }
     keysOf.set(folder, keys)
   }
@@ -76,6 +82,15 @@ export const settings = {
     cdnUrl: env('HOST_STORAGE_CDN_URL', `${emulatorUrl}/cdn/dev-zone`),
     tokenAuthKey: process.env.HOST_STORAGE_CDN_TOKEN_KEY || undefined,
   },
+  /** The second storage zone, the `documents` collection's: its own password and pull zone. */
+  documents: {
+    zoneName: env('HOST_DOCUMENTS_ZONE', 'dev-documents'),
+    /** `HOST_DOCUMENTS_ACCESS_KEY`, else the data folder's random key. */
+    get accessKey() {
+      return hostKeys().documentsAccessKey
+    },
+    cdnUrl: env('HOST_DOCUMENTS_CDN_URL', `${emulatorUrl}/cdn/${env('HOST_DOCUMENTS_ZONE', 'dev-documents')}`),
+  },
   stream: {
     apiBase: env('HOST_STREAM_API_BASE', `${emulatorUrl}/stream`),
     tusEndpoint: env('HOST_STREAM_TUS_ENDPOINT', `${emulatorUrl}/tusupload`),
@@ -92,6 +107,19 @@ export const settings = {
     /** The plugin's `mp4Fallback`; `HOST_STREAM_MP4_FALLBACK=false` runs the plugin README's snippet (HLS only). */
     mp4Fallback: env('HOST_STREAM_MP4_FALLBACK', 'true') !== 'false',
   },
+  /** The second video library, the `private-videos` collection's: its own keys, pull zone and webhook secret. */
+  privateStream: {
+    libraryId: Number(env('HOST_PRIVATE_STREAM_LIBRARY_ID', '1002')),
+    /** `HOST_PRIVATE_STREAM_API_KEY`, else the data folder's random key. */
+    get apiKey() {
+      return hostKeys().privateStreamApiKey
+    },
+    /** `HOST_PRIVATE_STREAM_READONLY_KEY`, else the data folder's random key. */
+    get readOnlyKey() {
+      return hostKeys().privateWebhookSecret
+    },
+    cdnUrl: env('HOST_PRIVATE_STREAM_CDN_URL', `${emulatorUrl}/stream-cdn/${env('HOST_PRIVATE_STREAM_LIBRARY_ID', '1002')}`),
+  },
 }
 
 /** Which adapter the CMS uses and what the daemon's `cms` job backs up (see database/databaseKind.ts). */
@@ -103,7 +131,9 @@ export const isMongo = databaseType === 'mongodb'
  * (the CMS's file route, which redirects to the emulator's CDN). They are on this machine, which Payload's safe
  * fetch refuses (500) unless the upload collection allowlists them (`upload.skipSafeFetch`).
  */
-export const ownFileHosts = [settings.serverURL, settings.storage.cdnUrl, settings.stream.cdnUrl].map((u) => {
-  const url = new URL(u)
-  return { hostname: url.hostname, ...(url.port ? { port: url.port } : {}) }
-})
+export const ownFileHosts = [settings.serverURL, settings.storage.cdnUrl, settings.documents.cdnUrl, settings.stream.cdnUrl, settings.privateStream.cdnUrl].map(
+  (u) => {
+    const url = new URL(u)
+    return { hostname: url.hostname, ...(url.port ? { port: url.port } : {}) }
+  },
+)

@@ -18,6 +18,10 @@ export interface DevAppCredentials {
   storageAccessKey: string
   streamApiKey: string
   webhookSecret: string
+  /** The second zone's and the second library's (the `documents` and `private-videos` collections). */
+  documentsAccessKey: string
+  privateStreamApiKey: string
+  privateWebhookSecret: string
 }
 
 export interface RunningDevApp {

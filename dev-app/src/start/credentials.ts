@@ -20,6 +20,12 @@ export interface HostKeys {
   webhookSecret: string
   /** Account API key: `AccessKey` of the purge API. */
   accountApiKey: string
+  /** The documents zone's password (the second storage zone: the `documents` collection). */
+  documentsAccessKey: string
+  /** The private library's API key (the second video library: the `private-videos` collection). */
+  privateStreamApiKey: string
+  /** The private library's read-only key: its webhooks' secret. */
+  privateWebhookSecret: string
 }
 
 export interface Credentials extends HostKeys {
@@ -36,7 +42,15 @@ const word = (bytes: number) => randomBytes(bytes).toString('base64url')
 const fileOf = (dataDir: string) => path.join(dataDir, 'credentials.json')
 
 function newHostKeys(): HostKeys {
-  return { storageAccessKey: word(24), streamApiKey: word(24), webhookSecret: word(24), accountApiKey: word(24) }
+  return {
+    storageAccessKey: word(24),
+    streamApiKey: word(24),
+    webhookSecret: word(24),
+    accountApiKey: word(24),
+    documentsAccessKey: word(24),
+    privateStreamApiKey: word(24),
+    privateWebhookSecret: word(24),
+  }
 }
 
 const hostKeyNames = Object.keys(newHostKeys()) as (keyof HostKeys)[]
@@ -86,7 +100,7 @@ export function readHostKeys(dataDir: string): HostKeys {
   const missing = hostKeyNames.filter((name) => !known[name])
   if (missing.length) {
     throw new Error(
-      `${file} holds no host emulator keys (${missing.join(', ')}): \`npm start\` on this data folder generates them (or set HOST_STORAGE_ACCESS_KEY, HOST_STREAM_API_KEY and HOST_STREAM_READONLY_KEY)`,
+      `${file} holds no host emulator keys (${missing.join(', ')}): \`npm start\` on this data folder generates them (or set HOST_STORAGE_ACCESS_KEY, HOST_STREAM_API_KEY, HOST_STREAM_READONLY_KEY, HOST_DOCUMENTS_ACCESS_KEY, HOST_PRIVATE_STREAM_API_KEY and HOST_PRIVATE_STREAM_READONLY_KEY)`,
     )
   }
   return known as HostKeys

@@ -2,8 +2,8 @@
  * @module start/daemonConfig
  * The backup daemon's configuration for the dev-app: one job, `cms`, backing up the CMS's database (a
  * consistent SQLite copy, a mongodump-compatible archive when the CMS runs on MongoDB, a pg_dump when it
- * runs on PostgreSQL), the storage host's files and the stream library's videos (the `host-stream`
- * source: originals, captions and metadata, mirrored in `<data folder>/daemon/stream-mirror/` so a run
+ * runs on PostgreSQL), the files of both storage zones (`media`, `documents`) and the videos of both
+ * libraries (`videos`, `private-videos`: `host-stream` sources: originals, captions and metadata, mirrored in `<data folder>/daemon/stream-mirror/` so a run
  * downloads only new or changed videos), on a schedule, to local disk and to the storage host
  * itself: into `private-backups/` of the CMS's zone, a folder its public pull zone refuses (the emulator
  * is started with it blocked; on the real host an Edge Rule does it, or use a zone of its own), because
@@ -27,6 +27,14 @@ export function restoreAllowed(env: Record<string, string | undefined> = process
   return /^(1|true|yes|on)$/i.test(env.DEV_APP_ALLOW_RESTORE ?? '')
 }
 
+/** A video library the job backs up with a `host-stream` source. */
+export interface StreamLibrary {
+  apiBase: string
+  libraryId: number
+  apiKey: string
+  cdnUrl: string
+}
+
 export interface DaemonConfigInput {
   dataDir: string
   port: number
@@ -41,7 +49,11 @@ export interface DaemonConfigInput {
   mediaFolder?: string
   host: { endpoint: string; zoneName: string; accessKey: string }
   /** The stream library whose videos the job backs up (omitted: no `videos` source). */
-  stream?: { apiBase: string; libraryId: number; apiKey: string; cdnUrl: string }
+  stream?: StreamLibrary
+  /** Folder holding the documents zone's files (the emulator's second zone): the `documents` source. */
+  documentsFolder?: string
+  /** The private videos' library: the `private-videos` source. */
+  privateStream?: StreamLibrary
   /** Verify and restore from the UI and API, into `<dataDir>/restore/`. @default false */
   allowRestore?: boolean
 }
@@ -80,6 +92,20 @@ function drillConfig(input: DaemonConfigInput): Record<string, unknown> {
   return { schedule: '0 1 * * *', ...(cms && { cms }) }
 }
 
+/** A library's videos, mirrored in `<daemon dir>/stream-mirror[-<name>]/` so a run downloads only what is new. */
+function streamSource(name: string, library: StreamLibrary, daemonDir: string): Record<string, unknown> {
+  return {
+    type: 'host-stream',
+    name,
+    apiBase: library.apiBase,
+    libraryId: library.libraryId,
+    apiKey: library.apiKey,
+    pullZoneHostname: library.cdnUrl,
+    // The first library's mirror keeps the folder it always had.
+    syncPath: path.join(daemonDir, name === 'videos' ? 'stream-mirror' : `stream-mirror-${name}`),
+  }
+}
+
 export function writeDaemonConfig(input: DaemonConfigInput): string {
   const daemonDir = path.join(input.dataDir, 'daemon')
   mkdirSync(daemonDir, { recursive: true, mode: 0o700 })
@@ -110,19 +136,9 @@ export function writeDaemonConfig(input: DaemonConfigInput): string {
           databaseSource(input.databaseUri),
           // The zone's own backups are not media.
           ...(input.mediaFolder ? [{ type: 'local', name: 'media', path: input.mediaFolder, exclude: [`${privateBackupsPath}/**`] }] : []),
-          ...(input.stream
-            ? [
-                {
-                  type: 'host-stream',
-                  name: 'videos',
-                  apiBase: input.stream.apiBase,
-                  libraryId: input.stream.libraryId,
-                  apiKey: input.stream.apiKey,
-                  pullZoneHostname: input.stream.cdnUrl,
-                  syncPath: path.join(daemonDir, 'stream-mirror'),
-                },
-              ]
-            : []),
+          ...(input.documentsFolder ? [{ type: 'local', name: 'documents', path: input.documentsFolder }] : []),
+          ...(input.stream ? [streamSource('videos', input.stream, daemonDir)] : []),
+          ...(input.privateStream ? [streamSource('private-videos', input.privateStream, daemonDir)] : []),
         ],
         storages: [
           { type: 'local', name: 'disk', path: path.join(input.dataDir, 'backups') },

@@ -1,7 +1,7 @@
 /**
  * @module start/emulatorOptions
  * The emulator as the dev-app runs it (`main.ts`) and as `restore-site` starts it on a restored data folder:
- * the storage zone and stream library of the settings, the data folder's own random keys, the CMS's webhook,
+ * the two storage zones and two stream libraries of the settings, the data folder's own random keys, the CMS's webhook,
  * and the daemon's snapshot folder refused by the public pull zone.
  */
 import path from 'node:path'
@@ -17,7 +17,13 @@ export function emulatorOptions(dataDir: string): Parameters<typeof startEmulato
     port: ports.emulator,
     host: settings.bindAddress,
     dataDir: path.join(dataDir, 'host'),
-    storage: { zoneName: settings.storage.zoneName, accessKey: keys.storageAccessKey, region: settings.storage.region },
+    storage: {
+      zoneName: settings.storage.zoneName,
+      accessKey: keys.storageAccessKey,
+      region: settings.storage.region,
+      // The documents collection's zone: two zones, as a site that keeps product images apart from user files.
+      extraZones: [{ zoneName: settings.documents.zoneName, accessKey: keys.documentsAccessKey }],
+    },
     // The daemon's snapshots share the CMS's public zone: its pull zone refuses their folder.
     pullZone: { blockedPaths: [`${privateBackupsPath}/`] },
     account: { apiKey: keys.accountApiKey || undefined },
@@ -28,6 +34,8 @@ export function emulatorOptions(dataDir: string): Parameters<typeof startEmulato
       // While the CMS is not running (restore-site), the remap reads each video's state from the library instead.
       webhookUrl: `${settings.serverURL}/api/storage-host/stream/webhook`,
       encodingStepMs: Number(process.env.EMULATOR_ENCODING_STEP_MS) || undefined,
+      // The private videos' library, with its own keys; its callbacks go to the same webhook endpoint.
+      extraLibraries: [{ libraryId: settings.privateStream.libraryId, apiKey: keys.privateStreamApiKey, readOnlyKey: keys.privateWebhookSecret }],
     },
   }
 }

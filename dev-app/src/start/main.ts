@@ -70,9 +70,13 @@ process.on('SIGTERM', () => void stop(0))
  * this data folder's own (`credentials.json`), not fixed strings any local user could use.
  */
 function emulatorKeys(running: RunningEmulator): string {
+  const [, documents] = running.zones
+  const [, privateLibrary] = running.libraries
   return `
                    storage AccessKey ${running.storage.accessKey}  (S3 secret too; bucket and key id ${running.storage.zoneName})
                    stream AccessKey ${running.stream.apiKey}   webhook key ${running.stream.readOnlyKey}
+                   documents zone ${documents?.zoneName} AccessKey ${documents?.accessKey}
+                   private library ${privateLibrary?.libraryId} AccessKey ${privateLibrary?.apiKey}   webhook key ${privateLibrary?.readOnlyKey}
                    purge AccessKey ${running.account.apiKey}`
 }
 
@@ -133,7 +137,14 @@ try {
     databaseUri,
     mediaFolder: emulator ? path.join(dataDir, 'host', 'storage', settings.storage.zoneName) : undefined,
     host: { endpoint: settings.storage.endpoint, zoneName: settings.storage.zoneName, accessKey: settings.storage.accessKey },
+    documentsFolder: emulator ? path.join(dataDir, 'host', 'storage', settings.documents.zoneName) : undefined,
     stream: { apiBase: settings.stream.apiBase, libraryId: settings.stream.libraryId, apiKey: settings.stream.apiKey, cdnUrl: settings.stream.cdnUrl },
+    privateStream: {
+      apiBase: settings.stream.apiBase,
+      libraryId: settings.privateStream.libraryId,
+      apiKey: settings.privateStream.apiKey,
+      cdnUrl: settings.privateStream.cdnUrl,
+    },
     allowRestore: restoreAllowed(),
   })
   if (restoreAllowed()) step(`daemon: verify and restore on (DEV_APP_ALLOW_RESTORE), restoring into ${path.join(dataDir, 'restore')} only`)

@@ -17,10 +17,13 @@ if (!mapFile) throw new Error('RESTORE_GUID_MAP must name the GUID map file of b
 const map = JSON.parse(await readFile(mapFile, 'utf8')) as Record<string, { target: { libraryId?: number }; ids: Record<string, string> }>
 const options = resolveOptions(storagePluginOptions)
 const guidMap: Record<string, string> = {}
+// The documents are moved to the libraries the CMS is configured with (each stream collection's): the videos must be there.
+const libraries = new Set([...options.collections.values()].flatMap((collection) => (collection.stream ? [collection.stream.libraryId] : [])))
 for (const [source, entry] of Object.entries(map)) {
-  // The documents are moved to the library the CMS is configured with: the videos must be there.
-  if (entry.target.libraryId !== undefined && entry.target.libraryId !== options.stream?.libraryId) {
-    throw new Error(`source "${source}" was restored into library ${entry.target.libraryId}, the CMS uses library ${options.stream?.libraryId}`)
+  if (entry.target.libraryId !== undefined && !libraries.has(entry.target.libraryId)) {
+    throw new Error(
+      `source "${source}" was restored into library ${entry.target.libraryId}, the CMS uses ${[...libraries].map((id) => `library ${id}`).join(' and ')}`,
+    )
   }
   Object.assign(guidMap, entry.ids)
 }

@@ -110,14 +110,19 @@ try {
     throw new Error(`cannot start the host emulator on port ${ports.emulator} (is the dev-app still running? stop it, or give EMULATOR_PORT): ${err.message}`)
   })
   await mkdir(work, { mode: 0o700 })
-  const config = await writeRestoreConfig(oldConfig, work, { apiBase: emulator.stream.apiBase, cdnUrl: emulator.stream.cdnUrl })
+  const config = await writeRestoreConfig(oldConfig, work, {
+    apiBase: emulator.stream.apiBase,
+    cdnUrls: new Map(emulator.libraries.map((library) => [library.libraryId, library.cdnUrl])),
+  })
   let snapshot = values.snapshot
   if (snapshot === 'latest') {
     const listed = (await daemon(config, ['snapshots', 'cms', '--json'])).split('\n').filter(Boolean)
     if (listed.length === 0) throw new Error(`no snapshot of job "cms" on storage "${storage}"`)
     snapshot = (JSON.parse(listed[0]!) as { name: string }).name
   }
-  step(`restoring ${snapshot} from ${from} into ${target}; its videos go to the emulator at ${emulator.url} (library ${emulator.stream.libraryId})`)
+  step(
+    `restoring ${snapshot} from ${from} into ${target}; its videos go to the emulator at ${emulator.url} (libraries ${emulator.libraries.map((l) => l.libraryId).join(', ')})`,
+  )
   await daemon(config, ['restore', 'cms', snapshot, '--to', unpacked, '--into-library', '--guid-map', mapFile])
   const map = JSON.parse(await readFile(mapFile, 'utf8')) as Record<string, { ids: Record<string, string> }>
   const guids = Object.values(map).flatMap((entry) => Object.values(entry.ids))
@@ -127,11 +132,16 @@ try {
 
   step(`restoring the database into ${database.shown}`)
   await database.restore(unpacked)
-  const media = path.join(unpacked, 'media')
-  if ((await lstat(media).catch(() => undefined))?.isDirectory()) {
-    const zone = path.join(target, 'host', 'storage', settings.storage.zoneName)
+  // Each zone's files from its source: `media` for the images' zone, `documents` for the documents' zone.
+  for (const [source, zoneName] of [
+    ['media', settings.storage.zoneName],
+    ['documents', settings.documents.zoneName],
+  ] as const) {
+    const files = path.join(unpacked, source)
+    if (!(await lstat(files).catch(() => undefined))?.isDirectory()) continue
+    const zone = path.join(target, 'host', 'storage', zoneName)
     await mkdir(zone, { recursive: true })
-    await cp(media, zone, { recursive: true })
+    await cp(files, zone, { recursive: true })
   }
   step('database and storage files in place; moving the documents to the new videos')
   await runChild(

@@ -13,7 +13,8 @@ import { parse, stringify } from 'yaml'
 
 interface StreamTarget {
   apiBase: string
-  cdnUrl: string
+  /** The pull zone of each library the new emulator has, by library id. */
+  cdnUrls: Map<number, string>
 }
 
 type SourceEntry = { type?: string; [key: string]: unknown }
@@ -26,8 +27,11 @@ export async function writeRestoreConfig(oldConfig: string, work: string, stream
   if (!cms) throw new Error(`${oldConfig} has no job "cms"`)
   for (const source of cms.sources ?? []) {
     if (source.type !== 'host-stream') continue
+    const cdnUrl = stream.cdnUrls.get(Number(source.libraryId))
+    if (!cdnUrl)
+      throw new Error(`source "${String(source.name)}" backs up library ${String(source.libraryId)}, which the restored site's emulator does not have`)
     source.apiBase = stream.apiBase
-    source.pullZoneHostname = stream.cdnUrl
+    source.pullZoneHostname = cdnUrl
     // The old site's mirror stays the old site's.
     delete source.syncPath
   }

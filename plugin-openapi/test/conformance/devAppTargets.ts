@@ -29,11 +29,14 @@ export async function cmsTarget(app: DevAppAccess, doc: Schema, samples: SampleF
       users: () => ({ email: `fixture-${++made}@example.com`, password: `Fixture-pass-${made}` }),
       images: () => uploadForm({ name: `fixture-${++made}.png`, type: 'image/png', bytes: samples.png }, { alt: 'fixture' }),
       videos: () => uploadForm({ name: `fixture-${++made}.mp4`, type: 'video/mp4', bytes: samples.mp4 }, { title: 'fixture' }),
+      documents: () => uploadForm({ name: `fixture-${++made}.txt`, type: 'text/plain', bytes: Buffer.from('A members document.\n') }, { title: 'fixture' }),
+      'private-videos': () => uploadForm({ name: `fixture-${++made}.mp4`, type: 'video/mp4', bytes: samples.mp4 }, { title: 'fixture' }),
       posts: () => ({ title: `Fixture ${++made}`, _status: 'published' }),
     },
     files: [
       { name: 'sample.png', type: 'image/png', bytes: samples.png },
       { name: 'sample.mp4', type: 'video/mp4', bytes: samples.mp4 },
+      { name: 'sample.txt', type: 'text/plain', bytes: Buffer.from('A members document.\n') },
     ],
   })
 }
