@@ -16,7 +16,7 @@ import { startEmulator, type RunningEmulator } from 'dev-app/emulator'
 import type { StorageHostPluginOptions } from '../src/types.js'
 import { multipart } from './support/api.js'
 import type { CliConfigInput } from './support/cliConfig.js'
-import { pngBytes } from './support/media.js'
+import { mp4Bytes, pngBytes } from './support/media.js'
 import { runStorageHostCli } from './support/storageHostCli.js'
 import { emulatorOptions, startCms, type RunningCms } from './support/startCms.js'
 
@@ -141,13 +141,13 @@ describe('payload storage-host: the setup check and the migration from local dis
       expect((await readdir(staticDir())).sort()).to.deep.equal([...names].sort())
     })
 
-    it('refuses a missing --collection, a stream collection and an unknown command with the usage, exit 1', async () => {
+    it('refuses a missing --collection, a collection not on the host and an unknown command with the usage, exit 1', async () => {
       const missing = await storageHost(['migrate'], input())
       expect(missing.code).to.equal(1)
       expect(missing.stderr).to.include('storage-host: migrate needs --collection <slug>').and.include('Usage:')
-      const stream = await storageHost(['migrate', '--collection', 'videos'], { ...input(), options: emulatorOptions(emu) })
-      expect(stream.code).to.equal(1)
-      expect(stream.stderr).to.include('collection "videos" is a stream collection')
+      const notHosted = await storageHost(['migrate', '--collection', 'posts'], input())
+      expect(notHosted.code).to.equal(1)
+      expect(notHosted.stderr).to.include('collection "posts" is not on the storage host')
       const unknown = await storageHost(['nonsense'], input())
       expect(unknown.code).to.equal(1)
       expect(unknown.stderr).to.include('unknown command "nonsense"')
@@ -220,6 +220,85 @@ describe('payload storage-host: the setup check and the migration from local dis
       for (const name of [first!, second!]) {
         expect(sha256((await objectOnZone(`uploads/${name}`))!), name).to.equal(sha256(await readFile(join(staticDir(), name))))
       }
+    })
+  })
+
+  describe('migrate --collection videos (a stream collection)', () => {
+    const localOptions = () => emulatorOptions(emu, { disabled: true })
+    const input = (): CliConfigInput => ({ dataDir, options: emulatorOptions(emu), secret })
+    const files = new Map<number, Buffer>()
+    const libraryVideos = () => emu.videos().filter((v) => / \[videos \d+\]$/.test(v.title))
+
+    before(async () => {
+      const cms = await startCms(localOptions(), { dataDir, secret })
+      try {
+        for (const [i, size] of [96 * 1024, 160 * 1024].entries()) {
+          const bytes = mp4Bytes(size)
+          const res = await cms.fetch('/api/videos', { body: multipart(bytes, `clip-${i}.mp4`, 'video/mp4', { title: `clip ${i}` }), method: 'POST' })
+          expect(res.status, await res.clone().text()).to.equal(201)
+          files.set(((await res.json()) as { doc: { id: number } }).doc.id, bytes)
+        }
+      } finally {
+        await cms.close()
+      }
+    })
+
+    const boundDocs = async () => {
+      process.env.PAYLOAD_MIGRATING = 'true'
+      const cms = await startCms(emulatorOptions(emu), { dataDir, secret }).finally(() => delete process.env.PAYLOAD_MIGRATING)
+      try {
+        const { docs } = (await (await cms.fetch('/api/videos?sort=id&depth=0')).json()) as {
+          docs: Array<{ id: number; hostData?: { stream?: { videoId?: string; libraryId?: number } } }>
+        }
+        return docs
+      } finally {
+        await cms.close()
+      }
+    }
+
+    it('--dry-run says what it would upload and creates no video', async () => {
+      const run = await storageHost(['migrate', '--collection', 'videos', '--dry-run'], input())
+      expect(run.code, run.stderr + run.stdout).to.equal(0)
+      expect(run.stdout.match(/: would upload [\d.]+ MiB$/gm)).to.have.length(2)
+      expect(libraryVideos()).to.deep.equal([])
+    })
+
+    it('uploads each file into the library byte-exact and binds its document; a video a killed run created is used, not made twice', async () => {
+      const [firstId] = [...files.keys()]
+      // What a run killed after creating the first video leaves: a video with the document's title and no bytes.
+      const created = await fetch(`${emu.stream.apiBase}/library/${emu.stream.libraryId}/videos`, {
+        body: JSON.stringify({ title: `clip-0.mp4 [videos ${firstId}]` }),
+        headers: { AccessKey: emu.stream.apiKey, 'Content-Type': 'application/json' },
+        method: 'POST',
+      })
+      const left = ((await created.json()) as { guid: string }).guid
+
+      const run = await storageHost(['migrate', '--collection', 'videos'], input())
+      expect(run.code, run.stderr + run.stdout).to.equal(0)
+      expect(run.stdout).to.match(new RegExp(`^\\[1/2\\] document ${firstId} "clip-0\\.mp4": uploaded \\(0\\.1 MiB\\) as video ${left}$`, 'm'))
+      expect(run.stdout).to.include('2 document(s): 2 video(s) uploaded').and.include('2 document(s) bound, 0 failed')
+      expect(run.stdout + run.stderr).not.to.include(emu.stream.apiKey)
+      expect(libraryVideos()).to.have.length(2)
+
+      const docs = await boundDocs()
+      expect(docs.map((d) => d.hostData?.stream?.videoId)[0]).to.equal(left)
+      for (const doc of docs) {
+        const guid = doc.hostData?.stream?.videoId
+        expect(guid, `document ${doc.id} is bound`).to.be.a('string')
+        expect(doc.hostData?.stream?.libraryId).to.equal(emu.stream.libraryId)
+        await emu.whenEncoded(guid!)
+        // The library keeps the original: its bytes are the local file's.
+        const original = await fetch(`${emu.stream.cdnUrl}/${guid}/original`)
+        expect(sha256(Buffer.from(await original.arrayBuffer())), `video of document ${doc.id}`).to.equal(sha256(files.get(doc.id)!))
+      }
+    })
+
+    it('run again, leaves every bound document as it is and sends nothing', async () => {
+      const run = await storageHost(['migrate', '--collection', 'videos'], input())
+      expect(run.code, run.stderr + run.stdout).to.equal(0)
+      expect(run.stdout.match(/: already bound to video /g)).to.have.length(2)
+      expect(run.stdout).to.include('2 document(s): 0 video(s) uploaded (0.0 MiB), 2 already in the library, 0 document(s) bound, 0 failed')
+      expect(libraryVideos()).to.have.length(2)
     })
   })
 })

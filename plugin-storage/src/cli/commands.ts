@@ -9,6 +9,7 @@ import type { Payload, SanitizedConfig } from 'payload'
 import { checkSetup } from './checkSetup.js'
 import { type FileSource, localSource, s3Source } from './fileSources.js'
 import { migrateFiles } from './migrateFiles.js'
+import { migrateVideos } from './migrateVideos.js'
 import { optionsOf } from './pluginOptions.js'
 
 /** Where the commands print (stdout). */
@@ -61,14 +62,17 @@ export async function runMigrate(config: SanitizedConfig, args: MigrateArgs, get
   if (!slug) throw new UsageError('migrate needs --collection <slug>')
   const target = optionsOf(config).collections.get(slug)
   if (!target) throw new UsageError(`collection "${slug}" is not on the storage host: add it to the plugin's collections`)
-  if (!target.storage) throw new UsageError(`collection "${slug}" is a stream collection: migrate moves a storage collection's files`)
   const source = await sourceOf(args, slug, config)
   // The schema is the CMS's (its dev push, or its migrations): no push from here, as `payload migrate` does
   // (a push beside a running CMS, or against a schema it made, can fail half-way).
   process.env.PAYLOAD_MIGRATING = 'true'
   try {
     const payload = await getPayload()
-    const result = await migrateFiles({ collection: { ...target, storage: target.storage }, dryRun: args.dryRun ?? false, log: out, payload, source })
+    const common = { dryRun: args.dryRun ?? false, log: out, payload, source }
+    // A stream collection's files go into its video library; a storage collection's (with their sizes) onto its zone.
+    const result = target.stream
+      ? await migrateVideos({ ...common, collection: { ...target, stream: target.stream } })
+      : await migrateFiles({ ...common, collection: { ...target, storage: target.storage! } })
     return result.failures.length ? 1 : 0
   } finally {
     await source.close()

@@ -3,7 +3,11 @@
  * The streaming host's video API: `{apiBase}/library/{libraryId}/videos[/{guid}[/resolutions]]` with the
  * `AccessKey` header.
  */
+import { createReadStream } from 'node:fs'
+import { Readable } from 'node:stream'
+
 import { requestJson } from './requestJson.js'
+import { upstreamFetch } from './upstreamFetch.js'
 import { UpstreamError } from '../errors.js'
 
 export interface StreamApiConfig {
@@ -45,6 +49,20 @@ export function createVideo(c: StreamApiConfig, title: string, thumbnailTime?: n
   const body: Record<string, unknown> = { title }
   if (thumbnailTime !== undefined) body.thumbnailTime = thumbnailTime
   return call<StreamVideo>('Creating the video', videosUrl(c), c, { method: 'POST', body: JSON.stringify(body) })
+}
+
+/** Sends a video's bytes from a local file (the host's Upload Video, `PUT .../videos/{guid}`): one upload per video. */
+export async function uploadVideoFile(c: StreamApiConfig, guid: string, file: { path: string; size: number }): Promise<void> {
+  const operation = 'Uploading the video'
+  const res = await upstreamFetch(operation, videosUrl(c, guid), {
+    // Cast: Node's web ReadableStream and the DOM lib's are the same at run time but distinct types.
+    body: Readable.toWeb(createReadStream(file.path)) as unknown as BodyInit,
+    duplex: 'half',
+    headers: { AccessKey: c.apiKey, 'Content-Length': String(file.size), 'Content-Type': 'application/octet-stream' },
+    method: 'PUT',
+  } as RequestInit)
+  await res.body?.cancel()
+  if (!res.ok) throw new UpstreamError(operation, res.status)
 }
 
 /** Reads a video. */
