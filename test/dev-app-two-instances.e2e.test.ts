@@ -19,7 +19,7 @@ import sharp from 'sharp'
 import { launchBrowser, saveScreenshot } from './support/browser.js'
 import { startDevApp, type RunningDevApp } from './support/devApp.js'
 import { postgresDatabase } from './support/devAppDatabases.js'
-import { logIn } from './support/devAppSteps.js'
+import { logIn, saveUploadInAdmin, signedInGet as signedInGetAs } from './support/devAppSteps.js'
 import { makeTestVideo, requireFfmpeg } from './support/ffmpegVideo.js'
 import { freePort } from './support/freePort.js'
 import { playAndSeek } from './support/playAndSeek.js'
@@ -75,12 +75,7 @@ describe('two CMS instances behind the dev-app proxy (CMS_INSTANCES=2, PostgreSQ
     if (work) rmSync(work, { force: true, recursive: true })
   })
 
-  /** A read of a members-only collection as the signed-in editor (the session cookie, from the admin's origin). */
-  const signedInGet = async <T>(route: string): Promise<T> => {
-    const res = await page.request.get(`${app.cmsUrl}${route}`, { headers: { origin: app.cmsUrl } })
-    expect(res.status(), `${route}: ${await res.text()}`).to.equal(200)
-    return (await res.json()) as T
-  }
+  const signedInGet = <T>(route: string) => signedInGetAs<T>(page, app, route)
 
   it('starts two instances behind the proxy, and one editor is answered by both', async function () {
     expect(app.output()).to.match(/CMS admin +http:\/\/localhost:\d+\/admin \(2 instances behind a round-robin proxy: 127\.0\.0\.1:\d+, 127\.0\.0\.1:\d+\)/)
@@ -167,11 +162,7 @@ describe('two CMS instances behind the dev-app proxy (CMS_INSTANCES=2, PostgreSQ
   it('a document saved in the admin goes to the documents zone only, and its link serves it', async function () {
     const file = path.join(work, 'members handbook.txt')
     writeFileSync(file, 'Members handbook, kept in a zone of its own.\n')
-    await page.goto(`${app.cmsUrl}/admin/collections/documents/create`)
-    await page.locator('input[type="file"]').setInputFiles(file)
-    await page.fill('input[name="title"]', 'Members handbook')
-    await page.getByRole('button', { name: 'Save' }).click()
-    await page.waitForURL(/\/admin\/collections\/documents\/\d+$/, { timeout: 120_000 })
+    await saveUploadInAdmin(page, app, 'documents', file, 'Members handbook')
     // On screen: the saved file's name, linking to the file.
     const link = page.locator('.file-details a', { hasText: /members[ _-]handbook\.txt/ }).first()
     await link.waitFor()
@@ -203,12 +194,7 @@ describe('two CMS instances behind the dev-app proxy (CMS_INSTANCES=2, PostgreSQ
   it('a private video uploaded in the admin goes to the private library only, is encoded and plays', async function () {
     const file = path.join(work, 'private-clip.mp4')
     makeTestVideo(file, { width: 640, height: 360, seconds: 4 })
-    await page.goto(`${app.cmsUrl}/admin/collections/private-videos/create`)
-    await page.locator('input[type="file"]').setInputFiles(file)
-    await page.fill('input[name="title"]', 'A private clip')
-    await page.getByText('Uploaded. Save to attach the video.').waitFor({ timeout: 120_000 })
-    await page.getByRole('button', { name: 'Save' }).click()
-    await page.waitForURL(/\/admin\/collections\/private-videos\/\d+$/, { timeout: 120_000 })
+    await saveUploadInAdmin(page, app, 'private-videos', file, 'A private clip')
     await page.locator('.storage-host-player video').waitFor({ timeout: 180_000 })
     await playAndSeek(page, '.storage-host-player video', 2)
     await saveScreenshot(page, 'two-libraries-private-video-playing')

@@ -1,23 +1,25 @@
 /**
  * Backups that bring the whole site back (issue 25), on the dev-app started as a user starts it
  * (`npm start`): a real video is uploaded in the admin panel (encoded by the emulator) beside the seeded
- * image, the daemon's `cms` job runs through its API, the dev-app is stopped, and `npm run restore-site`
+ * image, with a members' document (the second zone) and a private video (the second library); the daemon's
+ * `cms` job runs through its API, the dev-app is stopped, and `npm run restore-site`
  * restores the snapshot into a fresh data folder and a fresh emulator library (the database and the zone's
  * files unpacked into place, the video uploaded again under a new GUID, the documents moved to it). The
  * dev-app is then started on the restored data, on other ports than the original's (no URL a reader gets
  * names the old ones): in Chromium the restored video's edit page shows its
  * thumbnail (really loaded, `naturalWidth > 0`) and its player plays and seeks, and the image's edit page
- * shows its thumbnail. Screenshots: test-artifacts/screenshots/restore-site-*.png.
+ * shows its thumbnail; the document's file is served again and the private video, in its own library under a
+ * new GUID, plays. Screenshots: test-artifacts/screenshots/restore-site-*.png.
  */
 import { expect } from 'chai'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { launchBrowser, saveScreenshot } from './support/browser.js'
 import { startDevApp, type RunningDevApp } from './support/devApp.js'
-import { logIn, logInToDaemon, uploadVideoInAdmin } from './support/devAppSteps.js'
-import { requireFfmpeg } from './support/ffmpegVideo.js'
+import { logIn, logInToDaemon, saveUploadInAdmin, signedInGet, uploadVideoInAdmin } from './support/devAppSteps.js'
+import { makeTestVideo, requireFfmpeg } from './support/ffmpegVideo.js'
 import { freePort } from './support/freePort.js'
 import { playAndSeek } from './support/playAndSeek.js'
 import { runCommand } from './support/runCommand.js'
@@ -36,7 +38,7 @@ describe('restore-site: the whole dev-app site back from a snapshot (database, i
   let restored: RunningDevApp | undefined
   let restoredDir: string
   let page: Page
-  let before: { video: VideoDoc; image: { id: number; filename: string } }
+  let before: { video: VideoDoc; image: { id: number; filename: string }; document: number; privateVideo: VideoDoc }
   let restoreOutput: string
   let originalStopped = false
 
@@ -64,11 +66,23 @@ describe('restore-site: the whole dev-app site back from a snapshot (database, i
     page = await browser.newPage({ viewport: { height: 1000, width: 1400 } })
     await logIn(page, original)
     await uploadVideoInAdmin(page, original)
+    // The second zone and the second library: a members' document and a private video.
+    const files = mkdtempSync(path.join(tmpdir(), 'restore-site-files-'))
+    writeFileSync(path.join(files, 'rules.txt'), 'The members rules.\n')
+    makeTestVideo(path.join(files, 'private.mp4'), { height: 360, seconds: 3, width: 640 })
+    const document = await saveUploadInAdmin(page, original, 'documents', path.join(files, 'rules.txt'), 'Members rules')
+    const privateId = await saveUploadInAdmin(page, original, 'private-videos', path.join(files, 'private.mp4'), 'Private clip')
+    let privateVideo: VideoDoc | undefined
+    await waitFor(async () => {
+      privateVideo = await signedInGet<VideoDoc>(page, original!, `/api/private-videos/${privateId}?depth=0`)
+      return privateVideo.hostData?.stream?.status === 'finished'
+    }, 180_000)
+    rmSync(files, { force: true, recursive: true })
     const videos = await api<{ docs: VideoDoc[] }>(original, '/api/videos?depth=0')
     const images = await api<{ docs: { id: number; filename: string }[] }>(original, '/api/images?depth=0')
     expect(videos.docs).to.have.length(1)
     expect(images.docs.length).to.be.greaterThan(0)
-    before = { video: videos.docs[0]!, image: images.docs[0]! }
+    before = { document, image: images.docs[0]!, privateVideo: privateVideo!, video: videos.docs[0]! }
     expect(before.video.hostData.stream.status).to.equal('finished')
 
     const daemonApi = `${original.daemonUrl}/api/v1`
@@ -97,7 +111,9 @@ describe('restore-site: the whole dev-app site back from a snapshot (database, i
       ['run', 'restore-site', '-w', 'dev-app', '--', '--snapshot', 'latest', '--from', original!.dataDir, '--data-dir', restoredDir],
       env(),
     )
-    expect(restoreOutput).to.match(/videos: 1 uploaded, 0 skipped/)
+    expect(restoreOutput).to.match(/(^|\s)videos: 1 uploaded, 0 skipped/m)
+    expect(restoreOutput).to.match(/private-videos: 1 uploaded, 0 skipped/)
+    expect(restoreOutput).to.contain(`remap: private-videos ${before.privateVideo.id}: video ${before.privateVideo.hostData.stream.videoId} →`)
     expect(restoreOutput).to.contain(`remap: videos ${before.video.id}: video ${before.video.hostData.stream.videoId} →`)
     const map = JSON.parse(readFileSync(path.join(restoredDir, 'restore-guid-map.json'), 'utf8')) as { videos: { ids: Record<string, string> } }
     const newGuid = map.videos.ids[before.video.hostData.stream.videoId]
@@ -144,5 +160,16 @@ describe('restore-site: the whole dev-app site back from a snapshot (database, i
     await page.goto(`${restored.cmsUrl}/admin/collections/images/${image.id}`)
     await loaded(`.file-details img[src^="${image.thumbnailURL.split('?')[0]}"]`)
     await saveScreenshot(page, 'restore-site-image')
+
+    // The second zone's file and the second library's video, back in their own zone and library.
+    const membersFile = await signedInGet<{ url: string }>(page, restored, `/api/documents/${before.document}?depth=0`)
+    expect(await (await page.request.get(membersFile.url, { headers: { origin: restored.cmsUrl } })).text()).to.equal('The members rules.\n')
+    const privateVideo = await signedInGet<VideoDoc>(page, restored, `/api/private-videos/${before.privateVideo.id}?depth=0`)
+    expect(privateVideo.hostData.stream).to.include({ libraryId: 1002, status: 'finished' })
+    expect(privateVideo.hostData.stream.videoId).to.not.equal(before.privateVideo.hostData.stream.videoId)
+    await page.goto(`${restored.cmsUrl}/admin/collections/private-videos/${privateVideo.id}`)
+    await page.locator('.storage-host-player video').waitFor({ timeout: 60_000 })
+    await playAndSeek(page, '.storage-host-player video', 1)
+    await saveScreenshot(page, 'restore-site-private-video')
   })
 })

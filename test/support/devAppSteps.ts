@@ -63,6 +63,27 @@ export async function uploadVideoInAdmin(page: Page, app: RunningDevApp): Promis
 }
 
 /**
+ * What an editor does in any upload collection: pick `file`, fill the title, press Save (for a video, once its
+ * upload to the library is done). Resolves with the saved document's id.
+ */
+export async function saveUploadInAdmin(page: Page, app: RunningDevApp, collection: string, file: string, title: string): Promise<number> {
+  await page.goto(`${app.cmsUrl}/admin/collections/${collection}/create`)
+  await page.locator('input[type="file"]').setInputFiles(file)
+  await page.fill('input[name="title"]', title)
+  if (/\.(mp4|webm|mov)$/.test(file)) await page.getByText('Uploaded. Save to attach the video.').waitFor({ timeout: 120_000 })
+  await page.getByRole('button', { name: 'Save' }).click()
+  await page.waitForURL(new RegExp(`/admin/collections/${collection}/\\d+$`), { timeout: 120_000 })
+  return Number(page.url().split('/').pop())
+}
+
+/** A read of a members-only collection as the signed-in editor (the session cookie, from the admin's origin). */
+export async function signedInGet<T>(page: Page, app: RunningDevApp, route: string): Promise<T> {
+  const res = await page.request.get(`${app.cmsUrl}${route}`, { headers: { origin: app.cmsUrl } })
+  expect(res.status(), `${route}: ${await res.text()}`).to.equal(200)
+  return (await res.json()) as T
+}
+
+/**
  * Logs in to the daemon's UI, runs the `cms` job with "Run now", follows its live log to the commit and
  * downloads the snapshot; checks it is the one on the local disk storage, byte for byte. Returns its bytes.
  */

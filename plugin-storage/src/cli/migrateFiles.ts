@@ -22,9 +22,10 @@ import { listDirectory, putObject, type StorageListEntry } from '../upstream/sto
 import { SKIP_UPLOAD_HOOKS } from '../wiring/uploadHooks.js'
 import type { FileSource, LocalCopy } from './fileSources.js'
 
-export interface MigrateInput {
+/** What a migration reads and writes; `Target` is the collection with its zone (files) or its library (videos). */
+export interface MigrateInput<Target extends ResolvedCollection = ResolvedCollection & { storage: ResolvedStorage }> {
   payload: Payload
-  collection: ResolvedCollection & { storage: ResolvedStorage }
+  collection: Target
   /** Where the files are now (`cli/fileSources.ts`). */
   source: FileSource
   dryRun: boolean

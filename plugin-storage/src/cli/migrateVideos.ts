@@ -11,8 +11,6 @@
  * - After each upload the host's `storageSize` must be the file's size (when the host reports it yet).
  * - `--dry-run` reads and reports, and writes nothing.
  */
-import type { Payload } from 'payload'
-
 import { INTERNAL_UPDATE_CONTEXT } from '../constants.js'
 import { documentFolder } from '../keys/objectKeys.js'
 import type { ResolvedCollection, ResolvedStream } from '../options/resolveOptions.js'
@@ -21,18 +19,10 @@ import { statusFromVideoObject } from '../stream/statusMachine.js'
 import type { StreamHostData } from '../types.js'
 import { createVideo, deleteVideo, getVideo, listVideos, type StreamVideo, uploadVideoFile } from '../upstream/streamApi.js'
 import { SKIP_UPLOAD_HOOKS } from '../wiring/uploadHooks.js'
-import type { FileSource, LocalCopy } from './fileSources.js'
-import type { MigrateResult } from './migrateFiles.js'
+import type { LocalCopy } from './fileSources.js'
+import type { MigrateInput, MigrateResult } from './migrateFiles.js'
 
-export interface MigrateVideosInput {
-  payload: Payload
-  collection: ResolvedCollection & { stream: ResolvedStream }
-  source: FileSource
-  dryRun: boolean
-  log(line: string): void
-  /** @default 50 */
-  pageSize?: number
-}
+export type MigrateVideosInput = MigrateInput<ResolvedCollection & { stream: ResolvedStream }>
 
 type StoredVideoDoc = {
   id: number | string
