@@ -47,7 +47,9 @@ async function kill9(child: ChildProcess): Promise<void> {
   await exited
 }
 
-const notesIn = (dir: string) => (existsSync(join(dir, 'data', 'in-flight')) ? readdirSync(join(dir, 'data', 'in-flight')) : [])
+/** The notes written so far: a note is written as `<id>.json.tmp` and renamed, so a `.tmp` one is still being written. */
+const notesIn = (dir: string) =>
+  existsSync(join(dir, 'data', 'in-flight')) ? readdirSync(join(dir, 'data', 'in-flight')).filter((name) => name.endsWith('.json')) : []
 /** The kinds of the runs and tasks noted in flight. */
 const notedKinds = (dir: string) =>
   notesIn(dir).map((name) => (JSON.parse(readFileSync(join(dir, 'data', 'in-flight', name), 'utf8')) as { kind: string }).kind)

@@ -17,10 +17,19 @@ import { daemonBin } from '../support/runCli.js'
 function runAs(user: string | undefined, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stderr: string }> {
   const command = user ? 'setpriv' : process.execPath
   const argv = user ? [`--reuid=${user}`, '--regid=nogroup', '--clear-groups', process.execPath, daemonBin, ...args] : [daemonBin, ...args]
-  const child = spawn(command, argv, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, DEBUG: '', FORCE_COLOR: '', ...env } })
+  // A temporary folder of its own: a daemon sweeps the folders of dead daemons it finds there and says so, and
+  // other suites on the machine kill daemons (kill -9 tests), which would add that line to the one checked here.
+  const tmp = mkdtempSync(join(tmpdir(), 'bd-startup-tmp-'))
+  chmodSync(tmp, 0o777)
+  const child = spawn(command, argv, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, DEBUG: '', FORCE_COLOR: '', TMPDIR: tmp, ...env } })
   let stderr = ''
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stderr })))
+  return new Promise((resolve) =>
+    child.on('close', (code) => {
+      rmSync(tmp, { force: true, recursive: true })
+      resolve({ code, stderr })
+    }),
+  )
 }
 
 describe('start-up failures: one line naming the path and what to do (issue 24 #12)', function () {
