@@ -21,6 +21,10 @@ export const reachableHost = bindAddress === '0.0.0.0' || bindAddress === '::' ?
 
 const emulatorUrl = env('EMULATOR_URL', `http://${reachableHost}:${ports.emulator}`)
 
+/** The second zone's name and the second library's id: each names its pull zone's URL too. */
+const documentsZone = env('HOST_DOCUMENTS_ZONE', 'dev-documents')
+const privateLibraryId = env('HOST_PRIVATE_STREAM_LIBRARY_ID', '1002')
+
 const keysOf = new Map<string, HostKeys>()
 /**
  * The host keys the parts use for the data folder `folder`: each `HOST_…` variable when set (the real
@@ -84,12 +88,12 @@ export const settings = {
   },
   /** The second storage zone, the `documents` collection's: its own password and pull zone. */
   documents: {
-    zoneName: env('HOST_DOCUMENTS_ZONE', 'dev-documents'),
+    zoneName: documentsZone,
     /** `HOST_DOCUMENTS_ACCESS_KEY`, else the data folder's random key. */
     get accessKey() {
       return hostKeys().documentsAccessKey
     },
-    cdnUrl: env('HOST_DOCUMENTS_CDN_URL', `${emulatorUrl}/cdn/${env('HOST_DOCUMENTS_ZONE', 'dev-documents')}`),
+    cdnUrl: env('HOST_DOCUMENTS_CDN_URL', `${emulatorUrl}/cdn/${documentsZone}`),
   },
   stream: {
     apiBase: env('HOST_STREAM_API_BASE', `${emulatorUrl}/stream`),
@@ -109,7 +113,7 @@ export const settings = {
   },
   /** The second video library, the `private-videos` collection's: its own keys, pull zone and webhook secret. */
   privateStream: {
-    libraryId: Number(env('HOST_PRIVATE_STREAM_LIBRARY_ID', '1002')),
+    libraryId: Number(privateLibraryId),
     /** `HOST_PRIVATE_STREAM_API_KEY`, else the data folder's random key. */
     get apiKey() {
       return hostKeys().privateStreamApiKey
@@ -118,7 +122,7 @@ export const settings = {
     get readOnlyKey() {
       return hostKeys().privateWebhookSecret
     },
-    cdnUrl: env('HOST_PRIVATE_STREAM_CDN_URL', `${emulatorUrl}/stream-cdn/${env('HOST_PRIVATE_STREAM_LIBRARY_ID', '1002')}`),
+    cdnUrl: env('HOST_PRIVATE_STREAM_CDN_URL', `${emulatorUrl}/stream-cdn/${privateLibraryId}`),
   },
 }
 

@@ -3,8 +3,8 @@
  * The backup daemon's configuration for the dev-app: one job, `cms`, backing up the CMS's database (a
  * consistent SQLite copy, a mongodump-compatible archive when the CMS runs on MongoDB, a pg_dump when it
  * runs on PostgreSQL), the files of both storage zones (`media`, `documents`) and the videos of both
- * libraries (`videos`, `private-videos`: `host-stream` sources: originals, captions and metadata, mirrored in `<data folder>/daemon/stream-mirror/` so a run
- * downloads only new or changed videos), on a schedule, to local disk and to the storage host
+ * libraries (`videos`, `private-videos`: `host-stream` sources: originals, captions and metadata, mirrored in
+ * `<data folder>/daemon/stream-mirror[-private-videos]/` so a run downloads only new or changed videos), on a schedule, to local disk and to the storage host
  * itself: into `private-backups/` of the CMS's zone, a folder its public pull zone refuses (the emulator
  * is started with it blocked; on the real host an Edge Rule does it, or use a zone of its own), because
  * a snapshot holds the database with the users' password hashes (issue 28 #3). A daily restore drill
