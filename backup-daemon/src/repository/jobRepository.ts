@@ -279,6 +279,7 @@ function shownCopy(copies: StoredSnapshot[], ledger: DamageLedger): StoredSnapsh
     verify: (options) => chosen.verify(options),
     explainReadError: (err) => chosen.explainReadError(err),
     ...(chosen.listedFiles && { listedFiles: (options) => chosen.listedFiles!(options) }),
+    ...(chosen.directRestore && { directRestore: (options) => chosen.directRestore!(options) }),
   }
 }
 

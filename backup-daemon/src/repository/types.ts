@@ -18,6 +18,7 @@
  */
 import type { Readable } from 'node:stream'
 import type { AgeKeys } from '../archive/ageStream.js'
+import type { ExtractResult } from '../restore/extractTo.js'
 import type { OpensslCipher } from '../config/opensslCiphers.js'
 import type { JobConfig } from '../config/types.js'
 import type { LogLevel } from '../logs/formatLine.js'
@@ -107,6 +108,25 @@ export interface StoredSnapshot {
    * stored). A drill compares their restore with this. Absent for a kind whose tar records every file.
    */
   listedFiles?(options: ReadOptions): Promise<ListedFile[]>
+  /**
+   * A restore of files faster than unpacking `openTar`, planned from the snapshot's own listing (restic's
+   * restorer, `repository/restic/resticRestore.ts`); `because` when this snapshot must take the tar path.
+   * Absent for a kind that has none.
+   */
+  directRestore?(options: ReadOptions): Promise<DirectRestore | { because: string }>
+}
+
+/** Files put into a folder by the repository itself: everything `openTar`'s entries would have unpacked there. */
+export interface DirectRestore {
+  /** What restores, in words for the task's log (`restic restore`). */
+  readonly by: string
+  /** Restores into `dir` (empty; `/proc/self/fd/<fd>` when held) and says what it restored. Throws `CopyReadError` when the copy fails. */
+  into(dir: string): Promise<ExtractResult>
+}
+
+/** The copy's bytes could not be read (a pack missing, a blob whose hash differs): another copy may restore. */
+export class CopyReadError extends Error {
+  override readonly name = 'CopyReadError'
 }
 
 /** One job's snapshots in one storage entry of the job. */

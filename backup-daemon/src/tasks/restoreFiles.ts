@@ -21,6 +21,7 @@ import { extractTo, restoreFolders, type ExtractResult } from '../restore/extrac
 import { fsName } from '../tar/byteNames.js'
 import { TarFormatError } from '../tar/forEachTarEntry.js'
 import { holdBelow, holdChild, listFolder, MergeError, moveInto, stillLeadsTo } from './heldFolder.js'
+import { CopyReadError, type DirectRestore } from '../repository/types.js'
 import type { RestoreFolder } from './resolveRestoreFolder.js'
 import type { RestoreJournalHandle } from './restoreJournal.js'
 
@@ -63,7 +64,11 @@ async function conflicts(from: string, to: string, overwrite: boolean, prefix = 
   return found
 }
 
-export async function restoreFiles(archive: Readable, folder: RestoreInto, options: RestoreFilesOptions): Promise<ExtractResult> {
+/**
+ * `archive`: the snapshot's tar, unpacked here; or a repository's own restore (`DirectRestore`: restic's),
+ * which fills the temporary folder itself and throws `CopyReadError` when the copy's bytes fail.
+ */
+export async function restoreFiles(archive: Readable | DirectRestore, folder: RestoreInto, options: RestoreFilesOptions): Promise<ExtractResult> {
   const name = basename(folder.path)
   const parent = folder.held ?? holdBelow(folder.parent, [])
   const unchanged = folder.unchanged ?? (() => stillLeadsTo(folder.parent, [], parent))
@@ -72,10 +77,12 @@ export async function restoreFiles(archive: Readable, folder: RestoreInto, optio
   const explain = options.explain ?? ((err: Error) => err)
   /** A failure before the first move: the target is as it was. */
   let readFailed = false
-  archive.once('error', () => (readFailed = true))
+  const direct = 'into' in archive ? archive : undefined
+  if (!direct) (archive as Readable).once('error', () => (readFailed = true))
   const untouched = (err: Error) => {
     const message = `${explain(err).message}; nothing was restored (${folder.path} is as it was)`
-    return readFailed || err instanceof TarFormatError ? new UnreadableCopyError(message, { cause: err }) : new Error(message, { cause: err })
+    const unreadable = readFailed || err instanceof TarFormatError || err instanceof CopyReadError
+    return unreadable ? new UnreadableCopyError(message, { cause: err }) : new Error(message, { cause: err })
   }
   let keepTemporary = false
   options.journal?.extracting(temporaryName)
@@ -84,12 +91,14 @@ export async function restoreFiles(archive: Readable, folder: RestoreInto, optio
   try {
     let result: ExtractResult
     try {
-      result = await extractTo(archive, held.dir, {
-        overwrite: false,
-        signal: options.signal,
-        held: true,
-        ...(options.onEntry && { onEntry: options.onEntry }),
-      })
+      result = direct
+        ? await direct.into(held.dir)
+        : await extractTo(archive as Readable, held.dir, {
+            overwrite: false,
+            signal: options.signal,
+            held: true,
+            ...(options.onEntry && { onEntry: options.onEntry }),
+          })
       options.signal.throwIfAborted()
     } catch (err) {
       throw options.signal.aborted ? err : untouched(err as Error)

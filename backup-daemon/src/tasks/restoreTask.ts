@@ -87,9 +87,13 @@ async function prepareFiles(
     async run(copy, reads, context) {
       // Opening reads its first bytes (an encrypted snapshot's decrypter reads ahead): a part that fails there is
       // an unreadable copy as much as one that fails later, and nothing has been written yet.
-      const archive = await copy.snapshot.openTar(reads.options(context)).catch((err: Error) => {
+      const unreadable = (err: Error) => {
         throw new UnreadableCopyError(`${copy.snapshot.explainReadError(err).message}; nothing was restored (${folder.path} is as it was)`, { cause: err })
-      })
+      }
+      // The repository's own restorer where it has one and the snapshot's listing allows it (restic's), else the tar.
+      const direct = await copy.snapshot.directRestore?.(reads.options(context)).catch(unreadable)
+      if (direct) context.log('info', 'into' in direct ? `restoring with ${direct.by}` : `restoring through the tar path: ${direct.because}`)
+      const archive = direct && 'into' in direct ? direct : await copy.snapshot.openTar(reads.options(context)).catch(unreadable)
       const journal = beginRestoreJournal(config.dataDir, {
         taskId: context.id,
         job: job.name,

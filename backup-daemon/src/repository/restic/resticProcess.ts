@@ -42,6 +42,10 @@ export interface ResticRun {
   tailLines?: number
   /** Working folder (a relative `backup` path is stored relative to it). */
   cwd?: string
+  /** Capabilities restic runs without (`spawnOwned`'s `dropCapabilities`): a restore as root of untrusted input. */
+  dropCapabilities?: readonly string[]
+  /** Told restic's process id once it runs (a restore's progress reads what it wrote from `/proc/<pid>/io`). */
+  onSpawn?(pid: number): void
 }
 
 /** SIGINT first so restic removes its lock; SIGKILL when it has not ended after this long. */
@@ -93,7 +97,9 @@ export function resticStream(target: ResticTarget, args: string[], run: ResticRu
     stdio: [run.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
     // A killed daemon's restic stops too, removing its lock, instead of saving what its stdin ended with.
     deathSignal: 'SIGINT',
+    ...(run.dropCapabilities && { dropCapabilities: run.dropCapabilities }),
   })
+  if (child.pid !== undefined) run.onSpawn?.(child.pid)
   const stderr = tail(run.tailLines ?? 8)
   child.stderr!.on('data', stderr.push)
   if (run.stdin && child.stdin) {

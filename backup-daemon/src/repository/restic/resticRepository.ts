@@ -13,6 +13,7 @@ import { restic, resticJson, type ResticTarget } from './resticProcess.js'
 import { groupRuns, listFilter, type ResticRunRecord, type ResticSnapshot, type RunIdentity } from './resticRuns.js'
 import { isMissing, isMissingSnapshot, markRepositoryExists, resticLocked } from './resticSession.js'
 import { listedFiles, openRunTar, tarEnd } from './resticTar.js'
+import { planRunRestore } from './resticRestore.js'
 import { resticVersion } from './resticVersion.js'
 
 export interface ResticRepository extends SnapshotRepository {
@@ -177,6 +178,7 @@ function storedRun(repository: ResticRepository, job: string, run: ResticRunReco
     },
     openTar: async (options: ReadOptions) => openRunTar(target, wanted(options), options),
     listedFiles: (options: ReadOptions) => listedFiles(target, run.sources, options.signal),
+    directRestore: (options: ReadOptions) => planRunRestore(target, wanted(options), options),
     async verify(options: ReadOptions): Promise<VerifyResult> {
       const problems: string[] = []
       const sources = wanted(options)

@@ -24,6 +24,11 @@ export interface OwnedSpawnOptions extends SpawnOptions {
    * SIGINT for one that cleans up (restic removes its lock, PostgreSQL shuts down fast). @default "SIGKILL"
    */
   deathSignal?: NodeJS.Signals
+  /**
+   * Capabilities the child must not have even as root (`setfcap`, `mknod`…: a restore of untrusted input),
+   * taken out of its bounding and inheritable sets. Only where setpriv is found: ask `canDropCapabilities()` first.
+   */
+  dropCapabilities?: readonly string[]
 }
 
 let launcher: string | undefined | null = null
@@ -61,8 +66,12 @@ function found(command: string, options: SpawnOptions): boolean {
 
 /** `spawn(command, args, options)`, the child tied to this process's life (see the module's comment). */
 export function spawnOwned(command: string, args: readonly string[], options: OwnedSpawnOptions = {}): ChildProcess {
-  const { deathSignal = 'SIGKILL', ...spawnOptions } = options
+  const { deathSignal = 'SIGKILL', dropCapabilities, ...spawnOptions } = options
   const setpriv = deathSignalLauncher()
   if (!setpriv || !found(command, spawnOptions)) return spawn(command, args, spawnOptions)
-  return spawn(setpriv, ['--pdeathsig', deathSignal, '--', command, ...args], spawnOptions)
+  const dropped = dropCapabilities?.length ? ['--inh-caps=-all', `--bounding-set=${dropCapabilities.map((cap) => `-${cap}`).join(',')}`] : []
+  return spawn(setpriv, ['--pdeathsig', deathSignal, ...dropped, '--', command, ...args], spawnOptions)
 }
+
+/** Whether `dropCapabilities` is honoured here (setpriv found). */
+export const canDropCapabilities = (): boolean => deathSignalLauncher() !== undefined
