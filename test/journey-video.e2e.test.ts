@@ -215,12 +215,16 @@ describe('journey: an editor attaches a video and plays it (dev-app, Chromium)',
         await page.goto(`${app.cmsUrl}/admin/collections/videos/create`)
         await page.locator('input[type="file"]').setInputFiles(videoFile)
         await page.getByRole('button', { name: 'Save' }).click()
-        // The save is held until the upload is done (4.4 MB; over 30 s on loaded cores), then the form is checked.
+        // The save is held until the upload is done (4.4 MB; minutes on loaded cores while the earlier videos
+        // encode), then the form is checked. The two waits apart say which of them a failure is.
+        const settled = page.locator('.storage-host-upload[data-phase="done"], .storage-host-upload[data-phase="error"]')
+        await settled.waitFor({ timeout: 300_000 })
+        expect(await settled.getAttribute('data-phase'), (await settled.textContent()) ?? '').to.equal('done')
         await page
           .locator('.field-type.text .field-error, .field-type.text [class*="error"]')
           .filter({ hasText: 'This field is required.' })
           .first()
-          .waitFor({ timeout: 120_000 })
+          .waitFor({ timeout: 30_000 })
         expect(page.url()).to.match(/\/videos\/create$/)
         await saveScreenshot(page, 'journey-video-missing-title')
 
