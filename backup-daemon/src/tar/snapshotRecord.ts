@@ -7,8 +7,8 @@
  * It travels inside the snapshot, so it is the same whatever the storage or repository kind, and a snapshot
  * carries the reference it is checked against. Restores skip it (`restore/extractTo`, `restoreDatabases`).
  */
-import { entryComponents, UnsafeEntryError } from './entryPath.js'
 import type { DigestKind } from './fileDigest.js'
+import { readRecord } from './recordReader.js'
 
 /** The record's folder and entry name inside the tar (a source's name cannot start with a dot). */
 export const recordFolder = '.backup-daemon'
@@ -35,31 +35,8 @@ export function isRecordEntry(name: string): boolean {
   return clean === recordFolder || clean === `${recordFolder}/` || clean.startsWith(`${recordFolder}/`)
 }
 
-/** Parses and checks the record's shape; throws a message naming what is wrong. */
+/** Parses and checks the record's shape; throws a message naming what is wrong. Its files all in memory: a drill reads them one by one (`readRecord`). */
 export function parseRecord(bytes: Buffer): SnapshotRecord {
-  let value: unknown
-  try {
-    value = JSON.parse(bytes.toString('utf8'))
-  } catch (err) {
-    throw new Error(`the snapshot's record (${recordEntryName}) is not JSON: ${(err as Error).message}`, { cause: err })
-  }
-  const record = value as Partial<SnapshotRecord> | null
-  const fileOk = (f: unknown) => Array.isArray(f) && typeof f[0] === 'string' && typeof f[1] === 'number' && typeof f[2] === 'string'
-  if (
-    !record ||
-    record.version !== 1 ||
-    !['crc32', 'md5', 'sha256'].includes(record.digest as string) ||
-    !Array.isArray(record.files) ||
-    !record.files.every(fileOk) ||
-    typeof record.sources !== 'object' ||
-    record.sources === null
-  ) {
-    throw new Error(`the snapshot's record (${recordEntryName}) is not a version 1 record`)
-  }
-  // A snapshot is untrusted input: a drill reads the files its record names, so none may name a path outside.
-  for (const [path] of record.files as RecordedFile[]) {
-    const checked = entryComponents(path)
-    if ('problem' in checked) throw new UnsafeEntryError(`the snapshot's record (${recordEntryName}): file`, path, checked.problem)
-  }
-  return record as SnapshotRecord
+  const view = readRecord(bytes, recordEntryName)
+  return { version: 1, digest: view.digest, files: [...view.files()], sources: view.sources }
 }

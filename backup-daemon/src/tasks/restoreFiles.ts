@@ -13,11 +13,12 @@
  * for a link during the restore fails it, and nothing is written outside.
  */
 import { randomBytes } from 'node:crypto'
-import { chmod, lstat, mkdir, rename, rm } from 'node:fs/promises'
+import { chmod, lstat, mkdir, rename } from 'node:fs/promises'
 import { basename, join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { escapeName } from '../logs/escapeControl.js'
 import { extractTo, restoreFolders, type ExtractResult } from '../restore/extractTo.js'
+import { removeTree } from '../restore/removeTree.js'
 import { fsName } from '../tar/byteNames.js'
 import { TarFormatError } from '../tar/forEachTarEntry.js'
 import { holdBelow, holdChild, listFolder, MergeError, moveInto, stillLeadsTo } from './heldFolder.js'
@@ -147,7 +148,7 @@ export async function restoreFiles(archive: Readable | DirectRestore, folder: Re
     return result
   } finally {
     held.close()
-    if (!keepTemporary) await rm(temporary, { recursive: true, force: true })
+    if (!keepTemporary) await removeTree(temporary)
     if (!folder.held) parent.close()
   }
 }

@@ -14,10 +14,11 @@
  */
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
-import { chmod, lstat, rename, rm } from 'node:fs/promises'
+import { chmod, lstat, rename } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { RunHistory, RunRecord } from '../runs/history.js'
 import { runRecordId } from '../runs/runRecordId.js'
+import { removeTree } from '../restore/removeTree.js'
 import { holdBelow, moveInto } from './heldFolder.js'
 
 export interface RestoreJournalEntry {
@@ -160,7 +161,7 @@ async function putRight(entry: RestoreJournalEntry): Promise<string> {
     }
     return `interrupted: the daemon stopped while moving the restored files of ${entry.snapshot} into ${entry.target}; the move was completed at the next start`
   } finally {
-    if (temporary) await rm(temporary, { recursive: true, force: true })
+    if (temporary) await removeTree(temporary)
     parent.close()
   }
 }

@@ -14,9 +14,10 @@
  *   in extended attributes, `mknod`, `sys_admin` for `trusted.*` attributes, `linux_immutable`), and what it
  *   gave to other owners is given back to the daemon's user, as the tar path leaves it.
  */
-import { readFile, chmod, lchown, mkdir, readdir, rename, rm } from 'node:fs/promises'
+import { chmod, lchown, mkdir, readdir, readFile, rename } from 'node:fs/promises'
 import { join } from 'node:path'
 import { extractTo, restoreFolders, type ExtractResult } from '../../restore/extractTo.js'
+import { removeTree } from '../../restore/removeTree.js'
 import { canDropCapabilities } from '../../sources/support/spawnOwned.js'
 import { CopyReadError, type DirectRestore, type ReadOptions } from '../types.js'
 import type { ResticTarget } from './resticProcess.js'
@@ -55,7 +56,7 @@ export async function planRunRestore(target: ResticTarget, sources: readonly Run
             plan.folders.filter((folder) => folder.components.length === 1),
           )
         }
-        await rm(join(dir, `.restic-${index}`), { recursive: true, force: true })
+        await removeTree(join(dir, `.restic-${index}`))
         add(result, part)
       }
       return result

@@ -9,10 +9,11 @@
  * Before anything is written, the file system must have the room the snapshot needs (`statfs`).
  */
 import { randomBytes } from 'node:crypto'
-import { mkdir, readdir, rm, statfs } from 'node:fs/promises'
+import { mkdir, readdir, statfs } from 'node:fs/promises'
 import { join } from 'node:path'
 import { stopScratchProcesses } from '../../sources/support/scratchProcess.js'
 import { processAlive } from '../../sources/support/processAlive.js'
+import { removeTree } from '../removeTree.js'
 
 export const drillsFolder = (dataDir: string) => join(dataDir, 'drills')
 const scratchPattern = /^drill-(\d+)-[0-9a-f]{12}$/
@@ -37,7 +38,7 @@ export async function createDrillScratch(dataDir: string, needBytes: number): Pr
   }
   const dir = join(folder, `drill-${process.pid}-${randomBytes(6).toString('hex')}`)
   await mkdir(dir, { mode: 0o700 })
-  return { dir, remove: () => rm(dir, { recursive: true, force: true }) }
+  return { dir, remove: () => removeTree(dir) }
 }
 
 /**
@@ -53,7 +54,7 @@ export async function sweepDrillScratch(dataDir: string): Promise<string[]> {
     if (!pid || pid === process.pid || processAlive(pid)) continue
     // Only the kinds' check folders (`drillSnapshot`): the restored files are the snapshot's, whatever they hold.
     const stopped = await stopScratchProcesses(join(folder, name, 'checks'))
-    await rm(join(folder, name), { recursive: true, force: true })
+    await removeTree(join(folder, name))
     removed.push(stopped.length ? `${name} (${stopped.join('; ')})` : name)
   }
   return removed

@@ -16,8 +16,8 @@ import type { SourceConfig } from '../../config/types.js'
 import type { LogLevel } from '../../logs/formatLine.js'
 import { sourceFactory } from '../../sources/all.js'
 import type { ListedFile } from '../../repository/types.js'
-import type { DigestKind } from '../../tar/fileDigest.js'
-import { parseRecord, recordEntryName, type SnapshotRecord } from '../../tar/snapshotRecord.js'
+import { readRecord, type RecordView } from '../../tar/recordReader.js'
+import { recordEntryName, type SnapshotRecord } from '../../tar/snapshotRecord.js'
 import { extractTo } from '../extractTo.js'
 import { cmsCheck } from './cmsCheck.js'
 import { compareFiles, type ExpectedFile } from './compareFiles.js'
@@ -54,13 +54,13 @@ export async function drillSnapshot(options: DrillSnapshotOptions): Promise<Dril
   const { signal } = options
   const filesDir = join(options.scratch, 'files')
   // Every record entry counts: an archive has one; a restic run one per dump source (each its own tar).
-  const records: SnapshotRecord[] = []
+  const records: RecordView[] = []
   let unreadable: Error | undefined
   const unpacked = await extractTo(await options.openTar(), filesDir, {
     signal,
     onRecord: (bytes) => {
       try {
-        records.push(parseRecord(bytes))
+        records.push(readRecord(bytes, recordEntryName))
       } catch (err) {
         unreadable ??= err as Error
       }
@@ -75,19 +75,26 @@ export async function drillSnapshot(options: DrillSnapshotOptions): Promise<Dril
     const why = `the snapshot holds no record (${recordEntryName}): written before records existed, as a zip, or by another tool; it unpacked, but nothing can be compared`
     return { differences: [], summary: '', unproven: why }
   }
-  const record = mergeRecords(records)
-  const expected: ExpectedFile[] = [
-    ...record.files.map(([name, size, digest, kind]) => ({ name, size, digest: { kind, value: digest } })),
-    ...listed.map((file) => ({ name: file.name, size: file.size, ...(file.lossy && { lossy: true }) })),
-  ]
+  const sources: SnapshotRecord['sources'] = Object.assign({}, ...records.map((record) => record.sources))
+  // Read again for each use (the comparison, each source's check), never held: a million files' record is
+  // ~50 MB as bytes and was over a gigabyte as objects.
+  const expected = function* (): Generator<ExpectedFile> {
+    for (const record of records) for (const [name, size, value] of record.files()) yield { name, size, digest: { kind: record.digest, value } }
+    for (const file of listed) yield { name: file.name, size: file.size, ...(file.lossy && { lossy: true }) }
+  }
+  const expectedCount = records.reduce((sum, record) => sum + record.fileCount, listed.length)
   const files = await compareFiles(filesDir, expected, { signal, ...(options.onEntry && { onFile: options.onEntry }) })
   const differences = [...files.differences]
   const how = [
-    ...new Set(record.files.map(([, , , kind]) => `the record's sizes and ${kind}`)),
+    ...new Set(records.filter((record) => record.fileCount > 0).map((record) => `the record's sizes and ${record.digest}`)),
     ...(listed.length ? ["the repository's listing (contents checked by restic's hashes as they were read)"] : []),
   ].join(' and ')
-  const proven = [`${files.compared} of ${expected.length} file(s) (${files.bytes} bytes) match ${how}`]
-  const entriesOf = (source: string) => expected.filter(({ name }) => name.startsWith(`${source}/`)).map(({ name }) => ({ name, path: join(filesDir, name) }))
+  const proven = [`${files.compared} of ${expectedCount} file(s) (${files.bytes} bytes) match ${how}`]
+  const entriesOf = (source: string) => {
+    const entries: { name: string; path: string }[] = []
+    for (const { name } of expected()) if (name.startsWith(`${source}/`)) entries.push({ name, path: join(filesDir, name) })
+    return entries
+  }
   for (const source of options.sources) {
     const drill = sourceFactory(source.type)?.drill
     if (!drill) continue
@@ -98,7 +105,7 @@ export async function drillSnapshot(options: DrillSnapshotOptions): Promise<Dril
     const check = await drill.check({
       config: source,
       files: entries,
-      recorded: record.sources[source.name]?.recorded,
+      recorded: sources[source.name]?.recorded,
       scratch,
       databaseServer: options.databaseServer ?? 'configured',
       log: (level, message) => options.log(level, `source "${source.name}": ${message}`),
@@ -128,15 +135,4 @@ export async function drillSnapshot(options: DrillSnapshotOptions): Promise<Dril
     if (cms.differences.length === 0) proven.push(`CMS check: ${cms.checked}`)
   }
   return { differences, summary: proven.join('; ') }
-}
-
-/** Several records (a restic run's dump sources, each with its own) as one: files in order, each with its digest kind. */
-function mergeRecords(records: readonly SnapshotRecord[]): { files: [string, number, string, DigestKind][]; sources: SnapshotRecord['sources'] } {
-  const files: [string, number, string, DigestKind][] = []
-  const sources: SnapshotRecord['sources'] = {}
-  for (const record of records) {
-    for (const [name, size, digest] of record.files) files.push([name, size, digest, record.digest])
-    Object.assign(sources, record.sources)
-  }
-  return { files, sources }
 }
