@@ -91,6 +91,7 @@ export async function createDaemon(config: DaemonConfig, options: DaemonOptions 
     job: (name) => ({ repository: engine.repositoryOf(name), config: configs.get(name)! }),
     backupRunning: (name) => engine.busy(name),
     runner,
+    filesOf: (job, snapshot) => history.list(job).find((r) => r.kind === 'backup' && r.result === 'success' && r.snapshot === snapshot)?.filesRead,
   })
   const stopDrills = options.schedule === false ? () => {} : scheduleDrills(config, tasks, (job, level, message) => log.job(job)(level, message))
   return {

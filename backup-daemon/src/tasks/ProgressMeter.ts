@@ -12,6 +12,11 @@ export interface ProgressMeterOptions {
   kind: 'restore' | 'verify' | 'drill'
   startedAt: Date
   totalBytes?: number
+  /**
+   * The files the task will count (`file()`), where known (a restore or drill: the files the backup read):
+   * its percent and ETA then weigh each file too (`ProgressGauge`), which on small files is most of the work.
+   */
+  totalFiles?: number
   /** Called with each new snapshot (every tick while running, and once at `stop`). */
   onProgress?: (progress: RunProgress) => void
   /** @default progressIntervalMs (250) */
@@ -24,6 +29,8 @@ export class ProgressMeter {
   currentSource?: string
   bytesRead = 0
   filesRead = 0
+  /** The files expected (`ProgressMeterOptions.totalFiles`); the task may learn it later, or drop it (a restore restic does itself counts none). */
+  totalFiles: number | undefined
   /** Set by `stop(true)`: the task read everything it meant to (100%). */
   private complete = false
   private running = true
@@ -32,7 +39,14 @@ export class ProgressMeter {
 
   constructor(private readonly options: ProgressMeterOptions) {
     const { startedAt, intervalMs } = options
-    this.gauge = new ProgressGauge({ startedAt, intervalMs, bytesRead: () => this.bytesRead, onSample: () => this.publish() })
+    this.totalFiles = options.totalFiles
+    this.gauge = new ProgressGauge({
+      startedAt,
+      intervalMs,
+      bytesRead: () => this.bytesRead,
+      filesRead: () => this.filesRead,
+      onSample: () => this.publish(),
+    })
     this.latest = this.snapshot()
     this.gauge.start()
   }
@@ -78,7 +92,9 @@ export class ProgressMeter {
       storages: [],
       bytesPerSecond: this.gauge.bytesPerSecond,
     }
-    const estimate = this.gauge.estimate(this.bytesRead, this.options.totalBytes, !this.complete)
+    const { totalFiles } = this
+    const files = totalFiles ? { read: Math.min(this.filesRead, totalFiles), total: totalFiles } : undefined
+    const estimate = this.gauge.estimate(this.bytesRead, this.options.totalBytes, !this.complete, files)
     // A failed or cancelled task keeps the share it read, with no time left to wait for.
     if (!this.running) delete estimate.etaSeconds
     return Object.assign(progress, estimate)

@@ -39,6 +39,8 @@ export interface TaskSpec {
   snapshot: string
   target?: string
   totalBytes?: number
+  /** Files the task counts as it goes (`meter.file`), where known: its progress weighs them too. */
+  totalFiles?: number
   trigger: RunRecord['trigger']
 }
 
@@ -98,6 +100,7 @@ export class TaskRunner {
       kind: spec.kind,
       startedAt: started,
       ...(spec.totalBytes !== undefined && { totalBytes: spec.totalBytes }),
+      ...(spec.totalFiles !== undefined && { totalFiles: spec.totalFiles }),
       ...(this.options.progressIntervalMs !== undefined && { intervalMs: this.options.progressIntervalMs }),
       onProgress: (progress) => {
         task.view.progress = progress

@@ -19,7 +19,7 @@ import type { JobRepository, SnapshotCopy } from '../repository/jobRepository.js
 import { SnapshotNotFoundError, SnapshotUnreachableError } from '../runs/errors.js'
 import type { RunRecord } from '../runs/history.js'
 import type { RunListener } from '../runs/RunWatchers.js'
-import { drillCopies, drilledNames, drillTotalBytes } from './drillTask.js'
+import { drillCopies, drilledNames, drillTotalBytes, drillTotalFiles } from './drillTask.js'
 import { prepareRestore } from './restoreTask.js'
 import { restoreTargetLocks } from './restoreTargetLocks.js'
 import { taskReads } from './taskReads.js'
@@ -71,11 +71,13 @@ export interface JobTasksDeps {
   /** Whether the job's backup runs (a task is refused meanwhile: it would read a snapshot being written or pruned). */
   backupRunning(name: string): boolean
   runner: TaskRunner
+  /** The files the backup that wrote `snapshot` read (its history record), the progress total of a restore or drill; undefined: not known. */
+  filesOf?(job: string, snapshot: string): number | undefined
 }
 
 const sizeOf = (located: Located) => located.snapshot.size
 
-export function createJobTasks({ config, job, backupRunning, runner }: JobTasksDeps): JobTasks {
+export function createJobTasks({ config, job, backupRunning, runner, filesOf }: JobTasksDeps): JobTasks {
   const targetLocks = restoreTargetLocks()
   const refuseIfBusy = (name: string) => {
     if (backupRunning(name)) throw new TaskRefusedError(409, `job "${name}" is running a backup; try again when it has finished`)
@@ -150,7 +152,10 @@ export function createJobTasks({ config, job, backupRunning, runner }: JobTasksD
         })
         // A folder restore reads the snapshot once (its read is the check); a database's is verified, then read.
         const totalBytes = (prepared.checksAsItReads ? 1 : 2) * sizeOf(found[0]!)
-        return await runner.start({ job: name, kind: 'restore', snapshot, target: prepared.label, totalBytes, trigger }, async (context) => {
+        // A files restore counts each entry it unpacks: weighed in its progress when the backup's count is known.
+        const files = prepared.checksAsItReads ? filesOf?.(name, found[0]!.snapshot.view.name) : undefined
+        const spec = { job: name, kind: 'restore' as const, snapshot, target: prepared.label, totalBytes, trigger, ...(files && { totalFiles: files }) }
+        return await runner.start(spec, async (context) => {
           try {
             if (prepared.checksAsItReads) return await restoreFromFirstReadable(found, (copy) => prepared.run(copy, reads, context), context)
             const { intact, problems } = await verifyCopies(found, reads, context, {
@@ -180,7 +185,15 @@ export function createJobTasks({ config, job, backupRunning, runner }: JobTasksD
       const copies = await copiesOf(repository, undefined, storage)
       present(name, copies, undefined, true)
       refuseIfBusy(name)
-      const spec = { job: name, kind: 'drill' as const, snapshot: drilledNames(copies), totalBytes: drillTotalBytes(copies), trigger }
+      const totalFiles = drillTotalFiles(copies, (snapshot) => filesOf?.(name, snapshot))
+      const spec = {
+        job: name,
+        kind: 'drill' as const,
+        snapshot: drilledNames(copies),
+        totalBytes: drillTotalBytes(copies),
+        trigger,
+        ...(totalFiles && { totalFiles }),
+      }
       return runner.start(spec, (context) =>
         drillCopies(
           {

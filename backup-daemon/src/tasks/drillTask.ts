@@ -33,6 +33,22 @@ const loggedPerCopy = 50
 /** The progress total: every copy is read twice (verified, then restored). */
 export const drillTotalBytes = (copies: readonly SnapshotCopy[]): number => copies.reduce((sum, c) => sum + ('missing' in c ? 0 : 2 * c.snapshot.size), 0)
 
+/**
+ * The files a drill counts, where the backups' counts are known (`filesOf`: a snapshot's backup record):
+ * every file twice, unpacked, then read back and compared. Undefined when a copy's is not known (its
+ * drill then learns it from the record once unpacked).
+ */
+export function drillTotalFiles(copies: readonly SnapshotCopy[], filesOf: (snapshot: string) => number | undefined): number | undefined {
+  let total = 0
+  for (const copy of copies) {
+    if ('missing' in copy) continue
+    const files = filesOf(copy.snapshot.view.name)
+    if (files === undefined) return undefined
+    total += 2 * files
+  }
+  return total || undefined
+}
+
 /** The snapshot name(s) a drill reads, for the task's `snapshot`. */
 export const drilledNames = (copies: readonly SnapshotCopy[]): string =>
   [...new Set(copies.flatMap((c) => ('missing' in c ? [] : [c.snapshot.view.name])))].join(', ') || 'newest'
@@ -76,6 +92,8 @@ export async function drillCopies({ job, dataDir, copies, reads, noteVerified }:
         signal,
         log: (level, message) => log(level, `${what}: ${message}`),
         onEntry: (name) => meter.file(name),
+        // Known exactly now: what is left is reading back that many files (at least; another copy may follow).
+        onComparing: (files) => (meter.totalFiles = Math.max(meter.totalFiles ?? 0, meter.filesRead + files)),
       })
       if (outcome.unproven) {
         log('warn', `${what}: not proven: ${outcome.unproven}`)

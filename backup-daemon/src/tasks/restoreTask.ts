@@ -93,6 +93,8 @@ async function prepareFiles(
       // The repository's own restorer where it has one and the snapshot's listing allows it (restic's), else the tar.
       const direct = await copy.snapshot.directRestore?.(reads.options(context)).catch(unreadable)
       if (direct) context.log('info', 'into' in direct ? `restoring with ${direct.by}` : `restoring through the tar path: ${direct.because}`)
+      // restic's restorer counts no files (its bytes written are the progress): a file count would hold it back.
+      if (direct && 'into' in direct) context.meter.totalFiles = undefined
       const archive = direct && 'into' in direct ? direct : await copy.snapshot.openTar(reads.options(context)).catch(unreadable)
       const journal = beginRestoreJournal(config.dataDir, {
         taskId: context.id,

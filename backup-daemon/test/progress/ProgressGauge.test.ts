@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { ProgressGauge } from '../../src/runs/ProgressGauge.js'
+import { fileWeight, ProgressGauge } from '../../src/runs/ProgressGauge.js'
 import { ProgressMeter } from '../../src/tasks/ProgressMeter.js'
 
 describe('progress: ProgressGauge (the calculation backups and tasks share)', () => {
@@ -65,5 +65,48 @@ describe('progress: ProgressGauge (the calculation backups and tasks share)', ()
     const done = new ProgressMeter({ kind: 'verify', startedAt: new Date(), totalBytes: 3000, intervalMs: 60_000 })
     done.addBytes(2000)
     expect(done.stop(true)).to.include({ percent: 100, bytesRead: 2000 }).and.not.have.property('etaSeconds')
+  })
+
+  it('counts files as work where their number is known: a drill of small files moves while it reads back files, its ETA from both (issue 42)', () => {
+    let clock = 0
+    let bytes = 0
+    let files = 0
+    const gauge = new ProgressGauge({ startedAt: new Date(0), now: () => clock, bytesRead: () => bytes, filesRead: () => files })
+    // 1000 files of 100 bytes, each counted twice (unpacked, then read back): all bytes are read after the first half.
+    const total = { bytes: 100_000, files: 2000 }
+    bytes = 100_000
+    files = 1000
+    clock = 10_000
+    gauge.sample()
+    const half = gauge.estimate(bytes, total.bytes, true, { read: files, total: total.files })
+    // Bytes alone said 99%: the work done is the bytes and 1000 of 2000 files.
+    expect(gauge.estimate(bytes, total.bytes, true).percent).to.equal(99)
+    const expected = (100_000 + 1000 * fileWeight) / (100_000 + 2000 * fileWeight)
+    expect(half.percent).to.equal(Math.floor(expected * 1000) / 10)
+    // Reading back: no bytes from the storage, 100 files a second, so the ETA is the 1000 files left: 10 s.
+    files = 1100
+    clock = 11_000
+    gauge.sample()
+    for (let i = 0; i < 20; i++) {
+      files += 100
+      clock += 1000
+      gauge.sample()
+    }
+    files = 1000
+    expect(gauge.estimate(bytes, total.bytes, true, { read: 1000, total: total.files })).to.include({ etaSeconds: 10 })
+    // The reported rate stays in bytes: nothing read from the storage meanwhile, so it has decayed from 10 KB/s.
+    expect(gauge.bytesPerSecond).to.be.below(10)
+  })
+
+  it('a task meter with a file total weighs its files; dropped, it goes by bytes again', () => {
+    const meter = new ProgressMeter({ kind: 'drill', startedAt: new Date(), totalBytes: 1000, totalFiles: 10, intervalMs: 60_000 })
+    meter.addBytes(1000)
+    for (let i = 0; i < 5; i++) meter.file(`site/f${i}`)
+    const weighed = meter.stop(false)
+    expect(weighed.percent).to.be.within(45, 55)
+    const plain = new ProgressMeter({ kind: 'restore', startedAt: new Date(), totalBytes: 1000, totalFiles: 10, intervalMs: 60_000 })
+    plain.totalFiles = undefined
+    plain.addBytes(500)
+    expect(plain.stop(false).percent).to.equal(50)
   })
 })

@@ -39,6 +39,8 @@ export interface DrillSnapshotOptions {
   log(level: LogLevel, message: string): void
   /** Each entry as it is unpacked, and each file as it is read back (progress). */
   onEntry?(name: string): void
+  /** Told how many files are read back and compared, once unpacked (progress). */
+  onComparing?(files: number): void
 }
 
 export interface DrillOutcome {
@@ -83,6 +85,7 @@ export async function drillSnapshot(options: DrillSnapshotOptions): Promise<Dril
     for (const file of listed) yield { name: file.name, size: file.size, ...(file.lossy && { lossy: true }) }
   }
   const expectedCount = records.reduce((sum, record) => sum + record.fileCount, listed.length)
+  options.onComparing?.(expectedCount)
   const files = await compareFiles(filesDir, expected, { signal, ...(options.onEntry && { onFile: options.onEntry }) })
   const differences = [...files.differences]
   const how = [
