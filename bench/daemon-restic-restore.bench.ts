@@ -9,6 +9,9 @@
  * (The API's restore runs the same task, `tasks/restoreTask.ts`, in the served daemon.)
  * - `restic dump --archive tar <snapshot> <path> | tar -x`: what the daemon's restore cost before it handed
  *   folder sources to restic (a dump re-packed and unpacked; no target, for comparison).
+ * The backup is timed too, as a first run against `tar -cf - | zstd -3 -T0` of the same tree into a file (the
+ * original service's pipeline; target >= 0.8x), with the storage's `compression` from
+ * `BENCH_RESTIC_RESTORE_COMPRESSION` (default `off`, what the README advises for media; `auto` is restic's own).
  * Beside each daemon row its peak RSS. Each target folder is new and removed before the next; `sync` between runs.
  */
 import { spawn, spawnSync } from 'node:child_process'
@@ -24,6 +27,7 @@ const bin = fileURLToPath(new URL('../backup-daemon/bin/backup-daemon.js', impor
 const gib = Number(process.env.BENCH_RESTIC_RESTORE_GIB ?? 1)
 const rounds = Math.max(1, Number(process.env.BENCH_RESTIC_RESTORE_ROUNDS ?? 2))
 const password = 'bench restic restore password'
+const compression = process.env.BENCH_RESTIC_RESTORE_COMPRESSION ?? 'off'
 const q = (path: string) => `'${path.replaceAll("'", "'\\''")}'`
 
 /** The tree, generated once under the OS temp folder and reused (a marker says it is whole). */
@@ -75,7 +79,7 @@ writeFileSync(
     'jobs:',
     '  - name: bench',
     `    sources: [{ type: local, name: media, path: ${JSON.stringify(tree)} }]`,
-    `    storages: [{ type: restic, name: repo, repository: ${JSON.stringify(repository)}, password: ${JSON.stringify(password)} }]`,
+    `    storages: [{ type: restic, name: repo, repository: ${JSON.stringify(repository)}, password: ${JSON.stringify(password)}, compression: ${compression} }]`,
     '',
   ].join('\n'),
 )
@@ -89,8 +93,16 @@ const fresh = () => {
   return target
 }
 try {
+  spawnSync('sh', ['-c', `tar -cf - -C ${q(tree)} . > /dev/null`]) // the tree read once: both start with it in the page cache
+  const pipeline = await timed('sh', ['-c', `tar -cf - -C ${q(tree)} . | zstd -3 -T0 -q > ${q(join(work, 'pipeline.tar.zst'))}`], process.env, false)
+  rmSync(join(work, 'pipeline.tar.zst'))
   const backup = await timed(process.execPath, [bin, 'run', 'bench', '--config', config, '--quiet'], process.env, true)
-  console.log(`backup of ${gib} GiB into restic: ${backup.seconds.toFixed(1)} s`)
+  printResult(
+    `first run of ${gib} GiB into restic (compression ${compression}) vs tar | zstd -3 -T0`,
+    pipeline.seconds / backup.seconds,
+    `(${backup.seconds.toFixed(1)} s vs ${pipeline.seconds.toFixed(1)} s; peak RSS ${backup.peakMiB!.toFixed(0)} MiB)`,
+    '>= 0.8x',
+  )
   const listed = JSON.parse(spawnSync('restic', ['snapshots', '--json'], { env: resticEnv, encoding: 'utf8' }).stdout) as { id: string; paths: string[] }[]
   const source = listed.find((snapshot) => snapshot.paths[0] === tree)
   if (!source) throw new Error(`no snapshot of ${tree} in ${JSON.stringify(listed)}`)

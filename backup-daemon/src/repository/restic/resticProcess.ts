@@ -30,6 +30,8 @@ export interface ResticTarget {
   extraParams?: string[]
   /** restic's cache folder (kept under the daemon's data folder, so it survives restarts). */
   cacheDir?: string
+  /** `--compression` of every `backup` (the storage's `compression`). @default restic's own */
+  compression?: 'auto' | 'off' | 'max'
 }
 
 export interface ResticRun {

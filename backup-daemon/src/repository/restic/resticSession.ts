@@ -26,6 +26,7 @@ export function targetOf(config: ResticStorageConfig, dataDir: string): ResticTa
     env: config.env,
     extraParams: config.extraParams,
     cacheDir: join(dataDir, 'restic-cache'),
+    ...(config.compression !== undefined && { compression: config.compression }),
   }
 }
 

@@ -60,7 +60,8 @@ export async function writeResticRun(into: ResticWriteTarget, run: WriteRun, nam
   const { signal, log } = run
   const tags = runTags(into.identity, name)
   const retry = supports(into.version, 'retryLock') ? ['--retry-lock', '5m'] : []
-  const common = ['backup', '--json', '--host', hostname()]
+  const compression = into.target.compression ? ['--compression', into.target.compression] : []
+  const common = ['backup', '--json', '--host', hostname(), ...compression]
   const written: RunSource[] = []
   // What restic says it added to the repository (`data_added`): this storage's bytes written.
   const added = run.progress.writtenTo([into.name])

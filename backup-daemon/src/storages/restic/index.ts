@@ -24,6 +24,12 @@ const resticStorageSchema = z.strictObject({
   env: z.record(z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name'), z.string()).default({}),
   /** The restic binary. @default "restic" on PATH */
   binary: z.string().min(1).optional(),
+  /**
+   * restic's `--compression` for every backup into it: `off` for media (video, JPEG: nothing to gain, and a
+   * first run of 10 GiB of it took 61.7 s with `auto` against 36.8 s with `off`, the repository the same size),
+   * `max` for text. @default restic's own (`auto`)
+   */
+  compression: z.enum(['auto', 'off', 'max']).optional(),
 })
 
 /** One `type: restic` storage entry after parsing. */
