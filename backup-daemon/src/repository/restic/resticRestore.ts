@@ -118,7 +118,7 @@ async function restoreTree(target: ResticTarget, source: RunSource, plan: TreeRe
     above = join(above, component)
     await chmod(above, 0o700)
   }
-  if (asRoot() && plan.foreignOwners > 0) await ownAll(above, 0, 0)
+  if (asRoot() && plan.foreignOwners > 0) await ownAll(above, 0, process.getgid?.() ?? 0)
   return { files: plan.files, directories: plan.directories, links: plan.links, bytes: plan.bytes, skipped: [], setIdCleared: 0, folders: plan.folders }
 }
 
@@ -129,10 +129,14 @@ function writtenBytes(onBytes?: (bytes: number) => void) {
   return {
     watch(pid: number) {
       if (!onBytes) return
+      // A restic started again (the repository was locked) counts from zero: added to what was told before it.
+      clearInterval(timer)
+      const before = told
       timer = setInterval(() => {
         readFile(`/proc/${pid}/io`, 'utf8').then(
           (text) => {
-            const written = Number(/^wchar:\s*(\d+)/m.exec(text)?.[1] ?? told)
+            const wchar = /^wchar:\s*(\d+)/m.exec(text)?.[1]
+            const written = wchar === undefined ? told : before + Number(wchar)
             if (written > told) onBytes(written - told)
             told = Math.max(told, written)
           },

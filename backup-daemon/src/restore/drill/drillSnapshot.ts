@@ -15,18 +15,27 @@ import type { CmsCheckConfig } from '../../config/cmsCheckConfig.js'
 import type { SourceConfig } from '../../config/types.js'
 import type { LogLevel } from '../../logs/formatLine.js'
 import { sourceFactory } from '../../sources/all.js'
-import type { ListedFile } from '../../repository/types.js'
 import { readRecord, type RecordView } from '../../tar/recordReader.js'
 import { recordEntryName, type SnapshotRecord } from '../../tar/snapshotRecord.js'
 import { extractTo } from '../extractTo.js'
 import { cmsCheck } from './cmsCheck.js'
 import { compareFiles, type ExpectedFile } from './compareFiles.js'
 
+/**
+ * A file the repository lists itself (`ListedFile` of repository/types, the same shape: restore sits below the
+ * repositories, which restore through it, so it names no type of theirs).
+ */
+export interface ExpectedListedFile {
+  name: string
+  size: number
+  lossy: boolean
+}
+
 export interface DrillSnapshotOptions {
   /** The copy's tar bytes (decrypted, decompressed). */
   openTar(): Promise<Readable>
   /** Files the repository lists itself, whose tar entries carry no record (`StoredSnapshot.listedFiles`: restic's folder sources). */
-  listedFiles?(): Promise<ListedFile[]>
+  listedFiles?(): Promise<ExpectedListedFile[]>
   /** The job's sources (those whose kind has a drill check are checked). */
   sources: readonly SourceConfig[]
   /** The drill's scratch folder (`drillScratch`), empty. */
