@@ -56,7 +56,8 @@ async function writeRepositories(repositories: readonly ResticRepository[], run:
     }
     size = written.size
     references.push({ label: `restic snapshot (commit) in "${repository.name}"`, id: written.commitId })
-    run.log('info', `committed ${name} to restic "${repository.name}" (commit snapshot ${written.commitId.slice(0, 8)})`)
+    const holder = written.record.sources.at(-1)?.name
+    run.log('info', `committed ${name} to restic "${repository.name}" (tagged on snapshot ${written.commitId.slice(0, 8)} of source "${holder}")`)
   }
   // restic checks every blob by its hash; the run's tar has no one checksum of its own: no sha256, the commit's id instead.
   return { name, size, partsCount: 1, references }

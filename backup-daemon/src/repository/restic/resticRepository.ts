@@ -101,11 +101,16 @@ export function resticRepository(
     },
     async removeLeftovers() {
       const all = await runs()
-      const leftovers = all.filter((run) => !run.commit).flatMap((run) => run.ids)
+      // Killed runs' snapshots, and what a killed `restic tag` left beside a committed run's tagged copy.
+      const leftovers = all.flatMap((run) => (run.commit ? (run.strays ?? []) : run.ids))
+      const withoutStrays = (run: ResticRunRecord): ResticRunRecord => {
+        const { strays, ...rest } = run
+        return strays ? { ...rest, ids: rest.ids.filter((id) => !strays.includes(id)) } : run
+      }
       if (leftovers.length)
         await changing(
           () => forgetIds(leftovers),
-          () => (listed = all.filter((run) => run.commit)),
+          () => (listed = all.filter((run) => run.commit).map(withoutStrays)),
         )
       return leftovers.length
     },
@@ -128,13 +133,16 @@ export function resticRepository(
       if (!doomed.length) return []
       return changing(
         async () => {
-          // The commit snapshots first: a forget stopped half-way leaves unlisted leftovers, never a listed run missing a source.
+          // The snapshots holding the commits first: a forget stopped half-way leaves unlisted leftovers, never a listed run missing a source.
           await unlockOwn()
-          await resticLocked(target, ['forget', ...doomed.map((run) => run.commit!.id)])
-          await forgetIds(
-            doomed.flatMap((run) => run.ids.filter((id) => id !== run.commit!.id)),
-            true,
-          )
+          const commits = doomed.map((run) => run.commit!.id)
+          const rest = doomed.flatMap((run) => run.ids.filter((id) => id !== run.commit!.id))
+          // Runs of one source each: their snapshot is the commit, one `forget --prune` is all.
+          if (!rest.length) await resticLocked(target, ['forget', '--prune', ...commits])
+          else {
+            await resticLocked(target, ['forget', ...commits])
+            await forgetIds(rest, true)
+          }
           return doomed.map((run) => run.name)
         },
         () => all.filter((run) => !doomed.includes(run)),

@@ -1,13 +1,17 @@
 /**
  * @module repository/restic/resticRuns
  * How the daemon's runs are written down in a restic repository, and read back. One run is one restic
- * snapshot per source plus a tiny commit snapshot, all tagged:
- * - `job=<job>`, `daemon=<daemon id>`, `run=<run name>` on every one;
- * - `source=<source name>` on a source's snapshot, and `dump` when it holds the source's entries as one
- *   tar (`/<source name>.tar`, a database dump) rather than the source's folder;
- * - `commit`, `size=<bytes of the run's tar>` and `part=<source>=<bytes>` per source on the commit
- *   snapshot, written last (a source unchanged since the previous run takes its recorded size).
- * A run is listed only with its commit snapshot: what a killed run left has none and is a leftover.
+ * snapshot per source, all tagged:
+ * - `job=<job>`, `daemon=<daemon id>`, `run=<run name>` and `sources=<count of the run's sources>`;
+ * - `source=<source name>`, and `dump` when it holds the source's entries as one tar (`/<source name>.tar`,
+ *   a database dump) rather than the source's folder;
+ * - on the last source's snapshot, once every source is written (`restic tag`): `commit`, `size=<bytes of
+ *   the run's tar>` and `part=<source>=<bytes>` per source (a source unchanged since the previous run takes
+ *   its recorded size).
+ * So `restic snapshots` shows one row per source per run, and `restic restore latest` restores data. A run
+ * is listed only with its commit and every source it names: what a killed run left is a leftover. The
+ * old layout (before issue 42) had a separate commit snapshot (`/.backup-daemon-run.json`, no `source=`):
+ * it is read the same way.
  */
 
 /** `restic snapshots --json` items (the fields used). */
@@ -38,9 +42,24 @@ export interface ResticRunRecord {
   sources: RunSource[]
   /** Every restic snapshot of the run (sources and commit). */
   ids: string[]
+  /**
+   * Snapshots of a committed run that are not part of it: the untagged snapshot a `restic tag` killed half-way
+   * left beside its tagged copy (it saves the copy, then removes the original). Removed as leftovers.
+   */
+  strays?: string[]
 }
 
+/** The old layout's commit snapshot's file (`--stdin-filename`): read, no longer written. */
 export const commitFilename = '.backup-daemon-run.json'
+
+/** Each source snapshot's count of the run's sources: a reader sees how many rows make the run. */
+export const sourcesTag = (count: number) => `sources=${count}`
+
+/** The tags `restic tag` adds to the last source's snapshot: `commit`, the run's tar size and each source's part of it. */
+export function commitTags(tarEnd: number, parts: readonly { name: string; size?: number }[]): string[] {
+  const size = parts.reduce((sum, part) => sum + (part.size ?? 0), tarEnd)
+  return ['commit', `size=${size}`, ...parts.map((s) => `part=${s.name}=${s.size}`)]
+}
 
 /** The run's name: `<job>-<ISO time with - for : and .>`, as archive names without their extension. */
 export const runName = (job: string, createdAt: Date) => `${job}-${createdAt.toISOString().replace(/[:.]/g, '-')}`
@@ -78,29 +97,47 @@ export function groupRuns(snapshots: ResticSnapshot[]): ResticRunRecord[] {
     let run = runs.get(name)
     if (!run) runs.set(name, (run = { name, createdAt, size: 0, sources: [], ids: [] }))
     run.ids.push(snapshot.id)
-    if (snapshot.tags?.includes('commit')) {
+    const isCommit = snapshot.tags?.includes('commit') ?? false
+    if (isCommit) {
       run.commit = snapshot
       run.size = Number(tagValue(snapshot.tags, 'size') ?? 0)
-      continue
     }
-    const source = tagValue(snapshot.tags, 'source')
-    if (source && snapshot.paths[0]) {
-      run.sources.push({ name: source, id: snapshot.id, form: snapshot.tags?.includes('dump') ? 'dump' : 'tree', root: snapshot.paths[0] })
-    }
+    const sourceName = tagValue(snapshot.tags, 'source')
+    if (!sourceName || !snapshot.paths[0]) continue
+    const source: RunSource = { name: sourceName, id: snapshot.id, form: snapshot.tags?.includes('dump') ? 'dump' : 'tree', root: snapshot.paths[0] }
+    const twin = run.sources.findIndex((s) => s.name === sourceName)
+    if (twin < 0) run.sources.push(source)
+    else if (isCommit) {
+      // The tagged copy wins over the original a killed `restic tag` did not remove (they share their time).
+      run.strays = [...(run.strays ?? []), run.sources[twin]!.id]
+      run.sources[twin] = source
+    } else run.strays = [...(run.strays ?? []), snapshot.id]
   }
   for (const run of runs.values()) {
-    if (!run.commit) continue
-    // Every part the commit names must be there: a commit started early (`earlyCommit.ts`) whose daemon died
-    // saves itself on its stdin's end, possibly before a source's snapshot; such a run is a leftover.
-    for (const tag of run.commit.tags ?? []) {
-      const part = /^part=([^=]+)=(\d+)$/.exec(tag)
-      if (!part) continue
-      const source = run.sources.find((s) => s.name === part[1])
-      if (source) source.size = Number(part[2])
-      else run.commit = undefined
-      if (!run.commit) break
+    if (run.commit && !complete(run, run.commit)) {
+      run.commit = undefined
+      run.size = 0
     }
-    if (!run.commit) run.size = 0
+    if (!run.commit) delete run.strays
   }
   return [...runs.values()].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || b.name.localeCompare(a.name))
+}
+
+/**
+ * Every part the commit names is there (and each source's size is taken from it), and as many sources as the
+ * run's snapshots announce: an old-layout commit started early whose daemon died saved itself on its stdin's
+ * end, possibly before a source's snapshot.
+ */
+function complete(run: ResticRunRecord, commit: ResticSnapshot): boolean {
+  let parts = 0
+  for (const tag of commit.tags ?? []) {
+    const part = /^part=([^=]+)=(\d+)$/.exec(tag)
+    if (!part) continue
+    const source = run.sources.find((s) => s.name === part[1])
+    if (!source) return false
+    source.size = Number(part[2])
+    parts++
+  }
+  const announced = tagValue(commit.tags, 'sources')
+  return announced === undefined || (Number(announced) === parts && parts === run.sources.length)
 }

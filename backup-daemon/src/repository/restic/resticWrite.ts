@@ -2,21 +2,21 @@
  * @module repository/restic/resticWrite
  * One run into one restic repository: per source one snapshot (a folder source's folder as a path, so an
  * unchanged file costs a stat; any other source's entries as an uncompressed tar through restic's stdin
- * under the stable name `<source name>.tar`, so unchanged dump content deduplicates), then the commit
- * snapshot (`resticRuns.ts`). Progress comes from restic's `--json` status lines.
+ * under the stable name `<source name>.tar`, so unchanged dump content deduplicates), then the commit: the
+ * last source's snapshot tagged with the run's sizes (`resticRuns.ts`). Progress comes from restic's
+ * `--json` status lines.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Readable } from 'node:stream'
+import type { Readable } from 'node:stream'
 import { createArchive } from '../../archive/createArchive.js'
 import type { Source, SourceTree } from '../../sources/types.js'
 import type { WriteRun } from '../types.js'
-import { earlyCommit, type EarlyCommit } from './earlyCommit.js'
 import { excludedPaths, writeExcludeFile } from './excludeFile.js'
-import { restic, type ResticTarget } from './resticProcess.js'
+import { restic, resticJson, type ResticTarget } from './resticProcess.js'
 import { replayableStdin } from './replayableStdin.js'
-import { commitFilename, runTags, runTime, tagArgs, type ResticRunRecord, type RunIdentity, type RunSource } from './resticRuns.js'
+import { commitTags, runTags, runTime, sourcesTag, tagArgs, type ResticRunRecord, type ResticSnapshot, type RunIdentity, type RunSource } from './resticRuns.js'
 import { isMissingSnapshot, resticLocked } from './resticSession.js'
 import { tarEnd, tarSizeOfTree } from './resticTar.js'
 import { supports, type ResticVersion } from './resticVersion.js'
@@ -45,7 +45,7 @@ interface BackupSummary {
 
 const mib = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MiB`
 
-/** What a committed run is: its tar's size and the commit snapshot's id (what names the run in the repository). */
+/** What a committed run is: its tar's size and the id of the snapshot that holds its commit (the last source's). */
 export interface ResticWritten {
   size: number
   commitId: string
@@ -58,7 +58,7 @@ export interface ResticWritten {
 /** Writes the run's sources and commits it. */
 export async function writeResticRun(into: ResticWriteTarget, run: WriteRun, name: string, sources: Source[]): Promise<ResticWritten> {
   const { signal, log } = run
-  const tags = runTags(into.identity, name)
+  const tags = [...runTags(into.identity, name), sourcesTag(sources.length)]
   const retry = supports(into.version, 'retryLock') ? ['--retry-lock', '5m'] : []
   const compression = into.target.compression ? ['--compression', into.target.compression] : []
   const common = ['backup', '--json', '--host', hostname(), ...compression]
@@ -67,17 +67,11 @@ export async function writeResticRun(into: ResticWriteTarget, run: WriteRun, nam
   const added = run.progress.writtenTo([into.name])
   let size = tarEnd
   const scratch = await mkdtemp(join(tmpdir(), 'backup-daemon-restic-'))
-  let early: EarlyCommit | undefined
   let listingStale = false
   try {
-    // Folders first (mirrors synced): whether the run can be predicted is known before any backup starts.
+    // Folders first (mirrors synced), then the backups.
     const trees: (SourceTree | undefined)[] = []
     for (const source of sources) trees.push(await source.tree?.(signal))
-    const predicted = predictParts(into.previous, sources, trees)
-    if (predicted) {
-      const predictedTags = commitTagsOf(tags, predicted)
-      early = earlyCommit(into.target, [...common, '--stdin', '--stdin-filename', commitFilename, ...tagArgs(predictedTags)], predictedTags, signal)
-    }
     for (const [index, source] of sources.entries()) {
       const tree = trees[index]
       let summary: BackupSummary
@@ -141,67 +135,40 @@ export async function writeResticRun(into: ResticWriteTarget, run: WriteRun, nam
       )
     }
     run.progress.phase('uploading')
-    const runFile = Buffer.from(`${JSON.stringify({ job: into.identity.job, run: name, size, sources: written }, null, 2)}\n`)
-    const commitTags = commitTagsOf(tags, written)
-    const commitArgs = [...common, '--stdin', '--stdin-filename', commitFilename, ...tagArgs(commitTags)]
-    let printed: string | undefined
-    if (early && early.tags.join('\n') === commitTags.join('\n')) {
-      // The prediction held: the early commit saves the record (a failure of it, such as a lock, falls back below).
-      printed = await early.finish(runFile).catch(() => undefined)
-    }
-    await early?.cancel()
-    printed ??= await resticLocked(into.target, commitArgs, { signal, stdin: () => Readable.from([runFile]) }, into.version)
-    const committed = summaryOf(printed)
-    const commitId = committed?.snapshot_id
-    if (!commitId) throw new Error(`restic "${into.name}": the commit backup printed no summary`)
-    added.bytesWritten += committed.data_added ?? 0
-    const commit = { id: commitId, time: new Date().toISOString(), paths: [`/${commitFilename}`], tags: commitTags }
+    const commit = await commitRun(into, name, written, signal)
     const listedRun: ResticRunRecord = {
       name,
       createdAt: runTime(name) ?? new Date(),
       commit,
       size,
       sources: written,
-      ids: [...written.map((s) => s.id), commitId],
+      ids: written.map((s) => s.id),
     }
-    return { size, commitId, record: listedRun, listingStale }
+    return { size, commitId: commit.id, record: listedRun, listingStale }
   } finally {
-    await early?.cancel()
     await rm(scratch, { recursive: true, force: true })
   }
 }
 
-/** The commit's tags: the run's, `commit`, the run's tar size and each source's part of it. */
-function commitTagsOf(tags: string[], parts: readonly { name: string; size?: number }[]): string[] {
-  const size = parts.reduce((sum, part) => sum + (part.size ?? 0), tarEnd)
-  return [...tags, 'commit', `size=${size}`, ...parts.map((s) => `part=${s.name}=${s.size}`)]
-}
-
-/** Every source a folder whose previous snapshot (same folder) has a known size: those sizes, else undefined. */
-function predictParts(previous: ResticRunRecord | undefined, sources: Source[], trees: (SourceTree | undefined)[]): RunSource[] | undefined {
-  if (!previous || sources.length === 0) return undefined
-  const parts: RunSource[] = []
-  for (const [index, source] of sources.entries()) {
-    const tree = trees[index]
-    const parent = tree && previous.sources.find((s) => s.name === source.name && s.form === 'tree' && s.root === tree.path)
-    if (!parent || parent.size === undefined) return undefined
-    parts.push(parent)
-  }
-  return parts
-}
-
-/** The summary line of `backup --json`'s output. */
-function summaryOf(output: string): BackupSummary | undefined {
-  for (const line of output.split('\n').reverse()) {
-    if (!line.includes('"summary"')) continue
-    try {
-      const message = JSON.parse(line) as { message_type?: string } & BackupSummary
-      if (message.message_type === 'summary') return message
-    } catch {
-      // Not a JSON line.
-    }
-  }
-  return undefined
+/**
+ * The commit: `restic tag` adds the run's sizes to the last source's snapshot, then the tagged copy's id is
+ * asked for (restic saves a copy under a new id and removes the original; 0.14 prints neither). Until the copy
+ * is saved the run is a leftover; a kill after it leaves at most the original as a stray (`groupRuns`).
+ * `--no-lock`: restic 0.14's `tag` wants the repository's exclusive lock, which would wait for every other
+ * job's backup into it; the tag only adds one snapshot file and removes another, blobs untouched, so a prune
+ * beside it still sees the snapshot (one of the two files is there at every moment).
+ */
+async function commitRun(into: ResticWriteTarget, name: string, written: RunSource[], signal: AbortSignal): Promise<ResticSnapshot> {
+  const last = written.at(-1)
+  if (!last) throw new Error(`restic "${into.name}": a run with no source has nothing to commit`)
+  const added = commitTags(tarEnd, written)
+  await restic(into.target, ['tag', '--no-lock', ...added.flatMap((tag) => ['--add', tag]), last.id], { signal })
+  const filter = ['--tag', `run=${name},source=${last.name},commit`]
+  const [tagged] = (await resticJson<ResticSnapshot[] | null>(into.target, ['snapshots', '--no-lock', ...filter], { signal })) ?? []
+  if (!tagged)
+    throw new Error(`restic "${into.name}": the commit tags on snapshot ${last.id.slice(0, 8)} of source "${last.name}" were not found after restic tag`)
+  last.id = tagged.id
+  return tagged
 }
 
 /**

@@ -2,8 +2,8 @@
  * @module test/repository/restic/resticContract
  * The repository contract (`test/support/runRepositorySuite.ts`) for restic repositories (issue 27), with
  * the real `restic` binary, on a local repository, over SFTP (the suite's sshd) and on S3 (s3rver over
- * HTTPS). What a killed run leaves is a source snapshot of a run with no commit snapshot (what `kill -9`
- * between two sources leaves).
+ * HTTPS). What a killed run leaves is a source snapshot of a run with no commit (what `kill -9` between
+ * two sources leaves).
  */
 import { rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'

@@ -1,12 +1,11 @@
 /**
  * @module test/repository/restic/resticInvocations
  * What an unchanged run costs in restic commands (issue 27: each derives the repository key, ~0.3 s):
- * with the listing kept between runs (`listingCache.ts`), the backup of the folder and the commit, no
- * `snapshots`, and no `forget` while retention drops nothing. Counted through a `binary:` wrapper that
- * logs each command's arguments and runs the real restic; the commit started early with the previous
- * run's sizes holds them for an unchanged run, and is dropped for a changed one (both verified). A listing cache removed (a run killed
- * half-way leaves none) makes the next run list again; a run that drops a snapshot forgets it and the
- * listing after it is right.
+ * with the listing kept between runs (`listingCache.ts`), the backup of the folder, the commit (`restic tag`
+ * on its snapshot) and the tagged copy's id (`snapshots`), no listing of the job, and no `forget` while
+ * retention drops nothing. Counted through a `binary:` wrapper that logs each command's arguments and runs
+ * the real restic. A listing cache removed (a run killed half-way leaves none) makes the next run list
+ * again; a run that drops a snapshot forgets it and the listing after it is right.
  */
 import { expect } from 'chai'
 import { chmod, readFile, rm, writeFile } from 'node:fs/promises'
@@ -55,17 +54,19 @@ describe('restic storage: the commands of an unchanged run', function () {
 
   it('an unchanged run: the backup and the commit only; listing the snapshots runs no restic command', async () => {
     expect(await commandsOf('run', 'site')).to.include('init')
-    expect(await commandsOf('run', 'site')).to.deep.equal(['backup', 'backup'])
+    expect(await commandsOf('run', 'site')).to.deep.equal(['backup', 'tag', 'snapshots'])
     expect(await commandsOf('snapshots', 'site')).to.deep.equal([])
-    // The unchanged run's commit was started early with the sizes of the run before (`earlyCommit.ts`): they hold.
+    // The unchanged run took the size the run before recorded: it holds.
     const verify = await cli('verify', 'site')
     expect(verify.code, verify.out).to.equal(0)
   })
 
-  it('a changed folder: the early commit is dropped, the commit holds the new size', async () => {
+  it('a changed folder: the commit holds the new size, one commit per run', async () => {
     await writeFile(join(tmp.dir, 'src/grown.txt'), 'x'.repeat(5000))
     const commands = await commandsOf('run', 'site')
-    expect(commands.filter((c) => c === 'backup')).to.have.length.of.at.least(2)
+    expect(commands.filter((c) => c === 'backup')).to.have.length(1)
+    // Then the commit (retention, keeping 2, may forget after it).
+    expect(commands.slice(commands.indexOf('backup') + 1)).to.include.members(['tag', 'snapshots'])
     const verify = await cli('verify', 'site')
     expect(verify.code, verify.out).to.equal(0)
     const commits = await resticJson<{ tags: string[] }[]>({ repository: join(tmp.dir, 'repo'), password: 'calls-pass', cacheDir: join(tmp.dir, 'cache') }, [
@@ -74,13 +75,19 @@ describe('restic storage: the commands of an unchanged run', function () {
       '--tag',
       'commit',
     ])
-    // One commit per run: the dropped early commit saved nothing.
+    // One commit per run, on the run's only snapshot: every snapshot holds one, and none is a separate file.
     expect(new Set(commits.map((c) => c.tags.find((t) => t.startsWith('run='))))).to.have.property('size', commits.length)
+    const every = await resticJson<{ paths: string[] }[]>({ repository: join(tmp.dir, 'repo'), password: 'calls-pass', cacheDir: join(tmp.dir, 'cache') }, [
+      'snapshots',
+      '--no-lock',
+    ])
+    expect(every).to.have.length(commits.length)
+    expect(every.map((snapshot) => snapshot.paths)).to.deep.equal(every.map(() => [join(tmp.dir, 'src')]))
   })
 
   it('a run that drops one by retention forgets it; the listing after it matches restic', async () => {
     const commands = await commandsOf('run', 'site')
-    expect(commands.slice(0, 2)).to.deep.equal(['backup', 'backup'])
+    expect(commands.slice(0, 3)).to.deep.equal(['backup', 'tag', 'snapshots'])
     expect(commands).to.include('forget')
     const listed = (await cli('snapshots', 'site', '--json')).out.split('\n').filter(Boolean)
     expect(listed).to.have.length(2)
@@ -98,8 +105,8 @@ describe('restic storage: the commands of an unchanged run', function () {
     const commands = await commandsOf('run', 'site')
     expect(commands[0]).to.equal('snapshots')
     expect(commands).to.include('forget')
-    // Retention drops one: this host's dead locks looked for once, the commit snapshot forgotten, then the rest with --prune.
-    expect(await commandsOf('run', 'site')).to.deep.equal(['backup', 'backup', 'list', 'forget', 'forget'])
+    // Retention drops one: this host's dead locks looked for once, then its one snapshot (the commit) with --prune.
+    expect(await commandsOf('run', 'site')).to.deep.equal(['backup', 'tag', 'snapshots', 'list', 'forget'])
   })
   it('a snapshot removed by hand with plain restic: the next run backs up without it, and the listing after it matches restic', async () => {
     const target = { repository: join(tmp.dir, 'repo'), password: 'calls-pass', cacheDir: join(tmp.dir, 'cache') }

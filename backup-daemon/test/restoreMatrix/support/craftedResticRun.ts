@@ -1,8 +1,8 @@
 /**
  * @module test/restoreMatrix/support/craftedResticRun
  * A daemon's run written into a restic repository by someone with its password, with plain restic, as the
- * daemon writes one (`src/repository/restic/resticRuns.ts`: one snapshot per source and a commit snapshot,
- * tagged `job=`, `daemon=`, `run=`, `source=`, `dump`, `commit`, `size=`, `part=`): a folder source's
+ * daemon wrote one before issue 42 and still reads (`src/repository/restic/resticRuns.ts`, the old layout: one
+ * snapshot per source and a commit snapshot, tagged `job=`, `daemon=`, `run=`, `source=`, `dump`, `commit`, `size=`, `part=`): a folder source's
  * snapshot made by `restic backup` of a prepared folder (restic itself cleans names, so a tree can hold a
  * link out but never a `..` or absolute name), a dump source's snapshot by `restic backup --stdin` of any
  * tar (entries absolute, with `..`, through a link, hard links out, a record that lies). The sizes the commit
