@@ -10,6 +10,7 @@ import type { JobRepository } from '../repository/jobRepository.js'
 import { hasRules } from '../repository/retentionPlan.js'
 import type { WrittenSnapshot } from '../repository/types.js'
 import { createSource } from '../sources/all.js'
+import { storageFactory } from '../storages/all.js'
 import { noopTracker, type RunTracker } from './progress/RunTracker.js'
 import { withHooks } from './runHooks.js'
 
@@ -35,9 +36,12 @@ async function writeRun({ job, repository, signal, log, level }: RunJobOptions, 
   tracker.phase('preparing')
   await repository.removeLeftovers(log)
   signal.throwIfAborted()
+  // A compressed archive, or a repository of another kind (restic: deduplicating, compressing): a dump's own compression only costs then.
+  const compressedDownstream = job.compression !== 'tar' || job.storages.some((storage) => storageFactory(storage.type)?.repository !== undefined)
+  const context = { log: (lvl: 'info' | 'warn', message: string) => log(lvl, message), compressedDownstream }
   const written = await repository.write({
     job,
-    createSources: () => tracker.trackSources(job.sources.map((config) => createSource(config, { log: (lvl, message) => log(lvl, message) }))),
+    createSources: () => tracker.trackSources(job.sources.map((config) => createSource(config, context))),
     createdAt: new Date(),
     signal,
     log,

@@ -103,6 +103,11 @@ export interface TarChunkHooks {
 /** Context handed to a source: where to log progress (lines go to the job's log). */
 export interface SourceContext {
   log(level: 'info' | 'warn', message: string): void
+  /**
+   * True when the job compresses its archives or writes to a repository that deduplicates (restic): a dump kind
+   * may then leave its own compression off (`postgresql`'s `dumpCompression: auto`). @default false
+   */
+  compressedDownstream?: boolean
 }
 
 /** What every source entry has; each type's full config is its factory's schema output. */

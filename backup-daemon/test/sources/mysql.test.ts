@@ -192,6 +192,16 @@ describe('sources/mysql and sources/mariadb (a real MariaDB server)', function (
     expect(without).to.include('CREATE TABLE `items`').and.not.include('audit_log').and.not.include('odd ``name``').and.not.include('INSERT INTO')
   })
 
+  it('two dumps of an unchanged database are the same bytes (--skip-dump-date); extraParams dump-date keeps the date', async () => {
+    const first = await dumpBytes(await config())
+    await new Promise((resolve) => setTimeout(resolve, 1100))
+    const second = await dumpBytes(await config())
+    expect(second.equals(first), 'byte-identical').to.equal(true)
+    expect(first.toString('latin1')).to.match(/^-- Dump completed\n*$/m)
+    const dated = (await dumpBytes(await config({ extraParams: { 'dump-date': '' } }))).toString('latin1')
+    expect(dated).to.match(/^-- Dump completed on \d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/m)
+  })
+
   it('allDatabases dumps every database into all-databases.sql; restoring it needs overwrite', async () => {
     const s = await mariadb()
     await s.sql('CREATE DATABASE other; CREATE TABLE other.t (id INT PRIMARY KEY); INSERT INTO other.t VALUES (1), (2), (3)')

@@ -16,7 +16,7 @@ import type { PostgresqlRecord } from './countTables.js'
 import { postgresqlDrill } from './drill.js'
 import { openDumpSnapshot } from './dumpSnapshot.js'
 import { pgDumpEntryName } from './entryName.js'
-import { pgDumpArgs } from './pgDumpArgs.js'
+import { pgDumpArgs, uncompressedDump } from './pgDumpArgs.js'
 import { postgresqlRestore } from './restore.js'
 import { postgresqlSourceSchema, type PostgresqlSourceConfig } from './schema.js'
 
@@ -49,7 +49,7 @@ export class PostgresqlSource implements Source {
     signal.throwIfAborted()
     const snapshot = await openDumpSnapshot(this.config, this.context, signal)
     try {
-      const { command, args, env } = pgDumpArgs(this.config, process.env, snapshot.id)
+      const { command, args, env } = pgDumpArgs(this.config, process.env, snapshot.id, this.context.compressedDownstream ?? false)
       // The database name alone: a URI or key/value `database` may carry a password.
       const { label } = splitPassword(this.config.database)
       const mtime = new Date()
@@ -60,7 +60,8 @@ export class PostgresqlSource implements Source {
         mode: 0o600,
         mtime,
         open: (s) => {
-          this.context.log('info', `source "${this.name}": pg_dump of database "${label}"`)
+          const form = uncompressedDump(this.config, this.context.compressedDownstream ?? false) ? 'uncompressed' : "pg_dump's compression"
+          this.context.log('info', `source "${this.name}": pg_dump of database "${label}" (custom format, ${form})`)
           return childOutput(command, args, { env, signal: s, label: 'pg_dump' })
         },
       }

@@ -14,11 +14,22 @@ export interface PgDumpInvocation {
   env: NodeJS.ProcessEnv
 }
 
-/** `snapshot`: a snapshot exported by a transaction still open (`pg_export_snapshot()`), for pg_dump to read. */
-export function pgDumpArgs(config: PostgresqlSourceConfig, baseEnv: NodeJS.ProcessEnv = process.env, snapshot?: string): PgDumpInvocation {
+/**
+ * `snapshot`: a snapshot exported by a transaction still open (`pg_export_snapshot()`), for pg_dump to read.
+ * `compressedDownstream`: the job compresses or deduplicates what the source writes (`SourceContext`), so
+ * `dumpCompression: auto` leaves pg_dump's own compression off.
+ */
+export function pgDumpArgs(
+  config: PostgresqlSourceConfig,
+  baseEnv: NodeJS.ProcessEnv = process.env,
+  snapshot?: string,
+  compressedDownstream = false,
+): PgDumpInvocation {
   // `--no-password`: never wait for a prompt on a terminal that a daemon does not have.
   const connection = splitPassword(config.database)
   const args = ['--format=custom', '--no-password', `--dbname=${connection.database}`]
+  // Before `params`: a `--compress`/`-Z` there comes later on the command line and wins.
+  if (uncompressedDump(config, compressedDownstream)) args.push('--compress=0')
   if (config.host) args.push(`--host=${config.host}`)
   if (config.port !== undefined) args.push(`--port=${config.port}`)
   if (config.user) args.push(`--username=${config.user}`)
@@ -30,4 +41,10 @@ export function pgDumpArgs(config: PostgresqlSourceConfig, baseEnv: NodeJS.Proce
   const password = connection.password ?? config.password
   if (password !== undefined) env.PGPASSWORD = password
   return { command: config.pgDump ?? 'pg_dump', args, env }
+}
+
+/** Whether the dump is written with `--compress=0` (`dumpCompression`, README "Dump forms"). */
+export function uncompressedDump(config: Pick<PostgresqlSourceConfig, 'dumpCompression'>, compressedDownstream: boolean): boolean {
+  const form = config.dumpCompression ?? 'auto'
+  return form === 'none' || (form === 'auto' && compressedDownstream)
 }

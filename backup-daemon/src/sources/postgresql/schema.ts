@@ -22,6 +22,14 @@ export const postgresqlSourceSchema = z.strictObject({
   excludeTables: z.array(z.string().min(1)).optional(),
   /** Extra pg_dump arguments, appended as given (e.g. `["--no-owner"]`). */
   params: z.array(z.string()).optional(),
+  /**
+   * pg_dump's own compression of the custom-format dump: `none` (`--compress=0`: the tables' rows as they are, which a restic
+   * repository deduplicates run to run and an archive's compressor compresses on every core), `pg_dump` (its zlib, single-threaded:
+   * a change inside a table reshuffles every compressed byte after it), or `auto`: `none` when the job writes to a restic repository
+   * or compresses its archives, `pg_dump` when its only copies are plain `tar` archives. pg_restore reads every form.
+   * @default "auto"
+   */
+  dumpCompression: z.enum(['auto', 'none', 'pg_dump']).optional(),
   /** The pg_dump binary. @default "pg_dump" (found on PATH) */
   pgDump: z.string().min(1).optional(),
 })
