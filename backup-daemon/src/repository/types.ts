@@ -120,8 +120,17 @@ export interface StoredSnapshot {
 export interface DirectRestore {
   /** What restores, in words for the task's log (`restic restore`). */
   readonly by: string
-  /** Restores into `dir` (empty; `/proc/self/fd/<fd>` when held) and says what it restored. Throws `CopyReadError` when the copy fails. */
-  into(dir: string): Promise<ExtractResult>
+  /**
+   * Restores into `dir` (empty; `/proc/self/fd/<fd>` when held) and says what it restored. Throws `CopyReadError` when the copy fails.
+   * `hooks`: what the tar path would have told of the entries it unpacks itself (a dump's record, for a drill; each entry's name).
+   */
+  into(dir: string, hooks?: DirectRestoreHooks): Promise<ExtractResult>
+}
+
+/** A direct restore's entries unpacked through the tar path (a restic run's dump sources), as `extractTo` tells them. */
+export interface DirectRestoreHooks {
+  onRecord?(bytes: Buffer): void
+  onEntry?(name: string): void
 }
 
 /** The copy's bytes could not be read (a pack missing, a blob whose hash differs): another copy may restore. */

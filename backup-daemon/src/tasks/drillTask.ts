@@ -82,8 +82,15 @@ export async function drillCopies({ job, dataDir, copies, reads, noteVerified }:
     meter.currentSource = copy.repository.name
     const scratch = await createDrillScratch(dataDir, snapshot.size)
     try {
+      // The repository's own restorer where the copy's listing allows it (restic's, as a restore would take), else the tar.
+      const direct = await snapshot.directRestore?.(reads.options(context))
+      if (direct && 'because' in direct) log('info', `${what}: restoring through the tar path: ${direct.because}`)
+      const restorer = direct && 'into' in direct ? direct : undefined
+      // restic's restorer counts no files (its bytes written are the progress) until the comparison's count comes.
+      if (restorer) meter.totalFiles = undefined
       const outcome = await drillSnapshot({
         openTar: () => snapshot.openTar(reads.options(context)),
+        ...(restorer && { restorer }),
         ...(snapshot.listedFiles && { listedFiles: () => snapshot.listedFiles!(reads.options(context)) }),
         sources: job.sources,
         scratch: scratch.dir,

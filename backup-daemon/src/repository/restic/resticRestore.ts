@@ -19,7 +19,7 @@ import { join } from 'node:path'
 import { extractTo, restoreFolders, type ExtractResult } from '../../restore/extractTo.js'
 import { removeTree } from '../../restore/removeTree.js'
 import { canDropCapabilities } from '../../sources/support/spawnOwned.js'
-import { CopyReadError, type DirectRestore, type ReadOptions } from '../types.js'
+import { CopyReadError, type DirectRestore, type DirectRestoreHooks, type ReadOptions } from '../types.js'
 import type { ResticTarget } from './resticProcess.js'
 import type { RunSource } from './resticRuns.js'
 import { resticLocked } from './resticSession.js'
@@ -43,12 +43,14 @@ export async function planRunRestore(target: ResticTarget, sources: readonly Run
   }
   return {
     by: 'restic restore (each folder source) and the tar path (each dump source)',
-    async into(dir) {
+    async into(dir, hooks = {}) {
       const result: ExtractResult = { files: 0, directories: 0, links: 0, bytes: 0, skipped: [], setIdCleared: 0, folders: [] }
       for (const [index, source] of sources.entries()) {
         options.signal?.throwIfAborted()
         const plan = plans.get(source)
-        const part = plan ? await restoreTree(target, source, plan, join(dir, `.restic-${index}`), options) : await restoreDump(target, source, dir, options)
+        const part = plan
+          ? await restoreTree(target, source, plan, join(dir, `.restic-${index}`), options)
+          : await restoreDump(target, source, dir, options, hooks)
         if (plan) {
           await rename(join(dir, `.restic-${index}`, ...rootComponents(source)), join(dir, source.name))
           await restoreFolders(
@@ -77,12 +79,13 @@ function add(total: ExtractResult, part: ExtractResult): void {
 }
 
 /** A dump source's tar (one file in its snapshot), unpacked with the tar path's checks. */
-async function restoreDump(target: ResticTarget, source: RunSource, dir: string, options: ReadOptions): Promise<ExtractResult> {
+async function restoreDump(target: ResticTarget, source: RunSource, dir: string, options: ReadOptions, hooks: DirectRestoreHooks): Promise<ExtractResult> {
   const tar = openRunTar(target, [source], { ...(options.signal && { signal: options.signal }), ...(options.onBytes && { onBytes: options.onBytes }) })
   let readFailed = false
   tar.once('error', () => (readFailed = true))
   // `dir` is the caller's held folder (`/proc/self/fd/<fd>`), used as it is.
-  return extractTo(tar, dir, { overwrite: false, held: dir.startsWith('/proc/self/fd/'), ...(options.signal && { signal: options.signal }) }).catch(
+  const told = { ...(hooks.onRecord && { onRecord: hooks.onRecord }), ...(hooks.onEntry && { onEntry: hooks.onEntry }) }
+  return extractTo(tar, dir, { overwrite: false, held: dir.startsWith('/proc/self/fd/'), ...(options.signal && { signal: options.signal }), ...told }).catch(
     (err: Error) => {
       throw readFailed && !options.signal?.aborted ? new CopyReadError(err.message, { cause: err }) : err
     },

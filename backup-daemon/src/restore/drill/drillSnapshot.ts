@@ -2,7 +2,8 @@
  * @module restore/drill/drillSnapshot
  * A restore drill of one snapshot copy (already verified by the caller): its tar is unpacked with the
  * restore's own checks (`restore/extractTo`) into the drill's scratch folder, never into a source's
- * target; the files read back are compared with the snapshot's record (`compareFiles`), and each
+ * target, or the repository restores it there itself when it can (restic's restorer: what a restore of
+ * the copy would do, so the drill proves that path); the files read back are compared with the snapshot's record (`compareFiles`), and each
  * database source's restored dump goes through its kind's drill check (`SourceFactory.drill`: SQLite
  * runs `PRAGMA integrity_check` and counts the rows of every table), against what the backup recorded;
  * with `jobs[].drill.cms`, then the CMS's documents against the restored files and videos (`cmsCheck`).
@@ -17,7 +18,7 @@ import type { LogLevel } from '../../logs/formatLine.js'
 import { sourceFactory } from '../../sources/all.js'
 import { readRecord, type RecordView } from '../../tar/recordReader.js'
 import { recordEntryName, type SnapshotRecord } from '../../tar/snapshotRecord.js'
-import { extractTo } from '../extractTo.js'
+import { extractTo, type ExtractResult } from '../extractTo.js'
 import { cmsCheck } from './cmsCheck.js'
 import { compareFiles, type ExpectedFile } from './compareFiles.js'
 
@@ -31,9 +32,20 @@ export interface ExpectedListedFile {
   lossy: boolean
 }
 
+/**
+ * The repository's own restore into a folder (`DirectRestore` of repository/types, the same shape: restore sits
+ * below the repositories), telling a dump's record and each entry it unpacks through the tar path.
+ */
+export interface ExpectedDirectRestore {
+  readonly by: string
+  into(dir: string, hooks: { onRecord?(bytes: Buffer): void; onEntry?(name: string): void }): Promise<ExtractResult>
+}
+
 export interface DrillSnapshotOptions {
   /** The copy's tar bytes (decrypted, decompressed). */
   openTar(): Promise<Readable>
+  /** The repository's own restore of the copy, planned by the caller; the tar is unpacked when absent. */
+  restorer?: ExpectedDirectRestore
   /** Files the repository lists itself, whose tar entries carry no record (`StoredSnapshot.listedFiles`: restic's folder sources). */
   listedFiles?(): Promise<ExpectedListedFile[]>
   /** The job's sources (those whose kind has a drill check are checked). */
@@ -67,9 +79,8 @@ export async function drillSnapshot(options: DrillSnapshotOptions): Promise<Dril
   // Every record entry counts: an archive has one; a restic run one per dump source (each its own tar).
   const records: RecordView[] = []
   let unreadable: Error | undefined
-  const unpacked = await extractTo(await options.openTar(), filesDir, {
-    signal,
-    onRecord: (bytes) => {
+  const hooks = {
+    onRecord: (bytes: Buffer) => {
       try {
         records.push(readRecord(bytes, recordEntryName))
       } catch (err) {
@@ -77,10 +88,16 @@ export async function drillSnapshot(options: DrillSnapshotOptions): Promise<Dril
       }
     },
     ...(options.onEntry && { onEntry: options.onEntry }),
-  })
+  }
+  let unpacked: ExtractResult
+  if (options.restorer) {
+    await mkdir(filesDir, { recursive: true, mode: 0o700 })
+    unpacked = await options.restorer.into(filesDir, hooks)
+  } else unpacked = await extractTo(await options.openTar(), filesDir, { signal, ...hooks })
   signal.throwIfAborted()
   if (unreadable) throw unreadable
-  options.log('info', `unpacked ${unpacked.files} file(s), ${unpacked.directories} folder(s), ${unpacked.links} link(s) into the scratch folder`)
+  const by = options.restorer ? ` with ${options.restorer.by}` : ''
+  options.log('info', `unpacked ${unpacked.files} file(s), ${unpacked.directories} folder(s), ${unpacked.links} link(s) into the scratch folder${by}`)
   const listed = (await options.listedFiles?.()) ?? []
   if (records.length === 0 && listed.length === 0) {
     const why = `the snapshot holds no record (${recordEntryName}): written before records existed, as a zip, or by another tool; it unpacked, but nothing can be compared`

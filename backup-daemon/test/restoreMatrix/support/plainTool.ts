@@ -65,7 +65,8 @@ export async function resticRestore(repository: string, job: string, out: string
   const newest = commits.at(-1)
   if (!newest) throw new Error(`restic: no committed run of ${job} in ${repository}`)
   const run_ = tag(newest, 'run')
-  const parts = snapshots.filter((s) => tag(s, 'run') === run_ && !s.tags?.includes('commit'))
+  // Every snapshot of the run with a source (the commit is on the last one; an old-layout commit has no source).
+  const parts = snapshots.filter((s) => tag(s, 'run') === run_ && tag(s, 'source') !== undefined)
   mkdirSync(out, { recursive: true })
   for (const part of parts) {
     const source = tag(part, 'source')!
