@@ -59,7 +59,7 @@ async function readOrCreateId(file: string): Promise<string> {
   return (await readFile(file, 'utf8')).trim()
 }
 
-const isLocked = (err: unknown) => err instanceof ResticError && /already locked|unable to create lock/i.test(err.stderr)
+export const isLocked = (err: unknown) => err instanceof ResticError && /already locked|unable to create lock/i.test(err.stderr)
 /** restic's answer when there is no repository at the location (yet). */
 export const isMissing = (err: unknown) =>
   err instanceof ResticError &&

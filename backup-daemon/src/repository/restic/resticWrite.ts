@@ -17,7 +17,8 @@ import { excludedPaths, writeExcludeFile } from './excludeFile.js'
 import { restic, resticJson, type ResticTarget } from './resticProcess.js'
 import { replayableStdin } from './replayableStdin.js'
 import { commitTags, runTags, runTime, sourcesTag, tagArgs, type ResticRunRecord, type ResticSnapshot, type RunIdentity, type RunSource } from './resticRuns.js'
-import { isMissingSnapshot, resticLocked } from './resticSession.js'
+import { removeOwnDeadLocks } from './resticLocks.js'
+import { isLocked, isMissingSnapshot, resticLocked } from './resticSession.js'
 import { tarEnd, tarSizeOfTree } from './resticTar.js'
 import { supports, type ResticVersion } from './resticVersion.js'
 
@@ -154,15 +155,23 @@ export async function writeResticRun(into: ResticWriteTarget, run: WriteRun, nam
  * The commit: `restic tag` adds the run's sizes to the last source's snapshot, then the tagged copy's id is
  * asked for (restic saves a copy under a new id and removes the original; 0.14 prints neither). Until the copy
  * is saved the run is a leftover; a kill after it leaves at most the original as a stray (`groupRuns`).
- * `--no-lock`: restic 0.14's `tag` wants the repository's exclusive lock, which would wait for every other
- * job's backup into it; the tag only adds one snapshot file and removes another, blobs untouched, so a prune
- * beside it still sees the snapshot (one of the two files is there at every moment).
+ * `tag` takes the repository's exclusive lock (it removes a file, which restic allows no one beside another
+ * process's lock; restic 0.17 refuses `--no-lock` for it), so it waits for other jobs' backups into the same
+ * repository as retention's `forget` does. A lock this host's killed restic left would hold it: such locks are
+ * removed when the first attempt finds the repository locked (not before: `list locks` is one more command).
  */
 async function commitRun(into: ResticWriteTarget, name: string, written: RunSource[], signal: AbortSignal): Promise<ResticSnapshot> {
   const last = written.at(-1)
   if (!last) throw new Error(`restic "${into.name}": a run with no source has nothing to commit`)
   const added = commitTags(tarEnd, written)
-  await restic(into.target, ['tag', '--no-lock', ...added.flatMap((tag) => ['--add', tag]), last.id], { signal })
+  const tag = ['tag', ...added.flatMap((value) => ['--add', value]), last.id]
+  try {
+    await restic(into.target, tag, { signal })
+  } catch (err) {
+    if (!isLocked(err)) throw err
+    await removeOwnDeadLocks(into.target, signal)
+    await resticLocked(into.target, tag, { signal }, into.version)
+  }
   const filter = ['--tag', `run=${name},source=${last.name},commit`]
   const [tagged] = (await resticJson<ResticSnapshot[] | null>(into.target, ['snapshots', '--no-lock', ...filter], { signal })) ?? []
   if (!tagged)

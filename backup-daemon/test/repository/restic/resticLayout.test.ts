@@ -8,6 +8,7 @@
  * `restic tag` leaves beside its copy, and a repository written the old way (a commit snapshot of its own).
  */
 import { expect } from 'chai'
+import { spawn } from 'node:child_process'
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
@@ -224,6 +225,26 @@ describe('restic storage: the layout plain restic reads', function () {
     expect(await treeOf(join(dir, 'restored', 'files'))).to.deep.equal(await treeOf(join(dir, 'src')))
     await plain.ok('run', 'site')
     expect(await plain.listed()).to.have.length(3)
+  })
+
+  it('a lock a killed restic of this host left: the commit (an exclusive lock) removes it and the run succeeds', async () => {
+    const dir = join(tmp.dir, 'stale-lock')
+    await mkdir(dir)
+    const { storage, target } = local(dir)
+    const site = await siteIn(dir, storage, target)
+    await site.ok('run', 'site')
+    // A restic backup reading a stdin that never ends holds the repository's (shared) lock until it is killed.
+    const held = spawn('restic', ['backup', '--stdin', '--stdin-filename', 'never.bin'], {
+      env: { ...process.env, RESTIC_REPOSITORY: target.repository, RESTIC_PASSWORD: password },
+      stdio: ['pipe', 'ignore', 'ignore'],
+    })
+    held.stdin.write('a start')
+    await waitFor(async () => (await restic(target, ['list', 'locks', '--no-lock'])).trim() !== '', 30_000, 'the lock')
+    held.kill('SIGKILL')
+    await new Promise((resolve) => held.once('exit', resolve))
+    expect(await site.ok('run', 'site')).to.match(/committed site-/)
+    expect((await restic(target, ['list', 'locks', '--no-lock'])).trim()).to.equal('')
+    expect(await site.listed()).to.have.length(2)
   })
 
   it('the original a killed restic tag left beside its tagged copy: one run listed, the next cleanup removes it', async () => {
