@@ -40,6 +40,8 @@ interface BackupSummary {
   dirs_new: number
   dirs_changed: number
   data_added: number
+  /** New data chunks (blobs) stored: restic's content-defined chunks, 512 KiB to 8 MiB, about 1 MiB on average. */
+  data_blobs?: number
   total_files_processed: number
   total_bytes_processed: number
 }
@@ -132,7 +134,7 @@ export async function writeResticRun(into: ResticWriteTarget, run: WriteRun, nam
       added.bytesWritten += summary.data_added
       log(
         'info',
-        `restic "${into.name}": source "${source.name}": ${mib(summary.total_bytes_processed)} read, ${mib(summary.data_added)} added to the repository`,
+        `restic "${into.name}": source "${source.name}": ${mib(summary.total_bytes_processed)} read, ${mib(summary.data_added)} added to the repository (${summary.data_blobs ?? '?'} new chunk(s))`,
       )
     }
     run.progress.phase('uploading')

@@ -41,6 +41,9 @@ export function childOutput(command: string, args: string[], options: ChildOutpu
   signal.addEventListener('abort', onAbort, { once: true })
   // The consumer went away (the archive failed elsewhere): stop the child too.
   out.on('close', kill)
+  // The consumer's own listeners get every error; this one keeps a child that fails after its consumer stopped
+  // listening (the archive failed elsewhere first: a row count's connection refused) from crashing the process.
+  out.on('error', () => {})
   child.once('error', (err) => {
     signal.removeEventListener('abort', onAbort)
     out.destroy(new Error(`${label} could not start: ${err.message}`))
