@@ -18,7 +18,7 @@
  */
 import type { Readable } from 'node:stream'
 import type { AgeKeys } from '../archive/ageStream.js'
-import type { ExtractResult } from '../restore/extractTo.js'
+import type { ExtractOptions, ExtractResult } from '../restore/extractTo.js'
 import type { OpensslCipher } from '../config/opensslCiphers.js'
 import type { JobConfig } from '../config/types.js'
 import type { LogLevel } from '../logs/formatLine.js'
@@ -127,11 +127,8 @@ export interface DirectRestore {
   into(dir: string, hooks?: DirectRestoreHooks): Promise<ExtractResult>
 }
 
-/** A direct restore's entries unpacked through the tar path (a restic run's dump sources), as `extractTo` tells them. */
-export interface DirectRestoreHooks {
-  onRecord?(bytes: Buffer): void
-  onEntry?(name: string): void
-}
+/** A direct restore's entries unpacked through the tar path (a restic run's dump sources), told as `extractTo` tells them. */
+export type DirectRestoreHooks = Pick<ExtractOptions, 'onRecord' | 'onEntry'>
 
 /** The copy's bytes could not be read (a pack missing, a blob whose hash differs): another copy may restore. */
 export class CopyReadError extends Error {

@@ -11,6 +11,7 @@ import type { SnapshotCopy } from '../repository/jobRepository.js'
 import type { VerifyResult } from '../repository/types.js'
 import { createDrillScratch } from '../restore/drill/drillScratch.js'
 import { drillSnapshot } from '../restore/drill/drillSnapshot.js'
+import { directRestoreOf } from './directRestore.js'
 import type { TaskReads } from './taskReads.js'
 import type { TaskContext, TaskOutcome } from './TaskRunner.js'
 import { verifyCopies, type Located } from './verifyCopies.js'
@@ -82,12 +83,9 @@ export async function drillCopies({ job, dataDir, copies, reads, noteVerified }:
     meter.currentSource = copy.repository.name
     const scratch = await createDrillScratch(dataDir, snapshot.size)
     try {
-      // The repository's own restorer where the copy's listing allows it (restic's, as a restore would take), else the tar.
-      const direct = await snapshot.directRestore?.(reads.options(context))
-      if (direct && 'because' in direct) log('info', `${what}: restoring through the tar path: ${direct.because}`)
-      const restorer = direct && 'into' in direct ? direct : undefined
-      // restic's restorer counts no files (its bytes written are the progress) until the comparison's count comes.
-      if (restorer) meter.totalFiles = undefined
+      // The repository's own restorer where the copy's listing allows it (restic's, as a restore would take), else the tar;
+      // the file count comes back with the comparison's.
+      const restorer = await directRestoreOf(snapshot, reads.options(context), context, `${what}: `)
       const outcome = await drillSnapshot({
         openTar: () => snapshot.openTar(reads.options(context)),
         ...(restorer && { restorer }),

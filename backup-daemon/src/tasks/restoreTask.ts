@@ -19,6 +19,7 @@ import type { Located } from './verifyCopies.js'
 import { resolveOperatorFolder, resolveRestoreFolder, type RestoreFolder } from './resolveRestoreFolder.js'
 import { restoreDatabase, retargetSource } from './restoreDatabase.js'
 import { restoreFiles, UnreadableCopyError } from './restoreFiles.js'
+import { directRestoreOf } from './directRestore.js'
 import { beginRestoreJournal } from './restoreJournal.js'
 import type { RestoreTargetLocks } from './restoreTargetLocks.js'
 import type { TaskReads } from './taskReads.js'
@@ -91,11 +92,8 @@ async function prepareFiles(
         throw new UnreadableCopyError(`${copy.snapshot.explainReadError(err).message}; nothing was restored (${folder.path} is as it was)`, { cause: err })
       }
       // The repository's own restorer where it has one and the snapshot's listing allows it (restic's), else the tar.
-      const direct = await copy.snapshot.directRestore?.(reads.options(context)).catch(unreadable)
-      if (direct) context.log('info', 'into' in direct ? `restoring with ${direct.by}` : `restoring through the tar path: ${direct.because}`)
-      // restic's restorer counts no files (its bytes written are the progress): a file count would hold it back.
-      if (direct && 'into' in direct) context.meter.totalFiles = undefined
-      const archive = direct && 'into' in direct ? direct : await copy.snapshot.openTar(reads.options(context)).catch(unreadable)
+      const direct = await directRestoreOf(copy.snapshot, reads.options(context), context).catch(unreadable)
+      const archive = direct ?? (await copy.snapshot.openTar(reads.options(context)).catch(unreadable))
       const journal = beginRestoreJournal(config.dataDir, {
         taskId: context.id,
         job: job.name,

@@ -72,8 +72,11 @@ jobs:
     await tmp?.remove()
   })
 
-  /** Undoes part of the table, then restores the job's newest snapshot over it and checks the rows came back. */
-  async function restoresNewest(job: string): Promise<void> {
+  /** Drills the job, then undoes part of the table, restores the job's newest snapshot over it and checks the rows came back. */
+  async function drillsAndRestoresNewest(job: string): Promise<void> {
+    const drill = await cli('drill', job)
+    expect(drill.code, drill.out).to.equal(0)
+    expect(drill.out).to.match(/source "pg": pg\/shop\.dump: restored into a scratch database .*2 table\(s\) and their row counts/)
     const listed = await cli('snapshots', job, '--json')
     expect(listed.code, listed.out).to.equal(0)
     const name = JSON.parse(listed.out.trim().split('\n')[0]!).name as string
@@ -96,10 +99,7 @@ jobs:
     // The target: at most 2 chunks (restic's are 512 KiB to 8 MiB, about 1 MiB on average), whatever the database's size.
     expect(chunks, second.out).to.be.at.most(2)
     expect(added, second.out).to.be.below(16)
-    const drill = await cli('drill', 'shop')
-    expect(drill.code, drill.out).to.equal(0)
-    expect(drill.out).to.match(/source "pg": pg\/shop\.dump: restored into a scratch database .*2 table\(s\) and their row counts/)
-    await restoresNewest('shop')
+    await drillsAndRestoresNewest('shop')
   })
 
   it('a dump written compressed (dumpCompression: pg_dump, the form before) still restores and drills', async () => {
@@ -108,10 +108,7 @@ jobs:
     expect(run.out).to.include("(custom format, pg_dump's compression)")
     // pg_dump's zlib: well under half the uncompressed dump.
     expect(readAdded(run.out).read, run.out).to.be.below(15)
-    const drill = await cli('drill', 'old')
-    expect(drill.code, drill.out).to.equal(0)
-    expect(drill.out).to.match(/source "pg": pg\/shop\.dump: restored into a scratch database .*2 table\(s\) and their row counts/)
-    await restoresNewest('old')
+    await drillsAndRestoresNewest('old')
   })
 
   it('a job whose only copies are plain tar archives keeps pg_dump compression', async () => {

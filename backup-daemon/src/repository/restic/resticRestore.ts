@@ -84,8 +84,7 @@ async function restoreDump(target: ResticTarget, source: RunSource, dir: string,
   let readFailed = false
   tar.once('error', () => (readFailed = true))
   // `dir` is the caller's held folder (`/proc/self/fd/<fd>`), used as it is.
-  const told = { ...(hooks.onRecord && { onRecord: hooks.onRecord }), ...(hooks.onEntry && { onEntry: hooks.onEntry }) }
-  return extractTo(tar, dir, { overwrite: false, held: dir.startsWith('/proc/self/fd/'), ...(options.signal && { signal: options.signal }), ...told }).catch(
+  return extractTo(tar, dir, { overwrite: false, held: dir.startsWith('/proc/self/fd/'), ...(options.signal && { signal: options.signal }), ...hooks }).catch(
     (err: Error) => {
       throw readFailed && !options.signal?.aborted ? new CopyReadError(err.message, { cause: err }) : err
     },

@@ -18,7 +18,7 @@ import type { LogLevel } from '../../logs/formatLine.js'
 import { sourceFactory } from '../../sources/all.js'
 import { readRecord, type RecordView } from '../../tar/recordReader.js'
 import { recordEntryName, type SnapshotRecord } from '../../tar/snapshotRecord.js'
-import { extractTo, type ExtractResult } from '../extractTo.js'
+import { extractTo, type ExtractOptions, type ExtractResult } from '../extractTo.js'
 import { cmsCheck } from './cmsCheck.js'
 import { compareFiles, type ExpectedFile } from './compareFiles.js'
 
@@ -38,7 +38,7 @@ export interface ExpectedListedFile {
  */
 export interface ExpectedDirectRestore {
   readonly by: string
-  into(dir: string, hooks: { onRecord?(bytes: Buffer): void; onEntry?(name: string): void }): Promise<ExtractResult>
+  into(dir: string, hooks: Pick<ExtractOptions, 'onRecord' | 'onEntry'>): Promise<ExtractResult>
 }
 
 export interface DrillSnapshotOptions {
