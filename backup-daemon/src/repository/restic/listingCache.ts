@@ -38,6 +38,8 @@ interface StoredRun extends Omit<ResticRunRecord, 'createdAt'> {
   createdAt: string
 }
 
+let writes = 0
+
 export function listingCache(file: string): ListingCache {
   const marker = `${file}.${process.pid}.pending`
   const others = async () => {
@@ -55,10 +57,16 @@ export function listingCache(file: string): ListingCache {
   }
   const write = async (runs: ResticRunRecord[]) => {
     await mkdir(dirname(file), { recursive: true, mode: 0o700 })
-    const temporary = `${file}.${process.pid}.tmp`
-    // Run names, source paths and sizes: the owner's only, whatever the umask (issue 39 #10).
-    await writeFile(temporary, JSON.stringify(runs), { mode: 0o600 })
-    await rename(temporary, file)
+    // One name per write, not per process: two listings of one process (a verify and a restore at once)
+    // seed together, and a shared name let the second rename find the first one's file gone.
+    const temporary = `${file}.${process.pid}.${++writes}.tmp`
+    try {
+      // Run names, source paths and sizes: the owner's only, whatever the umask (issue 39 #10).
+      await writeFile(temporary, JSON.stringify(runs), { mode: 0o600 })
+      await rename(temporary, file)
+    } finally {
+      await rm(temporary, { force: true })
+    }
   }
   const exists = () =>
     readFile(file).then(
@@ -82,12 +90,19 @@ export function listingCache(file: string): ListingCache {
     async store(runs) {
       try {
         if ((await others()) === 0) await write(runs)
+      } catch {
+        /* the run is in the repository already: without the file, the next command lists */
       } finally {
         await rm(marker, { force: true })
       }
     },
     async seed(runs) {
-      if ((await others()) === 0 && !(await exists())) await write(runs)
+      // The listing is already in hand: a file that cannot be written costs the next command a listing, never this one.
+      try {
+        if ((await others()) === 0 && !(await exists())) await write(runs)
+      } catch {
+        /* the next listing asks restic */
+      }
     },
     abandon: () => rm(marker, { force: true }),
     drop: () => rm(file, { force: true }),

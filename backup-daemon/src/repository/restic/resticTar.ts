@@ -15,7 +15,7 @@ import { forEachTarEntry } from '../../tar/forEachTarEntry.js'
 import { TarWriter, type TarHeader } from '../../tar/tarWriter.js'
 import type { ListedFile } from '../types.js'
 import { jsonObjectsAt } from './jsonObjects.js'
-import { resticStream, type ResticTarget } from './resticProcess.js'
+import type { ResticTarget } from './resticProcess.js'
 import { resticLockedStream } from './resticSession.js'
 import type { RunSource } from './resticRuns.js'
 
@@ -64,7 +64,8 @@ export interface TreeNode {
 /** The nodes of a folder source's snapshot (`restic find --json`, parsed node by node), below its root. */
 export async function* treeNodes(target: ResticTarget, source: RunSource, signal?: AbortSignal): AsyncGenerator<TreeNode> {
   // `[{"matches":[{node},…],…}]`: the nodes are the objects at depth 3, parsed as they come.
-  const found = resticStream(target, ['find', '--json', '--snapshot', source.id, '*'], signal ? { signal } : {})
+  // restic's shared lock: beside another process's exclusive one (a commit's `tag`, a prune, a check) it waits, as a backup does.
+  const found = Readable.from(resticLockedStream(target, ['find', '--json', '--snapshot', source.id, '*'], signal ? { signal } : {}), { objectMode: false })
   for await (const node of jsonObjectsAt<FoundNode>(found, 3)) {
     const type = tarTypes[node.type as keyof typeof tarTypes]
     const name = entryName(node.path, source.root, source.name)

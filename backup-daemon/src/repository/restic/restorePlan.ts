@@ -13,9 +13,11 @@
  * need only the folders on the current path and the names seen in each: memory grows with a folder's size,
  * not the tree's.
  */
+import { Readable } from 'node:stream'
 import type { RestoredFolder } from '../../restore/extractTo.js'
 import { jsonObjectsAt } from './jsonObjects.js'
-import { resticStream, type ResticTarget } from './resticProcess.js'
+import type { ResticTarget } from './resticProcess.js'
+import { resticLockedStream } from './resticSession.js'
 import type { RunSource } from './resticRuns.js'
 
 /** A node of `restic find --json` (the fields read). */
@@ -63,7 +65,8 @@ export async function planTreeRestore(target: ResticTarget, source: RunSource, s
   const [uid, gid] = [process.getuid?.(), process.getgid?.()]
   const root = `/${source.root.replace(/^\/+|\/+$/g, '')}`
   const open: OpenFolder[] = [{ path: '', names: new Set() }]
-  const listing = resticStream(target, ['find', '--json', '--snapshot', source.id, '*'], signal ? { signal } : {})
+  // restic's shared lock: beside another process's exclusive one (a commit's `tag`, a prune, a check) it waits, as a backup does.
+  const listing = Readable.from(resticLockedStream(target, ['find', '--json', '--snapshot', source.id, '*'], signal ? { signal } : {}), { objectMode: false })
   try {
     for await (const node of jsonObjectsAt<ListedNode>(listing, 3)) {
       while (open.length > 1 && !node.path.startsWith(`${open.at(-1)!.path}/`)) open.pop()
