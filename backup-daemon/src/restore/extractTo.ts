@@ -32,6 +32,7 @@ import { fsName } from '../tar/byteNames.js'
 import { forEachTarEntry } from '../tar/forEachTarEntry.js'
 import { isRecordEntry, recordEntryName } from '../tar/snapshotRecord.js'
 import { safeComponents, UnsafeEntryError } from '../tar/entryPath.js'
+import { smallFileWriter } from './smallFileWriter.js'
 
 export interface ExtractOptions {
   /** Replace files that exist. @default false */
@@ -84,17 +85,6 @@ const keepOpen = { open: openCallback, write, writev, close: (_fd: number, callb
 /** Files up to this size are read into memory and written with one call (`writeAllSync`). */
 const SMALL_FILE = 256 * 1024
 
-/** An entry's whole body (a small file), stopped by `signal`. */
-async function readBody(stream: Readable, signal: AbortSignal | undefined): Promise<Buffer> {
-  const chunks: Buffer[] = []
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    signal?.throwIfAborted()
-    chunks.push(chunk)
-  }
-  signal?.throwIfAborted()
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
-}
-
 /** Writes all of `body` (a write may take fewer bytes than asked, on a full disk before it fails). */
 function writeAllSync(fd: number, body: Buffer): void {
   for (let at = 0; at < body.length;) at += writeSync(fd, body, at, body.length - at)
@@ -113,6 +103,11 @@ export async function extractTo(archive: Readable, dir: string, options: Extract
   /** Folders below the root known to be real folders (made here, or checked): the target is this restore's own. */
   const known = new Set<string>()
 
+  // Small new files are written on a worker thread while this one reads on (restore/smallFileWriter). Not
+  // with `overwrite`: each file then clears its path first, in order.
+  const fileFlags = constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | (options.overwrite ? constants.O_TRUNC : constants.O_EXCL)
+  const writer = options.overwrite ? undefined : smallFileWriter(fileFlags)
+
   const refuse = (name: string, why: string) => new UnsafeEntryError('archive entry', name, why)
   /**
    * Makes the folders of `components` below the root one at a time, each checked with lstat first: a
@@ -124,7 +119,12 @@ export async function extractTo(archive: Readable, dir: string, options: Extract
     for (const [i, component] of components.entries()) {
       path = join(path, component)
       if (known.has(path)) continue
-      const existing = await lstatOrNone(path)
+      let existing = await lstatOrNone(path)
+      if (!existing && writer?.holds(path)) {
+        // A file queued at this path may not be on disk yet: it lands first, and is refused below as it was before.
+        await writer.settled()
+        existing = await lstatOrNone(path)
+      }
       const shown = () => escapeName(components.slice(0, i + 1).join('/'))
       if (existing?.isSymbolicLink()) throw refuse(name, `its path goes through "${shown()}", a symbolic link`)
       if (existing && !existing.isDirectory()) throw refuse(name, `"${shown()}" on its path is not a folder`)
@@ -145,65 +145,83 @@ export async function extractTo(archive: Readable, dir: string, options: Extract
     return mode & keptModeBits
   }
 
-  await forEachTarEntry(archive, async (header, stream) => {
-    if (header.type === 'directory' && /^(\.\/?)+$/.test(header.name)) return // `tar -C dir .` names the root itself `./`
-    if (isRecordEntry(header.name)) {
-      const chunks: Buffer[] = []
-      for await (const chunk of stream as AsyncIterable<Buffer>) chunks.push(chunk)
-      if (header.name.replace(/^(\.\/)+/, '') === recordEntryName) options.onRecord?.(Buffer.concat(chunks))
-      return
-    }
-    const components = safeComponents(header.name, 'archive entry')
-    options.onEntry?.(header.name)
-    const mtime = header.mtime
-    if (header.type === 'directory') {
-      await ensureFolders(header.name, components)
-      result.folders.push({ components, mode: modeOf(header.mode), mtime })
-      result.directories++
-    } else if (header.type === 'file' || header.type === 'contiguous-file') {
-      const path = join(await ensureFolders(header.name, components.slice(0, -1)), components.at(-1)!)
-      // Without `overwrite` there is nothing to clear: O_EXCL refuses whatever is at the path, a link included.
-      if (options.overwrite) await clear(path)
-      // O_NOFOLLOW: a link that appeared at the path since `clear` is not written through.
-      const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | (options.overwrite ? constants.O_TRUNC : constants.O_EXCL)
-      const mode = modeOf(header.mode)
-      // A small file is read whole and written with one call: a million of them cost their system calls, not
-      // a write stream each. A plain descriptor either way: mode and times are set on what was written, after
-      // its last byte, then it is closed.
-      const body = header.size <= SMALL_FILE ? await readBody(stream, options.signal) : undefined
-      const fd = body ? openSync(fsName(path), flags, 0o600) : await openFile(fsName(path), flags, 0o600)
-      try {
-        if (body) writeAllSync(fd, body)
-        else await pipeline(stream, createWriteStream('', { fd, autoClose: false, fs: keepOpen }), options.signal ? { signal: options.signal } : {})
-        fchmodSync(fd, mode)
-        futimesSync(fd, mtime, mtime)
-      } finally {
-        closeSync(fd)
-      }
-      result.files++
-      result.bytes += header.size
-    } else if (header.type === 'symlink') {
-      const path = join(await ensureFolders(header.name, components.slice(0, -1)), components.at(-1)!)
-      await clear(path)
-      await symlink(fsName(header.linkname ?? ''), fsName(path))
-      await lutimes(fsName(path), mtime, mtime)
-      result.links++
-    } else if (header.type === 'link') {
-      // A hard link to an entry restored before it: its target obeys the entry rules, and is reached without links.
-      const target = safeComponents(header.linkname ?? '', `archive entry "${escapeName(header.name)}": its hard link target`)
-      const from = join(await ensureFolders(header.name, target.slice(0, -1)), target.at(-1)!)
-      const there = await lstatOrNone(from)
-      if (!there?.isFile()) throw refuse(header.name, `its hard link target "${escapeName(header.linkname ?? '')}" is not a file restored before it`)
-      const path = join(await ensureFolders(header.name, components.slice(0, -1)), components.at(-1)!)
-      await clear(path)
-      await link(fsName(from), fsName(path))
-      result.files++
-    } else {
-      result.skipped.push(`${escapeName(header.name)} (${header.type})`)
-    }
-  })
+  try {
+    await unpack()
+    await writer?.settled()
+  } finally {
+    await writer?.close()
+  }
+  // Last: a folder's mtime changes as entries go into it.
   await restoreFolders(root, result.folders)
   return result
+
+  async function unpack() {
+    await forEachTarEntry(archive, async (header, stream, whole) => {
+      if (header.type === 'directory' && /^(\.\/?)+$/.test(header.name)) return // `tar -C dir .` names the root itself `./`
+      if (isRecordEntry(header.name)) {
+        const chunks: Buffer[] = []
+        for await (const chunk of stream as AsyncIterable<Buffer>) chunks.push(chunk)
+        if (header.name.replace(/^(\.\/)+/, '') === recordEntryName) options.onRecord?.(Buffer.concat(chunks))
+        return
+      }
+      const components = safeComponents(header.name, 'archive entry')
+      options.onEntry?.(header.name)
+      const mtime = header.mtime
+      if (header.type === 'directory') {
+        await ensureFolders(header.name, components)
+        result.folders.push({ components, mode: modeOf(header.mode), mtime })
+        result.directories++
+      } else if (header.type === 'file' || header.type === 'contiguous-file') {
+        const path = join(await ensureFolders(header.name, components.slice(0, -1)), components.at(-1)!)
+        // Without `overwrite` there is nothing to clear: O_EXCL refuses whatever is at the path, a link included.
+        if (options.overwrite) await clear(path)
+        const mode = modeOf(header.mode)
+        // A small file is read whole and written with one call: a million of them cost their system calls, not
+        // a write stream each. A plain descriptor either way (O_NOFOLLOW: a link that appeared at the path since
+        // `clear` is not written through): mode and times are set on what was written, after its last byte.
+        options.signal?.throwIfAborted()
+        const body = header.size <= SMALL_FILE ? await whole() : undefined
+        if (body && writer) {
+          await writer.write({ name: path, path: fsName(path), mode, mtime, body })
+          result.files++
+          result.bytes += header.size
+          return
+        }
+        const fd = body ? openSync(fsName(path), fileFlags, 0o600) : await openFile(fsName(path), fileFlags, 0o600)
+        try {
+          if (body) writeAllSync(fd, body)
+          else await pipeline(stream, createWriteStream('', { fd, autoClose: false, fs: keepOpen }), options.signal ? { signal: options.signal } : {})
+          fchmodSync(fd, mode)
+          futimesSync(fd, mtime, mtime)
+        } finally {
+          closeSync(fd)
+        }
+        result.files++
+        result.bytes += header.size
+      } else if (header.type === 'symlink') {
+        // Made in order: every file queued before it is on disk first (a path it could clash with or lead through).
+        await writer?.settled()
+        const path = join(await ensureFolders(header.name, components.slice(0, -1)), components.at(-1)!)
+        await clear(path)
+        await symlink(fsName(header.linkname ?? ''), fsName(path))
+        await lutimes(fsName(path), mtime, mtime)
+        result.links++
+      } else if (header.type === 'link') {
+        // A hard link to an entry restored before it: its target obeys the entry rules, and is reached without links.
+        const target = safeComponents(header.linkname ?? '', `archive entry "${escapeName(header.name)}": its hard link target`)
+        await writer?.settled()
+        const from = join(await ensureFolders(header.name, target.slice(0, -1)), target.at(-1)!)
+        const there = await lstatOrNone(from)
+        if (!there?.isFile()) throw refuse(header.name, `its hard link target "${escapeName(header.linkname ?? '')}" is not a file restored before it`)
+        const path = join(await ensureFolders(header.name, components.slice(0, -1)), components.at(-1)!)
+        await clear(path)
+        await link(fsName(from), fsName(path))
+        result.files++
+      } else {
+        result.skipped.push(`${escapeName(header.name)} (${header.type})`)
+      }
+    })
+  }
 }
 
 /**

@@ -91,14 +91,15 @@ class ByteReader {
 
 /**
  * Calls `handle` for every entry in order; `handle` reads (or ignores) the entry's stream before its promise
- * settles: what it left unread is skipped. Resolves when the archive ends (its end blocks, then the rest of
- * the stream read), or at once when `handle` resolves with `'stop'` (the archive is destroyed unread: a
- * reader that has what it wanted). A rejected `handle` stops the walk, destroys the archive and rejects
- * with `mapError(err)`.
+ * settles: what it left unread is skipped. Or, instead of the stream, `whole()`: the body in one buffer,
+ * read without a stream's machinery (a million small files cost their entries' JavaScript: issue 42).
+ * Resolves when the archive ends (its end blocks, then the rest of the stream read), or at once when
+ * `handle` resolves with `'stop'` (the archive is destroyed unread: a reader that has what it wanted).
+ * A rejected `handle` stops the walk, destroys the archive and rejects with `mapError(err)`.
  */
 export async function forEachTarEntry(
   archive: Readable,
-  handle: (header: TarEntryHeader, entry: TarEntryStream) => Promise<void | 'stop'>,
+  handle: (header: TarEntryHeader, entry: TarEntryStream, whole: () => Promise<Buffer>) => Promise<void | 'stop'>,
   mapError: (err: Error) => Error = (err) => err,
 ): Promise<void> {
   const reader = new ByteReader(archive)
@@ -133,7 +134,7 @@ export async function forEachTarEntry(
       const header = entryHeader(raw, { ...global, ...local })
       local = {}
       const body = entryBody(reader, header.name, bodySize)
-      if ((await handle(header, body.stream)) === 'stop') {
+      if ((await handle(header, body.stream, body.whole)) === 'stop') {
         body.stream.destroy()
         archive.destroy()
         return
@@ -147,7 +148,7 @@ export async function forEachTarEntry(
 }
 
 /** An entry's body as a stream pulling from `reader`, and how the walk skips what the handler left. */
-function entryBody(reader: ByteReader, name: string, size: number): { stream: Readable; finish(): Promise<void> } {
+function entryBody(reader: ByteReader, name: string, size: number): { stream: Readable; whole(): Promise<Buffer>; finish(): Promise<void> } {
   let left = size
   let reading: Promise<void> | undefined
   const stream = new Readable({
@@ -174,6 +175,13 @@ function entryBody(reader: ByteReader, name: string, size: number): { stream: Re
   stream.on('error', () => {})
   return {
     stream,
+    async whole() {
+      if (left !== size || reading) throw new Error(`entry "${name}": its body was already read as a stream`)
+      const body = await reader.exactly(size)
+      left = size - body.length
+      if (left > 0) throw new TarFormatError(`the archive ends inside entry "${name}" (truncated)`)
+      return body
+    },
     async finish() {
       await reading
       if (!stream.destroyed) stream.destroy()
