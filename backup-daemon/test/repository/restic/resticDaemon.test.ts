@@ -137,8 +137,10 @@ describe('restic storage through the daemon (run, snapshots, restore, verify, re
     expect(answers.out).to.include(`restic "fresh" (${join(tmp.dir, 'repo-fresh')}): no repository there yet; the first run creates it`)
     // The user part of a URL is taken out like every credential.
     const away = answers.out.split('\n').find((line) => line.startsWith('restic "away" (sftp://127.0.0.1:9//srv/r): could not be checked: '))
-    // restic's verdict and ssh's reason, in whichever order the two processes wrote them.
-    expect(away, answers.out).to.include('Connection refused').and.include('Fatal: unable to open repository')
+    // restic's verdict, with ssh's reason where ssh's line reached restic's stderr first: in one CI run under
+    // load only restic's own account came ("unable to start the sftp session, error: EOF").
+    expect(away, answers.out).to.include('Fatal: unable to open repository')
+    expect(away, answers.out).to.match(/Connection refused|unable to start the sftp session/)
     expect(answers.out).to.include('config not OK: 1 repository problem(s)')
     expect(answers.out).to.not.include('not-the-password')
     // Read only: nothing created, no cache written.
