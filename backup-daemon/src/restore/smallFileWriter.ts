@@ -98,23 +98,27 @@ export function smallFileWriter(flags: number): SmallFileWriter {
   let failure: Error | undefined
   let nextId = 0
   let pending = fresh(batchBytes)
-  /** Batches sent and not yet answered, oldest first. */
-  const inFlight = new Map<number, { done: Promise<void>; resolve: () => void }>()
-  /** The names of the files queued and not yet answered for, by batch (memory bounded by the batches in flight). */
-  const namesOf = new Map<number, string[]>()
+  /** Batches sent and not yet answered, oldest first, each with its files' names. */
+  const inFlight = new Map<number, { done: Promise<void>; resolve: () => void; names: string[] }>()
+  /** The names of the files queued and not yet answered for (bounded by the batches in flight). */
   const unwritten = new Set<string>()
 
   /**
    * The next batch, its bodies copied in as they are queued: a body is a view of the archive's chunk, which
    * its source owns. Not from Node's shared pool (allocUnsafeSlow), so its memory can move to the worker.
    */
-  function fresh(capacity: number): Batch & { at: number } {
-    return { id: ++nextId, flags, umask, paths: [], modes: [], mtimes: [], ends: [], data: Buffer.allocUnsafeSlow(capacity), at: 0 }
+  function fresh(capacity: number): Batch & { at: number; names: string[] } {
+    return { id: ++nextId, flags, umask, paths: [], modes: [], mtimes: [], ends: [], data: Buffer.allocUnsafeSlow(capacity), at: 0, names: [] }
   }
-  const take = (): Batch => {
-    const { at, ...batch } = pending
+  /** The pending batch as the worker takes it, and its files' names. */
+  const take = (): { batch: Batch; names: string[] } => {
+    const { at, names, ...batch } = pending
     pending = fresh(batchBytes)
-    return { ...batch, data: batch.data.subarray(0, at) }
+    return { batch: { ...batch, data: batch.data.subarray(0, at) }, names }
+  }
+  const written = (names: string[], answer: BatchFailure | undefined) => {
+    if (answer) failure ??= asError(answer)
+    for (const name of names) unwritten.delete(name)
   }
   const failAll = (err: Error) => {
     failure ??= err
@@ -125,10 +129,9 @@ export function smallFileWriter(flags: number): SmallFileWriter {
     if (worker) return worker
     worker = new Worker(workerUrl, { execArgv: [], resourceLimits: { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 16 } })
     worker.on('message', (reply: { id: number; failure?: BatchFailure }) => {
-      if (reply.failure) failure ??= asError(reply.failure)
-      for (const name of namesOf.get(reply.id) ?? []) unwritten.delete(name)
-      namesOf.delete(reply.id)
-      inFlight.get(reply.id)?.resolve()
+      const sent = inFlight.get(reply.id)
+      written(sent?.names ?? [], reply.failure)
+      sent?.resolve()
       inFlight.delete(reply.id)
     })
     worker.on('error', (err) => failAll(err))
@@ -136,10 +139,10 @@ export function smallFileWriter(flags: number): SmallFileWriter {
     return worker
   }
   const send = () => {
-    const batch = take()
+    const { batch, names } = take()
     let resolve!: () => void
     const done = new Promise<void>((r) => (resolve = r))
-    inFlight.set(batch.id, { done, resolve })
+    inFlight.set(batch.id, { done, resolve, names })
     started().postMessage(batch, [batch.data.buffer as ArrayBuffer])
   }
   const check = () => {
@@ -153,8 +156,7 @@ export function smallFileWriter(flags: number): SmallFileWriter {
         if (file.body.length > pending.data.length) pending = fresh(file.body.length)
       }
       pending.at += file.body.copy(pending.data, pending.at)
-      if (!namesOf.has(pending.id)) namesOf.set(pending.id, [])
-      namesOf.get(pending.id)!.push(file.name)
+      pending.names.push(file.name)
       unwritten.add(file.name)
       pending.ends.push(pending.at)
       pending.paths.push(file.path)
@@ -170,11 +172,8 @@ export function smallFileWriter(flags: number): SmallFileWriter {
       if (pending.paths.length && !worker) {
         // Fewer files than one batch so far: the main thread writes them (no worker to start).
         const { writeBatch } = (await import(writesUrl)) as { writeBatch: WriteBatch }
-        const batch = take()
-        const written = writeBatch(batch)
-        for (const name of namesOf.get(batch.id) ?? []) unwritten.delete(name)
-        namesOf.delete(batch.id)
-        if (written) failure = asError(written)
+        const { batch, names } = take()
+        written(names, writeBatch(batch))
       } else if (pending.paths.length) send()
       while (inFlight.size) await inFlight.values().next().value!.done
       check()
