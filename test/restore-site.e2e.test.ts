@@ -127,8 +127,17 @@ describe('restore-site: the whole dev-app site back from a snapshot (database, i
       .and.not.contain(before.video.hostData.stream.videoId)
   })
 
-  it('the restored site, on other ports, shows the video’s thumbnail and plays it, and shows the image’s thumbnail', async function () {
-    restored = await startDevApp({ ports, dataDir: restoredDir, readyTimeoutMs: 25 * 60_000 })
+  it('the restored site, on other ports and another CDN hostname, shows the video’s thumbnail and plays it, and shows the image’s thumbnail', async function () {
+    // The pull zone and the stream CDN under another hostname (localhost, not the 127.0.0.1 the backup's URLs would name):
+    // a site that moves its CDN reads every URL from the options in force, with no write to its documents.
+    const streamCdn = `http://localhost:${ports.emulator}/stream-cdn/1001`
+    const storageCdn = `http://localhost:${ports.emulator}/cdn/dev-zone`
+    restored = await startDevApp({
+      ports,
+      dataDir: restoredDir,
+      readyTimeoutMs: 25 * 60_000,
+      env: { HOST_STORAGE_CDN_URL: storageCdn, HOST_STREAM_CDN_URL: streamCdn },
+    })
     page = await browser.newPage({ viewport: { height: 1000, width: 1400 } })
     await logIn(page, restored)
     const video = await api<VideoDoc>(restored, `/api/videos/${before.video.id}?depth=0`)
@@ -136,8 +145,8 @@ describe('restore-site: the whole dev-app site back from a snapshot (database, i
     expect(video.title).to.equal(before.video.title)
     expect(stream.videoId).to.not.equal(before.video.hostData.stream.videoId)
     expect(stream).to.include({ status: 'finished', libraryId: before.video.hostData.stream.libraryId })
-    expect(stream.thumbnailUrl).to.contain(stream.videoId)
-    expect(stream.playlistUrl).to.contain(stream.videoId)
+    expect(stream.thumbnailUrl.startsWith(`${streamCdn}/${stream.videoId}/`), stream.thumbnailUrl).to.equal(true)
+    expect(stream.playlistUrl.startsWith(`${streamCdn}/${stream.videoId}/`), stream.playlistUrl).to.equal(true)
     expect(JSON.stringify(stream)).to.not.contain(before.video.hostData.stream.videoId)
     // Every URL the reader gets is made from the restored site's options: none names the original's emulator.
     expect(JSON.stringify(video)).to.not.contain(`:${originalPorts.emulator}/`)
